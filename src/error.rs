@@ -1,0 +1,147 @@
+//! The one public error type. Every variant says what went wrong and where.
+
+use std::fmt;
+use std::io;
+use std::path::PathBuf;
+
+/// Everything that can go wrong in stemmata.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Error {
+    /// An operating-system I/O error on `path`.
+    Io {
+        /// The file or directory involved.
+        path: PathBuf,
+        /// The underlying error.
+        source: io::Error,
+    },
+    /// Bytes on disk (or given by the caller) do not decode.
+    Corrupted {
+        /// The file holding the bad bytes.
+        path: PathBuf,
+        /// Byte offset of the bad record or field.
+        offset: u64,
+        /// What failed to decode.
+        what: String,
+    },
+    /// A stored checksum does not match the bytes it covers.
+    ChecksumMismatch {
+        /// The file holding the damaged bytes.
+        path: PathBuf,
+        /// Byte offset of the damaged record.
+        offset: u64,
+        /// Checksum stored with the bytes.
+        expected: u64,
+        /// Checksum of the bytes as read.
+        got: u64,
+    },
+    /// The index was written by a format version this build cannot read.
+    UnsupportedVersion {
+        /// The file that carries the version.
+        path: PathBuf,
+        /// Version found on disk.
+        found: u16,
+        /// Oldest version this build reads.
+        oldest: u16,
+        /// Newest version this build reads.
+        newest: u16,
+    },
+    /// `path` is not a stemmata index (no catalog, or not ours).
+    NotAnIndex(PathBuf),
+    /// `create` was asked for a directory that already holds an index.
+    AlreadyExists(PathBuf),
+    /// Another process holds the index, or another loader is active in this one.
+    Locked(PathBuf),
+    /// No book is stored under this key.
+    UnknownKey(String),
+    /// A document was rejected (empty, binary, no words, bad JSON); the rest of a load goes on.
+    BadDocument {
+        /// The file (and line, for JSON Lines) the document came from.
+        source_name: String,
+        /// Why it was rejected.
+        reason: String,
+    },
+    /// A parameter is outside its valid range.
+    InvalidArgument(String),
+    /// The catalog database reported an error.
+    Catalog {
+        /// The catalog file.
+        path: PathBuf,
+        /// What redb said.
+        source: Box<redb::Error>,
+    },
+}
+
+/// Result with [`Error`] as the default error type.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Io { path, source } => write!(f, "{}: {source}", path.display()),
+            Error::Corrupted { path, offset, what } => {
+                write!(f, "{}: corrupted at byte {offset}: {what}", path.display())
+            }
+            Error::ChecksumMismatch {
+                path,
+                offset,
+                expected,
+                got,
+            } => write!(
+                f,
+                "{}: checksum mismatch in record at byte {offset} (stored {expected:#018x}, computed {got:#018x})",
+                path.display()
+            ),
+            Error::UnsupportedVersion {
+                path,
+                found,
+                oldest,
+                newest,
+            } => write!(
+                f,
+                "{}: format version {found} is not supported (this build reads {oldest}..={newest})",
+                path.display()
+            ),
+            Error::NotAnIndex(path) => write!(f, "{}: not a stemmata index", path.display()),
+            Error::AlreadyExists(path) => {
+                write!(f, "{}: an index already exists here", path.display())
+            }
+            Error::Locked(path) => write!(
+                f,
+                "{}: index is locked by another process or loader",
+                path.display()
+            ),
+            Error::UnknownKey(key) => write!(f, "no book with key {key:?}"),
+            Error::BadDocument {
+                source_name,
+                reason,
+            } => write!(f, "{source_name}: {reason}"),
+            Error::InvalidArgument(msg) => write!(f, "invalid argument: {msg}"),
+            Error::Catalog { path, source } => write!(f, "{}: catalog: {source}", path.display()),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Io { source, .. } => Some(source),
+            Error::Catalog { source, .. } => Some(source.as_ref()),
+            _ => None,
+        }
+    }
+}
+
+/// Attaches a path to I/O errors: `file.read(..).at(&path)?`.
+pub(crate) trait IoContext<T> {
+    fn at(self, path: &std::path::Path) -> Result<T>;
+}
+
+impl<T> IoContext<T> for std::result::Result<T, io::Error> {
+    fn at(self, path: &std::path::Path) -> Result<T> {
+        self.map_err(|source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        })
+    }
+}

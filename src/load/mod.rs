@@ -1,0 +1,432 @@
+//! Bulk load: documents in, committed books out.
+//!
+//! The caller's thread feeds documents to worker threads (crossbeam
+//! channels) that decode, tokenise, extract the unique-word sequence and
+//! compress it; the caller's thread then appends the records to a barrel and,
+//! every [`LoadOptions::batch_books`] books, syncs the barrel and commits one
+//! catalog transaction that publishes the batch. A crash or a dropped loader
+//! loses only the uncommitted batch; bytes it wrote past the committed barrel
+//! length are ignored and cut off by the next loader.
+
+pub mod sources;
+
+use crossbeam::channel::{bounded, unbounded, Receiver, Sender};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use crate::index::{Index, WriterGuard};
+use crate::repr::{unique_words::extract, ExtractOptions};
+use crate::storage::barrel::{BarrelWriter, EncodedSequence};
+use crate::storage::catalog::{BookEntry, CatalogBatch};
+use crate::text::{decode, looks_binary};
+use crate::{Error, Result};
+
+/// One book to load.
+#[derive(Debug, Clone, Default)]
+pub struct Document {
+    /// External key; a book already stored under it is replaced.
+    pub key: String,
+    /// Title (optional).
+    pub title: String,
+    /// Author (optional).
+    pub author: String,
+    /// Language code (optional).
+    pub language: String,
+    /// The text as bytes; form feeds separate pages. Invalid UTF-8 is decoded lossily.
+    pub text: Vec<u8>,
+    /// Where the document came from (a file, or file:line), named in messages.
+    pub source_name: String,
+}
+
+impl Document {
+    /// A document with only a key and a text.
+    pub fn new(key: impl Into<String>, text: impl Into<Vec<u8>>) -> Self {
+        let key = key.into();
+        Document {
+            source_name: key.clone(),
+            key,
+            text: text.into(),
+            ..Document::default()
+        }
+    }
+}
+
+/// Settings of one bulk load.
+#[derive(Debug, Clone)]
+pub struct LoadOptions {
+    /// Worker threads for feature extraction. Default: available cores.
+    pub threads: usize,
+    /// Books per catalog commit. Default 1000, at least 1.
+    pub batch_books: usize,
+    /// A barrel is closed and a new one started once it exceeds this size.
+    /// Default 1 GiB.
+    pub max_barrel_bytes: u64,
+}
+
+impl Default for LoadOptions {
+    fn default() -> Self {
+        LoadOptions {
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            batch_books: 1000,
+            max_barrel_bytes: 1 << 30,
+        }
+    }
+}
+
+/// Something that happened during a load, for progress reporting.
+#[derive(Debug, Clone)]
+pub enum LoadEvent<'a> {
+    /// A book was written (it becomes visible at the next commit).
+    Added {
+        /// Its key.
+        key: &'a str,
+        /// Input bytes of the document.
+        bytes: u64,
+    },
+    /// A document was rejected and skipped; the load goes on.
+    Skipped {
+        /// Where it came from.
+        source_name: &'a str,
+        /// Why.
+        reason: &'a str,
+    },
+    /// A batch was committed: `books` books are now durable and visible.
+    Committed {
+        /// Books committed by this load so far.
+        books: u64,
+    },
+}
+
+/// A skipped document and why.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct SkippedDocument {
+    /// Where it came from.
+    pub source_name: String,
+    /// Why it was skipped.
+    pub reason: String,
+}
+
+/// What a load did.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct LoadStats {
+    /// Books committed.
+    pub books: u64,
+    /// Books that replaced an earlier book with the same key.
+    pub replaced: u64,
+    /// Input bytes of committed books.
+    pub bytes: u64,
+    /// Words in committed books.
+    pub words: u64,
+    /// Documents that had invalid UTF-8 (decoded lossily).
+    pub invalid_utf8_documents: u64,
+    /// Documents skipped, with reasons.
+    pub skipped: Vec<SkippedDocument>,
+    /// Catalog commits.
+    pub commits: u64,
+    /// Wall time of the load.
+    #[serde(serialize_with = "serialize_secs")]
+    pub elapsed: Duration,
+}
+
+fn serialize_secs<S: serde::Serializer>(
+    d: &Duration,
+    s: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    s.serialize_f64(d.as_secs_f64())
+}
+
+/// A document turned into a record, ready to write.
+struct Prepared {
+    document: Document,
+    encoded: EncodedSequence,
+    words: u64,
+    pages: u32,
+    unique_words: u32,
+    distinct_words: u32,
+    invalid_utf8: bool,
+}
+
+/// The work of a worker thread: checks, decodes and extracts one document.
+fn prepare(document: Document, options: &ExtractOptions) -> Result<Prepared> {
+    let bad = |reason: &str| Error::BadDocument {
+        source_name: document.source_name.clone(),
+        reason: reason.to_string(),
+    };
+    if document.key.is_empty() {
+        return Err(bad("empty key"));
+    }
+    if document.text.is_empty() {
+        return Err(bad("empty text"));
+    }
+    if looks_binary(&document.text) {
+        return Err(bad("binary data (NUL or control bytes), not text"));
+    }
+    let decoded = decode(&document.text);
+    let features = extract(&decoded.text, options);
+    if features.words == 0 {
+        return Err(bad("no words after normalisation"));
+    }
+    Ok(Prepared {
+        encoded: EncodedSequence::encode(&features.sequence),
+        words: features.words,
+        pages: features.pages,
+        unique_words: features.sequence.len() as u32,
+        distinct_words: features.distinct_words,
+        invalid_utf8: decoded.invalid_sequences > 0,
+        document,
+    })
+}
+
+type Progress<'p> = Box<dyn FnMut(&LoadEvent<'_>) + 'p>;
+
+/// Loads many documents into an index. Obtain one from [`Index::bulk_loader`].
+pub struct BulkLoader<'p> {
+    index: Index,
+    options: LoadOptions,
+    _writer: WriterGuard,
+    work: Option<Sender<Result<Document>>>,
+    done: Receiver<Result<Prepared>>,
+    workers: Vec<JoinHandle<()>>,
+    in_flight: usize,
+    barrel: Option<(u32, BarrelWriter)>,
+    next_barrel: u32,
+    batch: CatalogBatch,
+    stats: LoadStats,
+    started: Instant,
+    progress: Option<Progress<'p>>,
+}
+
+impl<'p> BulkLoader<'p> {
+    pub(crate) fn new(index: Index, options: LoadOptions) -> Result<Self> {
+        if options.batch_books == 0 || options.threads == 0 {
+            return Err(Error::InvalidArgument(
+                "batch_books and threads must be at least 1".into(),
+            ));
+        }
+        let writer = index.lock_writer()?;
+        let snapshot = index.catalog().snapshot()?;
+        let next_book_id = snapshot.next_book_id()?;
+        let barrels = snapshot.barrels()?;
+        drop(snapshot);
+        let next_barrel = barrels.last().map_or(1, |&(n, _)| n + 1);
+        let barrel = match barrels.last() {
+            Some(&(n, len)) if len < options.max_barrel_bytes => {
+                Some((n, BarrelWriter::append_to(&index.barrel_path(n), len)?))
+            }
+            _ => None,
+        };
+        let (work_tx, work_rx) = bounded::<Result<Document>>(options.threads * 4);
+        let (done_tx, done_rx) = unbounded();
+        let extract_options = *index.options();
+        let workers = (0..options.threads)
+            .map(|_| {
+                let (rx, tx) = (work_rx.clone(), done_tx.clone());
+                std::thread::spawn(move || {
+                    for item in rx {
+                        let result = item.and_then(|doc| prepare(doc, &extract_options));
+                        if tx.send(result).is_err() {
+                            break;
+                        }
+                    }
+                })
+            })
+            .collect();
+        Ok(BulkLoader {
+            index,
+            options,
+            _writer: writer,
+            work: Some(work_tx),
+            done: done_rx,
+            workers,
+            in_flight: 0,
+            barrel,
+            next_barrel,
+            batch: CatalogBatch {
+                next_book_id,
+                ..CatalogBatch::default()
+            },
+            stats: LoadStats::default(),
+            started: Instant::now(),
+            progress: None,
+        })
+    }
+
+    /// Calls `f` for every added, skipped and committed event.
+    pub fn on_progress(&mut self, f: impl FnMut(&LoadEvent<'_>) + 'p) {
+        self.progress = Some(Box::new(f));
+    }
+
+    /// Queues one document.
+    pub fn add(&mut self, document: Document) -> Result<()> {
+        self.submit(Ok(document))
+    }
+
+    /// Queues an item from a document source: an `Err` is recorded as a
+    /// skipped document (it names its file) and the load goes on.
+    pub fn submit(&mut self, item: Result<Document>) -> Result<()> {
+        let work = self.work.as_ref().expect("work channel open until finish");
+        work.send(item)
+            .map_err(|_| Error::InvalidArgument("loader workers stopped".into()))?;
+        self.in_flight += 1;
+        while let Ok(result) = self.done.try_recv() {
+            self.in_flight -= 1;
+            self.write(result)?;
+        }
+        Ok(())
+    }
+
+    /// Queues every item of `items` (see [`submit`](Self::submit)).
+    pub fn extend(&mut self, items: impl IntoIterator<Item = Result<Document>>) -> Result<()> {
+        items.into_iter().try_for_each(|item| self.submit(item))
+    }
+
+    fn emit(&mut self, event: LoadEvent<'_>) {
+        if let Some(progress) = self.progress.as_mut() {
+            progress(&event);
+        }
+    }
+
+    fn write(&mut self, result: Result<Prepared>) -> Result<()> {
+        let prepared = match result {
+            Ok(prepared) => prepared,
+            Err(Error::BadDocument {
+                source_name,
+                reason,
+            }) => {
+                self.emit(LoadEvent::Skipped {
+                    source_name: &source_name,
+                    reason: &reason,
+                });
+                self.stats.skipped.push(SkippedDocument {
+                    source_name,
+                    reason,
+                });
+                return Ok(());
+            }
+            Err(other) => {
+                let source_name = match &other {
+                    Error::Io { path, .. } => path.display().to_string(),
+                    _ => String::from("input"),
+                };
+                let reason = other.to_string();
+                self.emit(LoadEvent::Skipped {
+                    source_name: &source_name,
+                    reason: &reason,
+                });
+                self.stats.skipped.push(SkippedDocument {
+                    source_name,
+                    reason,
+                });
+                return Ok(());
+            }
+        };
+        let id = self.batch.next_book_id;
+        self.batch.next_book_id = id.checked_add(1).ok_or_else(|| {
+            Error::InvalidArgument("index holds the maximum of 2^32 book ids".into())
+        })?;
+        let (barrel_number, barrel) = self.current_barrel()?;
+        let offset = barrel.append(id, &prepared.encoded);
+        let document = prepared.document;
+        let bytes = document.text.len() as u64;
+        self.stats.bytes += bytes;
+        self.stats.words += prepared.words;
+        self.stats.invalid_utf8_documents += prepared.invalid_utf8 as u64;
+        self.batch.insert.push((
+            id,
+            BookEntry {
+                key: document.key,
+                title: document.title,
+                author: document.author,
+                language: document.language,
+                words: prepared.words,
+                pages: prepared.pages,
+                unique_words: prepared.unique_words,
+                distinct_words: prepared.distinct_words,
+                barrel: barrel_number,
+                offset,
+                record_len: prepared.encoded.record_len() as u32,
+            },
+        ));
+        let key = self.batch.insert.last().map(|(_, e)| e.key.clone());
+        self.emit(LoadEvent::Added {
+            key: key.as_deref().unwrap_or_default(),
+            bytes,
+        });
+        if self.batch.insert.len() >= self.options.batch_books {
+            self.commit()?;
+        }
+        Ok(())
+    }
+
+    fn current_barrel(&mut self) -> Result<(u32, &mut BarrelWriter)> {
+        if self.barrel.is_none() {
+            let number = self.next_barrel;
+            let writer = BarrelWriter::create(&self.index.barrel_path(number))?;
+            self.next_barrel += 1;
+            self.barrel = Some((number, writer));
+        }
+        let (number, writer) = self.barrel.as_mut().expect("barrel opened above");
+        Ok((*number, writer))
+    }
+
+    /// Syncs the barrel and publishes the batch in one catalog transaction.
+    fn commit(&mut self) -> Result<()> {
+        if self.batch.insert.is_empty() {
+            return Ok(());
+        }
+        let (number, barrel) = self.barrel.as_mut().expect("a batch implies a barrel");
+        let length = barrel.sync()?;
+        self.batch.barrel_lengths = vec![(*number, length)];
+        let outcome = self.index.catalog().commit(&self.batch)?;
+        self.stats.books += self.batch.insert.len() as u64;
+        self.stats.replaced += outcome.replaced;
+        self.stats.commits += 1;
+        self.batch.insert.clear();
+        if length >= self.options.max_barrel_bytes {
+            self.barrel = None;
+        }
+        let books = self.stats.books;
+        self.emit(LoadEvent::Committed { books });
+        Ok(())
+    }
+
+    /// Waits for every queued document, commits the last batch and returns
+    /// what the load did.
+    pub fn finish(mut self) -> Result<LoadStats> {
+        self.work = None;
+        while self.in_flight > 0 {
+            let result = self
+                .done
+                .recv()
+                .map_err(|_| Error::InvalidArgument("loader workers stopped".into()))?;
+            self.in_flight -= 1;
+            self.write(result)?;
+        }
+        self.commit()?;
+        for worker in self.workers.drain(..) {
+            let _ = worker.join();
+        }
+        self.stats.elapsed = self.started.elapsed();
+        Ok(std::mem::take(&mut self.stats))
+    }
+}
+
+impl Drop for BulkLoader<'_> {
+    fn drop(&mut self) {
+        self.work = None;
+        while self.done.recv().is_ok() {}
+        for worker in self.workers.drain(..) {
+            let _ = worker.join();
+        }
+    }
+}
+
+impl Index {
+    /// Loads every item of `items` with default [`LoadOptions`]; skipped
+    /// documents are listed in the returned stats.
+    pub fn load(&self, items: impl IntoIterator<Item = Result<Document>>) -> Result<LoadStats> {
+        let mut loader = self.bulk_loader(LoadOptions::default())?;
+        loader.extend(items)?;
+        loader.finish()
+    }
+}

@@ -1,0 +1,207 @@
+//! Document sources: a directory of `.txt` files, and JSON Lines.
+//!
+//! Each yields `Result<Document>`: a document that cannot be read is an
+//! `Err` naming its file (and line), which a loader records and skips.
+
+use serde::Deserialize;
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+
+use super::Document;
+use crate::error::IoContext;
+use crate::{Error, Result};
+
+/// Longest JSON Lines line accepted (256 MiB): a longer one is skipped.
+pub const MAX_JSON_LINE_BYTES: usize = 256 << 20;
+
+/// The `.txt` files of `dir` (not recursive), in name order; key = file stem.
+pub fn text_files(dir: &Path) -> Result<impl Iterator<Item = Result<Document>>> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
+        .at(dir)?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|ext| ext == "txt") && p.is_file())
+        .collect();
+    paths.sort();
+    Ok(paths.into_iter().map(|path| read_text_file(&path)))
+}
+
+/// Reads one text file as a document keyed by its file stem.
+pub fn read_text_file(path: &Path) -> Result<Document> {
+    let text = std::fs::read(path).at(path)?;
+    let key = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    Ok(Document {
+        key,
+        text,
+        source_name: path.display().to_string(),
+        ..Document::default()
+    })
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct JsonDocument {
+    key: String,
+    #[serde(default)]
+    title: String,
+    #[serde(default)]
+    author: String,
+    #[serde(default)]
+    language: String,
+    text: Option<String>,
+    pages: Option<Vec<String>>,
+}
+
+/// Parses one JSON Lines record: `{"key", "title"?, "author"?, "language"?,
+/// and exactly one of "text" or "pages": [..]}`. Pages are joined with form
+/// feeds. `source_name` names the line in errors.
+pub fn parse_json_document(line: &[u8], source_name: &str) -> Result<Document> {
+    let bad = |reason: String| Error::BadDocument {
+        source_name: source_name.to_string(),
+        reason,
+    };
+    let parsed: JsonDocument =
+        serde_json::from_slice(line).map_err(|e| bad(format!("invalid JSON: {e}")))?;
+    let text = match (parsed.text, parsed.pages) {
+        (Some(text), None) => text,
+        (None, Some(pages)) => pages.join("\x0c"),
+        _ => return Err(bad("needs exactly one of \"text\" or \"pages\"".into())),
+    };
+    Ok(Document {
+        key: parsed.key,
+        title: parsed.title,
+        author: parsed.author,
+        language: parsed.language,
+        text: text.into_bytes(),
+        source_name: source_name.to_string(),
+    })
+}
+
+/// The documents of a JSON Lines file, one per non-blank line.
+pub fn json_lines(path: &Path) -> Result<impl Iterator<Item = Result<Document>>> {
+    let file = File::open(path).at(path)?;
+    Ok(JsonLines {
+        reader: BufReader::with_capacity(1 << 20, file),
+        path: path.to_path_buf(),
+        line_number: 0,
+        buffer: Vec::new(),
+        failed: false,
+    })
+}
+
+struct JsonLines<R> {
+    reader: BufReader<R>,
+    path: PathBuf,
+    line_number: u64,
+    buffer: Vec<u8>,
+    failed: bool,
+}
+
+impl<R: Read> JsonLines<R> {
+    /// Reads the next line into `buffer`; `Ok(false)` at end of file.
+    /// A line over the limit is consumed to its end and reported.
+    fn read_line(&mut self) -> std::io::Result<(bool, bool)> {
+        self.buffer.clear();
+        let limit = MAX_JSON_LINE_BYTES as u64 + 1;
+        let read = (&mut self.reader)
+            .take(limit)
+            .read_until(b'\n', &mut self.buffer)?;
+        if read == 0 {
+            return Ok((false, false));
+        }
+        let overlong = self.buffer.len() > MAX_JSON_LINE_BYTES;
+        if overlong && self.buffer.last() != Some(&b'\n') {
+            let mut rest = Vec::new();
+            loop {
+                rest.clear();
+                let n = (&mut self.reader)
+                    .take(1 << 20)
+                    .read_until(b'\n', &mut rest)?;
+                if n == 0 || rest.last() == Some(&b'\n') {
+                    break;
+                }
+            }
+        }
+        Ok((true, overlong))
+    }
+}
+
+impl<R: Read> Iterator for JsonLines<R> {
+    type Item = Result<Document>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if self.failed {
+                return None;
+            }
+            let (more, overlong) = match self.read_line() {
+                Ok(state) => state,
+                Err(source) => {
+                    self.failed = true;
+                    return Some(Err(Error::Io {
+                        path: self.path.clone(),
+                        source,
+                    }));
+                }
+            };
+            if !more {
+                return None;
+            }
+            self.line_number += 1;
+            let source_name = format!("{}:{}", self.path.display(), self.line_number);
+            if overlong {
+                return Some(Err(Error::BadDocument {
+                    source_name,
+                    reason: format!("line longer than {MAX_JSON_LINE_BYTES} bytes"),
+                }));
+            }
+            if self.buffer.iter().all(|b| b.is_ascii_whitespace()) {
+                continue;
+            }
+            return Some(parse_json_document(&self.buffer, &source_name));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    #[test]
+    fn json_lines_accepts_text_or_pages_and_names_bad_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("books.jsonl");
+        let mut file = File::create(&path).unwrap();
+        writeln!(file, r#"{{"key":"a","title":"T","text":"hello world"}}"#).unwrap();
+        writeln!(file).unwrap();
+        writeln!(file, r#"{{"key":"b","pages":["one","two"]}}"#).unwrap();
+        writeln!(file, r#"{{"key":"c"}}"#).unwrap();
+        writeln!(file, "not json").unwrap();
+        drop(file);
+        let items: Vec<_> = json_lines(&path).unwrap().collect();
+        assert_eq!(items.len(), 4);
+        let a = items[0].as_ref().unwrap();
+        assert_eq!((a.key.as_str(), a.title.as_str()), ("a", "T"));
+        assert_eq!(items[1].as_ref().unwrap().text, b"one\x0ctwo");
+        let message = items[2].as_ref().unwrap_err().to_string();
+        assert!(message.contains("books.jsonl:4") && message.contains("exactly one"));
+        assert!(items[3].as_ref().unwrap_err().to_string().contains(":5"));
+    }
+
+    #[test]
+    fn text_files_are_keyed_by_stem_in_name_order() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("b.txt"), "bee").unwrap();
+        std::fs::write(dir.path().join("a.txt"), "ay").unwrap();
+        std::fs::write(dir.path().join("skip.md"), "no").unwrap();
+        let keys: Vec<String> = text_files(dir.path())
+            .unwrap()
+            .map(|d| d.unwrap().key)
+            .collect();
+        assert_eq!(keys, ["a", "b"]);
+    }
+}

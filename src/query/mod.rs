@@ -1,0 +1,169 @@
+//! Queries over a snapshot of the index: top-k and threshold queries for a
+//! book or new text, and the all-pairs job.
+//!
+//! A [`Reader`] reads the catalog in one read transaction, decodes every
+//! book's sequence from the barrels and builds unique-word postings in
+//! memory. Loads that commit later do not change it.
+
+mod pairs;
+mod planner;
+pub mod postings;
+
+pub use pairs::{Pair, PairsOptions, PairsStats};
+pub use planner::{Explain, Hit, QueryOptions, QueryResult};
+
+use std::collections::HashMap;
+
+use crate::index::Index;
+use crate::repr::{unique_words::extract, UniqueWordSeq};
+use crate::storage::barrel::BarrelReader;
+use crate::text::decode;
+use crate::{Error, Result};
+use postings::Postings;
+
+/// What a reader knows about one book.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct BookInfo {
+    /// Internal id (stable for the life of the book in the index).
+    pub id: u32,
+    /// External key.
+    pub key: String,
+    /// Title.
+    pub title: String,
+    /// Author.
+    pub author: String,
+    /// Language code.
+    pub language: String,
+    /// Words in the text.
+    pub words: u64,
+    /// Pages in the text.
+    pub pages: u32,
+    /// Elements of the unique-word sequence.
+    pub unique_words: u32,
+}
+
+/// A consistent, in-memory snapshot of an index for queries.
+pub struct Reader {
+    options: crate::repr::ExtractOptions,
+    books: Vec<BookInfo>,
+    sequences: Vec<UniqueWordSeq>,
+    by_key: HashMap<String, u32>,
+    postings: Postings,
+}
+
+impl Reader {
+    pub(crate) fn open(index: &Index) -> Result<Reader> {
+        let snapshot = index.catalog().snapshot()?;
+        let entries = snapshot.books()?;
+        let mut barrels = HashMap::new();
+        for (barrel, committed) in snapshot.barrels()? {
+            barrels.insert(
+                barrel,
+                BarrelReader::open(&index.barrel_path(barrel), committed)?,
+            );
+        }
+        drop(snapshot);
+        let mut books = Vec::with_capacity(entries.len());
+        let mut sequences = Vec::with_capacity(entries.len());
+        for (id, entry) in entries {
+            let barrel = barrels.get(&entry.barrel).ok_or_else(|| Error::Corrupted {
+                path: index.catalog().path().to_path_buf(),
+                offset: 0,
+                what: format!(
+                    "book {:?} points at unknown barrel {}",
+                    entry.key, entry.barrel
+                ),
+            })?;
+            let record = barrel.record_at(entry.offset)?;
+            if record.book_id != id {
+                return Err(Error::Corrupted {
+                    path: barrel.path().to_path_buf(),
+                    offset: entry.offset,
+                    what: format!("record belongs to book id {}, not {id}", record.book_id),
+                });
+            }
+            sequences.push(record.sequence);
+            books.push(BookInfo {
+                id,
+                key: entry.key,
+                title: entry.title,
+                author: entry.author,
+                language: entry.language,
+                words: entry.words,
+                pages: entry.pages,
+                unique_words: entry.unique_words,
+            });
+        }
+        Ok(Reader::from_books(*index.options(), books, sequences))
+    }
+
+    fn from_books(
+        options: crate::repr::ExtractOptions,
+        books: Vec<BookInfo>,
+        sequences: Vec<UniqueWordSeq>,
+    ) -> Reader {
+        let by_key = books
+            .iter()
+            .enumerate()
+            .map(|(i, b)| (b.key.clone(), i as u32))
+            .collect();
+        let postings = Postings::build(&sequences);
+        Reader {
+            options,
+            books,
+            sequences,
+            by_key,
+            postings,
+        }
+    }
+
+    /// Books in the snapshot, in internal-id order.
+    pub fn books(&self) -> &[BookInfo] {
+        &self.books
+    }
+
+    /// Number of books.
+    pub fn len(&self) -> usize {
+        self.books.len()
+    }
+
+    /// True when the snapshot holds no book.
+    pub fn is_empty(&self) -> bool {
+        self.books.is_empty()
+    }
+
+    /// The book stored under `key`.
+    pub fn book(&self, key: &str) -> Result<&BookInfo> {
+        self.slot_of(key).map(|slot| &self.books[slot as usize])
+    }
+
+    /// The unique-word sequence of the book stored under `key`.
+    pub fn sequence(&self, key: &str) -> Result<&UniqueWordSeq> {
+        self.slot_of(key).map(|slot| &self.sequences[slot as usize])
+    }
+
+    fn slot_of(&self, key: &str) -> Result<u32> {
+        self.by_key
+            .get(key)
+            .copied()
+            .ok_or_else(|| Error::UnknownKey(key.to_string()))
+    }
+
+    /// Memory held by the in-memory postings, in bytes.
+    pub fn postings_bytes(&self) -> usize {
+        self.postings.memory_bytes()
+    }
+
+    /// Books related to the stored book `key` (the book itself excluded).
+    pub fn query_key(&self, key: &str, options: &QueryOptions) -> Result<QueryResult> {
+        let slot = self.slot_of(key)?;
+        Ok(self.query_sequence(&self.sequences[slot as usize], Some(slot), options))
+    }
+
+    /// Books related to a new text, extracted with the index's options.
+    pub fn query_text(&self, text: &[u8], options: &QueryOptions) -> QueryResult {
+        let decoded = decode(text);
+        let features = extract(&decoded.text, &self.options);
+        self.query_sequence(&features.sequence, None, options)
+    }
+}

@@ -1,0 +1,200 @@
+//! The all-pairs job: every pair of books scoring at or above a threshold,
+//! with the planner's pruning, on several threads.
+//!
+//! Each book a counts, over the postings, its common words with every book
+//! b > a; a pair whose upper bound misses the threshold is dropped unaligned.
+
+use crossbeam::channel::unbounded;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use super::postings::CommonCounter;
+use super::Reader;
+use crate::align::{Overlap, Score, SequenceIndex};
+use crate::{Error, Result};
+
+/// Settings of an all-pairs run.
+#[derive(Debug, Clone, Copy)]
+pub struct PairsOptions {
+    /// The score. Default [`Score::Coverage`].
+    pub score: Score,
+    /// Pairs scoring at least this (and above zero) are reported. Default:
+    /// the score's threshold.
+    pub min_score: f64,
+    /// Worker threads. Default: available cores.
+    pub threads: usize,
+}
+
+impl Default for PairsOptions {
+    fn default() -> Self {
+        PairsOptions::with_score(Score::default())
+    }
+}
+
+impl PairsOptions {
+    /// Defaults for `score`.
+    pub fn with_score(score: Score) -> Self {
+        PairsOptions {
+            score,
+            min_score: score.default_threshold(),
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        }
+    }
+}
+
+/// A related pair (reader slots; `a < b`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Pair {
+    /// Slot of the first book in [`Reader::books`].
+    pub a: u32,
+    /// Slot of the second book.
+    pub b: u32,
+    /// Its score.
+    pub score: f64,
+    /// Lengths (x = a, y = b), common count and LCS.
+    pub overlap: Overlap,
+}
+
+/// Counts of an all-pairs run.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct PairsStats {
+    /// Books.
+    pub books: u64,
+    /// Pairs considered: n·(n−1)/2.
+    pub pairs_considered: u64,
+    /// Pairs sharing at least one unique word.
+    pub candidates: u64,
+    /// Candidates whose bound reached the threshold.
+    pub within_bound: u64,
+    /// Pairs aligned.
+    pub lcs_runs: u64,
+    /// Pairs found.
+    pub found: u64,
+    /// Wall time.
+    #[serde(rename = "elapsed_s", serialize_with = "serialize_secs")]
+    pub elapsed: Duration,
+}
+
+fn serialize_secs<S: serde::Serializer>(
+    d: &Duration,
+    s: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    s.serialize_f64(d.as_secs_f64())
+}
+
+/// Pairs found for one book, with its counts.
+struct BookPairs {
+    pairs: Vec<Pair>,
+    candidates: u64,
+    within_bound: u64,
+    lcs_runs: u64,
+}
+
+impl Reader {
+    fn pairs_of(
+        &self,
+        a: u32,
+        options: &PairsOptions,
+        counter: &mut CommonCounter,
+        scratch: &mut Vec<u32>,
+    ) -> BookPairs {
+        let x_seq = &self.sequences[a as usize];
+        let len_x = x_seq.len() as u32;
+        let mut out = BookPairs {
+            pairs: Vec::new(),
+            candidates: 0,
+            within_bound: 0,
+            lcs_runs: 0,
+        };
+        let mut index: Option<SequenceIndex> = None;
+        for &(b, common) in counter.count(&self.postings, &x_seq.hashes, Some(a)) {
+            out.candidates += 1;
+            let y = &self.sequences[b as usize];
+            let bound = options.score.upper_bound(len_x, y.len() as u32, common);
+            if !Self::reaches(bound, options) {
+                continue;
+            }
+            out.within_bound += 1;
+            out.lcs_runs += 1;
+            let x = index.get_or_insert_with(|| SequenceIndex::new(&x_seq.hashes));
+            let overlap = x.align(&y.hashes, scratch);
+            let score = options.score.value(&overlap);
+            if Self::reaches(score, options) {
+                out.pairs.push(Pair {
+                    a,
+                    b,
+                    score,
+                    overlap,
+                });
+            }
+        }
+        out
+    }
+
+    fn reaches(score: f64, options: &PairsOptions) -> bool {
+        score > 0.0 && score >= options.min_score
+    }
+
+    /// Finds every pair at or above `options.min_score`, calling `sink` for
+    /// each as it is found (order varies between runs) and `progress` with the
+    /// number of books done. Returns the counts.
+    pub fn pairs(
+        &self,
+        options: &PairsOptions,
+        mut sink: impl FnMut(&Pair) -> Result<()>,
+        mut progress: impl FnMut(u64),
+    ) -> Result<PairsStats> {
+        if options.threads == 0 {
+            return Err(Error::InvalidArgument("threads must be at least 1".into()));
+        }
+        let started = Instant::now();
+        let n = self.books.len();
+        let mut stats = PairsStats {
+            books: n as u64,
+            pairs_considered: (n as u64) * (n.saturating_sub(1) as u64) / 2,
+            ..PairsStats::default()
+        };
+        let next = AtomicUsize::new(0);
+        let (tx, rx) = unbounded::<BookPairs>();
+        let mut sink_result = Ok(());
+        crossbeam::scope(|scope| {
+            for _ in 0..options.threads {
+                let (tx, next) = (tx.clone(), &next);
+                scope.spawn(move |_| {
+                    let mut counter = CommonCounter::new(n);
+                    let mut scratch = Vec::new();
+                    loop {
+                        let a = next.fetch_add(1, Ordering::Relaxed);
+                        if a >= n {
+                            break;
+                        }
+                        let found = self.pairs_of(a as u32, options, &mut counter, &mut scratch);
+                        if tx.send(found).is_err() {
+                            break;
+                        }
+                    }
+                });
+            }
+            drop(tx);
+            let mut done = 0u64;
+            for found in rx {
+                stats.candidates += found.candidates;
+                stats.within_bound += found.within_bound;
+                stats.lcs_runs += found.lcs_runs;
+                stats.found += found.pairs.len() as u64;
+                if sink_result.is_ok() {
+                    sink_result = found.pairs.iter().try_for_each(&mut sink);
+                    if sink_result.is_err() {
+                        next.store(n, Ordering::Relaxed);
+                    }
+                }
+                done += 1;
+                progress(done);
+            }
+        })
+        .map_err(|_| Error::InvalidArgument("an all-pairs worker panicked".into()))?;
+        sink_result?;
+        stats.elapsed = started.elapsed();
+        Ok(stats)
+    }
+}

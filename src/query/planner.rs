@@ -1,0 +1,279 @@
+//! The query planner: candidates from postings → upper bounds → prune →
+//! LCS verification → top-k. Exact: the result equals the brute-force top-k
+//! under the chosen score (ties broken by internal id).
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+use std::time::{Duration, Instant};
+
+use super::postings::CommonCounter;
+use super::Reader;
+use crate::align::{Overlap, Score, SequenceIndex};
+use crate::repr::UniqueWordSeq;
+
+/// What to ask.
+#[derive(Debug, Clone, Copy)]
+pub struct QueryOptions {
+    /// The score to rank by. Default [`Score::Coverage`].
+    pub score: Score,
+    /// At most this many hits. Default 10; 0 means no limit.
+    pub top_k: usize,
+    /// Only hits scoring at least this (and above zero). Default: the
+    /// score's documented threshold.
+    pub min_score: f64,
+}
+
+impl Default for QueryOptions {
+    fn default() -> Self {
+        QueryOptions::with_score(Score::default())
+    }
+}
+
+impl QueryOptions {
+    /// Defaults for `score`: top 10 at the score's threshold.
+    pub fn with_score(score: Score) -> Self {
+        QueryOptions {
+            score,
+            top_k: 10,
+            min_score: score.default_threshold(),
+        }
+    }
+}
+
+/// One related book.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Hit {
+    /// Internal id of the book.
+    pub id: u32,
+    /// Its key.
+    pub key: String,
+    /// The score under the query's score.
+    pub score: f64,
+    /// Lengths, common count and LCS.
+    #[serde(flatten)]
+    pub overlap: OverlapFields,
+}
+
+/// [`Overlap`] as output fields.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct OverlapFields {
+    /// Unique words of the query.
+    pub query_unique: u32,
+    /// Unique words of the hit.
+    pub hit_unique: u32,
+    /// Common unique words.
+    pub common: u32,
+    /// LCS length.
+    pub lcs: u32,
+}
+
+impl From<Overlap> for OverlapFields {
+    fn from(o: Overlap) -> Self {
+        OverlapFields {
+            query_unique: o.len_x,
+            hit_unique: o.len_y,
+            common: o.common,
+            lcs: o.lcs,
+        }
+    }
+}
+
+/// How many books each planner stage kept.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct Explain {
+    /// Books in the snapshot, the query book excluded.
+    pub books: u64,
+    /// Books sharing at least one unique word (from postings).
+    pub candidates: u64,
+    /// Candidates whose upper bound reaches the threshold.
+    pub within_bound: u64,
+    /// Candidates aligned (LCS runs).
+    pub lcs_runs: u64,
+    /// Books never aligned: `books − lcs_runs`.
+    pub lcs_avoided: u64,
+    /// Hits returned.
+    pub hits: u64,
+    /// Wall time.
+    #[serde(rename = "elapsed_ms", serialize_with = "serialize_ms")]
+    pub elapsed: Duration,
+}
+
+fn serialize_ms<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(d.as_secs_f64() * 1e3)
+}
+
+/// Hits, best first, with the plan's counts.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct QueryResult {
+    /// Hits by descending score, ties by ascending id.
+    pub hits: Vec<Hit>,
+    /// What each stage kept.
+    pub explain: Explain,
+}
+
+/// A scored slot in the top-k heap: the heap's top is the worst kept hit.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Ranked {
+    score: f64,
+    slot: u32,
+    overlap: Overlap,
+}
+
+impl Eq for Ranked {}
+
+impl Ord for Ranked {
+    /// Better = higher score, then lower slot. "Greater" here means worse, so
+    /// the max-heap's top is the worst kept hit.
+    fn cmp(&self, other: &Self) -> Ordering {
+        other
+            .score
+            .total_cmp(&self.score)
+            .then(self.slot.cmp(&other.slot))
+    }
+}
+
+impl PartialOrd for Ranked {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// Keeps the best `k` (all when `k` is 0).
+struct TopK {
+    k: usize,
+    heap: BinaryHeap<Ranked>,
+}
+
+impl TopK {
+    fn new(k: usize) -> Self {
+        TopK {
+            k,
+            heap: BinaryHeap::new(),
+        }
+    }
+
+    fn is_full(&self) -> bool {
+        self.k > 0 && self.heap.len() >= self.k
+    }
+
+    /// The score a new hit must reach to enter, once full.
+    fn floor(&self) -> Option<f64> {
+        self.is_full()
+            .then(|| self.heap.peek().map(|r| r.score))
+            .flatten()
+    }
+
+    fn offer(&mut self, ranked: Ranked) {
+        if !self.is_full() {
+            self.heap.push(ranked);
+        } else if self.heap.peek().is_some_and(|worst| ranked < *worst) {
+            self.heap.pop();
+            self.heap.push(ranked);
+        }
+    }
+
+    fn into_sorted(self) -> Vec<Ranked> {
+        self.heap.into_sorted_vec()
+    }
+}
+
+impl Reader {
+    fn hits_from(&self, ranked: Vec<Ranked>) -> Vec<Hit> {
+        ranked
+            .into_iter()
+            .map(|r| Hit {
+                id: self.books[r.slot as usize].id,
+                key: self.books[r.slot as usize].key.clone(),
+                score: r.score,
+                overlap: r.overlap.into(),
+            })
+            .collect()
+    }
+
+    fn qualifies(score: f64, options: &QueryOptions) -> bool {
+        score > 0.0 && score >= options.min_score
+    }
+
+    /// Runs the planner for `query`; `exclude` is the query's own slot when
+    /// it is a stored book.
+    pub fn query_sequence(
+        &self,
+        query: &UniqueWordSeq,
+        exclude: Option<u32>,
+        options: &QueryOptions,
+    ) -> QueryResult {
+        let started = Instant::now();
+        let mut explain = Explain {
+            books: (self.books.len() - exclude.is_some() as usize) as u64,
+            ..Explain::default()
+        };
+        let len_x = query.len() as u32;
+        let mut counter = CommonCounter::new(self.books.len());
+        let mut bounded: Vec<(f64, u32)> = Vec::new();
+        for &(slot, common) in counter.count(&self.postings, &query.hashes, None) {
+            if Some(slot) == exclude {
+                continue;
+            }
+            explain.candidates += 1;
+            let len_y = self.sequences[slot as usize].len() as u32;
+            let bound = options.score.upper_bound(len_x, len_y, common);
+            if Self::qualifies(bound, options) {
+                bounded.push((bound, slot));
+            }
+        }
+        explain.within_bound = bounded.len() as u64;
+        bounded.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        let x = SequenceIndex::new(&query.hashes);
+        let mut scratch = Vec::new();
+        let mut top = TopK::new(options.top_k);
+        for (bound, slot) in bounded {
+            if top.floor().is_some_and(|floor| bound < floor) {
+                break;
+            }
+            explain.lcs_runs += 1;
+            let overlap = x.align(&self.sequences[slot as usize].hashes, &mut scratch);
+            let score = options.score.value(&overlap);
+            if Self::qualifies(score, options) {
+                top.offer(Ranked {
+                    score,
+                    slot,
+                    overlap,
+                });
+            }
+        }
+        let hits = self.hits_from(top.into_sorted());
+        explain.lcs_avoided = explain.books - explain.lcs_runs;
+        explain.hits = hits.len() as u64;
+        explain.elapsed = started.elapsed();
+        QueryResult { hits, explain }
+    }
+
+    /// The same answer as [`query_sequence`](Self::query_sequence) by aligning
+    /// `query` with every book: the baseline the planner is tested and
+    /// benchmarked against.
+    pub fn brute_force(
+        &self,
+        query: &UniqueWordSeq,
+        exclude: Option<u32>,
+        options: &QueryOptions,
+    ) -> Vec<Hit> {
+        let x = SequenceIndex::new(&query.hashes);
+        let mut scratch = Vec::new();
+        let mut top = TopK::new(options.top_k);
+        for (slot, sequence) in self.sequences.iter().enumerate() {
+            if Some(slot as u32) == exclude {
+                continue;
+            }
+            let overlap = x.align(&sequence.hashes, &mut scratch);
+            let score = options.score.value(&overlap);
+            if Self::qualifies(score, options) {
+                top.offer(Ranked {
+                    score,
+                    slot: slot as u32,
+                    overlap,
+                });
+            }
+        }
+        self.hits_from(top.into_sorted())
+    }
+}

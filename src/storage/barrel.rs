@@ -1,0 +1,389 @@
+//! Barrels: append-only files of unique-word sequences, one record per book.
+//!
+//! A record is a 24-byte header (stored length, raw length, book id, element
+//! count, XXH3-64 checksum of the header's first 16 bytes and the frame)
+//! followed by a zstd frame of the element hashes and position deltas. A
+//! record counts only once a catalog commit records a barrel length covering
+//! it; bytes past the committed length (a torn tail) are never read and are
+//! cut off when the next writer opens the barrel.
+
+use byteorder::{ByteOrder, LittleEndian};
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use xxhash_rust::xxh3::Xxh3;
+
+use super::format::{FileHeader, FileKind, HEADER_LEN};
+use crate::error::IoContext;
+use crate::repr::UniqueWordSeq;
+use crate::{Error, Result};
+
+/// Size of a record header.
+pub const RECORD_HEADER_LEN: usize = 24;
+/// Largest element count a record may hold (2^26): bounds every allocation.
+pub const MAX_RECORD_ELEMENTS: u32 = 1 << 26;
+/// zstd level for records.
+const ZSTD_LEVEL: i32 = 3;
+
+/// A sequence compressed for storage, not yet placed in a barrel.
+#[derive(Debug, Clone)]
+pub struct EncodedSequence {
+    frame: Vec<u8>,
+    elements: u32,
+}
+
+impl EncodedSequence {
+    /// Compresses `sequence`: hashes, then position deltas, as u32 LE.
+    pub fn encode(sequence: &UniqueWordSeq) -> Self {
+        let n = sequence.len();
+        let mut raw = vec![0u8; 8 * n];
+        let (hashes, deltas) = raw.split_at_mut(4 * n);
+        LittleEndian::write_u32_into(&sequence.hashes, hashes);
+        let mut previous = 0;
+        for (slot, &position) in deltas.chunks_exact_mut(4).zip(&sequence.positions) {
+            LittleEndian::write_u32(slot, position.wrapping_sub(previous));
+            previous = position;
+        }
+        let frame = zstd::bulk::compress(&raw, ZSTD_LEVEL).expect("zstd compresses into a Vec");
+        EncodedSequence {
+            frame,
+            elements: n as u32,
+        }
+    }
+
+    /// Bytes this sequence takes in a barrel, header included.
+    pub fn record_len(&self) -> u64 {
+        (RECORD_HEADER_LEN + self.frame.len()) as u64
+    }
+
+    /// Appends the full record for `book_id` to `out`.
+    pub fn encode_into(&self, book_id: u32, out: &mut Vec<u8>) {
+        let mut header = [0u8; RECORD_HEADER_LEN];
+        LittleEndian::write_u32(&mut header[0..4], self.frame.len() as u32);
+        LittleEndian::write_u32(&mut header[4..8], 8 * self.elements);
+        LittleEndian::write_u32(&mut header[8..12], book_id);
+        LittleEndian::write_u32(&mut header[12..16], self.elements);
+        let sum = record_checksum(&header[..16], &self.frame);
+        LittleEndian::write_u64(&mut header[16..24], sum);
+        out.extend_from_slice(&header);
+        out.extend_from_slice(&self.frame);
+    }
+}
+
+fn record_checksum(header: &[u8], frame: &[u8]) -> u64 {
+    let mut hasher = Xxh3::new();
+    hasher.update(header);
+    hasher.update(frame);
+    hasher.digest()
+}
+
+/// A decoded record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Record {
+    /// The book the record belongs to.
+    pub book_id: u32,
+    /// Its unique-word sequence.
+    pub sequence: UniqueWordSeq,
+    /// Bytes the record takes, header included.
+    pub len: u64,
+}
+
+/// Decodes the record at the start of `bytes`, found at byte `offset` of
+/// `path`. Checks lengths before allocating, then the checksum, then the
+/// payload. Never panics on bad bytes.
+pub fn decode_record(bytes: &[u8], offset: u64, path: &Path) -> Result<Record> {
+    let corrupted = |what: String| Error::Corrupted {
+        path: path.to_path_buf(),
+        offset,
+        what,
+    };
+    if bytes.len() < RECORD_HEADER_LEN {
+        return Err(corrupted("record header cut short".into()));
+    }
+    let stored_len = LittleEndian::read_u32(&bytes[0..4]) as usize;
+    let raw_len = LittleEndian::read_u32(&bytes[4..8]);
+    let book_id = LittleEndian::read_u32(&bytes[8..12]);
+    let elements = LittleEndian::read_u32(&bytes[12..16]);
+    let stored_sum = LittleEndian::read_u64(&bytes[16..24]);
+    let frame = bytes
+        .get(RECORD_HEADER_LEN..RECORD_HEADER_LEN + stored_len)
+        .ok_or_else(|| corrupted(format!("record of {stored_len} bytes runs past the end")))?;
+    let sum = record_checksum(&bytes[..16], frame);
+    if sum != stored_sum {
+        return Err(Error::ChecksumMismatch {
+            path: path.to_path_buf(),
+            offset,
+            expected: stored_sum,
+            got: sum,
+        });
+    }
+    if elements > MAX_RECORD_ELEMENTS || raw_len as u64 != 8 * elements as u64 {
+        return Err(corrupted(format!(
+            "record claims {elements} elements in {raw_len} raw bytes"
+        )));
+    }
+    // A frame of distinct 32-bit hashes cannot shrink 64-fold; refusing larger
+    // claims keeps a damaged length from driving a huge allocation.
+    if raw_len as u64 > 64 * stored_len as u64 + 64 {
+        return Err(corrupted(format!(
+            "raw length {raw_len} impossible for a {stored_len}-byte frame"
+        )));
+    }
+    let raw = zstd::bulk::decompress(frame, raw_len as usize)
+        .map_err(|e| corrupted(format!("zstd frame does not decode: {e}")))?;
+    if raw.len() != raw_len as usize {
+        return Err(corrupted(format!(
+            "frame decodes to {} bytes, header says {raw_len}",
+            raw.len()
+        )));
+    }
+    let sequence = decode_payload(&raw, elements as usize)
+        .ok_or_else(|| corrupted("positions do not increase".into()))?;
+    Ok(Record {
+        book_id,
+        sequence,
+        len: (RECORD_HEADER_LEN + stored_len) as u64,
+    })
+}
+
+fn decode_payload(raw: &[u8], n: usize) -> Option<UniqueWordSeq> {
+    let (hash_bytes, delta_bytes) = raw.split_at(4 * n);
+    let mut hashes = vec![0u32; n];
+    LittleEndian::read_u32_into(hash_bytes, &mut hashes);
+    let mut positions = Vec::with_capacity(n);
+    let mut position: u32 = 0;
+    for (i, delta) in delta_bytes.chunks_exact(4).enumerate() {
+        let delta = LittleEndian::read_u32(delta);
+        if i > 0 && delta == 0 {
+            return None;
+        }
+        position = position.checked_add(delta)?;
+        positions.push(position);
+    }
+    Some(UniqueWordSeq { hashes, positions })
+}
+
+/// Appends records to one barrel file.
+#[derive(Debug)]
+pub struct BarrelWriter {
+    path: PathBuf,
+    file: File,
+    len: u64,
+    pending: Vec<u8>,
+}
+
+impl BarrelWriter {
+    /// Starts a new barrel at `path`, replacing any uncommitted file there.
+    pub fn create(path: &Path) -> Result<Self> {
+        let mut file = File::create(path).at(path)?;
+        let mut header = Vec::with_capacity(HEADER_LEN);
+        FileHeader::new(FileKind::Barrel).encode_into(&mut header);
+        file.write_all(&header).at(path)?;
+        Ok(BarrelWriter {
+            path: path.to_path_buf(),
+            file,
+            len: HEADER_LEN as u64,
+            pending: Vec::new(),
+        })
+    }
+
+    /// Reopens a barrel for appending after its last committed record,
+    /// cutting off any torn tail beyond `committed_len`.
+    pub fn append_to(path: &Path, committed_len: u64) -> Result<Self> {
+        let mut file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(path)
+            .at(path)?;
+        let mut header = [0u8; HEADER_LEN];
+        file.read_exact(&mut header).at(path)?;
+        FileHeader::decode_from(&header, FileKind::Barrel, path)?;
+        let on_disk = file.metadata().at(path)?.len();
+        if on_disk < committed_len {
+            return Err(Error::Corrupted {
+                path: path.to_path_buf(),
+                offset: on_disk,
+                what: format!("barrel is shorter than its committed length {committed_len}"),
+            });
+        }
+        file.set_len(committed_len).at(path)?;
+        file.seek(SeekFrom::Start(committed_len)).at(path)?;
+        Ok(BarrelWriter {
+            path: path.to_path_buf(),
+            file,
+            len: committed_len,
+            pending: Vec::new(),
+        })
+    }
+
+    /// Appends a record for `book_id`; returns its offset. Buffered until [`sync`](Self::sync).
+    pub fn append(&mut self, book_id: u32, sequence: &EncodedSequence) -> u64 {
+        let offset = self.len;
+        sequence.encode_into(book_id, &mut self.pending);
+        self.len += sequence.record_len();
+        offset
+    }
+
+    /// Length the barrel will have once synced.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// True when only the header is written.
+    pub fn is_empty(&self) -> bool {
+        self.len == HEADER_LEN as u64
+    }
+
+    /// Writes buffered records and syncs them to disk; returns the length to commit.
+    pub fn sync(&mut self) -> Result<u64> {
+        self.file.write_all(&self.pending).at(&self.path)?;
+        self.pending.clear();
+        self.file.sync_data().at(&self.path)?;
+        Ok(self.len)
+    }
+}
+
+/// Reads records from the committed prefix of one barrel.
+#[derive(Debug)]
+pub struct BarrelReader {
+    path: PathBuf,
+    bytes: Vec<u8>,
+}
+
+impl BarrelReader {
+    /// Reads the first `committed_len` bytes of the barrel at `path` and checks its header.
+    pub fn open(path: &Path, committed_len: u64) -> Result<Self> {
+        let mut file = File::open(path).at(path)?;
+        let on_disk = file.metadata().at(path)?.len();
+        if on_disk < committed_len {
+            return Err(Error::Corrupted {
+                path: path.to_path_buf(),
+                offset: on_disk,
+                what: format!("barrel is shorter than its committed length {committed_len}"),
+            });
+        }
+        let mut bytes = Vec::with_capacity(committed_len as usize);
+        Read::by_ref(&mut file)
+            .take(committed_len)
+            .read_to_end(&mut bytes)
+            .at(path)?;
+        FileHeader::decode_from(&bytes, FileKind::Barrel, path)?;
+        Ok(BarrelReader {
+            path: path.to_path_buf(),
+            bytes,
+        })
+    }
+
+    /// The barrel's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Decodes the record at `offset`.
+    pub fn record_at(&self, offset: u64) -> Result<Record> {
+        let start = usize::try_from(offset)
+            .ok()
+            .filter(|&s| s >= HEADER_LEN && s <= self.bytes.len())
+            .ok_or_else(|| Error::Corrupted {
+                path: self.path.clone(),
+                offset,
+                what: "record offset outside the committed barrel".into(),
+            })?;
+        decode_record(&self.bytes[start..], offset, &self.path)
+    }
+
+    /// Every record in the committed prefix, in file order, with its offset.
+    pub fn records(&self) -> impl Iterator<Item = Result<(u64, Record)>> + '_ {
+        let mut offset = HEADER_LEN as u64;
+        let end = self.bytes.len() as u64;
+        std::iter::from_fn(move || {
+            if offset >= end {
+                return None;
+            }
+            let at = offset;
+            match self.record_at(at) {
+                Ok(record) => {
+                    offset += record.len;
+                    Some(Ok((at, record)))
+                }
+                Err(e) => {
+                    offset = end;
+                    Some(Err(e))
+                }
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn sequence(n: u32) -> UniqueWordSeq {
+        UniqueWordSeq {
+            hashes: (0..n).map(|i| i.wrapping_mul(2654435761)).collect(),
+            positions: (0..n).map(|i| i * 3 + 1).collect(),
+        }
+    }
+
+    #[test]
+    fn written_records_read_back_and_torn_tail_is_cut() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("000001.brl");
+        let mut writer = BarrelWriter::create(&path).unwrap();
+        let first = writer.append(7, &EncodedSequence::encode(&sequence(100)));
+        let committed = writer.sync().unwrap();
+        writer.append(8, &EncodedSequence::encode(&sequence(50)));
+        writer.sync().unwrap();
+        drop(writer);
+
+        let reader = BarrelReader::open(&path, committed).unwrap();
+        let record = reader.record_at(first).unwrap();
+        assert_eq!((record.book_id, record.sequence), (7, sequence(100)));
+        assert_eq!(reader.records().count(), 1);
+
+        let mut writer = BarrelWriter::append_to(&path, committed).unwrap();
+        assert_eq!(std::fs::metadata(&path).unwrap().len(), committed);
+        let second = writer.append(9, &EncodedSequence::encode(&sequence(5)));
+        let committed = writer.sync().unwrap();
+        let reader = BarrelReader::open(&path, committed).unwrap();
+        assert_eq!(reader.record_at(second).unwrap().book_id, 9);
+    }
+
+    #[test]
+    fn flipped_byte_is_a_checksum_mismatch() {
+        let mut bytes = Vec::new();
+        EncodedSequence::encode(&sequence(20)).encode_into(1, &mut bytes);
+        for at in [8, 12, RECORD_HEADER_LEN + 3] {
+            let mut damaged = bytes.clone();
+            damaged[at] ^= 0x40;
+            assert!(matches!(
+                decode_record(&damaged, 16, Path::new("b")),
+                Err(Error::ChecksumMismatch { .. })
+            ));
+        }
+        assert!(decode_record(&bytes[..bytes.len() - 1], 16, Path::new("b")).is_err());
+    }
+
+    proptest! {
+        #[test]
+        fn records_round_trip(hashes in prop::collection::hash_set(any::<u32>(), 0..300),
+                              gaps in prop::collection::vec(1u32..1000, 300), id in any::<u32>()) {
+            let hashes: Vec<u32> = hashes.into_iter().collect();
+            let mut position = 0;
+            let positions = gaps[..hashes.len()].iter().map(|g| { position += g; position }).collect();
+            let seq = UniqueWordSeq { hashes, positions };
+            let mut bytes = Vec::new();
+            EncodedSequence::encode(&seq).encode_into(id, &mut bytes);
+            let record = decode_record(&bytes, 16, Path::new("b")).unwrap();
+            prop_assert_eq!(record.len as usize, bytes.len());
+            prop_assert_eq!((record.book_id, record.sequence), (id, seq));
+        }
+
+        #[test]
+        fn arbitrary_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..200)) {
+            let _ = decode_record(&bytes, 16, Path::new("b"));
+        }
+    }
+}

@@ -1,0 +1,401 @@
+//! The catalog: a redb database holding the format version, the creation
+//! options, the books and the committed length of every barrel. One write
+//! transaction publishes a batch of books; a read transaction is a snapshot.
+
+use byteorder::{ByteOrder, LittleEndian};
+use redb::{Database, ReadableTable, ReadableTableMetadata, TableDefinition};
+use std::path::{Path, PathBuf};
+
+use super::format::{check_version, FORMAT_VERSION};
+use crate::repr::ExtractOptions;
+use crate::text::MAX_WORD_BYTES;
+use crate::{Error, Result};
+
+const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
+const BOOKS: TableDefinition<u32, &[u8]> = TableDefinition::new("books");
+const KEYS: TableDefinition<&str, u32> = TableDefinition::new("keys");
+const BARRELS: TableDefinition<u32, u64> = TableDefinition::new("barrels");
+
+const META_FORMAT_VERSION: &str = "format_version";
+const META_EXTRACT_OPTIONS: &str = "extract_options";
+const META_NEXT_BOOK_ID: &str = "next_book_id";
+
+/// What the catalog knows about one book.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct BookEntry {
+    /// External key, unique in the index.
+    pub key: String,
+    /// Title (may be empty).
+    pub title: String,
+    /// Author (may be empty).
+    pub author: String,
+    /// Language code (may be empty).
+    pub language: String,
+    /// Words in the text.
+    pub words: u64,
+    /// Pages in the text.
+    pub pages: u32,
+    /// Elements of the unique-word sequence.
+    pub unique_words: u32,
+    /// Distinct words in the text.
+    pub distinct_words: u32,
+    /// Barrel number holding the sequence.
+    pub barrel: u32,
+    /// Byte offset of the record in the barrel.
+    pub offset: u64,
+    /// Bytes of the record, header included.
+    pub record_len: u32,
+}
+
+fn put_str(out: &mut Vec<u8>, s: &str) {
+    let mut len = [0u8; 4];
+    LittleEndian::write_u32(&mut len, s.len() as u32);
+    out.extend_from_slice(&len);
+    out.extend_from_slice(s.as_bytes());
+}
+
+/// A cursor over bytes that fails instead of reading past the end.
+struct Cursor<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> Cursor<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        if n > self.bytes.len() {
+            return None;
+        }
+        let (head, tail) = self.bytes.split_at(n);
+        self.bytes = tail;
+        Some(head)
+    }
+    fn u32(&mut self) -> Option<u32> {
+        self.take(4).map(LittleEndian::read_u32)
+    }
+    fn u64(&mut self) -> Option<u64> {
+        self.take(8).map(LittleEndian::read_u64)
+    }
+    fn string(&mut self) -> Option<String> {
+        let len = self.u32()? as usize;
+        String::from_utf8(self.take(len)?.to_vec()).ok()
+    }
+}
+
+impl BookEntry {
+    /// Appends the entry's bytes to `out` (layout in storage-format.md).
+    pub fn encode_into(&self, out: &mut Vec<u8>) {
+        let mut fixed = [0u8; 40];
+        LittleEndian::write_u32(&mut fixed[0..4], self.barrel);
+        LittleEndian::write_u64(&mut fixed[4..12], self.offset);
+        LittleEndian::write_u32(&mut fixed[12..16], self.record_len);
+        LittleEndian::write_u64(&mut fixed[16..24], self.words);
+        LittleEndian::write_u32(&mut fixed[24..28], self.pages);
+        LittleEndian::write_u32(&mut fixed[28..32], self.unique_words);
+        LittleEndian::write_u32(&mut fixed[32..36], self.distinct_words);
+        out.extend_from_slice(&fixed[..36]);
+        for s in [&self.key, &self.title, &self.author, &self.language] {
+            put_str(out, s);
+        }
+    }
+
+    /// Decodes an entry; `None` when the bytes are malformed.
+    pub fn decode_from(bytes: &[u8]) -> Option<Self> {
+        let mut c = Cursor { bytes };
+        let entry = BookEntry {
+            barrel: c.u32()?,
+            offset: c.u64()?,
+            record_len: c.u32()?,
+            words: c.u64()?,
+            pages: c.u32()?,
+            unique_words: c.u32()?,
+            distinct_words: c.u32()?,
+            key: c.string()?,
+            title: c.string()?,
+            author: c.string()?,
+            language: c.string()?,
+        };
+        c.bytes.is_empty().then_some(entry)
+    }
+}
+
+fn encode_options(options: &ExtractOptions) -> Vec<u8> {
+    let mut out = vec![0u8; 24];
+    LittleEndian::write_u64(&mut out[0..8], options.hash_seed);
+    LittleEndian::write_u32(&mut out[8..12], options.max_term_freq);
+    LittleEndian::write_u32(&mut out[12..16], options.alpha_window);
+    LittleEndian::write_u32(&mut out[16..20], options.alpha_min_share_permille);
+    LittleEndian::write_u32(&mut out[20..24], MAX_WORD_BYTES as u32);
+    out
+}
+
+fn decode_options(bytes: &[u8]) -> Option<ExtractOptions> {
+    let mut c = Cursor { bytes };
+    let options = ExtractOptions {
+        hash_seed: c.u64()?,
+        max_term_freq: c.u32()?,
+        alpha_window: c.u32()?,
+        alpha_min_share_permille: c.u32()?,
+    };
+    let max_word_bytes = c.u32()?;
+    (c.bytes.is_empty() && max_word_bytes as usize == MAX_WORD_BYTES).then_some(options)
+}
+
+/// Changes one write transaction applies together.
+#[derive(Debug, Default)]
+pub struct CatalogBatch {
+    /// Books to record, with their internal ids.
+    pub insert: Vec<(u32, BookEntry)>,
+    /// Keys of books to remove.
+    pub delete_keys: Vec<String>,
+    /// New committed lengths of barrels.
+    pub barrel_lengths: Vec<(u32, u64)>,
+    /// The next internal id to hand out.
+    pub next_book_id: u32,
+}
+
+/// What one committed batch did.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct CommitOutcome {
+    /// Books whose key already existed and whose old entry was replaced.
+    pub replaced: u64,
+    /// Keys deleted.
+    pub deleted: u64,
+}
+
+/// The catalog database.
+#[derive(Debug)]
+pub struct Catalog {
+    path: PathBuf,
+    db: Database,
+}
+
+// Transaction bodies return redb's own (large) error type; it is boxed once,
+// at the boundary, by `catalog_error`.
+#[allow(clippy::result_large_err)]
+impl Catalog {
+    /// Creates a catalog at `path` with `options`.
+    pub fn create(path: &Path, options: &ExtractOptions) -> Result<Self> {
+        let db = Database::create(path).map_err(|e| catalog_error(path, e))?;
+        let catalog = Catalog {
+            path: path.to_path_buf(),
+            db,
+        };
+        catalog.write(|txn| {
+            let mut meta = txn.open_table(META)?;
+            meta.insert(META_FORMAT_VERSION, FORMAT_VERSION.to_le_bytes().as_slice())?;
+            meta.insert(META_EXTRACT_OPTIONS, encode_options(options).as_slice())?;
+            meta.insert(META_NEXT_BOOK_ID, 0u32.to_le_bytes().as_slice())?;
+            txn.open_table(BOOKS)?;
+            txn.open_table(KEYS)?;
+            txn.open_table(BARRELS)?;
+            Ok(())
+        })?;
+        Ok(catalog)
+    }
+
+    /// Opens the catalog at `path`, checking its format version; returns it
+    /// with the options the index was created with.
+    pub fn open(path: &Path) -> Result<(Self, ExtractOptions)> {
+        let db = Database::open(path).map_err(|e| match e {
+            redb::DatabaseError::DatabaseAlreadyOpen => Error::Locked(path.to_path_buf()),
+            other => catalog_error(path, other),
+        })?;
+        let catalog = Catalog {
+            path: path.to_path_buf(),
+            db,
+        };
+        let snapshot = catalog.snapshot()?;
+        let version = snapshot.meta(META_FORMAT_VERSION)?;
+        let version = <[u8; 2]>::try_from(version.as_slice())
+            .map(u16::from_le_bytes)
+            .map_err(|_| catalog.corrupted("format_version is not 2 bytes"))?;
+        check_version(version, path)?;
+        let options = decode_options(&snapshot.meta(META_EXTRACT_OPTIONS)?)
+            .ok_or_else(|| catalog.corrupted("extract_options do not decode"))?;
+        drop(snapshot);
+        Ok((catalog, options))
+    }
+
+    /// The catalog file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn corrupted(&self, what: &str) -> Error {
+        Error::Corrupted {
+            path: self.path.clone(),
+            offset: 0,
+            what: what.to_string(),
+        }
+    }
+
+    fn write<T>(
+        &self,
+        f: impl FnOnce(&redb::WriteTransaction) -> std::result::Result<T, redb::Error>,
+    ) -> Result<T> {
+        let run = || -> std::result::Result<T, redb::Error> {
+            let txn = self.db.begin_write()?;
+            let value = f(&txn)?;
+            txn.commit()?;
+            Ok(value)
+        };
+        run().map_err(|e| catalog_error(&self.path, e))
+    }
+
+    /// A consistent read-only view of the catalog.
+    pub fn snapshot(&self) -> Result<CatalogSnapshot<'_>> {
+        let txn = self
+            .db
+            .begin_read()
+            .map_err(|e| catalog_error(&self.path, e))?;
+        Ok(CatalogSnapshot { catalog: self, txn })
+    }
+
+    /// Applies `batch` in one write transaction: after it returns, all of it is
+    /// durable; if it fails, none of it is visible.
+    pub fn commit(&self, batch: &CatalogBatch) -> Result<CommitOutcome> {
+        self.write(|txn| {
+            let mut outcome = CommitOutcome::default();
+            let mut books = txn.open_table(BOOKS)?;
+            let mut keys = txn.open_table(KEYS)?;
+            for key in &batch.delete_keys {
+                if let Some(old) = keys.remove(key.as_str())? {
+                    books.remove(old.value())?;
+                    outcome.deleted += 1;
+                }
+            }
+            let mut bytes = Vec::new();
+            for (id, entry) in &batch.insert {
+                if let Some(old) = keys.insert(entry.key.as_str(), *id)? {
+                    books.remove(old.value())?;
+                    outcome.replaced += 1;
+                }
+                bytes.clear();
+                entry.encode_into(&mut bytes);
+                books.insert(*id, bytes.as_slice())?;
+            }
+            let mut barrels = txn.open_table(BARRELS)?;
+            for &(barrel, len) in &batch.barrel_lengths {
+                barrels.insert(barrel, len)?;
+            }
+            let mut meta = txn.open_table(META)?;
+            meta.insert(
+                META_NEXT_BOOK_ID,
+                batch.next_book_id.to_le_bytes().as_slice(),
+            )?;
+            Ok(outcome)
+        })
+    }
+}
+
+/// A read transaction over the catalog.
+pub struct CatalogSnapshot<'a> {
+    catalog: &'a Catalog,
+    txn: redb::ReadTransaction,
+}
+
+impl CatalogSnapshot<'_> {
+    fn err(&self, e: impl Into<redb::Error>) -> Error {
+        catalog_error(&self.catalog.path, e)
+    }
+
+    fn meta(&self, name: &str) -> Result<Vec<u8>> {
+        let table = self.txn.open_table(META).map_err(|e| self.err(e))?;
+        let value = table.get(name).map_err(|e| self.err(e))?;
+        value.map(|v| v.value().to_vec()).ok_or_else(|| {
+            self.catalog
+                .corrupted(&format!("meta entry {name} missing"))
+        })
+    }
+
+    /// The next internal book id to hand out.
+    pub fn next_book_id(&self) -> Result<u32> {
+        let bytes = self.meta(META_NEXT_BOOK_ID)?;
+        <[u8; 4]>::try_from(bytes.as_slice())
+            .map(u32::from_le_bytes)
+            .map_err(|_| self.catalog.corrupted("next_book_id is not 4 bytes"))
+    }
+
+    /// Number of books.
+    pub fn book_count(&self) -> Result<u64> {
+        let table = self.txn.open_table(BOOKS).map_err(|e| self.err(e))?;
+        table.len().map_err(|e| self.err(e))
+    }
+
+    /// Every book with its internal id, in id order.
+    pub fn books(&self) -> Result<Vec<(u32, BookEntry)>> {
+        let table = self.txn.open_table(BOOKS).map_err(|e| self.err(e))?;
+        let mut out = Vec::new();
+        for item in table.iter().map_err(|e| self.err(e))? {
+            let (id, bytes) = item.map_err(|e| self.err(e))?;
+            let entry = BookEntry::decode_from(bytes.value()).ok_or_else(|| {
+                self.catalog
+                    .corrupted(&format!("book entry {} does not decode", id.value()))
+            })?;
+            out.push((id.value(), entry));
+        }
+        Ok(out)
+    }
+
+    /// The internal id of the book stored under `key`.
+    pub fn id_of(&self, key: &str) -> Result<Option<u32>> {
+        let table = self.txn.open_table(KEYS).map_err(|e| self.err(e))?;
+        let value = table.get(key).map_err(|e| self.err(e))?;
+        Ok(value.map(|v| v.value()))
+    }
+
+    /// Number of key entries (must equal the number of books).
+    pub fn key_count(&self) -> Result<u64> {
+        let table = self.txn.open_table(KEYS).map_err(|e| self.err(e))?;
+        table.len().map_err(|e| self.err(e))
+    }
+
+    /// Every barrel with its committed length, in barrel order.
+    pub fn barrels(&self) -> Result<Vec<(u32, u64)>> {
+        let table = self.txn.open_table(BARRELS).map_err(|e| self.err(e))?;
+        let mut out = Vec::new();
+        for item in table.iter().map_err(|e| self.err(e))? {
+            let (barrel, len) = item.map_err(|e| self.err(e))?;
+            out.push((barrel.value(), len.value()));
+        }
+        Ok(out)
+    }
+}
+
+fn catalog_error(path: &Path, e: impl Into<redb::Error>) -> Error {
+    Error::Catalog {
+        path: path.to_path_buf(),
+        source: Box::new(e.into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn book_entries_round_trip(key in ".{0,40}", title in ".{0,40}", words in any::<u64>(),
+                                   offset in any::<u64>(), barrel in any::<u32>()) {
+            let entry = BookEntry { key, title, words, offset, barrel, language: "en".into(), ..Default::default() };
+            let mut bytes = Vec::new();
+            entry.encode_into(&mut bytes);
+            prop_assert_eq!(BookEntry::decode_from(&bytes), Some(entry));
+            prop_assert_eq!(BookEntry::decode_from(&bytes[..bytes.len() - 1]), None);
+        }
+
+        #[test]
+        fn book_entry_decoder_never_panics(bytes in prop::collection::vec(any::<u8>(), 0..120)) {
+            let _ = BookEntry::decode_from(&bytes);
+        }
+    }
+
+    #[test]
+    fn options_round_trip() {
+        let options = ExtractOptions {
+            max_term_freq: 3,
+            ..ExtractOptions::default()
+        };
+        assert_eq!(decode_options(&encode_options(&options)), Some(options));
+    }
+}

@@ -1,0 +1,143 @@
+//! The common file header, format versions and the checksum.
+
+use byteorder::{ByteOrder, LittleEndian};
+use std::path::Path;
+
+use crate::{Error, Result};
+
+/// Magic bytes opening every stemmata file: "\x89STM\r\n\x1a\n". The high-bit
+/// byte and the line-ending bytes expose text-mode transfer damage.
+pub const MAGIC: [u8; 8] = [0x89, b'S', b'T', b'M', b'\r', b'\n', 0x1a, b'\n'];
+
+/// The format version this build writes.
+pub const FORMAT_VERSION: u16 = 1;
+
+/// The oldest format version this build reads.
+pub const OLDEST_SUPPORTED_FORMAT_VERSION: u16 = 1;
+
+/// Size of [`FileHeader`] on disk.
+pub const HEADER_LEN: usize = 16;
+
+/// Flag bit: records are zstd-compressed.
+pub const FLAG_ZSTD: u32 = 1;
+/// Flag bit: records carry an XXH3-64 checksum.
+pub const FLAG_XXH3: u32 = 2;
+
+/// What a file holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u16)]
+pub enum FileKind {
+    /// A barrel of unique-word sequences.
+    Barrel = 1,
+}
+
+/// The 16-byte header at the start of every file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileHeader {
+    /// Format version the file was written with.
+    pub version: u16,
+    /// What the file holds.
+    pub kind: FileKind,
+    /// Compression and checksum flags.
+    pub flags: u32,
+}
+
+impl FileHeader {
+    /// A header for a new file of `kind` in the current format.
+    pub fn new(kind: FileKind) -> Self {
+        FileHeader {
+            version: FORMAT_VERSION,
+            kind,
+            flags: FLAG_ZSTD | FLAG_XXH3,
+        }
+    }
+
+    /// Appends the 16 header bytes to `out`.
+    pub fn encode_into(&self, out: &mut Vec<u8>) {
+        let mut bytes = [0u8; HEADER_LEN];
+        bytes[..8].copy_from_slice(&MAGIC);
+        LittleEndian::write_u16(&mut bytes[8..10], self.version);
+        LittleEndian::write_u16(&mut bytes[10..12], self.kind as u16);
+        LittleEndian::write_u32(&mut bytes[12..16], self.flags);
+        out.extend_from_slice(&bytes);
+    }
+
+    /// Decodes and checks a header of `expected` kind; `path` names the file in errors.
+    pub fn decode_from(bytes: &[u8], expected: FileKind, path: &Path) -> Result<Self> {
+        let corrupted = |what: &str| Error::Corrupted {
+            path: path.to_path_buf(),
+            offset: 0,
+            what: what.to_string(),
+        };
+        if bytes.len() < HEADER_LEN {
+            return Err(corrupted("file shorter than its 16-byte header"));
+        }
+        if bytes[..8] != MAGIC {
+            return Err(corrupted("bad magic: not a stemmata file"));
+        }
+        let version = LittleEndian::read_u16(&bytes[8..10]);
+        check_version(version, path)?;
+        let kind = LittleEndian::read_u16(&bytes[10..12]);
+        if kind != expected as u16 {
+            return Err(corrupted(&format!(
+                "file kind {kind}, expected {} ({expected:?})",
+                expected as u16
+            )));
+        }
+        let flags = LittleEndian::read_u32(&bytes[12..16]);
+        if flags != FLAG_ZSTD | FLAG_XXH3 {
+            return Err(corrupted(&format!("unknown flags {flags:#x}")));
+        }
+        Ok(FileHeader {
+            version,
+            kind: expected,
+            flags,
+        })
+    }
+}
+
+/// Refuses versions outside `OLDEST_SUPPORTED_FORMAT_VERSION..=FORMAT_VERSION`.
+pub fn check_version(found: u16, path: &Path) -> Result<()> {
+    if (OLDEST_SUPPORTED_FORMAT_VERSION..=FORMAT_VERSION).contains(&found) {
+        Ok(())
+    } else {
+        Err(Error::UnsupportedVersion {
+            path: path.to_path_buf(),
+            found,
+            oldest: OLDEST_SUPPORTED_FORMAT_VERSION,
+            newest: FORMAT_VERSION,
+        })
+    }
+}
+
+/// The checksum of stored bytes: XXH3-64 with seed 0.
+pub fn checksum(bytes: &[u8]) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_round_trips_and_rejects_damage() {
+        let path = Path::new("x.brl");
+        let mut bytes = Vec::new();
+        FileHeader::new(FileKind::Barrel).encode_into(&mut bytes);
+        assert_eq!(bytes.len(), HEADER_LEN);
+        assert_eq!(
+            FileHeader::decode_from(&bytes, FileKind::Barrel, path).unwrap(),
+            FileHeader::new(FileKind::Barrel)
+        );
+        let mut newer = bytes.clone();
+        newer[8] = (FORMAT_VERSION + 1) as u8;
+        assert!(matches!(
+            FileHeader::decode_from(&newer, FileKind::Barrel, path),
+            Err(Error::UnsupportedVersion { found, .. }) if found == FORMAT_VERSION + 1
+        ));
+        let mut bad_magic = bytes.clone();
+        bad_magic[4] = b'\n';
+        assert!(FileHeader::decode_from(&bad_magic, FileKind::Barrel, path).is_err());
+        assert!(FileHeader::decode_from(&bytes[..10], FileKind::Barrel, path).is_err());
+    }
+}

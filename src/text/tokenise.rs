@@ -1,0 +1,232 @@
+//! The tokeniser: one pass over the text, emitting normalised words and page breaks.
+
+/// Words longer than this many bytes (after normalisation) are dropped: no
+/// real word is that long, and a megabyte-long "word" must not reach the index.
+pub const MAX_WORD_BYTES: usize = 64;
+
+/// One item of tokenised text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Token<'a> {
+    /// A normalised word: lower-case letters only.
+    Word(&'a str),
+    /// A page break (form feed in the input).
+    PageBreak,
+}
+
+/// Counts from one tokenising pass.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct TokenStats {
+    /// Words emitted.
+    pub words: u64,
+    /// Page breaks emitted.
+    pub page_breaks: u64,
+    /// Tokens dropped for being longer than [`MAX_WORD_BYTES`].
+    pub overlong_tokens: u64,
+}
+
+const SOFT_HYPHEN: char = '\u{ad}';
+
+fn is_apostrophe(c: char) -> bool {
+    matches!(c, '\'' | '\u{2019}')
+}
+
+fn is_line_end_hyphen(c: char) -> bool {
+    matches!(c, '-' | SOFT_HYPHEN | '\u{2010}')
+}
+
+/// If `rest` (the text after a hyphen) is a line end followed by the next
+/// word's first letter, returns how many bytes to skip to reach that letter.
+fn hyphenated_line_end(rest: &str) -> Option<usize> {
+    let trimmed = rest.trim_start_matches([' ', '\t', '\r']);
+    let after_newline = trimmed.strip_prefix('\n')?;
+    let next = after_newline.trim_start_matches([' ', '\t']);
+    next.chars()
+        .next()
+        .filter(|c| c.is_alphabetic())
+        .map(|_| rest.len() - next.len())
+}
+
+/// Accumulates one word's letters and emits it when the word ends.
+struct WordBuffer<'s> {
+    word: String,
+    overlong: bool,
+    stats: &'s mut TokenStats,
+}
+
+impl WordBuffer<'_> {
+    fn push(&mut self, c: char) {
+        if self.overlong {
+            return;
+        }
+        if c.is_ascii() {
+            self.word.push(c.to_ascii_lowercase());
+        } else {
+            // Keep only letters: lower-casing can yield combining marks
+            // (İ → i + U+0307), which a second pass would treat as separators.
+            self.word
+                .extend(c.to_lowercase().filter(|l| l.is_alphabetic()));
+        }
+        if self.word.len() > MAX_WORD_BYTES {
+            self.overlong = true;
+        }
+    }
+
+    fn in_word(&self) -> bool {
+        !self.word.is_empty() || self.overlong
+    }
+
+    fn end(&mut self, emit: &mut impl FnMut(Token<'_>)) {
+        if self.overlong {
+            self.stats.overlong_tokens += 1;
+        } else if !self.word.is_empty() {
+            self.stats.words += 1;
+            emit(Token::Word(&self.word));
+        }
+        self.word.clear();
+        self.overlong = false;
+    }
+}
+
+/// Tokenises `text`, calling `emit` for each normalised word and page break
+/// in order. Never panics, whatever the input.
+pub fn tokenise(text: &str, mut emit: impl FnMut(Token<'_>)) -> TokenStats {
+    let mut stats = TokenStats::default();
+    let mut buffer = WordBuffer {
+        word: String::with_capacity(MAX_WORD_BYTES + 8),
+        overlong: false,
+        stats: &mut stats,
+    };
+    let mut chars = text.char_indices().peekable();
+    while let Some((at, c)) = chars.next() {
+        if c.is_alphabetic() {
+            buffer.push(c);
+            continue;
+        }
+        let next_is_letter = chars.peek().is_some_and(|&(_, n)| n.is_alphabetic());
+        if buffer.in_word() && (c == SOFT_HYPHEN || (is_apostrophe(c) && next_is_letter)) {
+            continue;
+        }
+        if buffer.in_word() && is_line_end_hyphen(c) {
+            let rest = &text[at + c.len_utf8()..];
+            if let Some(skip) = hyphenated_line_end(rest) {
+                let resume = at + c.len_utf8() + skip;
+                while chars.peek().is_some_and(|&(i, _)| i < resume) {
+                    chars.next();
+                }
+                continue;
+            }
+        }
+        buffer.end(&mut emit);
+        if c == '\x0c' {
+            buffer.stats.page_breaks += 1;
+            emit(Token::PageBreak);
+        }
+    }
+    buffer.end(&mut emit);
+    stats
+}
+
+/// The normalised form of `text`: its words separated by single spaces, pages
+/// separated by form feeds. Normalising twice gives the same string.
+pub fn normalise(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut at_page_start = true;
+    tokenise(text, |token| match token {
+        Token::Word(word) => {
+            if !at_page_start {
+                out.push(' ');
+            }
+            out.push_str(word);
+            at_page_start = false;
+        }
+        Token::PageBreak => {
+            out.push('\x0c');
+            at_page_start = true;
+        }
+    });
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn words(text: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        tokenise(text, |t| {
+            if let Token::Word(w) = t {
+                out.push(w.to_string())
+            }
+        });
+        out
+    }
+
+    #[test]
+    fn folds_case_and_drops_punctuation_and_digits() {
+        assert_eq!(
+            words("The CAT, sat; on 42 mats. Page 17"),
+            ["the", "cat", "sat", "on", "mats", "page"]
+        );
+        assert_eq!(words("ÉCOLE Straße ΣΟΦΙΑ"), ["école", "straße", "σοφια"]);
+    }
+
+    #[test]
+    fn joins_words_hyphenated_at_line_end_but_not_inside_lines() {
+        assert_eq!(words("an exam-\nple here"), ["an", "example", "here"]);
+        assert_eq!(words("an exam-  \r\n   ple"), ["an", "example"]);
+        assert_eq!(words("well-known"), ["well", "known"]);
+        assert_eq!(words("end -\nnext"), ["end", "next"]);
+        assert_eq!(words("trailing-\n\n"), ["trailing"]);
+    }
+
+    #[test]
+    fn removes_soft_hyphens_and_in_word_apostrophes() {
+        assert_eq!(words("don't co\u{ad}operate"), ["dont", "cooperate"]);
+        assert_eq!(words("dogs' 'quoted'"), ["dogs", "quoted"]);
+        assert_eq!(words("it\u{2019}s"), ["its"]);
+    }
+
+    #[test]
+    fn form_feed_is_a_page_break() {
+        let mut tokens = Vec::new();
+        tokenise("one\x0ctwo", |t| tokens.push(format!("{t:?}")));
+        assert_eq!(tokens, ["Word(\"one\")", "PageBreak", "Word(\"two\")"]);
+    }
+
+    #[test]
+    fn overlong_tokens_are_dropped_and_counted() {
+        let long = "x".repeat(10 * 1024 * 1024);
+        let text = format!("before {long} after");
+        let mut seen = Vec::new();
+        let stats = tokenise(&text, |t| {
+            if let Token::Word(w) = t {
+                seen.push(w.len())
+            }
+        });
+        assert_eq!(seen, [6, 5]);
+        assert_eq!(stats.overlong_tokens, 1);
+        assert_eq!(stats.words, 2);
+    }
+
+    #[test]
+    fn normalise_output_is_words_and_page_breaks() {
+        assert_eq!(normalise("A b.\n\nC\x0cD, e!"), "a b c\x0cd e");
+    }
+
+    proptest! {
+        #[test]
+        fn normalising_twice_changes_nothing(text in "\\PC{0,200}") {
+            let once = normalise(&text);
+            prop_assert_eq!(normalise(&once), once);
+        }
+
+        #[test]
+        fn tokenise_never_panics_and_words_are_short_letters(text in any::<String>()) {
+            tokenise(&text, |t| if let Token::Word(w) = t {
+                assert!(!w.is_empty() && w.len() <= MAX_WORD_BYTES);
+                assert!(w.chars().all(|c| !c.is_whitespace() && !c.is_ascii_digit()));
+            });
+        }
+    }
+}
