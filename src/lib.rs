@@ -34,6 +34,7 @@
 
 pub mod align;
 mod error;
+pub mod eval;
 pub mod index;
 pub mod load;
 pub mod query;

@@ -76,6 +76,24 @@ impl Score {
         })
     }
 
+    /// An upper bound on the score of a pair with these lengths, exactly
+    /// `common` common elements and an LCS of at most `lcs_at_most`.
+    pub fn upper_bound_with_lcs(
+        self,
+        len_x: u32,
+        len_y: u32,
+        common: u32,
+        lcs_at_most: u32,
+    ) -> f64 {
+        let common = common.min(len_x).min(len_y);
+        self.value(&Overlap {
+            len_x,
+            len_y,
+            common,
+            lcs: lcs_at_most.min(common),
+        })
+    }
+
     /// The least |LCS| with which a pair of these lengths and `common` common
     /// elements reaches `threshold`, or `None` when no LCS ≤ common does.
     pub fn min_lcs(self, len_x: u32, len_y: u32, common: u32, threshold: f64) -> Option<u32> {
@@ -196,6 +214,7 @@ mod tests {
             let o = overlap(len_x, len_y, common, l.min(common));
             for score in Score::ALL {
                 prop_assert!(score.upper_bound(len_x, len_y, common + slack) >= score.value(&o));
+                prop_assert!(score.upper_bound_with_lcs(len_x, len_y, common, l.min(common) + slack) >= score.value(&o));
             }
         }
     }

@@ -8,9 +8,9 @@ use crossbeam::channel::unbounded;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use super::postings::CommonCounter;
+use super::postings::{Candidate, Join};
 use super::Reader;
-use crate::align::{Overlap, Score, SequenceIndex};
+use crate::align::{Overlap, Score};
 use crate::{Error, Result};
 
 /// Settings of an all-pairs run.
@@ -91,44 +91,34 @@ struct BookPairs {
 }
 
 impl Reader {
-    fn pairs_of(
-        &self,
-        a: u32,
-        options: &PairsOptions,
-        counter: &mut CommonCounter,
-        scratch: &mut Vec<u32>,
-    ) -> BookPairs {
-        let x_seq = &self.sequences[a as usize];
-        let len_x = x_seq.len() as u32;
-        let mut out = BookPairs {
-            pairs: Vec::new(),
-            candidates: 0,
-            within_bound: 0,
-            lcs_runs: 0,
-        };
-        let mut index: Option<SequenceIndex> = None;
-        for &(b, common) in counter.count(&self.postings, &x_seq.hashes, Some(a)) {
-            out.candidates += 1;
-            let y = &self.sequences[b as usize];
-            let bound = options.score.upper_bound(len_x, y.len() as u32, common);
-            if !Self::reaches(bound, options) {
-                continue;
-            }
-            out.within_bound += 1;
-            out.lcs_runs += 1;
-            let x = index.get_or_insert_with(|| SequenceIndex::new(&x_seq.hashes));
-            let overlap = x.align(&y.hashes, scratch);
+    fn pairs_of(&self, a: u32, options: &PairsOptions, join: &mut Join) -> BookPairs {
+        let x = self.postings.word_ids_of(a);
+        let len_x = x.len() as u32;
+        let common = join.count(&self.postings, x, Some(a));
+        let candidates = common.len() as u64;
+        let keep: Vec<Candidate> = common
+            .iter()
+            .filter(|c| Self::reaches(self.bound(options.score, len_x, c), options))
+            .copied()
+            .collect();
+        let mut pairs = Vec::new();
+        join.align(&self.postings, x, len_x, Some(a), &keep, |b, overlap| {
             let score = options.score.value(&overlap);
             if Self::reaches(score, options) {
-                out.pairs.push(Pair {
+                pairs.push(Pair {
                     a,
                     b,
                     score,
                     overlap,
                 });
             }
+        });
+        BookPairs {
+            pairs,
+            candidates,
+            within_bound: keep.len() as u64,
+            lcs_runs: keep.len() as u64,
         }
-        out
     }
 
     fn reaches(score: f64, options: &PairsOptions) -> bool {
@@ -161,14 +151,13 @@ impl Reader {
             for _ in 0..options.threads {
                 let (tx, next) = (tx.clone(), &next);
                 scope.spawn(move |_| {
-                    let mut counter = CommonCounter::new(n);
-                    let mut scratch = Vec::new();
+                    let mut join = Join::new(n);
                     loop {
                         let a = next.fetch_add(1, Ordering::Relaxed);
                         if a >= n {
                             break;
                         }
-                        let found = self.pairs_of(a as u32, options, &mut counter, &mut scratch);
+                        let found = self.pairs_of(a as u32, options, &mut join);
                         if tx.send(found).is_err() {
                             break;
                         }

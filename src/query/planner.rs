@@ -6,7 +6,7 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 use std::time::{Duration, Instant};
 
-use super::postings::CommonCounter;
+use super::postings::{Candidate, Join};
 use super::Reader;
 use crate::align::{Overlap, Score, SequenceIndex};
 use crate::repr::UniqueWordSeq;
@@ -190,12 +190,19 @@ impl Reader {
             .collect()
     }
 
+    /// The upper bound on `score` of a candidate from its common count and
+    /// block bound.
+    pub(crate) fn bound(&self, score: Score, len_x: u32, candidate: &Candidate) -> f64 {
+        let len_y = self.sequences[candidate.book as usize].len() as u32;
+        score.upper_bound_with_lcs(len_x, len_y, candidate.common, candidate.lcs_at_most)
+    }
+
     fn qualifies(score: f64, options: &QueryOptions) -> bool {
         score > 0.0 && score >= options.min_score
     }
 
     /// Runs the planner for `query`; `exclude` is the query's own slot when
-    /// it is a stored book.
+    /// it is a stored book (whose sequence `query` must then be).
     pub fn query_sequence(
         &self,
         query: &UniqueWordSeq,
@@ -208,39 +215,61 @@ impl Reader {
             ..Explain::default()
         };
         let len_x = query.len() as u32;
-        let mut counter = CommonCounter::new(self.books.len());
-        let mut bounded: Vec<(f64, u32)> = Vec::new();
-        for &(slot, common) in counter.count(&self.postings, &query.hashes, None) {
-            if Some(slot) == exclude {
+        let resolved;
+        let x = match exclude {
+            Some(slot) => self.postings.word_ids_of(slot),
+            None => {
+                resolved = self.postings.resolve(&query.hashes);
+                &resolved
+            }
+        };
+        let mut join = Join::new(self.books.len());
+        let mut bounded: Vec<(f64, Candidate)> = Vec::new();
+        for candidate in join.count(&self.postings, x, None) {
+            if Some(candidate.book) == exclude {
                 continue;
             }
             explain.candidates += 1;
-            let len_y = self.sequences[slot as usize].len() as u32;
-            let bound = options.score.upper_bound(len_x, len_y, common);
+            let bound = self.bound(options.score, len_x, candidate);
             if Self::qualifies(bound, options) {
-                bounded.push((bound, slot));
+                bounded.push((bound, *candidate));
             }
         }
         explain.within_bound = bounded.len() as u64;
-        bounded.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-        let x = SequenceIndex::new(&query.hashes);
-        let mut scratch = Vec::new();
+        bounded.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.book.cmp(&b.1.book)));
+        // Round one aligns the k best bounds; round two only the rest whose
+        // bound can still reach the k-th best score found.
+        let first_round = match options.top_k {
+            0 => bounded.len(),
+            k => k.min(bounded.len()),
+        };
         let mut top = TopK::new(options.top_k);
-        for (bound, slot) in bounded {
-            if top.floor().is_some_and(|floor| bound < floor) {
-                break;
-            }
-            explain.lcs_runs += 1;
-            let overlap = x.align(&self.sequences[slot as usize].hashes, &mut scratch);
-            let score = options.score.value(&overlap);
-            if Self::qualifies(score, options) {
-                top.offer(Ranked {
-                    score,
-                    slot,
-                    overlap,
-                });
-            }
-        }
+        let mut verify = |batch: Vec<Candidate>, top: &mut TopK, explain: &mut Explain| {
+            explain.lcs_runs += batch.len() as u64;
+            join.align(&self.postings, x, len_x, None, &batch, |slot, overlap| {
+                let score = options.score.value(&overlap);
+                if Self::qualifies(score, options) {
+                    top.offer(Ranked {
+                        score,
+                        slot,
+                        overlap,
+                    });
+                }
+            });
+        };
+        let (first, rest) = bounded.split_at(first_round);
+        verify(
+            first.iter().map(|&(_, c)| c).collect(),
+            &mut top,
+            &mut explain,
+        );
+        let floor = top.floor();
+        let survivors = rest
+            .iter()
+            .take_while(|&&(bound, _)| floor.is_none_or(|f| bound >= f))
+            .map(|&(_, c)| c)
+            .collect();
+        verify(survivors, &mut top, &mut explain);
         let hits = self.hits_from(top.into_sorted());
         explain.lcs_avoided = explain.books - explain.lcs_runs;
         explain.hits = hits.len() as u64;

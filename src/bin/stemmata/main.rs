@@ -1,1 +1,70 @@
-fn main() {}
+//! The `stemmata` command line: create, load and query an index from a shell.
+
+mod bench;
+mod demo;
+mod eval;
+mod index_cmds;
+mod output;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// Find related books — duplicates, other editions, books contained in other
+/// books — in large collections of noisy text.
+///
+/// An index is a directory. Create one, load texts into it, then query it
+/// for one book or list every related pair. `stemmata demo` shows it all on
+/// a generated collection.
+#[derive(Parser)]
+#[command(name = "stemmata", version, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Create an empty index directory.
+    Create(index_cmds::CreateArgs),
+    /// Load books from .txt files, a directory of them, or JSON Lines.
+    Load(index_cmds::LoadArgs),
+    /// Find the books most related to one stored book or to a text file.
+    Query(index_cmds::QueryArgs),
+    /// List every related pair in the index (TSV or JSON Lines).
+    Pairs(index_cmds::PairsArgs),
+    /// Delete books by key.
+    Delete(index_cmds::DeleteArgs),
+    /// Show counts of books, words and bytes.
+    Stats(index_cmds::StatsArgs),
+    /// Check every checksum and catalog entry of an index.
+    Verify(index_cmds::VerifyArgs),
+    /// Generate a sample collection, load it and show what is found.
+    Demo(demo::DemoArgs),
+    /// Measure precision and recall on a labelled corpus.
+    Eval(eval::EvalArgs),
+    /// Measure verification, all-pairs, ingest and query speed.
+    Bench(bench::BenchArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Create(args) => index_cmds::create(args),
+        Command::Load(args) => index_cmds::load(args),
+        Command::Query(args) => index_cmds::query(args),
+        Command::Pairs(args) => index_cmds::pairs(args),
+        Command::Delete(args) => index_cmds::delete(args),
+        Command::Stats(args) => index_cmds::stats(args),
+        Command::Verify(args) => index_cmds::verify(args),
+        Command::Demo(args) => demo::run(args),
+        Command::Eval(args) => eval::run(args),
+        Command::Bench(args) => bench::run(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("error: {error}");
+            ExitCode::from(1)
+        }
+    }
+}

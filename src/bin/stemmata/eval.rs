@@ -1,0 +1,282 @@
+//! `stemmata eval`: precision, recall and F1 on a labelled corpus.
+
+use clap::Args;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use stemmata::eval::{best_f1, metrics, Corpus, Labels, Metrics, ScoredPair};
+use stemmata::{Error, Index, LoadEvent, LoadOptions, PairsOptions, Result, Score};
+
+use crate::output::{bar, print_json};
+
+#[derive(Args)]
+pub struct EvalArgs {
+    /// Corpus directory: books.tsv, pairs.tsv and texts/<id>.txt.
+    #[arg(long)]
+    pub corpus: PathBuf,
+    /// Build the index here and keep it [default: a temporary directory].
+    #[arg(long)]
+    pub index: Option<PathBuf>,
+    /// Fail (exit 1) unless the default score at its default threshold
+    /// reaches this precision on edition + contains pairs.
+    #[arg(long)]
+    pub gate_precision: Option<f64>,
+    /// Fail (exit 1) unless it reaches this recall.
+    #[arg(long)]
+    pub gate_recall: Option<f64>,
+    /// List the default score's false negatives and false positives.
+    #[arg(long)]
+    pub list_errors: bool,
+    /// No progress bar.
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(serde::Serialize)]
+struct Report {
+    books: usize,
+    text_bytes: u64,
+    load_seconds: f64,
+    scoring_seconds: f64,
+    pruned_pairs_seconds: f64,
+    pruned_pairs: stemmata::PairsStats,
+    rows: Vec<Row>,
+}
+
+#[derive(serde::Serialize)]
+struct Row {
+    which: &'static str,
+    #[serde(flatten)]
+    metrics: Metrics,
+}
+
+/// Every pair sharing a unique word, with its overlap and class.
+fn score_all_pairs(reader: &stemmata::Reader, labels: &Labels) -> Result<Vec<ScoredPair>> {
+    let books = reader.books();
+    let options = PairsOptions {
+        min_score: f64::MIN_POSITIVE,
+        ..PairsOptions::with_score(Score::Containment)
+    };
+    let mut scored = Vec::new();
+    reader.pairs(
+        &options,
+        |pair| {
+            let (a, b) = (&books[pair.a as usize].key, &books[pair.b as usize].key);
+            scored.push(ScoredPair {
+                class: labels.class(a, b),
+                overlap: pair.overlap,
+                keys: (a.clone(), b.clone()),
+            });
+            Ok(())
+        },
+        |_| {},
+    )?;
+    Ok(scored)
+}
+
+fn rows(scored: &[ScoredPair], labels: &Labels) -> Vec<Row> {
+    let mut rows = Vec::new();
+    for score in Score::ALL {
+        let which = match score {
+            Score::Its | Score::Cs => "paper",
+            _ => "default",
+        };
+        rows.push(Row {
+            which,
+            metrics: metrics(scored, labels, score, score.default_threshold()),
+        });
+        rows.push(Row {
+            which: "best F1",
+            metrics: best_f1(scored, labels, score),
+        });
+    }
+    rows
+}
+
+fn print_rows(rows: &[Row]) {
+    println!(
+        "{:<12} {:<8} {:>9} {:>6} {:>6} {:>6}  {:>7} {:>8} {:>7} {:>11}  {:>4} {:>4}",
+        "score",
+        "",
+        "threshold",
+        "P",
+        "R",
+        "F1",
+        "edition",
+        "contains",
+        "partial",
+        "translation",
+        "FP",
+        "FN"
+    );
+    for row in rows {
+        let m = &row.metrics;
+        let recall = |class: &str| m.recall_by_class.get(class).copied().unwrap_or(0.0);
+        println!(
+            "{:<12} {:<8} {:>9.4} {:>6.3} {:>6.3} {:>6.3}  {:>7.3} {:>8.3} {:>7.3} {:>11.3}  {:>4} {:>4}",
+            m.score,
+            row.which,
+            m.threshold,
+            m.precision,
+            m.recall,
+            m.f1,
+            recall("edition"),
+            recall("contains"),
+            recall("contains (partial)"),
+            recall("translation"),
+            m.false_positives,
+            m.false_negatives
+        );
+    }
+}
+
+fn list_errors(scored: &[ScoredPair], labels: &Labels, corpus: &Corpus) {
+    let score = Score::default();
+    let threshold = score.default_threshold();
+    let mut found = std::collections::HashSet::new();
+    for pair in scored {
+        let value = score.value(&pair.overlap);
+        let hit = value > 0.0 && value >= threshold;
+        if hit {
+            found.insert(pair.keys.clone());
+        }
+        if hit && !pair.class.is_positive() && pair.class != stemmata::eval::PairClass::Translation
+        {
+            println!(
+                "false positive  {} {} {:.4} ({}) {:?}",
+                pair.keys.0,
+                pair.keys.1,
+                value,
+                pair.class.name(),
+                pair.overlap
+            );
+        }
+    }
+    let by_keys: std::collections::HashMap<_, _> =
+        scored.iter().map(|p| (p.keys.clone(), p)).collect();
+    for labelled in &corpus.pairs {
+        let class = labels.class(&labelled.a, &labelled.b);
+        if !class.is_positive() {
+            continue;
+        }
+        let keys = [
+            (labelled.a.clone(), labelled.b.clone()),
+            (labelled.b.clone(), labelled.a.clone()),
+        ];
+        if keys.iter().any(|k| found.contains(k)) {
+            continue;
+        }
+        let pair = keys.iter().find_map(|k| by_keys.get(k));
+        let value = pair.map_or(0.0, |p| score.value(&p.overlap));
+        println!(
+            "false negative  {} {} {:.4} ({}) {:?}",
+            labelled.a,
+            labelled.b,
+            value,
+            class.name(),
+            pair.map(|p| p.overlap)
+        );
+    }
+}
+
+pub fn run(args: EvalArgs) -> Result<ExitCode> {
+    let corpus = Corpus::read(&args.corpus)?;
+    let labels = Labels::of(&corpus);
+    let temp = tempfile::tempdir().map_err(|source| Error::Io {
+        path: std::env::temp_dir(),
+        source,
+    })?;
+    let dir = args
+        .index
+        .clone()
+        .unwrap_or_else(|| temp.path().join("index"));
+    let index = Index::create(&dir)?;
+
+    let started = Instant::now();
+    let progress = bar(
+        corpus.books.len() as u64,
+        "loading",
+        args.quiet || args.json,
+    );
+    let mut loader = index.bulk_loader(LoadOptions::default())?;
+    let report = progress.clone();
+    loader.on_progress(move |event| match event {
+        LoadEvent::Added { .. } => report.inc(1),
+        LoadEvent::Skipped {
+            source_name,
+            reason,
+        } => report.suspend(|| eprintln!("skipped {source_name}: {reason}")),
+        LoadEvent::Committed { .. } => {}
+    });
+    loader.extend(corpus.documents())?;
+    loader.finish()?;
+    progress.finish_and_clear();
+    let load_seconds = started.elapsed().as_secs_f64();
+
+    let reader = index.reader()?;
+    let started = Instant::now();
+    let scored = score_all_pairs(&reader, &labels)?;
+    let scoring_seconds = started.elapsed().as_secs_f64();
+    let pruned_pairs = reader.pairs(&PairsOptions::default(), |_| Ok(()), |_| {})?;
+    let report = Report {
+        books: corpus.books.len(),
+        text_bytes: corpus.text_bytes(),
+        load_seconds,
+        scoring_seconds,
+        pruned_pairs_seconds: pruned_pairs.elapsed.as_secs_f64(),
+        pruned_pairs,
+        rows: rows(&scored, &labels),
+    };
+    let gate = &report.rows[0].metrics;
+    if args.json {
+        print_json(&report)?;
+    } else {
+        println!(
+            "corpus {}: {} books, {:.1} MB; positives = edition + contains; translation reported apart",
+            args.corpus.display(),
+            report.books,
+            report.text_bytes as f64 / 1e6
+        );
+        print_rows(&report.rows);
+        println!(
+            "load {:.2} s; all {} candidate pairs aligned in {:.3} s; default all-pairs with pruning {:.3} s ({} of {} pairs aligned)",
+            report.load_seconds,
+            scored.len(),
+            report.scoring_seconds,
+            report.pruned_pairs_seconds,
+            report.pruned_pairs.lcs_runs,
+            report.pruned_pairs.pairs_considered
+        );
+    }
+    if args.list_errors {
+        list_errors(&scored, &labels, &corpus);
+    }
+    let mut passed = true;
+    if let Some(min) = args.gate_precision {
+        if gate.precision < min {
+            eprintln!("gate failed: precision {:.3} < {min}", gate.precision);
+            passed = false;
+        }
+    }
+    if let Some(min) = args.gate_recall {
+        if gate.recall < min {
+            eprintln!("gate failed: recall {:.3} < {min}", gate.recall);
+            passed = false;
+        }
+    }
+    if passed && (args.gate_precision.is_some() || args.gate_recall.is_some()) {
+        eprintln!(
+            "gate passed: {} ≥ {}: precision {:.3}, recall {:.3}",
+            gate.score, gate.threshold, gate.precision, gate.recall
+        );
+    }
+    Ok(if passed {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}

@@ -1,0 +1,473 @@
+//! The index subcommands: create, load, query, pairs, delete, stats, verify.
+
+use clap::{Args, ValueEnum};
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use stemmata::load::sources;
+use stemmata::{
+    Document, Error, Index, LoadEvent, LoadOptions, PairsOptions, QueryOptions, Result, Score,
+};
+
+use crate::output::{bar, print_json};
+
+/// Options shared by the scored commands.
+#[derive(Args, Clone, Copy)]
+pub struct ScoreArgs {
+    /// Score: coverage (default: in-order share of the shorter book beyond
+    /// chance), its, cs, or containment.
+    #[arg(long, default_value = "coverage", value_parser = parse_score)]
+    pub score: Score,
+    /// Report only scores at or above this [default: the score's threshold:
+    /// coverage 0.05, its 0.72, cs 0.12, containment 0.2].
+    #[arg(long)]
+    pub min_score: Option<f64>,
+}
+
+impl ScoreArgs {
+    pub fn min_score(&self) -> f64 {
+        self.min_score
+            .unwrap_or_else(|| self.score.default_threshold())
+    }
+}
+
+fn parse_score(s: &str) -> std::result::Result<Score, String> {
+    s.parse().map_err(|e: Error| e.to_string())
+}
+
+fn io_error(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
+    move |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+#[derive(Args)]
+pub struct CreateArgs {
+    /// Directory for the new index (created if missing).
+    pub dir: PathBuf,
+    /// M: words occurring at most M times in a book enter its unique-word sequence.
+    #[arg(long, default_value_t = 1)]
+    pub max_term_freq: u32,
+    /// Seed of the 32-bit word hash.
+    #[arg(long, default_value_t = stemmata::repr::DEFAULT_HASH_SEED)]
+    pub hash_seed: u64,
+    /// Window of the alphabetical-list guard in unique words (0 turns it off).
+    #[arg(long, default_value_t = 64)]
+    pub alpha_window: u32,
+}
+
+pub fn create(args: CreateArgs) -> Result<ExitCode> {
+    Index::builder()
+        .max_term_freq(args.max_term_freq)
+        .hash_seed(args.hash_seed)
+        .alpha_window(args.alpha_window)
+        .create(&args.dir)?;
+    println!("created index {}", args.dir.display());
+    Ok(ExitCode::SUCCESS)
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum InputFormat {
+    /// By extension: directories and .txt files are text, .jsonl/.json are JSON Lines.
+    Auto,
+    /// Plain text files (key = file stem).
+    Txt,
+    /// JSON Lines: {"key", "title", "author", "language", "text"} or "pages": [..].
+    Jsonl,
+}
+
+#[derive(Args)]
+pub struct LoadArgs {
+    /// The index directory.
+    pub index: PathBuf,
+    /// Input files or directories of .txt files.
+    #[arg(required = true)]
+    pub inputs: Vec<PathBuf>,
+    /// How to read the inputs.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub format: InputFormat,
+    /// Create the index if the directory holds none.
+    #[arg(long)]
+    pub create: bool,
+    /// Worker threads for feature extraction [default: all cores].
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Books per catalog commit.
+    #[arg(long, default_value_t = 1000)]
+    pub batch_books: usize,
+    /// Exit with status 2 when any document was skipped.
+    #[arg(long)]
+    pub strict: bool,
+    /// No progress bar.
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// Print the load statistics as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+type DocumentIter = Box<dyn Iterator<Item = Result<Document>>>;
+
+fn input_documents(path: &Path, format: InputFormat) -> Result<(DocumentIter, u64)> {
+    let is_json = match format {
+        InputFormat::Jsonl => true,
+        InputFormat::Txt => false,
+        InputFormat::Auto => path
+            .extension()
+            .is_some_and(|e| e == "jsonl" || e == "json"),
+    };
+    let metadata = std::fs::metadata(path).map_err(io_error(path))?;
+    if metadata.is_dir() {
+        let files: Vec<PathBuf> = std::fs::read_dir(path)
+            .map_err(io_error(path))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|e| e == "txt"))
+            .collect();
+        let bytes = files
+            .iter()
+            .filter_map(|p| std::fs::metadata(p).ok())
+            .map(|m| m.len())
+            .sum();
+        Ok((Box::new(sources::text_files(path)?), bytes))
+    } else if is_json {
+        Ok((Box::new(sources::json_lines(path)?), metadata.len()))
+    } else {
+        let document = sources::read_text_file(path);
+        Ok((Box::new(std::iter::once(document)), metadata.len()))
+    }
+}
+
+fn open_or_create(dir: &Path, create: bool) -> Result<Index> {
+    match Index::open(dir) {
+        Err(Error::NotAnIndex(_)) if create => Index::create(dir),
+        other => other,
+    }
+}
+
+pub fn load(args: LoadArgs) -> Result<ExitCode> {
+    let index = open_or_create(&args.index, args.create)?;
+    let mut inputs = Vec::new();
+    let mut total_bytes = 0;
+    for path in &args.inputs {
+        let (documents, bytes) = input_documents(path, args.format)?;
+        inputs.push(documents);
+        total_bytes += bytes;
+    }
+    let mut options = LoadOptions {
+        batch_books: args.batch_books,
+        ..LoadOptions::default()
+    };
+    if let Some(threads) = args.threads {
+        options.threads = threads;
+    }
+    let progress = bar(total_bytes, "loading", args.quiet || args.json);
+    progress.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{msg:>10} [{bar:30}] {bytes}/{total_bytes} ({bytes_per_sec}, eta {eta})",
+        )
+        .expect("valid template")
+        .progress_chars("=> "),
+    );
+    let mut loader = index.bulk_loader(options)?;
+    let report = progress.clone();
+    loader.on_progress(move |event| match event {
+        LoadEvent::Added { bytes, .. } => report.inc(*bytes),
+        LoadEvent::Skipped {
+            source_name,
+            reason,
+        } => report.suspend(|| eprintln!("skipped {source_name}: {reason}")),
+        LoadEvent::Committed { books } => report.set_message(format!("{books} books")),
+    });
+    for documents in inputs {
+        loader.extend(documents)?;
+    }
+    let stats = loader.finish()?;
+    progress.finish_and_clear();
+    if args.json {
+        print_json(&stats)?;
+    } else {
+        let secs = stats.elapsed.as_secs_f64().max(1e-9);
+        println!(
+            "loaded {} books ({:.1} MB, {} words) in {:.2} s ({:.1} MB/s); {} replaced, {} skipped, {} with invalid UTF-8",
+            stats.books,
+            stats.bytes as f64 / 1e6,
+            stats.words,
+            secs,
+            stats.bytes as f64 / 1e6 / secs,
+            stats.replaced,
+            stats.skipped.len(),
+            stats.invalid_utf8_documents
+        );
+    }
+    Ok(if args.strict && !stats.skipped.is_empty() {
+        ExitCode::from(2)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+#[derive(Args)]
+pub struct QueryArgs {
+    /// The index directory.
+    pub index: PathBuf,
+    /// Key of a stored book to find relatives of.
+    #[arg(long, conflicts_with = "text", required_unless_present = "text")]
+    pub key: Option<String>,
+    /// A text file to find relatives of (not stored).
+    #[arg(long)]
+    pub text: Option<PathBuf>,
+    /// How many hits at most (0 = all above the threshold).
+    #[arg(long, short = 'k', default_value_t = 10)]
+    pub top_k: usize,
+    #[command(flatten)]
+    pub score: ScoreArgs,
+    /// Print how many books each planner stage kept.
+    #[arg(long)]
+    pub explain: bool,
+    /// Print the result as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn query(args: QueryArgs) -> Result<ExitCode> {
+    let index = Index::open(&args.index)?;
+    let reader = index.reader()?;
+    let options = QueryOptions {
+        score: args.score.score,
+        top_k: args.top_k,
+        min_score: args.score.min_score(),
+    };
+    let result = match (&args.key, &args.text) {
+        (Some(key), _) => reader.query_key(key, &options)?,
+        (None, Some(path)) => {
+            let text = std::fs::read(path).map_err(io_error(path))?;
+            reader.query_text(&text, &options)
+        }
+        (None, None) => unreachable!("clap requires --key or --text"),
+    };
+    if args.json {
+        print_json(&result)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    if result.hits.is_empty() {
+        println!("no book scores {} ≥ {}", options.score, options.min_score);
+    } else {
+        println!(
+            "{:>4}  {:>7}  {:>6} {:>6}  {:<24} title",
+            "rank",
+            options.score.name(),
+            "lcs",
+            "common",
+            "key"
+        );
+    }
+    for (rank, hit) in result.hits.iter().enumerate() {
+        let title = reader
+            .book(&hit.key)
+            .map(|b| b.title.as_str())
+            .unwrap_or("");
+        println!(
+            "{:>4}  {:>7.4}  {:>6} {:>6}  {:<24} {}",
+            rank + 1,
+            hit.score,
+            hit.overlap.lcs,
+            hit.overlap.common,
+            hit.key,
+            title
+        );
+    }
+    if args.explain {
+        let e = &result.explain;
+        println!(
+            "explain: {} books → {} share a unique word → {} within bound → {} aligned (LCS runs avoided: {}) → {} hits in {:.2} ms",
+            e.books,
+            e.candidates,
+            e.within_bound,
+            e.lcs_runs,
+            e.lcs_avoided,
+            e.hits,
+            e.elapsed.as_secs_f64() * 1e3
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum PairsFormat {
+    /// Tab-separated with a header line.
+    Tsv,
+    /// One JSON object per line.
+    Jsonl,
+}
+
+#[derive(Args)]
+pub struct PairsArgs {
+    /// The index directory.
+    pub index: PathBuf,
+    #[command(flatten)]
+    pub score: ScoreArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "tsv")]
+    pub format: PairsFormat,
+    /// Write pairs here instead of standard output.
+    #[arg(long, short)]
+    pub output: Option<PathBuf>,
+    /// Worker threads [default: all cores].
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// No progress bar.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+#[derive(serde::Serialize)]
+struct PairLine<'a> {
+    a: &'a str,
+    b: &'a str,
+    score: f64,
+    lcs: u32,
+    common: u32,
+    a_unique: u32,
+    b_unique: u32,
+}
+
+pub fn pairs(args: PairsArgs) -> Result<ExitCode> {
+    let index = Index::open(&args.index)?;
+    let reader = index.reader()?;
+    let mut options = PairsOptions::with_score(args.score.score);
+    options.min_score = args.score.min_score();
+    if let Some(threads) = args.threads {
+        options.threads = threads;
+    }
+    let out_path = args.output.clone().unwrap_or_else(|| "<stdout>".into());
+    let mut out: Box<dyn Write> = match &args.output {
+        Some(path) => Box::new(BufWriter::new(File::create(path).map_err(io_error(path))?)),
+        None => Box::new(BufWriter::new(std::io::stdout().lock())),
+    };
+    let write_error = |source| Error::Io {
+        path: out_path.clone(),
+        source,
+    };
+    if matches!(args.format, PairsFormat::Tsv) {
+        writeln!(
+            out,
+            "a\tb\t{}\tlcs\tcommon\ta_unique\tb_unique",
+            options.score
+        )
+        .map_err(write_error)?;
+    }
+    let books = reader.books();
+    let progress = bar(books.len() as u64, "pairs", args.quiet);
+    let stats = reader.pairs(
+        &options,
+        |pair| {
+            let line = PairLine {
+                a: &books[pair.a as usize].key,
+                b: &books[pair.b as usize].key,
+                score: pair.score,
+                lcs: pair.overlap.lcs,
+                common: pair.overlap.common,
+                a_unique: pair.overlap.len_x,
+                b_unique: pair.overlap.len_y,
+            };
+            match args.format {
+                PairsFormat::Tsv => writeln!(
+                    out,
+                    "{}\t{}\t{:.6}\t{}\t{}\t{}\t{}",
+                    line.a, line.b, line.score, line.lcs, line.common, line.a_unique, line.b_unique
+                ),
+                PairsFormat::Jsonl => serde_json::to_writer(&mut out, &line)
+                    .map_err(std::io::Error::from)
+                    .and_then(|_| writeln!(out)),
+            }
+            .map_err(write_error)
+        },
+        |done| progress.set_position(done),
+    )?;
+    out.flush().map_err(write_error)?;
+    progress.finish_and_clear();
+    if !args.quiet {
+        eprintln!(
+            "{} pairs ≥ {} from {} books: {} pairs considered, {} share a word, {} within bound, {} aligned, in {:.2} s",
+            stats.found,
+            options.min_score,
+            stats.books,
+            stats.pairs_considered,
+            stats.candidates,
+            stats.within_bound,
+            stats.lcs_runs,
+            stats.elapsed.as_secs_f64()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[derive(Args)]
+pub struct DeleteArgs {
+    /// The index directory.
+    pub index: PathBuf,
+    /// Keys of the books to delete.
+    #[arg(required = true)]
+    pub keys: Vec<String>,
+}
+
+pub fn delete(args: DeleteArgs) -> Result<ExitCode> {
+    let index = Index::open(&args.index)?;
+    let keys: Vec<&str> = args.keys.iter().map(String::as_str).collect();
+    let deleted = index.delete(&keys)?;
+    println!("deleted {deleted} of {} books", keys.len());
+    Ok(ExitCode::SUCCESS)
+}
+
+#[derive(Args)]
+pub struct StatsArgs {
+    /// The index directory.
+    pub index: PathBuf,
+    /// Print as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn stats(args: StatsArgs) -> Result<ExitCode> {
+    let index = Index::open(&args.index)?;
+    let stats = index.stats()?;
+    if args.json {
+        print_json(&stats)?;
+    } else {
+        println!("books          {}", stats.books);
+        println!("words          {}", stats.words);
+        println!("unique words   {}", stats.unique_words);
+        println!(
+            "barrels        {} ({} bytes, {} live)",
+            stats.barrels, stats.barrel_bytes, stats.live_record_bytes
+        );
+        println!("catalog        {} bytes", stats.catalog_bytes);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[derive(Args)]
+pub struct VerifyArgs {
+    /// The index directory.
+    pub index: PathBuf,
+    /// Print as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn verify(args: VerifyArgs) -> Result<ExitCode> {
+    let index = Index::open(&args.index)?;
+    let stats = index.verify()?;
+    if args.json {
+        print_json(&stats)?;
+    } else {
+        println!(
+            "ok: {} books, {} records, {} barrel bytes checked",
+            stats.books, stats.records, stats.bytes
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,342 @@
+//! Evaluation against a labelled corpus: the layout of `books.tsv`,
+//! `pairs.tsv` and `texts/<id>.txt` (see the corpus README), and precision,
+//! recall and F1 of a score at a threshold, per relation and overall.
+//!
+//! Positives are the `edition` and `contains` pairs. Every other pair —
+//! unlisted or `same_author` — is a negative. `translation` pairs are
+//! neither: they are reported apart.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+use crate::align::{Overlap, Score};
+use crate::error::IoContext;
+use crate::load::Document;
+use crate::{Error, Result};
+
+/// A book listed in `books.tsv`.
+#[derive(Debug, Clone)]
+pub struct CorpusBook {
+    /// Corpus id, the file stem under `texts/`.
+    pub id: String,
+    /// Title.
+    pub title: String,
+    /// Author.
+    pub author: String,
+    /// Language code.
+    pub language: String,
+}
+
+/// A labelled pair from `pairs.tsv`.
+#[derive(Debug, Clone)]
+pub struct LabelledPair {
+    /// First book id.
+    pub a: String,
+    /// Second book id.
+    pub b: String,
+    /// `edition`, `contains`, `translation` or `same_author`.
+    pub relation: String,
+    /// True when the note marks the overlap as partial.
+    pub partial: bool,
+}
+
+/// A corpus directory.
+#[derive(Debug, Clone)]
+pub struct Corpus {
+    /// The directory.
+    pub dir: PathBuf,
+    /// Its books.
+    pub books: Vec<CorpusBook>,
+    /// Its labelled pairs.
+    pub pairs: Vec<LabelledPair>,
+}
+
+fn read_tsv(path: &Path) -> Result<Vec<Vec<String>>> {
+    let text = std::fs::read_to_string(path).at(path)?;
+    Ok(text
+        .lines()
+        .skip(1)
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.split('\t').map(str::to_string).collect())
+        .collect())
+}
+
+impl Corpus {
+    /// Reads `books.tsv` and `pairs.tsv` from `dir`.
+    pub fn read(dir: &Path) -> Result<Corpus> {
+        let bad = |path: &Path, line: usize, what: &str| Error::Corrupted {
+            path: path.to_path_buf(),
+            offset: line as u64,
+            what: what.to_string(),
+        };
+        let books_path = dir.join("books.tsv");
+        let mut books = Vec::new();
+        for (i, row) in read_tsv(&books_path)?.into_iter().enumerate() {
+            if row.len() < 5 {
+                return Err(bad(&books_path, i + 2, "expected at least 5 columns"));
+            }
+            books.push(CorpusBook {
+                id: row[0].clone(),
+                title: row[2].clone(),
+                author: row[3].clone(),
+                language: row[4].clone(),
+            });
+        }
+        let pairs_path = dir.join("pairs.tsv");
+        let mut pairs = Vec::new();
+        for (i, row) in read_tsv(&pairs_path)?.into_iter().enumerate() {
+            if row.len() < 3 {
+                return Err(bad(&pairs_path, i + 2, "expected at least 3 columns"));
+            }
+            pairs.push(LabelledPair {
+                a: row[0].clone(),
+                b: row[1].clone(),
+                relation: row[2].clone(),
+                partial: row.get(3).is_some_and(|n| n.starts_with("PARTIAL")),
+            });
+        }
+        Ok(Corpus {
+            dir: dir.to_path_buf(),
+            books,
+            pairs,
+        })
+    }
+
+    /// The corpus's books as documents to load, reading `texts/<id>.txt`.
+    pub fn documents(&self) -> impl Iterator<Item = Result<Document>> + '_ {
+        self.books.iter().map(|book| {
+            let path = self.dir.join("texts").join(format!("{}.txt", book.id));
+            let text = std::fs::read(&path).at(&path)?;
+            Ok(Document {
+                key: book.id.clone(),
+                title: book.title.clone(),
+                author: book.author.clone(),
+                language: book.language.clone(),
+                text,
+                source_name: path.display().to_string(),
+            })
+        })
+    }
+
+    /// Total bytes of the texts.
+    pub fn text_bytes(&self) -> u64 {
+        self.books
+            .iter()
+            .filter_map(|b| {
+                std::fs::metadata(self.dir.join("texts").join(format!("{}.txt", b.id))).ok()
+            })
+            .map(|m| m.len())
+            .sum()
+    }
+}
+
+/// The class of a pair for evaluation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum PairClass {
+    /// A labelled `edition` pair.
+    Edition,
+    /// A labelled `contains` pair covering the whole smaller book.
+    Contains,
+    /// A `contains` pair marked PARTIAL.
+    ContainsPartial,
+    /// A labelled `translation` pair (neither positive nor negative).
+    Translation,
+    /// A `same_author` pair (a hard negative).
+    SameAuthor,
+    /// An unlisted pair (a negative).
+    Unrelated,
+}
+
+impl PairClass {
+    /// True for the classes counted as positives.
+    pub fn is_positive(self) -> bool {
+        matches!(
+            self,
+            PairClass::Edition | PairClass::Contains | PairClass::ContainsPartial
+        )
+    }
+
+    /// Name in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            PairClass::Edition => "edition",
+            PairClass::Contains => "contains",
+            PairClass::ContainsPartial => "contains (partial)",
+            PairClass::Translation => "translation",
+            PairClass::SameAuthor => "same_author",
+            PairClass::Unrelated => "unlisted",
+        }
+    }
+}
+
+/// Labels looked up by unordered pair of ids.
+#[derive(Debug, Default)]
+pub struct Labels {
+    classes: HashMap<(String, String), PairClass>,
+}
+
+fn ordered(a: &str, b: &str) -> (String, String) {
+    if a <= b {
+        (a.to_string(), b.to_string())
+    } else {
+        (b.to_string(), a.to_string())
+    }
+}
+
+impl Labels {
+    /// Labels of `corpus`.
+    pub fn of(corpus: &Corpus) -> Labels {
+        let mut classes = HashMap::new();
+        for pair in &corpus.pairs {
+            let class = match (pair.relation.as_str(), pair.partial) {
+                ("edition", _) => PairClass::Edition,
+                ("contains", false) => PairClass::Contains,
+                ("contains", true) => PairClass::ContainsPartial,
+                ("translation", _) => PairClass::Translation,
+                _ => PairClass::SameAuthor,
+            };
+            classes.insert(ordered(&pair.a, &pair.b), class);
+        }
+        Labels { classes }
+    }
+
+    /// The class of the pair (a, b).
+    pub fn class(&self, a: &str, b: &str) -> PairClass {
+        self.classes
+            .get(&ordered(a, b))
+            .copied()
+            .unwrap_or(PairClass::Unrelated)
+    }
+
+    /// How many labelled pairs each class has.
+    pub fn totals(&self) -> BTreeMap<PairClass, u64> {
+        let mut totals = BTreeMap::new();
+        for &class in self.classes.values() {
+            *totals.entry(class).or_default() += 1;
+        }
+        totals
+    }
+}
+
+/// Precision, recall and F1 of one score at one threshold.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Metrics {
+    /// The score.
+    pub score: String,
+    /// The threshold.
+    pub threshold: f64,
+    /// True positives (edition + contains found).
+    pub true_positives: u64,
+    /// False positives (negatives found).
+    pub false_positives: u64,
+    /// False negatives (positives missed).
+    pub false_negatives: u64,
+    /// Precision.
+    pub precision: f64,
+    /// Recall.
+    pub recall: f64,
+    /// F1.
+    pub f1: f64,
+    /// Recall per class (translation included, for information).
+    pub recall_by_class: BTreeMap<String, f64>,
+    /// Pairs found per negative class.
+    pub found_by_negative_class: BTreeMap<String, u64>,
+}
+
+/// One scored pair of the corpus.
+#[derive(Debug, Clone)]
+pub struct ScoredPair {
+    /// Its class.
+    pub class: PairClass,
+    /// Its alignment.
+    pub overlap: Overlap,
+    /// Ids, for listing errors.
+    pub keys: (String, String),
+}
+
+/// Metrics of `score` at `threshold` over `pairs` (every pair with a
+/// positive overlap; pairs absent from it score 0).
+pub fn metrics(pairs: &[ScoredPair], labels: &Labels, score: Score, threshold: f64) -> Metrics {
+    let totals = labels.totals();
+    let mut found: BTreeMap<PairClass, u64> = BTreeMap::new();
+    for pair in pairs {
+        let value = score.value(&pair.overlap);
+        if value > 0.0 && value >= threshold {
+            *found.entry(pair.class).or_default() += 1;
+        }
+    }
+    let positives: u64 = totals
+        .iter()
+        .filter(|(c, _)| c.is_positive())
+        .map(|(_, n)| n)
+        .sum();
+    let true_positives: u64 = found
+        .iter()
+        .filter(|(c, _)| c.is_positive())
+        .map(|(_, n)| n)
+        .sum();
+    let false_positives: u64 = found
+        .iter()
+        .filter(|(c, _)| matches!(c, PairClass::SameAuthor | PairClass::Unrelated))
+        .map(|(_, n)| n)
+        .sum();
+    let precision = ratio(true_positives, true_positives + false_positives);
+    let recall = ratio(true_positives, positives);
+    let f1 = if precision + recall > 0.0 {
+        2.0 * precision * recall / (precision + recall)
+    } else {
+        0.0
+    };
+    Metrics {
+        score: score.name().to_string(),
+        threshold,
+        true_positives,
+        false_positives,
+        false_negatives: positives - true_positives,
+        precision,
+        recall,
+        f1,
+        recall_by_class: totals
+            .iter()
+            .filter(|(c, _)| c.is_positive() || **c == PairClass::Translation)
+            .map(|(c, n)| {
+                let hit = found.get(c).copied().unwrap_or(0);
+                (c.name().to_string(), ratio(hit, *n))
+            })
+            .collect(),
+        found_by_negative_class: [PairClass::SameAuthor, PairClass::Unrelated]
+            .iter()
+            .map(|c| (c.name().to_string(), found.get(c).copied().unwrap_or(0)))
+            .collect(),
+    }
+}
+
+fn ratio(a: u64, b: u64) -> f64 {
+    if b == 0 {
+        1.0
+    } else {
+        a as f64 / b as f64
+    }
+}
+
+/// The threshold with the best F1 for `score`, with its metrics. Tried at
+/// every distinct score value of a pair.
+pub fn best_f1(pairs: &[ScoredPair], labels: &Labels, score: Score) -> Metrics {
+    let mut values: Vec<f64> = pairs
+        .iter()
+        .map(|p| score.value(&p.overlap))
+        .filter(|&v| v > 0.0)
+        .collect();
+    values.sort_by(f64::total_cmp);
+    values.dedup();
+    let mut best: Option<Metrics> = None;
+    // Check candidate thresholds in order; F1 is cheap enough to recompute.
+    let step = (values.len() / 2000).max(1);
+    for &threshold in values.iter().step_by(step) {
+        let m = metrics(pairs, labels, score, threshold);
+        if best.as_ref().is_none_or(|b| m.f1 > b.f1) {
+            best = Some(m);
+        }
+    }
+    best.unwrap_or_else(|| metrics(pairs, labels, score, 1.0))
+}
