@@ -1,1 +1,43 @@
-fn main() {}
+//! LCS of unique-word sequences: LIS over common elements against the naive
+//! dynamic-programming LCS, on synthetic book-like sequences.
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use stemmata::align::{lcs_len_dp, SequenceIndex};
+use stemmata::repr::{unique_words::extract, ExtractOptions};
+use stemmata::synth::{generate, ocr_noise, SynthOptions};
+
+fn sequences(words: usize) -> (Vec<u32>, Vec<u32>) {
+    let options = SynthOptions {
+        min_words: words,
+        max_words: words,
+        ..SynthOptions::with_families(1, 3)
+    };
+    let text = generate(&options).books[0].text.clone();
+    let mut rng = <rand::rngs::SmallRng as rand::SeedableRng>::seed_from_u64(9);
+    let noisy = ocr_noise(&text, 0.03, &mut rng);
+    let extract_options = ExtractOptions::default();
+    (
+        extract(&text, &extract_options).sequence.hashes,
+        extract(&noisy, &extract_options).sequence.hashes,
+    )
+}
+
+fn lcs(c: &mut Criterion) {
+    let mut group = c.benchmark_group("lcs");
+    group.sample_size(10);
+    for words in [5_000, 20_000] {
+        let (x, y) = sequences(words);
+        let label = format!("{words}w/{}u", x.len());
+        group.bench_with_input(BenchmarkId::new("lis", &label), &(), |b, _| {
+            let mut scratch = Vec::new();
+            b.iter(|| SequenceIndex::new(&x).align(&y, &mut scratch))
+        });
+        group.bench_with_input(BenchmarkId::new("dp_baseline", &label), &(), |b, _| {
+            b.iter(|| lcs_len_dp(&x, &y))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, lcs);
+criterion_main!(benches);

@@ -83,24 +83,38 @@ pub fn parse_json_document(line: &[u8], source_name: &str) -> Result<Document> {
 /// The documents of a JSON Lines file, one per non-blank line.
 pub fn json_lines(path: &Path) -> Result<impl Iterator<Item = Result<Document>>> {
     let file = File::open(path).at(path)?;
-    Ok(JsonLines {
-        reader: BufReader::with_capacity(1 << 20, file),
-        path: path.to_path_buf(),
+    Ok(json_lines_from_reader(
+        BufReader::with_capacity(1 << 20, file),
+        path,
+    ))
+}
+
+/// The documents of JSON Lines read from `reader` (a `BufReader`, a byte
+/// slice, locked standard input), one per non-blank line. `name` stands for
+/// the source in messages, as `name:line`, and in I/O errors. After an I/O
+/// error the iterator ends.
+pub fn json_lines_from_reader<R: BufRead>(
+    reader: R,
+    name: &Path,
+) -> impl Iterator<Item = Result<Document>> {
+    JsonLines {
+        reader,
+        path: name.to_path_buf(),
         line_number: 0,
         buffer: Vec::new(),
         failed: false,
-    })
+    }
 }
 
 struct JsonLines<R> {
-    reader: BufReader<R>,
+    reader: R,
     path: PathBuf,
     line_number: u64,
     buffer: Vec<u8>,
     failed: bool,
 }
 
-impl<R: Read> JsonLines<R> {
+impl<R: BufRead> JsonLines<R> {
     /// Reads the next line into `buffer`; `Ok(false)` at end of file.
     /// A line over the limit is consumed to its end and reported.
     fn read_line(&mut self) -> std::io::Result<(bool, bool)> {
@@ -129,7 +143,7 @@ impl<R: Read> JsonLines<R> {
     }
 }
 
-impl<R: Read> Iterator for JsonLines<R> {
+impl<R: BufRead> Iterator for JsonLines<R> {
     type Item = Result<Document>;
 
     fn next(&mut self) -> Option<Self::Item> {
@@ -190,6 +204,21 @@ mod tests {
         let message = items[2].as_ref().unwrap_err().to_string();
         assert!(message.contains("books.jsonl:4") && message.contains("exactly one"));
         assert!(items[3].as_ref().unwrap_err().to_string().contains(":5"));
+    }
+
+    #[test]
+    fn json_lines_from_reader_reads_in_memory_lines() {
+        let input: &[u8] =
+            b"{\"key\":\"a\",\"text\":\"x\"}\r\n \t\n[1]\n{\"key\":\"b\",\"text\":\"y\"}";
+        let items: Vec<_> = json_lines_from_reader(input, Path::new("mem")).collect();
+        assert_eq!(items.len(), 3);
+        assert_eq!(items[0].as_ref().unwrap().source_name, "mem:1");
+        assert!(items[1]
+            .as_ref()
+            .unwrap_err()
+            .to_string()
+            .starts_with("mem:3"));
+        assert_eq!(items[2].as_ref().unwrap().key, "b");
     }
 
     #[test]

@@ -42,6 +42,20 @@ pub struct BookInfo {
     pub unique_words: u32,
 }
 
+/// Aligns pairs of stored books, reusing its scratch between calls.
+pub struct PairVerifier<'r> {
+    reader: &'r Reader,
+    join: postings::Join,
+}
+
+impl PairVerifier<'_> {
+    /// The overlap of the books in reader slots `a` and `b` (as in
+    /// [`Reader::books`]); |X| is `a`'s sequence.
+    pub fn verify_slots(&mut self, a: u32, b: u32) -> crate::align::Overlap {
+        self.join.align_pair(&self.reader.postings, a, b)
+    }
+}
+
 /// A consistent, in-memory snapshot of an index for queries.
 pub struct Reader {
     options: crate::repr::ExtractOptions,
@@ -152,6 +166,20 @@ impl Reader {
     /// Memory held by the in-memory postings, in bytes.
     pub fn postings_bytes(&self) -> usize {
         self.postings.memory_bytes()
+    }
+
+    /// Aligns two stored books, found by key.
+    pub fn align_books(&self, a: &str, b: &str) -> Result<crate::align::Overlap> {
+        let (a, b) = (self.slot_of(a)?, self.slot_of(b)?);
+        Ok(self.pair_verifier().verify_slots(a, b))
+    }
+
+    /// A verifier of stored pairs that keeps its scratch between calls.
+    pub fn pair_verifier(&self) -> PairVerifier<'_> {
+        PairVerifier {
+            reader: self,
+            join: postings::Join::new(self.books.len()),
+        }
     }
 
     /// Books related to the stored book `key` (the book itself excluded).

@@ -150,12 +150,12 @@ fn block_of(index: u32, len: u32) -> usize {
 }
 
 /// The heaviest monotone path through a grid of cell counts.
-fn heaviest_monotone_path(cells: &[u32]) -> u32 {
+fn heaviest_monotone_path(cells: &[u16]) -> u32 {
     let mut best = [0u32; BLOCKS];
     for row in cells.chunks_exact(BLOCKS) {
         let mut left = 0;
         for (by, &count) in row.iter().enumerate() {
-            let value = count + best[by].max(left);
+            let value = count as u32 + best[by].max(left);
             best[by] = value;
             left = value;
         }
@@ -180,7 +180,7 @@ pub struct Join {
     entries_scanned: u64,
     index_in_x: Vec<u32>,
     counts: Vec<u32>,
-    cells: Vec<u32>,
+    cells: Vec<u16>,
     touched: Vec<u32>,
     common: Vec<Candidate>,
     slot: Vec<u32>,
@@ -195,7 +195,7 @@ impl Join {
             entries_scanned: 0,
             index_in_x: Vec::new(),
             counts: vec![0; books],
-            cells: vec![0; books * CELLS],
+            cells: Vec::new(),
             touched: Vec::new(),
             common: Vec::new(),
             slot: vec![NOT_KEPT; books],
@@ -209,8 +209,17 @@ impl Join {
     /// in no particular order.
     pub fn count(&mut self, postings: &Postings, x: &[WordId], after: Option<u32>) -> &[Candidate] {
         self.entries_scanned = 0;
+        // A cell counts at most one block of X; past u16 the grid is skipped
+        // and the bound falls back to the common count.
+        let use_grid = x.len().div_ceil(BLOCKS) <= u16::MAX as usize;
+        let books = self.counts.len();
+        if self.cells.is_empty() {
+            self.cells = vec![0; books * CELLS];
+        }
         for (i, &word) in x.iter().enumerate() {
-            let row = block_of(i as u32, x.len() as u32) * BLOCKS;
+            // Cells are laid out [X block][book][Y block], so one X block's
+            // counting touches a strip of books × BLOCKS cells.
+            let strip = block_of(i as u32, x.len() as u32) * books * BLOCKS;
             let range = postings.range(word, after);
             self.entries_scanned += range.len() as u64;
             for (&book, &by) in postings.books[range.clone()]
@@ -222,15 +231,26 @@ impl Join {
                     self.touched.push(book);
                 }
                 *count += 1;
-                self.cells[book as usize * CELLS + row + by as usize] += 1;
+                if use_grid {
+                    self.cells[strip + book as usize * BLOCKS + by as usize] += 1;
+                }
             }
         }
         self.common.clear();
+        let mut grid = [0u16; CELLS];
         for &book in &self.touched {
             let common = std::mem::take(&mut self.counts[book as usize]);
-            let cells = &mut self.cells[book as usize * CELLS..][..CELLS];
-            let lcs_at_most = heaviest_monotone_path(cells);
-            cells.fill(0);
+            let lcs_at_most = if use_grid {
+                for (bx, row) in grid.chunks_exact_mut(BLOCKS).enumerate() {
+                    let at = (bx * books + book as usize) * BLOCKS;
+                    let cells = &mut self.cells[at..at + BLOCKS];
+                    row.copy_from_slice(cells);
+                    cells.fill(0);
+                }
+                heaviest_monotone_path(&grid)
+            } else {
+                common
+            };
             self.common.push(Candidate {
                 book,
                 common,
@@ -339,6 +359,23 @@ impl Join {
     }
 }
 
+impl Join {
+    /// Aligns two stored books directly: X's words are marked in a table
+    /// indexed by word id and Y's are looked up in it, O(|X| + |Y| + c log c).
+    pub fn align_pair(&mut self, postings: &Postings, a: u32, b: u32) -> Overlap {
+        let x = postings.word_ids_of(a);
+        let unknown = Candidate {
+            book: b,
+            common: 0,
+            lcs_at_most: 0,
+        };
+        let mut result = Overlap::default();
+        self.align_by_lookup(postings, x, x.len() as u32, &[unknown], |_, o| result = o);
+        result.common = self.gathered.len() as u32;
+        result
+    }
+}
+
 fn overlap(postings: &Postings, len_x: u32, candidate: &Candidate, lcs: u32) -> Overlap {
     Overlap {
         len_x,
@@ -419,13 +456,13 @@ mod tests {
     #[test]
     fn heaviest_path_bounds_the_lis_of_a_shuffled_grid() {
         // Diagonal: the path takes every cell on it.
-        let mut cells = [0u32; CELLS];
+        let mut cells = [0u16; CELLS];
         for b in 0..BLOCKS {
             cells[b * BLOCKS + b] = 10;
         }
         assert_eq!(heaviest_monotone_path(&cells), 10 * BLOCKS as u32);
         // Anti-diagonal: a monotone path meets only one of its cells.
-        let mut cells = [0u32; CELLS];
+        let mut cells = [0u16; CELLS];
         for b in 0..BLOCKS {
             cells[b * BLOCKS + (BLOCKS - 1 - b)] = 10;
         }
