@@ -319,24 +319,40 @@ fn ratio(a: u64, b: u64) -> f64 {
     }
 }
 
-/// The threshold with the best F1 for `score`, with its metrics. Tried at
-/// every distinct score value of a pair.
+/// The threshold with the best F1 for `score`, with its metrics: a sweep
+/// down the pairs' distinct score values, best F1 first, then the higher
+/// threshold.
 pub fn best_f1(pairs: &[ScoredPair], labels: &Labels, score: Score) -> Metrics {
-    let mut values: Vec<f64> = pairs
+    let positives: u64 = labels
+        .totals()
         .iter()
-        .map(|p| score.value(&p.overlap))
-        .filter(|&v| v > 0.0)
+        .filter(|(c, _)| c.is_positive())
+        .map(|(_, n)| n)
+        .sum();
+    let mut scored: Vec<(f64, PairClass)> = pairs
+        .iter()
+        .map(|p| (score.value(&p.overlap), p.class))
+        .filter(|&(v, _)| v > 0.0)
         .collect();
-    values.sort_by(f64::total_cmp);
-    values.dedup();
-    let mut best: Option<Metrics> = None;
-    // Check candidate thresholds in order; F1 is cheap enough to recompute.
-    let step = (values.len() / 2000).max(1);
-    for &threshold in values.iter().step_by(step) {
-        let m = metrics(pairs, labels, score, threshold);
-        if best.as_ref().is_none_or(|b| m.f1 > b.f1) {
-            best = Some(m);
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let (mut true_positives, mut false_positives) = (0u64, 0u64);
+    let mut best = (f64::MIN, 1.0);
+    let mut i = 0;
+    while i < scored.len() {
+        let threshold = scored[i].0;
+        while i < scored.len() && scored[i].0 == threshold {
+            match scored[i].1 {
+                c if c.is_positive() => true_positives += 1,
+                PairClass::Translation => {}
+                _ => false_positives += 1,
+            }
+            i += 1;
+        }
+        let f1 =
+            2.0 * true_positives as f64 / (positives + true_positives + false_positives) as f64;
+        if f1 > best.0 {
+            best = (f1, threshold);
         }
     }
-    best.unwrap_or_else(|| metrics(pairs, labels, score, 1.0))
+    metrics(pairs, labels, score, best.1)
 }

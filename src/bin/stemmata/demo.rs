@@ -22,6 +22,10 @@ pub struct DemoArgs {
     /// Seed of the generator (same seed, same collection).
     #[arg(long, default_value_t = 7)]
     pub seed: u64,
+    /// Highest per-character OCR noise rate of an edition (rates are drawn
+    /// from 0 to this).
+    #[arg(long, default_value_t = 0.05)]
+    pub max_noise: f64,
     /// Keep the index in this directory instead of a temporary one.
     #[arg(long)]
     pub index: Option<PathBuf>,
@@ -79,7 +83,17 @@ fn relation_name(relation: Option<SynthRelation>) -> &'static str {
 
 pub fn run(args: DemoArgs) -> Result<ExitCode> {
     let quiet = args.quiet || args.json;
-    let collection = generate(&SynthOptions::with_families(args.families, args.seed));
+    if !(0.0..=1.0).contains(&args.max_noise) {
+        return Err(Error::InvalidArgument(format!(
+            "--max-noise {} outside 0..=1",
+            args.max_noise
+        )));
+    }
+    let options = SynthOptions {
+        ocr_noise: (0.0, args.max_noise),
+        ..SynthOptions::with_families(args.families, args.seed)
+    };
+    let collection = generate(&options);
     let truth = truth(&collection);
     let text_bytes: usize = collection.books.iter().map(|b| b.text.len()).sum();
     if !args.json {
@@ -176,11 +190,38 @@ pub fn run(args: DemoArgs) -> Result<ExitCode> {
         summary.recall,
         summary.precision
     );
+    show_misses(&reader, &truth, &found)?;
     show_queries(&reader, &collection, &truth, args.queries)?;
     if args.index.is_none() {
         println!("(the index was in a temporary directory; pass --index DIR to keep it)");
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Lists generated pairs that were not found, with their scores.
+fn show_misses(
+    reader: &stemmata::Reader,
+    truth: &HashMap<(String, String), SynthRelation>,
+    found: &[(String, String)],
+) -> Result<()> {
+    let found: std::collections::HashSet<_> = found.iter().collect();
+    let mut missed: Vec<_> = truth.iter().filter(|(k, _)| !found.contains(k)).collect();
+    missed.sort_by(|x, y| x.0.cmp(y.0));
+    for ((a, b), relation) in missed {
+        let overlap = reader.align_books(a, b)?;
+        let (info_a, info_b) = (reader.book(a)?, reader.book(b)?);
+        println!(
+            "  missed {a} {b} ({relation:?}): coverage {:.4}; unique words {} / {} of {} / {} words, {} common, lcs {}",
+            stemmata::Score::Coverage.value(&overlap),
+            overlap.len_x,
+            overlap.len_y,
+            info_a.words,
+            info_b.words,
+            overlap.common,
+            overlap.lcs
+        );
+    }
+    Ok(())
 }
 
 /// Queries a few originals that have relatives and marks each hit.
