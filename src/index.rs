@@ -5,6 +5,7 @@
 //! sequences). An index directory is opened by one process at a time; inside
 //! it, any number of [`Reader`]s and one [`BulkLoader`] work side by side.
 
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -15,6 +16,7 @@ use crate::query::Reader;
 use crate::repr::ExtractOptions;
 use crate::storage::barrel::BarrelReader;
 use crate::storage::catalog::{Catalog, CatalogBatch};
+use crate::storage::format::{FileHeader, FileKind, HEADER_LEN};
 use crate::{Error, Result};
 
 const CATALOG_FILE: &str = "catalog.redb";
@@ -175,14 +177,10 @@ impl Index {
                     what: format!("barrel is shorter than its committed length {committed}"),
                 });
             }
-            let mut header = [0u8; crate::storage::format::HEADER_LEN];
+            let mut header = [0u8; HEADER_LEN];
             let mut file = std::fs::File::open(&path).at(&path)?;
-            std::io::Read::read_exact(&mut file, &mut header).at(&path)?;
-            crate::storage::format::FileHeader::decode_from(
-                &header,
-                crate::storage::format::FileKind::Barrel,
-                &path,
-            )?;
+            file.read_exact(&mut header).at(&path)?;
+            FileHeader::decode_from(&header, FileKind::Barrel, &path)?;
         }
         Ok(())
     }

@@ -286,6 +286,17 @@ impl<'p> BulkLoader<'p> {
         }
     }
 
+    fn skip(&mut self, source_name: String, reason: String) {
+        self.emit(LoadEvent::Skipped {
+            source_name: &source_name,
+            reason: &reason,
+        });
+        self.stats.skipped.push(SkippedDocument {
+            source_name,
+            reason,
+        });
+    }
+
     fn write(&mut self, result: Result<Prepared>) -> Result<()> {
         let prepared = match result {
             Ok(prepared) => prepared,
@@ -293,14 +304,7 @@ impl<'p> BulkLoader<'p> {
                 source_name,
                 reason,
             }) => {
-                self.emit(LoadEvent::Skipped {
-                    source_name: &source_name,
-                    reason: &reason,
-                });
-                self.stats.skipped.push(SkippedDocument {
-                    source_name,
-                    reason,
-                });
+                self.skip(source_name, reason);
                 return Ok(());
             }
             Err(other) => {
@@ -308,15 +312,7 @@ impl<'p> BulkLoader<'p> {
                     Error::Io { path, .. } => path.display().to_string(),
                     _ => String::from("input"),
                 };
-                let reason = other.to_string();
-                self.emit(LoadEvent::Skipped {
-                    source_name: &source_name,
-                    reason: &reason,
-                });
-                self.stats.skipped.push(SkippedDocument {
-                    source_name,
-                    reason,
-                });
+                self.skip(source_name, other.to_string());
                 return Ok(());
             }
         };
@@ -331,6 +327,10 @@ impl<'p> BulkLoader<'p> {
         self.stats.bytes += bytes;
         self.stats.words += prepared.words;
         self.stats.invalid_utf8_documents += prepared.invalid_utf8 as u64;
+        self.emit(LoadEvent::Added {
+            key: &document.key,
+            bytes,
+        });
         self.batch.insert.push((
             id,
             BookEntry {
@@ -347,11 +347,6 @@ impl<'p> BulkLoader<'p> {
                 record_len: prepared.encoded.record_len() as u32,
             },
         ));
-        let key = self.batch.insert.last().map(|(_, e)| e.key.clone());
-        self.emit(LoadEvent::Added {
-            key: key.as_deref().unwrap_or_default(),
-            bytes,
-        });
         if self.batch.insert.len() >= self.options.batch_books {
             self.commit()?;
         }
