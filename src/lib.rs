@@ -14,7 +14,10 @@
 //! # fn main() -> stemmata::Result<()> {
 //! let dir = tempfile::tempdir().unwrap();
 //! let index = Index::create(dir.path())?;
-//! let words: Vec<String> = (0..400).map(|i| format!("w{}", stemmata::testing::letters(i))).collect();
+//! // Scrambled so the words are in no alphabetical order (an alphabetical
+//! // run would be dropped as a glossary).
+//! let word = |i: u32| format!("w{}", stemmata::testing::letters(i.wrapping_mul(2654435761)));
+//! let words: Vec<String> = (0..400).map(word).collect();
 //! let text = words.join(" ");
 //! let preface = format!("A new preface. {text}");
 //! index.load([

@@ -1,0 +1,261 @@
+//! Bad documents are skipped, named and counted; the rest of the load goes
+//! on, through the command line and through the library.
+
+mod common;
+
+use std::path::Path;
+
+use stemmata::load::sources;
+use stemmata::{Document, Index};
+
+/// A directory of two good books and the usual bad files.
+fn mixed_directory(dir: &Path) {
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(dir.join("good-one.txt"), common::text(0, 500)).unwrap();
+    std::fs::write(dir.join("good-two.txt"), common::text(250, 500)).unwrap();
+    std::fs::write(dir.join("empty.txt"), b"").unwrap();
+    let mut binary = b"\x7fELF\x02\x01\x01\x00".to_vec();
+    binary.extend((0..4096u32).map(|i| (i * 7 % 256) as u8));
+    std::fs::write(dir.join("binary.txt"), binary).unwrap();
+    // One 10 MB "word": longer than any word, so the file has no words.
+    std::fs::write(dir.join("one-line.txt"), vec![b'x'; 10 << 20]).unwrap();
+    // Invalid UTF-8 inside real text: decoded lossily and loaded.
+    let mut latin1 = common::text(5_000, 300).into_bytes();
+    latin1.extend_from_slice(b" caf\xe9 na\xefve \xff\xfe ");
+    latin1.extend_from_slice(common::text(6_000, 100).as_bytes());
+    std::fs::write(dir.join("latin1.txt"), latin1).unwrap();
+    // Not .txt: ignored.
+    std::fs::write(dir.join("README.md"), "# not a book").unwrap();
+}
+
+const BAD_FILES: [&str; 3] = ["empty.txt", "binary.txt", "one-line.txt"];
+
+fn keys(index: &Index) -> Vec<String> {
+    let reader = index.reader().unwrap();
+    let mut keys: Vec<String> = reader.books().iter().map(|b| b.key.clone()).collect();
+    keys.sort();
+    keys
+}
+
+#[test]
+fn cli_load_skips_and_names_each_bad_file_and_loads_the_good_ones() {
+    let input = tempfile::tempdir().unwrap();
+    mixed_directory(input.path());
+    let dir = tempfile::tempdir().unwrap();
+    let index_dir = dir.path().join("index");
+    let output = common::run(
+        common::cli()
+            .arg("load")
+            .arg(&index_dir)
+            .arg(input.path())
+            .args(["--create", "--json"]),
+    );
+    let stderr = common::stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    for name in BAD_FILES {
+        let path = input.path().join(name);
+        let line = stderr
+            .lines()
+            .find(|l| l.contains(&path.display().to_string()))
+            .unwrap_or_else(|| panic!("{name} not reported: {stderr}"));
+        assert!(line.starts_with("skipped "), "{line}");
+    }
+    assert!(stderr.contains("empty text"), "{stderr}");
+    assert!(stderr.contains("binary"), "{stderr}");
+    assert!(stderr.contains("no words"), "{stderr}");
+    assert_eq!(stderr.lines().count(), 3, "{stderr}");
+    let stats: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(stats["books"], 3);
+    assert_eq!(stats["invalid_utf8_documents"], 1);
+    assert_eq!(stats["skipped"].as_array().unwrap().len(), 3);
+
+    let output = common::run(common::cli().arg("verify").arg(&index_dir));
+    assert!(output.status.success(), "{}", common::stderr(&output));
+    let index = Index::open(&index_dir).unwrap();
+    assert_eq!(keys(&index), ["good-one", "good-two", "latin1"]);
+    assert_eq!(index.verify().unwrap().books, 3);
+    let reader = index.reader().unwrap();
+    // The invalid bytes split their words ("caf", "na", "ve"); the rest of
+    // the book is there.
+    assert_eq!(reader.book("latin1").unwrap().unique_words, 403);
+    let hits = reader
+        .query_key("good-one", &stemmata::QueryOptions::default())
+        .unwrap()
+        .hits;
+    assert_eq!(hits[0].key, "good-two");
+}
+
+#[test]
+fn cli_load_with_strict_exits_2_when_anything_was_skipped() {
+    let input = tempfile::tempdir().unwrap();
+    mixed_directory(input.path());
+    let dir = tempfile::tempdir().unwrap();
+    let output = common::run(
+        common::cli()
+            .arg("load")
+            .arg(dir.path())
+            .arg(input.path())
+            .args(["--create", "--strict", "-q"]),
+    );
+    assert_eq!(output.status.code(), Some(2), "{}", common::stderr(&output));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("loaded 3 books"), "{stdout}");
+    assert!(stdout.contains("3 skipped"), "{stdout}");
+    let output = common::run(common::cli().arg("verify").arg(dir.path()));
+    assert!(output.status.success(), "{}", common::stderr(&output));
+
+    // Only good files: --strict succeeds.
+    let good = tempfile::tempdir().unwrap();
+    common::write_txt_books(good.path(), &[("clean".into(), common::text(9_000, 100))]);
+    let output = common::run(
+        common::cli()
+            .arg("load")
+            .arg(dir.path())
+            .arg(good.path())
+            .args(["--strict", "-q"]),
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", common::stderr(&output));
+    assert_eq!(keys(&Index::open(dir.path()).unwrap()).len(), 4);
+}
+
+/// A JSON Lines file whose lines 2, 4 and 6 are bad.
+fn mixed_json_lines(path: &Path) {
+    let good = |key: &str, from: u32| {
+        serde_json::json!({"key": key, "text": common::text(from, 300)}).to_string()
+    };
+    let lines = [
+        good("j1", 0),
+        "{not json".to_string(),
+        serde_json::json!({"key": "j3", "pages": [common::text(400, 100), common::text(500, 100)]})
+            .to_string(),
+        serde_json::json!({"key": "j4"}).to_string(),
+        String::new(),
+        serde_json::json!({"key": "j6", "text": "x", "colour": "red"}).to_string(),
+        good("j7", 1000),
+    ];
+    std::fs::write(path, lines.join("\n") + "\n").unwrap();
+}
+
+#[test]
+fn cli_load_names_a_bad_json_line_by_file_and_line_and_loads_the_others() {
+    let input = tempfile::tempdir().unwrap();
+    let path = input.path().join("books.jsonl");
+    mixed_json_lines(&path);
+    let dir = tempfile::tempdir().unwrap();
+    let output = common::run(
+        common::cli()
+            .arg("load")
+            .arg(dir.path())
+            .arg(&path)
+            .args(["--create", "-q"]),
+    );
+    let stderr = common::stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    let at = |line: u32| format!("skipped {}:{line}: ", path.display());
+    for line in [2, 4, 6] {
+        assert!(
+            stderr.contains(&at(line)),
+            "line {line} not named: {stderr}"
+        );
+    }
+    assert!(stderr.contains("invalid JSON"), "{stderr}");
+    assert!(stderr.contains("exactly one of"), "{stderr}");
+    assert!(stderr.contains("colour"), "{stderr}");
+    assert_eq!(stderr.lines().count(), 3, "{stderr}");
+    let index = Index::open(dir.path()).unwrap();
+    assert_eq!(keys(&index), ["j1", "j3", "j7"]);
+    assert_eq!(index.reader().unwrap().book("j3").unwrap().pages, 2);
+    index.verify().unwrap();
+}
+
+#[test]
+fn library_load_skips_bad_files_and_lists_them_in_the_stats() {
+    let input = tempfile::tempdir().unwrap();
+    mixed_directory(input.path());
+    let dir = tempfile::tempdir().unwrap();
+    let index = Index::create(dir.path()).unwrap();
+    let stats = index
+        .load(sources::text_files(input.path()).unwrap())
+        .unwrap();
+    assert_eq!(stats.books, 3);
+    assert_eq!(stats.invalid_utf8_documents, 1);
+    let mut skipped: Vec<(String, String)> = stats
+        .skipped
+        .iter()
+        .map(|s| (s.source_name.clone(), s.reason.clone()))
+        .collect();
+    skipped.sort();
+    let name = |file: &str| input.path().join(file).display().to_string();
+    assert_eq!(
+        skipped.iter().map(|s| s.0.as_str()).collect::<Vec<_>>(),
+        [name("binary.txt"), name("empty.txt"), name("one-line.txt")]
+    );
+    assert!(skipped[0].1.contains("binary"));
+    assert_eq!(skipped[1].1, "empty text");
+    assert!(skipped[2].1.contains("no words"));
+    assert_eq!(keys(&index), ["good-one", "good-two", "latin1"]);
+    assert_eq!(index.verify().unwrap().books, 3);
+}
+
+#[test]
+fn library_load_skips_bad_json_lines_and_bad_documents() {
+    let input = tempfile::tempdir().unwrap();
+    let path = input.path().join("books.jsonl");
+    mixed_json_lines(&path);
+    let dir = tempfile::tempdir().unwrap();
+    let index = Index::create(dir.path()).unwrap();
+    let stats = index.load(sources::json_lines(&path).unwrap()).unwrap();
+    assert_eq!(stats.books, 3);
+    let mut names: Vec<String> = stats
+        .skipped
+        .iter()
+        .map(|s| s.source_name.clone())
+        .collect();
+    names.sort();
+    let at = |line: u32| format!("{}:{line}", path.display());
+    assert_eq!(names, [at(2), at(4), at(6)]);
+
+    // Documents handed in directly: an empty key, an empty text, binary
+    // bytes and punctuation only are skipped under their source names.
+    let stats = index
+        .load([
+            Ok(Document::new("", common::text(0, 10))),
+            Ok(Document::new("blank", "")),
+            Ok(Document::new("nul", b"abc\0def".to_vec())),
+            Ok(Document::new("marks", "... 123 -- !! 42")),
+            Ok(Document::new("fine", common::text(7_000, 50))),
+        ])
+        .unwrap();
+    assert_eq!(stats.books, 1);
+    let mut names: Vec<&str> = stats
+        .skipped
+        .iter()
+        .map(|s| s.source_name.as_str())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["", "blank", "marks", "nul"]);
+    assert_eq!(keys(&index), ["fine", "j1", "j3", "j7"]);
+    index.verify().unwrap();
+}
+
+#[test]
+fn an_unreadable_input_is_skipped_as_an_error_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = Index::create(dir.path()).unwrap();
+    let missing = dir.path().join("vanished.txt");
+    let stats = index
+        .load([
+            sources::read_text_file(&missing),
+            Ok(Document::new("kept", common::text(0, 50))),
+        ])
+        .unwrap();
+    assert_eq!(stats.books, 1);
+    assert_eq!(stats.skipped.len(), 1);
+    assert_eq!(stats.skipped[0].source_name, missing.display().to_string());
+    // A missing input named on the command line is an error before loading.
+    drop(index);
+    let output = common::run(common::cli().arg("load").arg(dir.path()).arg(&missing));
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = common::stderr(&output);
+    assert!(stderr.contains(&missing.display().to_string()), "{stderr}");
+}

@@ -1,0 +1,139 @@
+//! Helpers shared by the integration tests: small generated collections,
+//! loading, reference sequences and the command-line binary.
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use stemmata::repr::UniqueWordSeq;
+use stemmata::synth::{generate, SynthCollection, SynthOptions};
+use stemmata::{Document, Index, LoadOptions};
+
+/// A generated collection of small books (works of `min..=max` words).
+pub fn small_collection(families: usize, seed: u64, min: usize, max: usize) -> SynthCollection {
+    let options = SynthOptions {
+        min_words: min,
+        max_words: max,
+        vocab_size: 20_000,
+        ..SynthOptions::with_families(families, seed)
+    };
+    generate(&options)
+}
+
+/// Documents for every book of `collection`, with titles and authors.
+pub fn documents(collection: &SynthCollection) -> Vec<Document> {
+    collection
+        .books
+        .iter()
+        .map(|b| Document {
+            title: b.title.clone(),
+            author: b.author.clone(),
+            ..Document::new(b.key.clone(), b.text.as_bytes())
+        })
+        .collect()
+}
+
+/// Loads `docs` with a loader that commits every `batch_books` books.
+pub fn load_docs(index: &Index, docs: Vec<Document>, batch_books: usize) -> stemmata::LoadStats {
+    let mut loader = index
+        .bulk_loader(LoadOptions {
+            batch_books,
+            ..LoadOptions::default()
+        })
+        .expect("loader");
+    for doc in docs {
+        loader.add(doc).expect("add");
+    }
+    let stats = loader.finish().expect("finish");
+    assert!(
+        stats.skipped.is_empty(),
+        "unexpected skipped documents: {:?}",
+        stats.skipped
+    );
+    stats
+}
+
+/// The sequence every key gets in a fresh index with default options.
+pub fn reference_sequences(docs: &[Document]) -> BTreeMap<String, UniqueWordSeq> {
+    let dir = tempfile::tempdir().unwrap();
+    let index = Index::create(dir.path()).unwrap();
+    load_docs(&index, docs.to_vec(), 1000);
+    let reader = index.reader().unwrap();
+    reader
+        .books()
+        .iter()
+        .map(|b| (b.key.clone(), reader.sequence(&b.key).unwrap().clone()))
+        .collect()
+}
+
+/// Every key with its sequence in a reader of `index`.
+pub fn sequences_of(index: &Index) -> BTreeMap<String, UniqueWordSeq> {
+    let reader = index.reader().unwrap();
+    reader
+        .books()
+        .iter()
+        .map(|b| (b.key.clone(), reader.sequence(&b.key).unwrap().clone()))
+        .collect()
+}
+
+/// Word `i` of a vocabulary of distinct pseudo-words in no alphabetical
+/// order (so the alphabetical-list guard leaves them alone).
+pub fn word(i: u32) -> String {
+    stemmata::testing::letters(i.wrapping_mul(0x9E37_79B1))
+}
+
+/// Words `from..from + n` of [`word`]: ranges that overlap share text.
+pub fn text(from: u32, n: u32) -> String {
+    (from..from + n).map(word).collect::<Vec<_>>().join(" ")
+}
+
+/// The `stemmata` binary, ready for arguments.
+pub fn cli() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_stemmata"))
+}
+
+/// Runs `command` to completion, capturing its output.
+pub fn run(command: &mut Command) -> Output {
+    command.output().expect("stemmata runs")
+}
+
+/// Standard error of `output` as text.
+pub fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// Writes each book as `DIR/KEY.txt`.
+pub fn write_txt_books(dir: &Path, books: &[(String, String)]) -> Vec<PathBuf> {
+    std::fs::create_dir_all(dir).unwrap();
+    books
+        .iter()
+        .map(|(key, text)| {
+            let path = dir.join(format!("{key}.txt"));
+            std::fs::write(&path, text).unwrap();
+            path
+        })
+        .collect()
+}
+
+/// Every file under `dir` (recursively) with its bytes.
+pub fn snapshot_files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                out.insert(path.clone(), std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    out
+}
+
+/// The path of barrel `n` of the index in `dir`.
+pub fn barrel(dir: &Path, n: u32) -> PathBuf {
+    dir.join("barrels").join(format!("{n:06}.brl"))
+}

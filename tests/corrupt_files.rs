@@ -1,0 +1,397 @@
+//! Damaged index files are reported as errors naming the file — never a
+//! panic, never silently wrong data — and a torn barrel tail is harmless.
+
+mod common;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use redb::TableDefinition;
+use stemmata::storage::format::FORMAT_VERSION;
+use stemmata::{Document, Error, Index};
+
+const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
+
+/// A closed index of eight books in one barrel; returns its directory.
+fn closed_index() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let index = Index::create(dir.path()).unwrap();
+    let docs = (0..8)
+        .map(|i| Document::new(format!("b{i}"), common::text(i * 400, 300)))
+        .collect();
+    common::load_docs(&index, docs, 3);
+    index.verify().unwrap();
+    dir
+}
+
+fn catalog(dir: &Path) -> PathBuf {
+    dir.join("catalog.redb")
+}
+
+fn flip(path: &Path, at: usize) {
+    let mut bytes = std::fs::read(path).unwrap();
+    bytes[at] ^= 0x20;
+    std::fs::write(path, bytes).unwrap();
+}
+
+fn open_err(dir: &Path) -> Error {
+    match Index::open(dir) {
+        Ok(_) => panic!("a damaged index opened"),
+        Err(e) => e,
+    }
+}
+
+#[test]
+fn a_flipped_byte_in_a_barrel_record_is_a_checksum_mismatch_naming_the_barrel() {
+    let dir = closed_index();
+    let barrel = common::barrel(dir.path(), 1);
+    // Inside the frame of the first record (16-byte file header, 24-byte
+    // record header).
+    flip(&barrel, 16 + 24 + 5);
+    let index = Index::open(dir.path()).expect("open reads no record");
+    match index.verify() {
+        Err(Error::ChecksumMismatch {
+            path,
+            offset,
+            expected,
+            got,
+        }) => {
+            assert_eq!(path, barrel);
+            assert_eq!(offset, 16);
+            assert_ne!(expected, got);
+        }
+        other => panic!("expected ChecksumMismatch, got {other:?}"),
+    }
+    // Readers decode every record: they refuse too, and say where.
+    match index.reader() {
+        Err(e @ Error::ChecksumMismatch { .. }) => {
+            assert!(e.to_string().contains(&barrel.display().to_string()), "{e}")
+        }
+        Err(other) => panic!("expected ChecksumMismatch, got {other:?}"),
+        Ok(_) => panic!("a reader over a damaged barrel opened"),
+    }
+    drop(index);
+    let output = common::run(common::cli().arg("verify").arg(dir.path()));
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = common::stderr(&output);
+    assert!(stderr.contains(&barrel.display().to_string()), "{stderr}");
+    assert!(stderr.contains("checksum mismatch"), "{stderr}");
+}
+
+/// Offsets of the records of a barrel, found by walking their headers.
+fn record_offsets(barrel: &Path) -> Vec<usize> {
+    let bytes = std::fs::read(barrel).unwrap();
+    let mut at = 16;
+    let mut starts = vec![];
+    while at < bytes.len() {
+        starts.push(at);
+        let stored = u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
+        at += 24 + stored;
+    }
+    assert_eq!(at, bytes.len(), "records tile the barrel");
+    starts
+}
+
+#[test]
+fn a_flipped_byte_in_the_last_record_header_is_found_by_verify() {
+    let dir = closed_index();
+    let barrel = common::barrel(dir.path(), 1);
+    let offsets = record_offsets(&barrel);
+    assert_eq!(offsets.len(), 8);
+    let last = *offsets.last().unwrap();
+    // The book id: the checksum covers the record header too.
+    flip(&barrel, last + 8);
+    let index = Index::open(dir.path()).unwrap();
+    match index.verify() {
+        Err(Error::ChecksumMismatch { path, offset, .. }) => {
+            assert_eq!(path, barrel);
+            assert_eq!(offset as usize, last);
+        }
+        other => panic!("expected ChecksumMismatch, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_barrel_truncated_below_its_committed_length_fails_open_as_corrupted() {
+    let dir = closed_index();
+    let barrel = common::barrel(dir.path(), 1);
+    let len = std::fs::metadata(&barrel).unwrap().len();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&barrel)
+        .unwrap()
+        .set_len(len - 10)
+        .unwrap();
+    match open_err(dir.path()) {
+        Error::Corrupted { path, offset, what } => {
+            assert_eq!(path, barrel);
+            assert_eq!(offset, len - 10);
+            assert!(what.contains(&len.to_string()), "{what}");
+        }
+        other => panic!("expected Corrupted, got {other:?}"),
+    }
+    let output = common::run(common::cli().arg("stats").arg(dir.path()));
+    assert_eq!(output.status.code(), Some(1));
+    assert!(common::stderr(&output).contains(&barrel.display().to_string()));
+}
+
+#[test]
+fn a_missing_barrel_fails_open_naming_it() {
+    let dir = closed_index();
+    let barrel = common::barrel(dir.path(), 1);
+    std::fs::remove_file(&barrel).unwrap();
+    match open_err(dir.path()) {
+        Error::Io { path, source } => {
+            assert_eq!(path, barrel);
+            assert_eq!(source.kind(), std::io::ErrorKind::NotFound);
+        }
+        other => panic!("expected Io, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_damaged_barrel_header_fails_open() {
+    let dir = closed_index();
+    let barrel = common::barrel(dir.path(), 1);
+    let pristine = std::fs::read(&barrel).unwrap();
+    assert_eq!(
+        pristine[..8],
+        [0x89, b'S', b'T', b'M', b'\r', b'\n', 0x1a, b'\n']
+    );
+    // Magic: as a text-mode transfer would damage it (CRLF -> LF), and one bit.
+    let mut crlf = pristine.clone();
+    crlf[4] = b'\n';
+    std::fs::write(&barrel, &crlf).unwrap();
+    match open_err(dir.path()) {
+        Error::Corrupted { path, what, .. } => {
+            assert_eq!(path, barrel);
+            assert!(what.contains("magic"), "{what}");
+        }
+        other => panic!("expected Corrupted, got {other:?}"),
+    }
+    for at in [0, 3, 7] {
+        let mut bytes = pristine.clone();
+        bytes[at] ^= 0x01;
+        std::fs::write(&barrel, &bytes).unwrap();
+        assert!(
+            matches!(open_err(dir.path()), Error::Corrupted { ref path, .. } if *path == barrel),
+            "magic byte {at}"
+        );
+    }
+    // A newer version in the barrel header.
+    let mut bytes = pristine.clone();
+    bytes[8..10].copy_from_slice(&(FORMAT_VERSION + 1).to_le_bytes());
+    std::fs::write(&barrel, &bytes).unwrap();
+    match open_err(dir.path()) {
+        Error::UnsupportedVersion { path, found, .. } => {
+            assert_eq!((path, found), (barrel.clone(), FORMAT_VERSION + 1))
+        }
+        other => panic!("expected UnsupportedVersion, got {other:?}"),
+    }
+    // Wrong kind and unknown flags.
+    for (at, value) in [(10, 7u8), (12, 0xff)] {
+        let mut bytes = pristine.clone();
+        bytes[at] = value;
+        std::fs::write(&barrel, &bytes).unwrap();
+        assert!(
+            matches!(open_err(dir.path()), Error::Corrupted { .. }),
+            "byte {at}"
+        );
+    }
+    // Restored, it opens and verifies again: the checks above were the header's.
+    std::fs::write(&barrel, &pristine).unwrap();
+    assert_eq!(Index::open(dir.path()).unwrap().verify().unwrap().books, 8);
+}
+
+#[test]
+fn a_garbage_catalog_fails_open_naming_catalog_redb_without_panicking() {
+    let dir = closed_index();
+    let path = catalog(dir.path());
+    let real = std::fs::read(&path).unwrap();
+    let mut state = 0x1234_5678_9abc_def0u64;
+    let noise: Vec<u8> = (0..real.len().max(8192))
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state as u8
+        })
+        .collect();
+    let variants: [(&str, Vec<u8>); 5] = [
+        ("empty", vec![]),
+        ("random bytes", noise),
+        ("zeros", vec![0; 8192]),
+        ("text", b"this is not a database\n".repeat(200)),
+        ("one byte", vec![0x42]),
+    ];
+    for (what, bytes) in variants {
+        std::fs::write(&path, &bytes).unwrap();
+        let result = std::panic::catch_unwind(|| Index::open(dir.path()).map(|i| i.verify()));
+        match result {
+            Err(_) => panic!("{what}: open panicked"),
+            Ok(Ok(Ok(_))) => panic!("{what}: a garbage catalog opened and verified"),
+            Ok(Ok(Err(e))) | Ok(Err(e)) => {
+                assert!(e.to_string().contains("catalog.redb"), "{what}: {e}")
+            }
+        }
+        let output = common::run(common::cli().arg("verify").arg(dir.path()));
+        assert_eq!(
+            output.status.code(),
+            Some(1),
+            "{what}: {}",
+            common::stderr(&output)
+        );
+        let stderr = common::stderr(&output);
+        assert!(
+            stderr.contains(&path.display().to_string()),
+            "{what}: {stderr}"
+        );
+        assert!(!stderr.contains("panicked"), "{what}: {stderr}");
+    }
+}
+
+/// Rewrites the catalog's format version with redb directly.
+fn set_catalog_version(dir: &Path, version: u16) {
+    let db = redb::Database::open(catalog(dir)).unwrap();
+    let txn = db.begin_write().unwrap();
+    {
+        let mut meta = txn.open_table(META).unwrap();
+        let old = meta
+            .insert("format_version", version.to_le_bytes().as_slice())
+            .unwrap();
+        assert!(old.is_some(), "format_version is stored in meta");
+    }
+    txn.commit().unwrap();
+}
+
+#[test]
+fn a_catalog_from_a_newer_format_is_unsupported_version_and_is_left_untouched() {
+    let dir = closed_index();
+    for version in [FORMAT_VERSION + 1, 2, u16::MAX, 0] {
+        if version == FORMAT_VERSION {
+            continue;
+        }
+        set_catalog_version(dir.path(), version);
+        match open_err(dir.path()) {
+            Error::UnsupportedVersion {
+                path,
+                found,
+                oldest,
+                newest,
+            } => {
+                assert_eq!(path, catalog(dir.path()));
+                assert_eq!(found, version);
+                assert!(oldest <= newest && newest == FORMAT_VERSION);
+            }
+            other => panic!("expected UnsupportedVersion, got {other:?}"),
+        }
+    }
+    set_catalog_version(dir.path(), FORMAT_VERSION + 1);
+    let before = common::snapshot_files(dir.path());
+    let more = tempfile::tempdir().unwrap();
+    common::write_txt_books(more.path(), &[("new".into(), common::text(90_000, 100))]);
+    let commands: [Vec<&std::ffi::OsStr>; 5] = [
+        vec!["verify".as_ref(), dir.path().as_os_str()],
+        vec!["stats".as_ref(), dir.path().as_os_str(), "--json".as_ref()],
+        vec![
+            "query".as_ref(),
+            dir.path().as_os_str(),
+            "--key".as_ref(),
+            "b1".as_ref(),
+        ],
+        vec![
+            "load".as_ref(),
+            dir.path().as_os_str(),
+            more.path().as_os_str(),
+            "-q".as_ref(),
+        ],
+        vec![
+            "load".as_ref(),
+            dir.path().as_os_str(),
+            more.path().as_os_str(),
+            "--create".as_ref(),
+        ],
+    ];
+    for args in commands {
+        let output = common::run(common::cli().args(&args));
+        let stderr = common::stderr(&output);
+        assert_eq!(output.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(&catalog(dir.path()).display().to_string()),
+            "{args:?}: {stderr}"
+        );
+        assert!(
+            stderr.contains(&format!("version {}", FORMAT_VERSION + 1)),
+            "{stderr}"
+        );
+        assert!(output.stdout.is_empty(), "{args:?}");
+        assert!(
+            common::snapshot_files(dir.path()) == before,
+            "{args:?} changed the files"
+        );
+    }
+    // The library refuses as well without touching anything.
+    assert!(matches!(
+        open_err(dir.path()),
+        Error::UnsupportedVersion { .. }
+    ));
+    assert!(matches!(
+        Index::create(dir.path()),
+        Err(Error::AlreadyExists(_))
+    ));
+    assert!(common::snapshot_files(dir.path()) == before);
+    // Put back, the index is whole.
+    set_catalog_version(dir.path(), FORMAT_VERSION);
+    assert_eq!(Index::open(dir.path()).unwrap().verify().unwrap().books, 8);
+}
+
+#[test]
+fn a_torn_barrel_tail_is_ignored_on_open_and_cut_off_by_the_next_load() {
+    let dir = closed_index();
+    let barrel = common::barrel(dir.path(), 1);
+    let committed = std::fs::metadata(&barrel).unwrap().len();
+    let before = common::sequences_of(&Index::open(dir.path()).unwrap());
+    // Half of a plausible record, then noise: what a crash mid-append leaves.
+    let mut tail = std::fs::read(&barrel).unwrap()[16..16 + 40].to_vec();
+    tail.extend((0..10_000u32).map(|i| (i * 31 % 251) as u8));
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(&barrel)
+        .unwrap()
+        .write_all(&tail)
+        .unwrap();
+    let torn = committed + tail.len() as u64;
+
+    let index = Index::open(dir.path()).unwrap();
+    let verified = index.verify().unwrap();
+    assert_eq!(
+        (verified.books, verified.records, verified.bytes),
+        (8, 8, committed)
+    );
+    assert_eq!(common::sequences_of(&index), before);
+    assert_eq!(index.stats().unwrap().barrel_bytes, committed);
+    assert_eq!(
+        std::fs::metadata(&barrel).unwrap().len(),
+        torn,
+        "open must not write"
+    );
+
+    let stats = index
+        .load([Ok(Document::new("after", common::text(70_000, 50)))])
+        .unwrap();
+    assert_eq!(stats.books, 1);
+    let new_len = index.stats().unwrap().barrel_bytes;
+    assert_eq!(std::fs::metadata(&barrel).unwrap().len(), new_len);
+    assert!(
+        new_len > committed && new_len < torn,
+        "the tail was not cut off"
+    );
+    let verified = index.verify().unwrap();
+    assert_eq!((verified.books, verified.records), (9, 9));
+    let after = common::sequences_of(&index);
+    assert_eq!(after.len(), 9);
+    assert!(before.iter().all(|(k, s)| after.get(k) == Some(s)));
+    drop(index);
+    let output = common::run(common::cli().arg("verify").arg(dir.path()));
+    assert!(output.status.success(), "{}", common::stderr(&output));
+}
