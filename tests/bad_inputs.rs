@@ -63,7 +63,14 @@ fn cli_load_skips_and_names_each_bad_file_and_loads_the_good_ones() {
     assert!(stderr.contains("empty text"), "{stderr}");
     assert!(stderr.contains("binary"), "{stderr}");
     assert!(stderr.contains("no words"), "{stderr}");
-    assert_eq!(stderr.lines().count(), 3, "{stderr}");
+    let latin1 = input.path().join("latin1.txt").display().to_string();
+    assert!(
+        stderr.lines().any(|l| l.starts_with("warning: ")
+            && l.contains(&latin1)
+            && l.contains("invalid UTF-8")),
+        "{stderr}"
+    );
+    assert_eq!(stderr.lines().count(), 4, "{stderr}");
     let stats: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(stats["books"], 3);
     assert_eq!(stats["invalid_utf8_documents"], 1);

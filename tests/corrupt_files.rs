@@ -204,6 +204,35 @@ fn a_damaged_barrel_header_fails_open() {
 }
 
 #[test]
+fn damaged_catalog_pages_give_errors_not_panics() {
+    // Offsets where flipped bytes once made the database engine panic during
+    // open, verify or reader, plus every page of the first 64 KiB.
+    let dir = closed_index();
+    let path = catalog(dir.path());
+    let real = std::fs::read(&path).unwrap();
+    let offsets = (0..16).map(|page| page * 4096).chain([536_576]);
+    for offset in offsets.filter(|&o| o + 16 <= real.len()) {
+        let mut damaged = real.clone();
+        damaged[offset..offset + 16]
+            .iter_mut()
+            .for_each(|b| *b ^= 0xff);
+        std::fs::write(&path, &damaged).unwrap();
+        let outcome = std::panic::catch_unwind(|| {
+            let index = Index::open(dir.path())?;
+            index.verify()?;
+            index.reader().map(|_| ())
+        });
+        match outcome {
+            Err(_) => panic!("offset {offset}: a damaged catalog panicked out of the library"),
+            Ok(Err(e)) => assert!(!e.to_string().is_empty()),
+            Ok(Ok(())) => {}
+        }
+    }
+    std::fs::write(&path, &real).unwrap();
+    Index::open(dir.path()).unwrap().verify().unwrap();
+}
+
+#[test]
 fn a_garbage_catalog_fails_open_naming_catalog_redb_without_panicking() {
     let dir = closed_index();
     let path = catalog(dir.path());

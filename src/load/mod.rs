@@ -90,6 +90,13 @@ pub enum LoadEvent<'a> {
         /// Why.
         reason: &'a str,
     },
+    /// A document held invalid UTF-8; it was decoded lossily and loaded.
+    InvalidUtf8 {
+        /// Where it came from.
+        source_name: &'a str,
+        /// How many invalid byte sequences were replaced.
+        invalid_sequences: u64,
+    },
     /// A batch was committed: `books` books are now durable and visible.
     Committed {
         /// Books committed by this load so far.
@@ -143,7 +150,7 @@ struct Prepared {
     pages: u32,
     unique_words: u32,
     distinct_words: u32,
-    invalid_utf8: bool,
+    invalid_utf8_sequences: u64,
 }
 
 /// The work of a worker thread: checks, decodes and extracts one document.
@@ -172,7 +179,7 @@ fn prepare(document: Document, options: &ExtractOptions) -> Result<Prepared> {
         pages: features.pages,
         unique_words: features.sequence.len() as u32,
         distinct_words: features.distinct_words,
-        invalid_utf8: decoded.invalid_sequences > 0,
+        invalid_utf8_sequences: decoded.invalid_sequences,
         document,
     })
 }
@@ -326,7 +333,13 @@ impl<'p> BulkLoader<'p> {
         let bytes = document.text.len() as u64;
         self.stats.bytes += bytes;
         self.stats.words += prepared.words;
-        self.stats.invalid_utf8_documents += prepared.invalid_utf8 as u64;
+        if prepared.invalid_utf8_sequences > 0 {
+            self.stats.invalid_utf8_documents += 1;
+            self.emit(LoadEvent::InvalidUtf8 {
+                source_name: &document.source_name,
+                invalid_sequences: prepared.invalid_utf8_sequences,
+            });
+        }
         self.emit(LoadEvent::Added {
             key: &document.key,
             bytes,

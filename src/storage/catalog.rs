@@ -174,45 +174,49 @@ pub struct Catalog {
 impl Catalog {
     /// Creates a catalog at `path` with `options`.
     pub fn create(path: &Path, options: &ExtractOptions) -> Result<Self> {
-        let db = Database::create(path).map_err(|e| catalog_error(path, e))?;
-        let catalog = Catalog {
-            path: path.to_path_buf(),
-            db,
-        };
-        catalog.write(|txn| {
-            let mut meta = txn.open_table(META)?;
-            meta.insert(META_FORMAT_VERSION, FORMAT_VERSION.to_le_bytes().as_slice())?;
-            meta.insert(META_EXTRACT_OPTIONS, encode_options(options).as_slice())?;
-            meta.insert(META_NEXT_BOOK_ID, 0u32.to_le_bytes().as_slice())?;
-            txn.open_table(BOOKS)?;
-            txn.open_table(KEYS)?;
-            txn.open_table(BARRELS)?;
-            Ok(())
-        })?;
-        Ok(catalog)
+        contain_panics(path, || {
+            let db = Database::create(path).map_err(|e| catalog_error(path, e))?;
+            let catalog = Catalog {
+                path: path.to_path_buf(),
+                db,
+            };
+            catalog.write(|txn| {
+                let mut meta = txn.open_table(META)?;
+                meta.insert(META_FORMAT_VERSION, FORMAT_VERSION.to_le_bytes().as_slice())?;
+                meta.insert(META_EXTRACT_OPTIONS, encode_options(options).as_slice())?;
+                meta.insert(META_NEXT_BOOK_ID, 0u32.to_le_bytes().as_slice())?;
+                txn.open_table(BOOKS)?;
+                txn.open_table(KEYS)?;
+                txn.open_table(BARRELS)?;
+                Ok(())
+            })?;
+            Ok(catalog)
+        })
     }
 
     /// Opens the catalog at `path`, checking its format version; returns it
     /// with the options the index was created with.
     pub fn open(path: &Path) -> Result<(Self, ExtractOptions)> {
-        let db = Database::open(path).map_err(|e| match e {
-            redb::DatabaseError::DatabaseAlreadyOpen => Error::Locked(path.to_path_buf()),
-            other => catalog_error(path, other),
-        })?;
-        let catalog = Catalog {
-            path: path.to_path_buf(),
-            db,
-        };
-        let snapshot = catalog.snapshot()?;
-        let version = snapshot.meta(META_FORMAT_VERSION)?;
-        let version = <[u8; 2]>::try_from(version.as_slice())
-            .map(u16::from_le_bytes)
-            .map_err(|_| catalog.corrupted("format_version is not 2 bytes"))?;
-        check_version(version, path)?;
-        let options = decode_options(&snapshot.meta(META_EXTRACT_OPTIONS)?)
-            .ok_or_else(|| catalog.corrupted("extract_options do not decode"))?;
-        drop(snapshot);
-        Ok((catalog, options))
+        contain_panics(path, || {
+            let db = Database::open(path).map_err(|e| match e {
+                redb::DatabaseError::DatabaseAlreadyOpen => Error::Locked(path.to_path_buf()),
+                other => catalog_error(path, other),
+            })?;
+            let catalog = Catalog {
+                path: path.to_path_buf(),
+                db,
+            };
+            let snapshot = catalog.snapshot()?;
+            let version = snapshot.meta(META_FORMAT_VERSION)?;
+            let version = <[u8; 2]>::try_from(version.as_slice())
+                .map(u16::from_le_bytes)
+                .map_err(|_| catalog.corrupted("format_version is not 2 bytes"))?;
+            check_version(version, path)?;
+            let options = decode_options(&snapshot.meta(META_EXTRACT_OPTIONS)?)
+                .ok_or_else(|| catalog.corrupted("extract_options do not decode"))?;
+            drop(snapshot);
+            Ok((catalog, options))
+        })
     }
 
     /// The catalog file.
@@ -243,46 +247,50 @@ impl Catalog {
 
     /// A consistent read-only view of the catalog.
     pub fn snapshot(&self) -> Result<CatalogSnapshot<'_>> {
-        let txn = self
-            .db
-            .begin_read()
-            .map_err(|e| catalog_error(&self.path, e))?;
-        Ok(CatalogSnapshot { catalog: self, txn })
+        contain_panics(&self.path, || {
+            let txn = self
+                .db
+                .begin_read()
+                .map_err(|e| catalog_error(&self.path, e))?;
+            Ok(CatalogSnapshot { catalog: self, txn })
+        })
     }
 
     /// Applies `batch` in one write transaction: after it returns, all of it is
     /// durable; if it fails, none of it is visible.
     pub fn commit(&self, batch: &CatalogBatch) -> Result<CommitOutcome> {
-        self.write(|txn| {
-            let mut outcome = CommitOutcome::default();
-            let mut books = txn.open_table(BOOKS)?;
-            let mut keys = txn.open_table(KEYS)?;
-            for key in &batch.delete_keys {
-                if let Some(old) = keys.remove(key.as_str())? {
-                    books.remove(old.value())?;
-                    outcome.deleted += 1;
+        contain_panics(&self.path, || {
+            self.write(|txn| {
+                let mut outcome = CommitOutcome::default();
+                let mut books = txn.open_table(BOOKS)?;
+                let mut keys = txn.open_table(KEYS)?;
+                for key in &batch.delete_keys {
+                    if let Some(old) = keys.remove(key.as_str())? {
+                        books.remove(old.value())?;
+                        outcome.deleted += 1;
+                    }
                 }
-            }
-            let mut bytes = Vec::new();
-            for (id, entry) in &batch.insert {
-                if let Some(old) = keys.insert(entry.key.as_str(), *id)? {
-                    books.remove(old.value())?;
-                    outcome.replaced += 1;
+                let mut bytes = Vec::new();
+                for (id, entry) in &batch.insert {
+                    if let Some(old) = keys.insert(entry.key.as_str(), *id)? {
+                        books.remove(old.value())?;
+                        outcome.replaced += 1;
+                    }
+                    bytes.clear();
+                    entry.encode_into(&mut bytes);
+                    books.insert(*id, bytes.as_slice())?;
                 }
-                bytes.clear();
-                entry.encode_into(&mut bytes);
-                books.insert(*id, bytes.as_slice())?;
-            }
-            let mut barrels = txn.open_table(BARRELS)?;
-            for &(barrel, len) in &batch.barrel_lengths {
-                barrels.insert(barrel, len)?;
-            }
-            let mut meta = txn.open_table(META)?;
-            meta.insert(
-                META_NEXT_BOOK_ID,
-                batch.next_book_id.to_le_bytes().as_slice(),
-            )?;
-            Ok(outcome)
+                let mut barrels = txn.open_table(BARRELS)?;
+                for &(barrel, len) in &batch.barrel_lengths {
+                    barrels.insert(barrel, len)?;
+                }
+                let mut meta = txn.open_table(META)?;
+                meta.insert(
+                    META_NEXT_BOOK_ID,
+                    batch.next_book_id.to_le_bytes().as_slice(),
+                )?;
+                Ok(outcome)
+            })
         })
     }
 }
@@ -299,11 +307,13 @@ impl CatalogSnapshot<'_> {
     }
 
     fn meta(&self, name: &str) -> Result<Vec<u8>> {
-        let table = self.txn.open_table(META).map_err(|e| self.err(e))?;
-        let value = table.get(name).map_err(|e| self.err(e))?;
-        value.map(|v| v.value().to_vec()).ok_or_else(|| {
-            self.catalog
-                .corrupted(&format!("meta entry {name} missing"))
+        contain_panics(&self.catalog.path, || {
+            let table = self.txn.open_table(META).map_err(|e| self.err(e))?;
+            let value = table.get(name).map_err(|e| self.err(e))?;
+            value.map(|v| v.value().to_vec()).ok_or_else(|| {
+                self.catalog
+                    .corrupted(&format!("meta entry {name} missing"))
+            })
         })
     }
 
@@ -317,48 +327,76 @@ impl CatalogSnapshot<'_> {
 
     /// Number of books.
     pub fn book_count(&self) -> Result<u64> {
-        let table = self.txn.open_table(BOOKS).map_err(|e| self.err(e))?;
-        table.len().map_err(|e| self.err(e))
+        contain_panics(&self.catalog.path, || {
+            let table = self.txn.open_table(BOOKS).map_err(|e| self.err(e))?;
+            table.len().map_err(|e| self.err(e))
+        })
     }
 
     /// Every book with its internal id, in id order.
     pub fn books(&self) -> Result<Vec<(u32, BookEntry)>> {
-        let table = self.txn.open_table(BOOKS).map_err(|e| self.err(e))?;
-        let mut out = Vec::new();
-        for item in table.iter().map_err(|e| self.err(e))? {
-            let (id, bytes) = item.map_err(|e| self.err(e))?;
-            let entry = BookEntry::decode_from(bytes.value()).ok_or_else(|| {
-                self.catalog
-                    .corrupted(&format!("book entry {} does not decode", id.value()))
-            })?;
-            out.push((id.value(), entry));
-        }
-        Ok(out)
+        contain_panics(&self.catalog.path, || {
+            let table = self.txn.open_table(BOOKS).map_err(|e| self.err(e))?;
+            let mut out = Vec::new();
+            for item in table.iter().map_err(|e| self.err(e))? {
+                let (id, bytes) = item.map_err(|e| self.err(e))?;
+                let entry = BookEntry::decode_from(bytes.value()).ok_or_else(|| {
+                    self.catalog
+                        .corrupted(&format!("book entry {} does not decode", id.value()))
+                })?;
+                out.push((id.value(), entry));
+            }
+            Ok(out)
+        })
     }
 
     /// The internal id of the book stored under `key`.
     pub fn id_of(&self, key: &str) -> Result<Option<u32>> {
-        let table = self.txn.open_table(KEYS).map_err(|e| self.err(e))?;
-        let value = table.get(key).map_err(|e| self.err(e))?;
-        Ok(value.map(|v| v.value()))
+        contain_panics(&self.catalog.path, || {
+            let table = self.txn.open_table(KEYS).map_err(|e| self.err(e))?;
+            let value = table.get(key).map_err(|e| self.err(e))?;
+            Ok(value.map(|v| v.value()))
+        })
     }
 
     /// Number of key entries (must equal the number of books).
     pub fn key_count(&self) -> Result<u64> {
-        let table = self.txn.open_table(KEYS).map_err(|e| self.err(e))?;
-        table.len().map_err(|e| self.err(e))
+        contain_panics(&self.catalog.path, || {
+            let table = self.txn.open_table(KEYS).map_err(|e| self.err(e))?;
+            table.len().map_err(|e| self.err(e))
+        })
     }
 
     /// Every barrel with its committed length, in barrel order.
     pub fn barrels(&self) -> Result<Vec<(u32, u64)>> {
-        let table = self.txn.open_table(BARRELS).map_err(|e| self.err(e))?;
-        let mut out = Vec::new();
-        for item in table.iter().map_err(|e| self.err(e))? {
-            let (barrel, len) = item.map_err(|e| self.err(e))?;
-            out.push((barrel.value(), len.value()));
-        }
-        Ok(out)
+        contain_panics(&self.catalog.path, || {
+            let table = self.txn.open_table(BARRELS).map_err(|e| self.err(e))?;
+            let mut out = Vec::new();
+            for item in table.iter().map_err(|e| self.err(e))? {
+                let (barrel, len) = item.map_err(|e| self.err(e))?;
+                out.push((barrel.value(), len.value()));
+            }
+            Ok(out)
+        })
     }
+}
+
+/// Runs `f`, turning a panic inside redb into `Corrupted`. redb does not
+/// checksum pages on ordinary reads, and some damaged files make it panic;
+/// a damaged catalog must be an error, never a crash.
+fn contain_panics<T>(path: &Path, f: impl FnOnce() -> Result<T>) -> Result<T> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|panic| {
+        let detail = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        Err(Error::Corrupted {
+            path: path.to_path_buf(),
+            offset: 0,
+            what: format!("catalog is damaged (the database engine failed: {detail})"),
+        })
+    })
 }
 
 fn catalog_error(path: &Path, e: impl Into<redb::Error>) -> Error {

@@ -210,7 +210,7 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
             source_name,
             reason,
         } => report.suspend(|| eprintln!("skipped {source_name}: {reason}")),
-        LoadEvent::Committed { .. } => {}
+        LoadEvent::InvalidUtf8 { .. } | LoadEvent::Committed { .. } => {}
     });
     loader.extend(corpus.documents())?;
     loader.finish()?;

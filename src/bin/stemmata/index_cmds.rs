@@ -179,6 +179,14 @@ pub fn load(args: LoadArgs) -> Result<ExitCode> {
             source_name,
             reason,
         } => report.suspend(|| eprintln!("skipped {source_name}: {reason}")),
+        LoadEvent::InvalidUtf8 {
+            source_name,
+            invalid_sequences,
+        } => report.suspend(|| {
+            eprintln!(
+                "warning: {source_name}: {invalid_sequences} invalid UTF-8 sequences replaced; loaded"
+            )
+        }),
         LoadEvent::Committed { books } => report.set_message(format!("{books} books")),
     });
     for documents in inputs {
