@@ -163,6 +163,7 @@ fn a_reader_opened_at_each_commit_sees_exactly_the_books_committed_so_far() {
                 );
             }
             LoadEvent::Skipped { .. } => panic!("nothing should be skipped"),
+            _ => {}
         });
         for i in 0..60 {
             loader.add(new_book(i)).unwrap();

@@ -75,6 +75,7 @@ impl Default for LoadOptions {
 
 /// Something that happened during a load, for progress reporting.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub enum LoadEvent<'a> {
     /// A book was written (it becomes visible at the next commit).
     Added {

@@ -210,7 +210,7 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
             source_name,
             reason,
         } => report.suspend(|| eprintln!("skipped {source_name}: {reason}")),
-        LoadEvent::InvalidUtf8 { .. } | LoadEvent::Committed { .. } => {}
+        _ => {}
     });
     loader.extend(corpus.documents())?;
     loader.finish()?;

@@ -188,6 +188,7 @@ pub fn load(args: LoadArgs) -> Result<ExitCode> {
             )
         }),
         LoadEvent::Committed { books } => report.set_message(format!("{books} books")),
+        _ => {}
     });
     for documents in inputs {
         loader.extend(documents)?;
