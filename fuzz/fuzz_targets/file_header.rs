@@ -1,0 +1,16 @@
+//! The 16-byte file header: `FileHeader::decode_from` must return `Err` on
+//! any bytes, and a header it accepts must re-encode to the same 16 bytes.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use std::path::Path;
+use stemmata::storage::format::{FileHeader, FileKind, HEADER_LEN};
+
+fuzz_target!(|data: &[u8]| {
+    if let Ok(header) = FileHeader::decode_from(data, FileKind::Barrel, Path::new("fuzz")) {
+        assert_eq!(header.kind, FileKind::Barrel);
+        let mut out = Vec::new();
+        header.encode_into(&mut out);
+        assert_eq!(out, &data[..HEADER_LEN]);
+    }
+});
