@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use crate::index::{Index, WriterGuard};
 use crate::repr::{unique_words::extract, ExtractOptions};
-use crate::storage::barrel::{BarrelWriter, EncodedSequence};
+use crate::storage::barrel::{BarrelWriter, EncodedSequence, MAX_RECORD_ELEMENTS};
 use crate::storage::catalog::{BookEntry, CatalogBatch};
 use crate::text::{decode, looks_binary};
 use crate::{Error, Result};
@@ -173,6 +173,11 @@ fn prepare(document: Document, options: &ExtractOptions) -> Result<Prepared> {
     let features = extract(&decoded.text, options);
     if features.words == 0 {
         return Err(bad("no words after normalisation"));
+    }
+    // Positions are u32 and a record holds at most MAX_RECORD_ELEMENTS:
+    // refuse what could be written but not read back.
+    if features.words >= u32::MAX as u64 || features.sequence.len() > MAX_RECORD_ELEMENTS as usize {
+        return Err(bad("too long: over 2^32 words or 2^26 unique words"));
     }
     Ok(Prepared {
         encoded: EncodedSequence::encode(&features.sequence),

@@ -114,20 +114,33 @@ struct JsonLines<R> {
     failed: bool,
 }
 
+/// What [`JsonLines::read_line`] found.
+enum Line {
+    /// End of input.
+    End,
+    /// A line, in the buffer (with its newline, if it had one).
+    Complete,
+    /// A line longer than [`MAX_JSON_LINE_BYTES`], consumed and dropped.
+    Overlong,
+}
+
 impl<R: BufRead> JsonLines<R> {
-    /// Reads the next line into `buffer`; `Ok(false)` at end of file.
-    /// A line over the limit is consumed to its end and reported.
-    fn read_line(&mut self) -> std::io::Result<(bool, bool)> {
+    /// Reads the next line into `buffer`. A line whose content (newline not
+    /// counted) exceeds the limit is consumed to its end and reported.
+    fn read_line(&mut self) -> std::io::Result<Line> {
         self.buffer.clear();
         let limit = MAX_JSON_LINE_BYTES as u64 + 1;
         let read = (&mut self.reader)
             .take(limit)
             .read_until(b'\n', &mut self.buffer)?;
         if read == 0 {
-            return Ok((false, false));
+            return Ok(Line::End);
         }
-        let overlong = self.buffer.len() > MAX_JSON_LINE_BYTES;
-        if overlong && self.buffer.last() != Some(&b'\n') {
+        let has_newline = self.buffer.last() == Some(&b'\n');
+        if self.buffer.len() - has_newline as usize <= MAX_JSON_LINE_BYTES {
+            return Ok(Line::Complete);
+        }
+        if !has_newline {
             let mut rest = Vec::new();
             loop {
                 rest.clear();
@@ -139,7 +152,7 @@ impl<R: BufRead> JsonLines<R> {
                 }
             }
         }
-        Ok((true, overlong))
+        Ok(Line::Overlong)
     }
 }
 
@@ -151,8 +164,8 @@ impl<R: BufRead> Iterator for JsonLines<R> {
             if self.failed {
                 return None;
             }
-            let (more, overlong) = match self.read_line() {
-                Ok(state) => state,
+            let line = match self.read_line() {
+                Ok(line) => line,
                 Err(source) => {
                     self.failed = true;
                     return Some(Err(Error::Io {
@@ -161,12 +174,12 @@ impl<R: BufRead> Iterator for JsonLines<R> {
                     }));
                 }
             };
-            if !more {
+            if let Line::End = line {
                 return None;
             }
             self.line_number += 1;
             let source_name = format!("{}:{}", self.path.display(), self.line_number);
-            if overlong {
+            if let Line::Overlong = line {
                 return Some(Err(Error::BadDocument {
                     source_name,
                     reason: format!("line longer than {MAX_JSON_LINE_BYTES} bytes"),
