@@ -8,7 +8,7 @@ use crossbeam::channel::unbounded;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use super::postings::{Candidate, Join};
+use super::postings::{Candidate, Join, Probe};
 use super::Reader;
 use crate::align::{Overlap, Score};
 use crate::{Error, Result};
@@ -92,9 +92,9 @@ struct BookPairs {
 
 impl Reader {
     fn pairs_of(&self, a: u32, options: &PairsOptions, join: &mut Join) -> BookPairs {
-        let x = self.postings.word_ids_of(a);
-        let len_x = x.len() as u32;
-        let common = join.count(&self.postings, x, Some(a));
+        let probe = Probe::BookAgainstLater(a);
+        let len_x = self.sequences[a as usize].len() as u32;
+        let common = join.count(&self.postings, &probe);
         let candidates = common.len() as u64;
         let keep: Vec<Candidate> = common
             .iter()
@@ -102,7 +102,7 @@ impl Reader {
             .copied()
             .collect();
         let mut pairs = Vec::new();
-        join.align(&self.postings, x, len_x, Some(a), &keep, |b, overlap| {
+        join.align(&self.postings, &probe, len_x, &keep, |b, overlap| {
             let score = options.score.value(&overlap);
             if Self::reaches(score, options) {
                 pairs.push(Pair {

@@ -6,7 +6,7 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 use std::time::{Duration, Instant};
 
-use super::postings::{Candidate, Join};
+use super::postings::{Candidate, Join, Probe};
 use super::Reader;
 use crate::align::{Overlap, Score, SequenceIndex};
 use crate::repr::UniqueWordSeq;
@@ -216,16 +216,16 @@ impl Reader {
         };
         let len_x = query.len() as u32;
         let resolved;
-        let x = match exclude {
-            Some(slot) => self.postings.word_ids_of(slot),
+        let probe = match exclude {
+            Some(slot) => Probe::Book(slot),
             None => {
                 resolved = self.postings.resolve(&query.hashes);
-                &resolved
+                Probe::Words(&resolved)
             }
         };
         let mut join = Join::new(self.books.len());
         let mut bounded: Vec<(f64, Candidate)> = Vec::new();
-        for candidate in join.count(&self.postings, x, None) {
+        for candidate in join.count(&self.postings, &probe) {
             if Some(candidate.book) == exclude {
                 continue;
             }
@@ -246,7 +246,7 @@ impl Reader {
         let mut top = TopK::new(options.top_k);
         let mut verify = |batch: Vec<Candidate>, top: &mut TopK, explain: &mut Explain| {
             explain.lcs_runs += batch.len() as u64;
-            join.align(&self.postings, x, len_x, None, &batch, |slot, overlap| {
+            join.align(&self.postings, &probe, len_x, &batch, |slot, overlap| {
                 let score = options.score.value(&overlap);
                 if Self::qualifies(score, options) {
                     top.offer(Ranked {

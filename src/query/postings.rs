@@ -35,7 +35,20 @@ pub struct Postings {
     lengths: Vec<u32>,
     /// The word id of every element of every book, book after book.
     element_words: Vec<WordId>,
+    /// The entry of every element of every book in its word's posting list.
+    element_entries: Vec<u32>,
     book_starts: Vec<u32>,
+}
+
+/// What a join probes the postings with.
+#[derive(Debug, Clone, Copy)]
+pub enum Probe<'a> {
+    /// A stored book (by slot), against every book, itself included.
+    Book(u32),
+    /// A stored book, against the books in later slots only.
+    BookAgainstLater(u32),
+    /// A sequence resolved with [`Postings::resolve`], against every book.
+    Words(&'a [WordId]),
 }
 
 impl Postings {
@@ -65,6 +78,7 @@ impl Postings {
             indexes: Vec::with_capacity(total),
             lengths: sequences.iter().map(|s| s.len() as u32).collect(),
             element_words: vec![0; total],
+            element_entries: vec![0; total],
             book_starts,
             ..Postings::default()
         };
@@ -74,7 +88,9 @@ impl Postings {
                 postings.starts.push(postings.books.len() as u32);
             }
             let id = (postings.words.len() - 1) as WordId;
-            postings.element_words[(postings.book_starts[book as usize] + index) as usize] = id;
+            let element = (postings.book_starts[book as usize] + index) as usize;
+            postings.element_words[element] = id;
+            postings.element_entries[element] = postings.books.len() as u32;
             postings.books.push(book);
             postings.indexes.push(index);
             let len = postings.lengths[book as usize];
@@ -99,23 +115,46 @@ impl Postings {
             .collect()
     }
 
-    /// Entry range of word `id`, limited to books above `after`.
-    fn range(&self, id: WordId, after: Option<u32>) -> std::ops::Range<usize> {
-        let (start, end) = (
-            self.starts[id as usize] as usize,
-            self.starts[id as usize + 1] as usize,
-        );
-        let start = match after {
-            Some(after) => start + self.books[start..end].partition_point(|&b| b <= after),
-            None => start,
-        };
-        start..end
+    /// Entry range of word `id`.
+    fn range(&self, id: WordId) -> std::ops::Range<usize> {
+        self.starts[id as usize] as usize..self.starts[id as usize + 1] as usize
+    }
+
+    /// The word ids a probe's sequence consists of, in its order.
+    pub fn probe_words<'p>(&'p self, probe: &Probe<'p>) -> &'p [WordId] {
+        match *probe {
+            Probe::Book(book) | Probe::BookAgainstLater(book) => self.word_ids_of(book),
+            Probe::Words(words) => words,
+        }
+    }
+
+    /// Calls `f` with the entry range to scan for each element of the
+    /// probe's sequence, in its order. For a book against later books the
+    /// range starts just past the book's own entry, as lists are sorted by book.
+    fn for_each_range(&self, probe: &Probe<'_>, mut f: impl FnMut(std::ops::Range<usize>)) {
+        match *probe {
+            Probe::BookAgainstLater(book) => {
+                let start = self.book_starts[book as usize] as usize;
+                let end = self.book_starts[book as usize + 1] as usize;
+                for (&word, &entry) in self.element_words[start..end]
+                    .iter()
+                    .zip(&self.element_entries[start..end])
+                {
+                    f(entry as usize + 1..self.starts[word as usize + 1] as usize);
+                }
+            }
+            Probe::Book(_) | Probe::Words(_) => {
+                for &word in self.probe_words(probe) {
+                    f(self.range(word));
+                }
+            }
+        }
     }
 
     /// The books holding the word with hash `word`, ascending.
     pub fn books_with(&self, word: u32) -> &[u32] {
         match self.words.binary_search(&word) {
-            Ok(id) => &self.books[self.range(id as WordId, None)],
+            Ok(id) => &self.books[self.range(id as WordId)],
             Err(_) => &[],
         }
     }
@@ -134,6 +173,7 @@ impl Postings {
                 + self.indexes.len()
                 + self.lengths.len()
                 + self.element_words.len()
+                + self.element_entries.len()
                 + self.book_starts.len())
     }
 }
@@ -147,6 +187,42 @@ const CELLS: usize = BLOCKS * BLOCKS;
 /// Block of element `index` in a sequence of `len` elements.
 fn block_of(index: u32, len: u32) -> usize {
     (index as u64 * BLOCKS as u64 / len.max(1) as u64) as usize
+}
+
+/// The blocks of a sequence's elements in order, without a division per
+/// element: equal to `block_of(i, len)` for i = 0, 1, 2, …
+struct BlockWalk {
+    index: usize,
+    block: usize,
+    next_start: usize,
+    len: usize,
+}
+
+impl BlockWalk {
+    fn new(len: usize) -> Self {
+        let mut walk = BlockWalk {
+            index: 0,
+            block: 0,
+            next_start: 0,
+            len,
+        };
+        walk.next_start = walk.start_of(1);
+        walk
+    }
+
+    /// First index of `block`: the least i with i·BLOCKS/len ≥ block.
+    fn start_of(&self, block: usize) -> usize {
+        (block * self.len).div_ceil(BLOCKS)
+    }
+
+    fn next_block(&mut self) -> usize {
+        while self.index >= self.next_start && self.block + 1 < BLOCKS {
+            self.block += 1;
+            self.next_start = self.start_of(self.block + 1);
+        }
+        self.index += 1;
+        self.block
+    }
 }
 
 /// The heaviest monotone path through a grid of cell counts.
@@ -204,23 +280,23 @@ impl Join {
         }
     }
 
-    /// First pass: for every book above `after` (every book when `None`)
-    /// sharing words with `x` (word ids), its common count and block bound,
-    /// in no particular order.
-    pub fn count(&mut self, postings: &Postings, x: &[WordId], after: Option<u32>) -> &[Candidate] {
+    /// First pass: for every book the probe reaches that shares words with
+    /// it, its common count and block bound, in no particular order.
+    pub fn count(&mut self, postings: &Postings, probe: &Probe<'_>) -> &[Candidate] {
         self.entries_scanned = 0;
+        let x_len = postings.probe_words(probe).len();
         // A cell counts at most one block of X; past u16 the grid is skipped
         // and the bound falls back to the common count.
-        let use_grid = x.len().div_ceil(BLOCKS) <= u16::MAX as usize;
+        let use_grid = x_len.div_ceil(BLOCKS) <= u16::MAX as usize;
         let books = self.counts.len();
         if self.cells.is_empty() {
             self.cells = vec![0; books * CELLS];
         }
-        for (i, &word) in x.iter().enumerate() {
+        let mut blocks = BlockWalk::new(x_len);
+        postings.for_each_range(probe, |range| {
             // Cells are laid out [X block][book][Y block], so one X block's
             // counting touches a strip of books × BLOCKS cells.
-            let strip = block_of(i as u32, x.len() as u32) * books * BLOCKS;
-            let range = postings.range(word, after);
+            let strip = blocks.next_block() * books * BLOCKS;
             self.entries_scanned += range.len() as u64;
             for (&book, &by) in postings.books[range.clone()]
                 .iter()
@@ -235,7 +311,7 @@ impl Join {
                     self.cells[strip + book as usize * BLOCKS + by as usize] += 1;
                 }
             }
-        }
+        });
         self.common.clear();
         let mut grid = [0u16; CELLS];
         for &book in &self.touched {
@@ -261,17 +337,16 @@ impl Join {
         &self.common
     }
 
-    /// Second pass: aligns `x` (word ids of a sequence of `len_x`
-    /// elements) with each of `keep` (as returned by [`count`](Self::count)
-    /// with the same `after`), calling `found` with each book and its
-    /// overlap. Rescans the postings when that is cheaper than reading every
-    /// kept book's sequence, else looks each kept book's words up in `x`.
+    /// Second pass: aligns the probe's sequence (of `len_x` elements before
+    /// resolving) with each of `keep` (as returned by [`count`](Self::count)
+    /// for the same probe), calling `found` with each book and its overlap.
+    /// Rescans the postings when that is cheaper than reading every kept
+    /// book's sequence, else looks each kept book's words up in the probe's.
     pub fn align(
         &mut self,
         postings: &Postings,
-        x: &[WordId],
+        probe: &Probe<'_>,
         len_x: u32,
-        after: Option<u32>,
         keep: &[Candidate],
         found: impl FnMut(u32, Overlap),
     ) {
@@ -283,18 +358,17 @@ impl Join {
             .map(|c| postings.lengths[c.book as usize] as u64)
             .sum();
         if lookups < self.entries_scanned {
-            self.align_by_lookup(postings, x, len_x, keep, found);
+            self.align_by_lookup(postings, postings.probe_words(probe), len_x, keep, found);
         } else {
-            self.align_by_rescan(postings, x, len_x, after, keep, found);
+            self.align_by_rescan(postings, probe, len_x, keep, found);
         }
     }
 
     fn align_by_rescan(
         &mut self,
         postings: &Postings,
-        x: &[WordId],
+        probe: &Probe<'_>,
         len_x: u32,
-        after: Option<u32>,
         keep: &[Candidate],
         mut found: impl FnMut(u32, Overlap),
     ) {
@@ -306,8 +380,7 @@ impl Join {
             total += candidate.common;
         }
         self.gathered.resize(total as usize, 0);
-        for &word in x {
-            let range = postings.range(word, after);
+        postings.for_each_range(probe, |range| {
             for (&book, &index) in postings.books[range.clone()]
                 .iter()
                 .zip(&postings.indexes[range])
@@ -319,7 +392,7 @@ impl Join {
                     *end += 1;
                 }
             }
-        }
+        });
         for (candidate, &(start, end)) in keep.iter().zip(&self.kept) {
             self.slot[candidate.book as usize] = NOT_KEPT;
             let lcs = lis_len(&self.gathered[start as usize..end as usize]) as u32;
@@ -406,18 +479,24 @@ mod tests {
         let x = postings.resolve(&[2, 3, 9, 77]);
         assert_eq!(x.len(), 3);
         let mut counts: Vec<_> = join
-            .count(&postings, &x, None)
+            .count(&postings, &Probe::Words(&x))
             .iter()
             .map(|c| (c.book, c.common))
             .collect();
         counts.sort();
         assert_eq!(counts, [(0, 2), (1, 2), (2, 1)]);
-        let after: Vec<_> = join
-            .count(&postings, &x[..2], Some(0))
+        let later: Vec<_> = join
+            .count(&postings, &Probe::BookAgainstLater(0))
             .iter()
             .map(|c| (c.book, c.common))
             .collect();
-        assert_eq!(after, [(1, 2)]);
+        assert_eq!(later, [(1, 2)]);
+        let all: Vec<_> = join
+            .count(&postings, &Probe::Book(1))
+            .iter()
+            .map(|c| (c.book, c.common))
+            .collect();
+        assert_eq!(all.len(), 2);
     }
 
     #[test]
@@ -432,14 +511,13 @@ mod tests {
         assert_eq!(postings.word_ids_of(0), postings.resolve(&books[0].hashes));
         let ids = postings.resolve(&x);
         let mut join = Join::new(books.len());
-        let keep = join.count(&postings, &ids, None).to_vec();
+        let probe = Probe::Words(&ids);
+        let keep = join.count(&postings, &probe).to_vec();
         for candidate in &keep {
             assert!(candidate.lcs_at_most >= 1 && candidate.lcs_at_most <= candidate.common);
         }
         let mut by_rescan = Vec::new();
-        join.align_by_rescan(&postings, &ids, 5, None, &keep, |b, o| {
-            by_rescan.push((b, o))
-        });
+        join.align_by_rescan(&postings, &probe, 5, &keep, |b, o| by_rescan.push((b, o)));
         let mut by_lookup = Vec::new();
         join.align_by_lookup(&postings, &ids, 5, &keep, |b, o| by_lookup.push((b, o)));
         assert_eq!(by_rescan, by_lookup);
@@ -450,6 +528,20 @@ mod tests {
             assert_eq!(overlap, direct, "book {book}");
             let bound = keep.iter().find(|c| c.book == book).unwrap().lcs_at_most;
             assert!(bound >= overlap.lcs);
+        }
+    }
+
+    #[test]
+    fn block_walk_matches_block_of() {
+        for len in [0usize, 1, 2, 7, 8, 9, 63, 64, 65, 1000, 4097] {
+            let mut walk = BlockWalk::new(len);
+            for i in 0..len {
+                assert_eq!(
+                    walk.next_block(),
+                    block_of(i as u32, len as u32),
+                    "len {len} i {i}"
+                );
+            }
         }
     }
 
