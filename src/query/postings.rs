@@ -55,42 +55,48 @@ impl Postings {
     /// Builds postings over `sequences`, indexed by position in the slice.
     pub fn build(sequences: &[UniqueWordSeq]) -> Self {
         let total: usize = sequences.iter().map(|s| s.len()).sum();
-        let mut entries: Vec<(u32, u32, u32)> = Vec::with_capacity(total);
+        let mut book_starts = Vec::with_capacity(sequences.len() + 1);
+        let mut element_books = Vec::with_capacity(total);
+        let mut offset = 0u32;
         for (book, sequence) in sequences.iter().enumerate() {
-            entries.extend(
+            book_starts.push(offset);
+            offset += sequence.len() as u32;
+            element_books.extend(std::iter::repeat_n(book as u32, sequence.len()));
+        }
+        book_starts.push(offset);
+        // Key: word hash above, global element number below. Elements are
+        // numbered book after book, so a word's entries sort by book.
+        let mut keys: Vec<u64> = Vec::with_capacity(total);
+        for (sequence, &start) in sequences.iter().zip(&book_starts) {
+            keys.extend(
                 sequence
                     .hashes
                     .iter()
                     .enumerate()
-                    .map(|(index, &h)| (h, book as u32, index as u32)),
+                    .map(|(index, &h)| ((h as u64) << 32) | (start as u64 + index as u64)),
             );
         }
-        entries.sort_unstable();
-        let mut book_starts = Vec::with_capacity(sequences.len() + 1);
-        let mut offset = 0u32;
-        for sequence in sequences {
-            book_starts.push(offset);
-            offset += sequence.len() as u32;
-        }
-        book_starts.push(offset);
+        keys.sort_unstable();
         let mut postings = Postings {
             books: Vec::with_capacity(total),
             indexes: Vec::with_capacity(total),
+            blocks: Vec::with_capacity(total),
             lengths: sequences.iter().map(|s| s.len() as u32).collect(),
             element_words: vec![0; total],
             element_entries: vec![0; total],
             book_starts,
             ..Postings::default()
         };
-        for (word, book, index) in entries {
+        for key in keys {
+            let (word, element) = ((key >> 32) as u32, key as u32);
             if postings.words.last() != Some(&word) {
                 postings.words.push(word);
                 postings.starts.push(postings.books.len() as u32);
             }
-            let id = (postings.words.len() - 1) as WordId;
-            let element = (postings.book_starts[book as usize] + index) as usize;
-            postings.element_words[element] = id;
-            postings.element_entries[element] = postings.books.len() as u32;
+            let book = element_books[element as usize];
+            let index = element - postings.book_starts[book as usize];
+            postings.element_words[element as usize] = (postings.words.len() - 1) as WordId;
+            postings.element_entries[element as usize] = postings.books.len() as u32;
             postings.books.push(book);
             postings.indexes.push(index);
             let len = postings.lengths[book as usize];
