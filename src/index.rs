@@ -5,7 +5,6 @@
 //! sequences). An index directory is opened by one process at a time; inside
 //! it, any number of [`Reader`]s and one [`BulkLoader`] work side by side.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -16,7 +15,6 @@ use crate::query::Reader;
 use crate::repr::ExtractOptions;
 use crate::storage::barrel::BarrelReader;
 use crate::storage::catalog::{Catalog, CatalogBatch};
-use crate::storage::format::{FileHeader, FileKind, HEADER_LEN};
 use crate::{Error, Result};
 
 const CATALOG_FILE: &str = "catalog.redb";
@@ -168,19 +166,7 @@ impl Index {
 
     fn check_barrels(&self) -> Result<()> {
         for (barrel, committed) in self.shared.catalog.snapshot()?.barrels()? {
-            let path = self.barrel_path(barrel);
-            let on_disk = std::fs::metadata(&path).at(&path)?.len();
-            if on_disk < committed {
-                return Err(Error::Corrupted {
-                    path,
-                    offset: on_disk,
-                    what: format!("barrel is shorter than its committed length {committed}"),
-                });
-            }
-            let mut header = [0u8; HEADER_LEN];
-            let mut file = std::fs::File::open(&path).at(&path)?;
-            file.read_exact(&mut header).at(&path)?;
-            FileHeader::decode_from(&header, FileKind::Barrel, &path)?;
+            crate::storage::barrel::check(&self.barrel_path(barrel), committed)?;
         }
         Ok(())
     }

@@ -36,6 +36,7 @@
 #![deny(clippy::host_endian_bytes, clippy::big_endian_bytes)]
 
 pub mod align;
+mod duration_serde;
 mod error;
 pub mod eval;
 pub mod index;

@@ -132,15 +132,8 @@ pub struct LoadStats {
     /// Catalog commits.
     pub commits: u64,
     /// Wall time of the load.
-    #[serde(serialize_with = "serialize_secs")]
+    #[serde(serialize_with = "crate::duration_serde::secs")]
     pub elapsed: Duration,
-}
-
-fn serialize_secs<S: serde::Serializer>(
-    d: &Duration,
-    s: S,
-) -> std::result::Result<S::Ok, S::Error> {
-    s.serialize_f64(d.as_secs_f64())
 }
 
 /// A document turned into a record, ready to write.

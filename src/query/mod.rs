@@ -163,11 +163,6 @@ impl Reader {
             .ok_or_else(|| Error::UnknownKey(key.to_string()))
     }
 
-    /// Memory held by the in-memory postings, in bytes.
-    pub fn postings_bytes(&self) -> usize {
-        self.postings.memory_bytes()
-    }
-
     /// Aligns two stored books, found by key.
     pub fn align_books(&self, a: &str, b: &str) -> Result<crate::align::Overlap> {
         let (a, b) = (self.slot_of(a)?, self.slot_of(b)?);

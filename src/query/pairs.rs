@@ -71,15 +71,8 @@ pub struct PairsStats {
     /// Pairs found.
     pub found: u64,
     /// Wall time.
-    #[serde(rename = "elapsed_s", serialize_with = "serialize_secs")]
+    #[serde(rename = "elapsed_s", serialize_with = "crate::duration_serde::secs")]
     pub elapsed: Duration,
-}
-
-fn serialize_secs<S: serde::Serializer>(
-    d: &Duration,
-    s: S,
-) -> std::result::Result<S::Ok, S::Error> {
-    s.serialize_f64(d.as_secs_f64())
 }
 
 /// Pairs found for one book, with its counts.

@@ -94,12 +94,11 @@ pub struct Explain {
     /// Hits returned.
     pub hits: u64,
     /// Wall time.
-    #[serde(rename = "elapsed_ms", serialize_with = "serialize_ms")]
+    #[serde(
+        rename = "elapsed_ms",
+        serialize_with = "crate::duration_serde::millis"
+    )]
     pub elapsed: Duration,
-}
-
-fn serialize_ms<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_f64(d.as_secs_f64() * 1e3)
 }
 
 /// Hits, best first, with the plan's counts.

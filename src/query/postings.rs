@@ -164,24 +164,6 @@ impl Postings {
             Err(_) => &[],
         }
     }
-
-    /// Number of books.
-    pub fn book_count(&self) -> usize {
-        self.lengths.len()
-    }
-
-    /// Bytes held in memory.
-    pub fn memory_bytes(&self) -> usize {
-        self.blocks.len()
-            + 4 * (self.words.len()
-                + self.starts.len()
-                + self.books.len()
-                + self.indexes.len()
-                + self.lengths.len()
-                + self.element_words.len()
-                + self.element_entries.len()
-                + self.book_starts.len())
-    }
 }
 
 const NOT_KEPT: u32 = u32::MAX;

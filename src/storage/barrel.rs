@@ -163,6 +163,30 @@ fn decode_payload(raw: &[u8], n: usize) -> Option<UniqueWordSeq> {
     Some(UniqueWordSeq { hashes, positions })
 }
 
+/// Opens the barrel at `path` with `options`, checking that it holds at
+/// least its `committed_len` bytes and starts with a barrel header.
+fn open_checked(path: &Path, committed_len: u64, options: &OpenOptions) -> Result<File> {
+    let mut file = options.open(path).at(path)?;
+    let on_disk = file.metadata().at(path)?.len();
+    if on_disk < committed_len {
+        return Err(Error::Corrupted {
+            path: path.to_path_buf(),
+            offset: on_disk,
+            what: format!("barrel is shorter than its committed length {committed_len}"),
+        });
+    }
+    let mut header = [0u8; HEADER_LEN];
+    file.read_exact(&mut header).at(path)?;
+    FileHeader::decode_from(&header, FileKind::Barrel, path)?;
+    Ok(file)
+}
+
+/// Checks a committed barrel the way opening an index does: its length and
+/// its header, nothing more.
+pub fn check(path: &Path, committed_len: u64) -> Result<()> {
+    open_checked(path, committed_len, OpenOptions::new().read(true)).map(drop)
+}
+
 /// Appends records to one barrel file.
 #[derive(Debug)]
 pub struct BarrelWriter {
@@ -190,22 +214,11 @@ impl BarrelWriter {
     /// Reopens a barrel for appending after its last committed record,
     /// cutting off any torn tail beyond `committed_len`.
     pub fn append_to(path: &Path, committed_len: u64) -> Result<Self> {
-        let mut file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .open(path)
-            .at(path)?;
-        let mut header = [0u8; HEADER_LEN];
-        file.read_exact(&mut header).at(path)?;
-        FileHeader::decode_from(&header, FileKind::Barrel, path)?;
-        let on_disk = file.metadata().at(path)?.len();
-        if on_disk < committed_len {
-            return Err(Error::Corrupted {
-                path: path.to_path_buf(),
-                offset: on_disk,
-                what: format!("barrel is shorter than its committed length {committed_len}"),
-            });
-        }
+        let mut file = open_checked(
+            path,
+            committed_len,
+            OpenOptions::new().read(true).write(true),
+        )?;
         file.set_len(committed_len).at(path)?;
         file.seek(SeekFrom::Start(committed_len)).at(path)?;
         Ok(BarrelWriter {
@@ -253,21 +266,13 @@ pub struct BarrelReader {
 impl BarrelReader {
     /// Reads the first `committed_len` bytes of the barrel at `path` and checks its header.
     pub fn open(path: &Path, committed_len: u64) -> Result<Self> {
-        let mut file = File::open(path).at(path)?;
-        let on_disk = file.metadata().at(path)?.len();
-        if on_disk < committed_len {
-            return Err(Error::Corrupted {
-                path: path.to_path_buf(),
-                offset: on_disk,
-                what: format!("barrel is shorter than its committed length {committed_len}"),
-            });
-        }
+        let mut file = open_checked(path, committed_len, OpenOptions::new().read(true))?;
+        file.seek(SeekFrom::Start(0)).at(path)?;
         let mut bytes = Vec::with_capacity(committed_len as usize);
         Read::by_ref(&mut file)
             .take(committed_len)
             .read_to_end(&mut bytes)
             .at(path)?;
-        FileHeader::decode_from(&bytes, FileKind::Barrel, path)?;
         Ok(BarrelReader {
             path: path.to_path_buf(),
             bytes,

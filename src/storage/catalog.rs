@@ -325,14 +325,6 @@ impl CatalogSnapshot<'_> {
             .map_err(|_| self.catalog.corrupted("next_book_id is not 4 bytes"))
     }
 
-    /// Number of books.
-    pub fn book_count(&self) -> Result<u64> {
-        contain_panics(&self.catalog.path, || {
-            let table = self.txn.open_table(BOOKS).map_err(|e| self.err(e))?;
-            table.len().map_err(|e| self.err(e))
-        })
-    }
-
     /// Every book with its internal id, in id order.
     pub fn books(&self) -> Result<Vec<(u32, BookEntry)>> {
         contain_panics(&self.catalog.path, || {

@@ -15,7 +15,7 @@ use stemmata::synth::{generate, SynthOptions};
 use stemmata::text::decode;
 use stemmata::{Document, Error, Index, LoadOptions, PairsOptions, QueryOptions, Reader, Result};
 
-use crate::output::print_json;
+use crate::output::{print_json, temp_dir};
 
 #[derive(Args)]
 pub struct BenchArgs {
@@ -69,13 +69,6 @@ struct AllPairs {
 
 fn seconds(d: Duration) -> f64 {
     d.as_secs_f64().max(1e-9)
-}
-
-fn temp_dir() -> Result<tempfile::TempDir> {
-    tempfile::tempdir().map_err(|source| Error::Io {
-        path: std::env::temp_dir(),
-        source,
-    })
 }
 
 fn load_documents(dir: &Path, documents: Vec<Document>) -> Result<(Index, f64, u64)> {

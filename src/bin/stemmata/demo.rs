@@ -8,11 +8,9 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use stemmata::synth::{generate, SynthCollection, SynthOptions, SynthRelation};
-use stemmata::{
-    Document, Error, Index, LoadEvent, LoadOptions, PairsOptions, QueryOptions, Result,
-};
+use stemmata::{Document, Error, LoadEvent, LoadOptions, PairsOptions, QueryOptions, Result};
 
-use crate::output::{bar, print_json};
+use crate::output::{bar, new_index, print_json};
 
 #[derive(Args)]
 pub struct DemoArgs {
@@ -106,15 +104,7 @@ pub fn run(args: DemoArgs) -> Result<ExitCode> {
             truth.len()
         );
     }
-    let temp = tempfile::tempdir().map_err(|source| Error::Io {
-        path: std::env::temp_dir(),
-        source,
-    })?;
-    let dir = args
-        .index
-        .clone()
-        .unwrap_or_else(|| temp.path().join("index"));
-    let index = Index::create(&dir)?;
+    let (index, dir, _temp) = new_index(args.index.as_deref())?;
 
     let started = Instant::now();
     let progress = bar(collection.books.len() as u64, "loading", quiet);

@@ -6,9 +6,9 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use stemmata::eval::{best_f1, metrics, Corpus, Labels, Metrics, ScoredPair};
-use stemmata::{Error, Index, LoadEvent, LoadOptions, PairsOptions, Result, Score};
+use stemmata::{LoadEvent, LoadOptions, PairsOptions, Result, Score};
 
-use crate::output::{bar, print_json};
+use crate::output::{bar, new_index, print_json};
 
 #[derive(Args)]
 pub struct EvalArgs {
@@ -186,15 +186,7 @@ fn list_errors(scored: &[ScoredPair], labels: &Labels, corpus: &Corpus) {
 pub fn run(args: EvalArgs) -> Result<ExitCode> {
     let corpus = Corpus::read(&args.corpus)?;
     let labels = Labels::of(&corpus);
-    let temp = tempfile::tempdir().map_err(|source| Error::Io {
-        path: std::env::temp_dir(),
-        source,
-    })?;
-    let dir = args
-        .index
-        .clone()
-        .unwrap_or_else(|| temp.path().join("index"));
-    let index = Index::create(&dir)?;
+    let (index, _dir, _temp) = new_index(args.index.as_deref())?;
 
     let started = Instant::now();
     let progress = bar(

@@ -47,6 +47,9 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // A closed pipe (`stemmata pairs … | head`) ends the program quietly, as
+    // for any shell tool, instead of failing the next print.
+    sigpipe::reset();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Create(args) => index_cmds::create(args),

@@ -2,6 +2,9 @@
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use stemmata::{Error, Index};
 
 /// A progress bar on stderr, hidden when `quiet` or when stderr is not a terminal.
 pub fn bar(len: u64, what: &str, quiet: bool) -> ProgressBar {
@@ -29,4 +32,29 @@ pub fn print_json(value: &impl serde::Serialize) -> stemmata::Result<()> {
         path: "<stdout>".into(),
         source,
     })
+}
+
+/// A fresh temporary directory.
+pub fn temp_dir() -> stemmata::Result<tempfile::TempDir> {
+    tempfile::tempdir().map_err(|source| Error::Io {
+        path: std::env::temp_dir(),
+        source,
+    })
+}
+
+/// A new index in `dir`, or in a temporary directory that lives as long as
+/// the returned guard.
+pub fn new_index(
+    dir: Option<&Path>,
+) -> stemmata::Result<(Index, PathBuf, Option<tempfile::TempDir>)> {
+    let temp = match dir {
+        Some(_) => None,
+        None => Some(temp_dir()?),
+    };
+    let path = match (dir, &temp) {
+        (Some(dir), _) => dir.to_path_buf(),
+        (None, Some(temp)) => temp.path().join("index"),
+        (None, None) => unreachable!("a temporary directory was made above"),
+    };
+    Ok((Index::create(&path)?, path, temp))
 }
