@@ -57,15 +57,36 @@ pub struct CreateArgs {
     /// Window of the alphabetical-list guard in unique words (0 turns it off).
     #[arg(long, default_value_t = 64)]
     pub alpha_window: u32,
+    /// Print the created index's options as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(serde::Serialize)]
+struct Created<'a> {
+    index: &'a Path,
+    hash_seed: u64,
+    max_term_freq: u32,
+    alpha_window: u32,
 }
 
 pub fn create(args: CreateArgs) -> Result<ExitCode> {
-    Index::builder()
+    let index = Index::builder()
         .max_term_freq(args.max_term_freq)
         .hash_seed(args.hash_seed)
         .alpha_window(args.alpha_window)
         .create(&args.dir)?;
-    println!("created index {}", args.dir.display());
+    if args.json {
+        let options = index.options();
+        print_json(&Created {
+            index: &args.dir,
+            hash_seed: options.hash_seed,
+            max_term_freq: options.max_term_freq,
+            alpha_window: options.alpha_window,
+        })?;
+    } else {
+        println!("created index {}", args.dir.display());
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -321,6 +342,9 @@ pub struct PairsArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "tsv")]
     pub format: PairsFormat,
+    /// Same as --format jsonl.
+    #[arg(long, conflicts_with = "format")]
+    pub json: bool,
     /// Write pairs here instead of standard output.
     #[arg(long, short)]
     pub output: Option<PathBuf>,
@@ -343,7 +367,10 @@ struct PairLine<'a> {
     b_unique: u32,
 }
 
-pub fn pairs(args: PairsArgs) -> Result<ExitCode> {
+pub fn pairs(mut args: PairsArgs) -> Result<ExitCode> {
+    if args.json {
+        args.format = PairsFormat::Jsonl;
+    }
     let index = Index::open(&args.index)?;
     let reader = index.reader()?;
     let mut options = PairsOptions::with_score(args.score.score);
@@ -421,13 +448,20 @@ pub struct DeleteArgs {
     /// Keys of the books to delete.
     #[arg(required = true)]
     pub keys: Vec<String>,
+    /// Print the counts as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 pub fn delete(args: DeleteArgs) -> Result<ExitCode> {
     let index = Index::open(&args.index)?;
     let keys: Vec<&str> = args.keys.iter().map(String::as_str).collect();
     let deleted = index.delete(&keys)?;
-    println!("deleted {deleted} of {} books", keys.len());
+    if args.json {
+        print_json(&serde_json::json!({ "deleted": deleted, "asked": keys.len() }))?;
+    } else {
+        println!("deleted {deleted} of {} books", keys.len());
+    }
     Ok(ExitCode::SUCCESS)
 }
 
