@@ -1,6 +1,10 @@
 //! Book representations: pure functions from normalised words to the
 //! features the index stores. No I/O here.
 
+pub mod minhash;
+pub mod simhash;
 pub mod unique_words;
 
+pub use minhash::{book_signature, page_signatures, MinHashOptions, MinHashSig};
+pub use simhash::{simhash, SimHash128, SimHashOptions};
 pub use unique_words::{word_hash, ExtractOptions, Features, UniqueWordSeq, DEFAULT_HASH_SEED};

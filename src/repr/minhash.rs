@@ -1,0 +1,790 @@
+//! Min-hash signatures of word shingles (Broder; Manasse; Google Books):
+//! `num_hashes` 64-bit values per book (100 by default) or per page (34),
+//! whose share of equal positions estimates the Jaccard similarity of two
+//! books' shingle sets.
+//!
+//! **Shingles.** A shingle is `shingle_len` consecutive normalised words (5 by
+//! default) as the tokeniser ([`crate::text::tokenise`]) emits them. Its
+//! 64-bit fingerprint is XXH3-64, seeded with [`MinHashOptions::seed`], of
+//! the shingle's words joined by single spaces (U+0020), in UTF-8:
+//! `xxh3_64_with_seed(b"w1 w2 w3 w4 w5", seed)` (see [`shingle_hash`]). For
+//! the book signature page breaks do not break shingles (the book is one run
+//! of words); for page signatures each page is its own run. A run with fewer
+//! than `shingle_len` words (but at least one) is one shingle made of all its
+//! words; a run without words has no shingle.
+//!
+//! **One-permutation hashing** (Li, Owen and Zhang 2012; "Ping's bins" in
+//! Manasse's notes). The 64-bit fingerprint space is cut into K equal,
+//! contiguous ranges; bin i holds the fingerprints `h` with
+//! `floor(h · K / 2^64) = i` (the top bits of `h` when K is a power of two),
+//! and position i of the signature is the least fingerprint that fell into
+//! bin i. One hash evaluation per shingle replaces K: XXH3 is the random
+//! permutation, and the bin is a slice of it. The values stored are shingle
+//! fingerprints themselves, and values from different bins lie in disjoint
+//! ranges, so equal values at a position always mean the same shingle (up to
+//! 64-bit collisions), however they got there.
+//!
+//! **Densification** (Shrivastava 2017, "optimal densification"). Books have
+//! tens of thousands of shingles, so with K = 100 almost no bin is empty, but
+//! pages (about 300 shingles for 34 bins) and short texts can leave some
+//! empty. An empty bin i borrows the value of the first non-empty bin along
+//! its own probe sequence `p(i, 0), p(i, 1), ...`, where
+//! `p(i, a) = floor(mix64(seed ^ (i << 32 | a)) · K / 2^64)` and `mix64` is
+//! the SplitMix64 finaliser ([`mix64`]). The sequence depends only on
+//! (seed, K, i), never on the set, so two sets whose bin i are both empty
+//! probe the same bins and collide exactly when the first bin that is
+//! non-empty in their union collides: each position stays an unbiased
+//! Jaccard estimate. Unlike rotation densification (borrowing from the next
+//! non-empty bin to the right), neighbouring empty bins borrow from
+//! independent random bins rather than the same one, which keeps the
+//! variance close to that of K independent min-hashes on sparse sets. After
+//! [`MAX_RANDOM_PROBES`] random probes without a hit (only when few bins are
+//! filled) the sequence continues with bins i+1, i+2, ... (mod K), which is
+//! still a fixed sequence and always terminates.
+//!
+//! **Empty texts.** A text (or page) without words has the signature whose
+//! every position is `u64::MAX` ([`MinHashSig::empty`]); two such signatures
+//! have similarity 0, not 1: "no evidence" must never look like a duplicate.
+//! A fingerprint equal to `u64::MAX` counts as no value (probability 2^-64
+//! per shingle).
+//!
+//! Everything here is part of the on-disk format once signatures are stored:
+//! the shingle text, the hash and its seed, the bin rule, the probe sequence.
+
+use crate::repr::DEFAULT_HASH_SEED;
+use crate::text::{tokenise, Token};
+use crate::{Error, Result};
+use std::collections::VecDeque;
+use xxhash_rust::xxh3::xxh3_64_with_seed;
+
+/// Default words per shingle (Google Books: 5-word shingles).
+pub const DEFAULT_SHINGLE_LEN: usize = 5;
+/// Largest valid shingle length.
+pub const MAX_SHINGLE_LEN: usize = 16;
+/// Default min-hashes per book signature (Google Books: 100).
+pub const DEFAULT_BOOK_HASHES: usize = 100;
+/// Default min-hashes per page signature (Google Books: 34).
+pub const DEFAULT_PAGE_HASHES: usize = 34;
+/// Largest valid number of min-hashes per signature.
+pub const MAX_HASHES: usize = 1024;
+/// Random probes an empty bin tries before falling back to scanning the bins
+/// to its right (see the module docs).
+pub const MAX_RANDOM_PROBES: u32 = 64;
+
+/// Parameters of min-hash signatures. Part of the on-disk format once
+/// signatures are stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MinHashOptions {
+    /// Words per shingle. Default [`DEFAULT_SHINGLE_LEN`] (5); valid
+    /// 1..=[`MAX_SHINGLE_LEN`] (16). The signature functions clamp values
+    /// outside that range; [`MinHashOptions::validate`] rejects them.
+    pub shingle_len: usize,
+    /// K, the number of min-hashes (bins) per signature. Default
+    /// [`DEFAULT_BOOK_HASHES`] (100) for books, [`DEFAULT_PAGE_HASHES`] (34)
+    /// from [`MinHashOptions::pages`]; valid 1..=[`MAX_HASHES`] (1024),
+    /// clamped like `shingle_len`.
+    pub num_hashes: usize,
+    /// Seed of the shingle hash and of the densification probes. Default
+    /// [`DEFAULT_HASH_SEED`]; any value is valid.
+    pub seed: u64,
+}
+
+impl Default for MinHashOptions {
+    /// Book signatures: 5-word shingles, 100 min-hashes, [`DEFAULT_HASH_SEED`].
+    fn default() -> Self {
+        MinHashOptions {
+            shingle_len: DEFAULT_SHINGLE_LEN,
+            num_hashes: DEFAULT_BOOK_HASHES,
+            seed: DEFAULT_HASH_SEED,
+        }
+    }
+}
+
+impl MinHashOptions {
+    /// Page signatures: 5-word shingles, 34 min-hashes, [`DEFAULT_HASH_SEED`].
+    pub fn pages() -> Self {
+        MinHashOptions {
+            num_hashes: DEFAULT_PAGE_HASHES,
+            ..MinHashOptions::default()
+        }
+    }
+
+    /// Checks that every field is in its valid range.
+    pub fn validate(&self) -> Result<()> {
+        if !(1..=MAX_SHINGLE_LEN).contains(&self.shingle_len) {
+            return Err(Error::InvalidArgument(format!(
+                "min-hash shingle_len {} is outside 1..={MAX_SHINGLE_LEN}",
+                self.shingle_len
+            )));
+        }
+        if !(1..=MAX_HASHES).contains(&self.num_hashes) {
+            return Err(Error::InvalidArgument(format!(
+                "min-hash num_hashes {} is outside 1..={MAX_HASHES}",
+                self.num_hashes
+            )));
+        }
+        Ok(())
+    }
+
+    fn shingle_len(&self) -> usize {
+        self.shingle_len.clamp(1, MAX_SHINGLE_LEN)
+    }
+
+    fn num_hashes(&self) -> usize {
+        self.num_hashes.clamp(1, MAX_HASHES)
+    }
+}
+
+/// A min-hash signature: K 64-bit values, each a shingle fingerprint (see
+/// the module docs). `u64::MAX` everywhere marks a text without words.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct MinHashSig(pub Vec<u64>);
+
+impl MinHashSig {
+    /// The signature of a text without words: `k` positions of `u64::MAX`.
+    pub fn empty(k: usize) -> Self {
+        MinHashSig(vec![u64::MAX; k])
+    }
+
+    /// True for the signature of a text without words (every position is
+    /// `u64::MAX`), and for a signature without positions.
+    pub fn is_empty(&self) -> bool {
+        self.0.iter().all(|&v| v == u64::MAX)
+    }
+
+    /// The Jaccard estimate: the share of positions where both signatures
+    /// hold the same value, in 0.0..=1.0. It is 0.0 when either signature
+    /// [is empty](MinHashSig::is_empty) (two empty texts are not similar).
+    /// Signatures of different lengths (different K) are not comparable;
+    /// positions past the shorter one count as unequal (equal positions
+    /// divided by the longer length), so the result is still in range.
+    pub fn similarity(&self, other: &MinHashSig) -> f64 {
+        if self.is_empty() || other.is_empty() {
+            return 0.0;
+        }
+        let equal = self.0.iter().zip(&other.0).filter(|(a, b)| a == b).count();
+        equal as f64 / self.0.len().max(other.0.len()) as f64
+    }
+}
+
+/// The SplitMix64 finaliser, a bijection on 64-bit values: add
+/// `0x9e3779b97f4a7c15`, then `z ^= z >> 30; z *= 0xbf58476d1ce4e5b9;
+/// z ^= z >> 27; z *= 0x94d049bb133111eb; z ^= z >> 31` (wrapping).
+/// Used for the densification probes and the classic signature's remixes.
+#[inline]
+pub fn mix64(value: u64) -> u64 {
+    let mut z = value.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// `floor(hash · k / 2^64)`: maps a uniform 64-bit value onto 0..k by its top
+/// bits, cutting the hash space into `k` equal contiguous ranges.
+#[inline]
+fn range_of(hash: u64, k: usize) -> usize {
+    ((hash as u128 * k as u128) >> 64) as usize
+}
+
+/// The fingerprint of one shingle given as its words: XXH3-64 with `seed` of
+/// the words joined by single spaces. [`book_signature`] and
+/// [`page_signatures`] hash exactly this.
+pub fn shingle_hash<S: AsRef<str>>(words: &[S], seed: u64) -> u64 {
+    let mut joined = String::new();
+    for (i, word) in words.iter().enumerate() {
+        if i > 0 {
+            joined.push(' ');
+        }
+        joined.push_str(word.as_ref());
+    }
+    xxh3_64_with_seed(joined.as_bytes(), seed)
+}
+
+/// Sliding window over a run of words: the current shingle's text and the
+/// byte length of each of its words.
+struct Shingler {
+    len: usize,
+    seed: u64,
+    text: String,
+    word_lens: VecDeque<usize>,
+    emitted: bool,
+}
+
+impl Shingler {
+    fn new(len: usize, seed: u64) -> Self {
+        Shingler {
+            len,
+            seed,
+            text: String::with_capacity(len * 16),
+            word_lens: VecDeque::with_capacity(len + 1),
+            emitted: false,
+        }
+    }
+
+    /// Adds a word; returns the fingerprint of the shingle it completes.
+    #[inline]
+    fn push(&mut self, word: &str) -> Option<u64> {
+        if self.word_lens.len() == self.len {
+            let first = self.word_lens.pop_front().unwrap_or(0);
+            // The first word and the space after it (none when len is 1).
+            let cut = (first + 1).min(self.text.len());
+            self.text.drain(..cut);
+        }
+        if !self.text.is_empty() {
+            self.text.push(' ');
+        }
+        self.text.push_str(word);
+        self.word_lens.push_back(word.len());
+        if self.word_lens.len() == self.len {
+            self.emitted = true;
+            Some(xxh3_64_with_seed(self.text.as_bytes(), self.seed))
+        } else {
+            None
+        }
+    }
+
+    /// Ends the run: returns the whole-run shingle of a run shorter than the
+    /// shingle length, and resets the window for the next run.
+    fn finish(&mut self) -> Option<u64> {
+        let short = (!self.emitted && !self.word_lens.is_empty())
+            .then(|| xxh3_64_with_seed(self.text.as_bytes(), self.seed));
+        self.text.clear();
+        self.word_lens.clear();
+        self.emitted = false;
+        short
+    }
+}
+
+/// One-permutation hashing into K bins, before densification.
+struct Bins {
+    mins: Vec<u64>,
+}
+
+impl Bins {
+    fn new(k: usize) -> Self {
+        Bins {
+            mins: vec![u64::MAX; k],
+        }
+    }
+
+    #[inline]
+    fn insert(&mut self, hash: u64) {
+        let bin = range_of(hash, self.mins.len());
+        let slot = &mut self.mins[bin];
+        if hash < *slot {
+            *slot = hash;
+        }
+    }
+
+    fn finish(self, seed: u64) -> MinHashSig {
+        densify(self.mins, seed)
+    }
+}
+
+/// The bin that empty bin `bin` probes at attempt `attempt`.
+#[inline]
+fn probe(seed: u64, bin: usize, attempt: u32, k: usize) -> usize {
+    range_of(mix64(seed ^ ((bin as u64) << 32 | attempt as u64)), k)
+}
+
+/// Optimal densification with a bounded number of random probes (see the
+/// module docs).
+fn densify(mins: Vec<u64>, seed: u64) -> MinHashSig {
+    let k = mins.len();
+    let filled = mins.iter().filter(|&&v| v != u64::MAX).count();
+    if filled == 0 || filled == k {
+        return MinHashSig(mins);
+    }
+    let mut out = mins.clone();
+    for (bin, value) in out.iter_mut().enumerate() {
+        if *value != u64::MAX {
+            continue;
+        }
+        let random = (0..MAX_RANDOM_PROBES)
+            .map(|attempt| mins[probe(seed, bin, attempt, k)])
+            .find(|&v| v != u64::MAX);
+        *value = random.unwrap_or_else(|| {
+            (1..k)
+                .map(|step| mins[(bin + step) % k])
+                .find(|&v| v != u64::MAX)
+                .unwrap_or(u64::MAX)
+        });
+    }
+    MinHashSig(out)
+}
+
+/// The book's shingle fingerprints in text order, duplicates kept; page
+/// breaks do not break shingles. These are the elements whose set's Jaccard
+/// similarity [`book_signature`] estimates, and
+/// `oph_signature(&shingle_hashes(text, o), o.num_hashes, o.seed)` equals
+/// `book_signature(text, o)`.
+pub fn shingle_hashes(text: &str, options: &MinHashOptions) -> Vec<u64> {
+    let mut shingler = Shingler::new(options.shingle_len(), options.seed);
+    let mut hashes = Vec::new();
+    tokenise(text, |token| {
+        if let Token::Word(word) = token {
+            hashes.extend(shingler.push(word));
+        }
+    });
+    hashes.extend(shingler.finish());
+    hashes
+}
+
+/// The one-permutation signature with densification of a set of shingle
+/// fingerprints (duplicates allowed), with `k` bins (clamped to
+/// 1..=[`MAX_HASHES`]) and the densification seed `seed`. The fingerprints
+/// must be uniformly distributed 64-bit values, as XXH3's are: the bin is
+/// taken from their top bits.
+pub fn oph_signature(shingle_hashes: &[u64], k: usize, seed: u64) -> MinHashSig {
+    let mut bins = Bins::new(k.clamp(1, MAX_HASHES));
+    for &hash in shingle_hashes {
+        bins.insert(hash);
+    }
+    bins.finish(seed)
+}
+
+/// The classic K-hash min-hash, as a reference for [`oph_signature`]:
+/// position i is `min over x of mix64(x ^ key_i)`, with
+/// `key_i = mix64(seed ^ mix64(i))`, over the shingle fingerprints `x` ([`mix64`]
+/// is a bijection, so each position is the minimum under its own
+/// pseudo-random permutation of the 64-bit space). Costs K mixes per
+/// shingle instead of one bin update. `k` is clamped to 1..=[`MAX_HASHES`];
+/// no fingerprint gives [`MinHashSig::empty`].
+pub fn classic_signature(shingle_hashes: &[u64], k: usize, seed: u64) -> MinHashSig {
+    let k = k.clamp(1, MAX_HASHES);
+    let keys: Vec<u64> = (0..k as u64).map(|i| mix64(seed ^ mix64(i))).collect();
+    let mut mins = vec![u64::MAX; k];
+    for &hash in shingle_hashes {
+        for (min, &key) in mins.iter_mut().zip(&keys) {
+            *min = (*min).min(mix64(hash ^ key));
+        }
+    }
+    MinHashSig(mins)
+}
+
+/// The book signature of `text`: `options.num_hashes` min-hashes (default
+/// 100) of its `options.shingle_len`-word shingles (default 5), by
+/// one-permutation hashing with densification (see the module docs). Page
+/// breaks do not break shingles, so where the pages break does not change
+/// the signature. A text without words gives [`MinHashSig::empty`].
+pub fn book_signature(text: &str, options: &MinHashOptions) -> MinHashSig {
+    let mut shingler = Shingler::new(options.shingle_len(), options.seed);
+    let mut bins = Bins::new(options.num_hashes());
+    tokenise(text, |token| {
+        if let Token::Word(word) = token {
+            if let Some(hash) = shingler.push(word) {
+                bins.insert(hash);
+            }
+        }
+    });
+    if let Some(hash) = shingler.finish() {
+        bins.insert(hash);
+    }
+    bins.finish(options.seed)
+}
+
+/// One signature per page of `text`, in page order: pages are separated by
+/// page breaks (form feeds, [`Token::PageBreak`]), so a text with n breaks
+/// has n + 1 pages, empty ones included. Shingles do not cross page breaks;
+/// a page with fewer than `shingle_len` words is one shingle, a page without
+/// words gets [`MinHashSig::empty`]. Use [`MinHashOptions::pages`] for the
+/// Google Books setting of 34 min-hashes per page.
+pub fn page_signatures(text: &str, options: &MinHashOptions) -> Vec<MinHashSig> {
+    let k = options.num_hashes();
+    let mut shingler = Shingler::new(options.shingle_len(), options.seed);
+    let mut bins = Bins::new(k);
+    let mut pages = Vec::new();
+    let mut end_page = |shingler: &mut Shingler, bins: &mut Bins| {
+        if let Some(hash) = shingler.finish() {
+            bins.insert(hash);
+        }
+        let page = std::mem::replace(bins, Bins::new(k));
+        pages.push(page.finish(options.seed));
+    };
+    tokenise(text, |token| match token {
+        Token::Word(word) => {
+            if let Some(hash) = shingler.push(word) {
+                bins.insert(hash);
+            }
+        }
+        Token::PageBreak => end_page(&mut shingler, &mut bins),
+    });
+    end_page(&mut shingler, &mut bins);
+    pages
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::synth::{generate, zipf_vocabulary, SynthOptions};
+    use proptest::prelude::*;
+    use rand::rngs::SmallRng;
+    use rand::{Rng, SeedableRng};
+    use std::collections::HashSet;
+
+    fn exact_jaccard(a: &[u64], b: &[u64]) -> f64 {
+        let a: HashSet<u64> = a.iter().copied().collect();
+        let b: HashSet<u64> = b.iter().copied().collect();
+        let union = a.union(&b).count();
+        if union == 0 {
+            return 0.0;
+        }
+        a.intersection(&b).count() as f64 / union as f64
+    }
+
+    /// Two texts over a small vocabulary: A = shared block + A-only block,
+    /// B = B-only block + shared block, each block of random words.
+    fn overlapping_texts(
+        shared: usize,
+        only_a: usize,
+        only_b: usize,
+        rng: &mut impl Rng,
+    ) -> (String, String) {
+        const VOCAB: usize = 60;
+        let vocabulary = zipf_vocabulary(VOCAB, 11);
+        let mut block = |n: usize| -> Vec<&str> {
+            (0..n)
+                .map(|_| vocabulary[rng.gen_range(0..VOCAB)].as_str())
+                .collect()
+        };
+        let common = block(shared);
+        let a_only = block(only_a);
+        let b_only = block(only_b);
+        let a = [common.join(" "), a_only.join(" ")].join(" ");
+        let b = [b_only.join(" "), common.join(" ")].join(" ");
+        (a, b)
+    }
+
+    struct Errors {
+        oph: Vec<f64>,
+        classic: Vec<f64>,
+    }
+
+    fn estimate_errors(cases: usize, k: usize, sizes: (usize, usize), seed: u64) -> Errors {
+        let mut rng = SmallRng::seed_from_u64(seed);
+        let options = MinHashOptions {
+            num_hashes: k,
+            ..MinHashOptions::default()
+        };
+        let mut errors = Errors {
+            oph: Vec::new(),
+            classic: Vec::new(),
+        };
+        for case in 0..cases {
+            let mut size = || rng.gen_range(sizes.0..=sizes.1);
+            let (shared, only_a, only_b) = (size(), size(), size());
+            let (a, b) = overlapping_texts(shared, only_a, only_b, &mut rng);
+            let (ha, hb) = (shingle_hashes(&a, &options), shingle_hashes(&b, &options));
+            let exact = exact_jaccard(&ha, &hb);
+            let sig_seed = options.seed ^ case as u64;
+            let oph = oph_signature(&ha, k, sig_seed).similarity(&oph_signature(&hb, k, sig_seed));
+            let classic = classic_signature(&ha, k, sig_seed)
+                .similarity(&classic_signature(&hb, k, sig_seed));
+            errors.oph.push((oph - exact).abs());
+            errors.classic.push((classic - exact).abs());
+        }
+        errors
+    }
+
+    fn mean(values: &[f64]) -> f64 {
+        values.iter().sum::<f64>() / values.len() as f64
+    }
+
+    fn max(values: &[f64]) -> f64 {
+        values.iter().copied().fold(0.0, f64::max)
+    }
+
+    #[test]
+    fn shingles_are_space_joined_words_hashed_with_the_seed() {
+        let options = MinHashOptions::default();
+        let seed = options.seed;
+        let text = "A b, c\x0cd e. F";
+        assert_eq!(
+            shingle_hashes(text, &options),
+            [
+                xxh3_64_with_seed(b"a b c d e", seed),
+                xxh3_64_with_seed(b"b c d e f", seed),
+            ]
+        );
+        assert_eq!(
+            shingle_hash(&["a", "b", "c", "d", "e"], seed),
+            xxh3_64_with_seed(b"a b c d e", seed)
+        );
+        // Fewer words than a shingle: the whole text is one shingle.
+        assert_eq!(
+            shingle_hashes("Two words", &options),
+            [xxh3_64_with_seed(b"two words", seed)]
+        );
+        assert!(shingle_hashes(" 12 ,. ", &options).is_empty());
+        let single = MinHashOptions {
+            shingle_len: 1,
+            ..options
+        };
+        assert_eq!(
+            shingle_hashes("x y", &single),
+            [xxh3_64_with_seed(b"x", seed), xxh3_64_with_seed(b"y", seed)]
+        );
+    }
+
+    #[test]
+    fn book_signature_is_oph_of_the_shingle_hashes() {
+        let text = &generate(&SynthOptions::with_families(1, 5)).books[0].text;
+        let options = MinHashOptions::default();
+        let signature = book_signature(text, &options);
+        assert_eq!(signature.0.len(), DEFAULT_BOOK_HASHES);
+        assert_eq!(
+            signature,
+            oph_signature(
+                &shingle_hashes(text, &options),
+                options.num_hashes,
+                options.seed
+            )
+        );
+        assert_eq!(signature.similarity(&signature), 1.0);
+        assert!(!signature.is_empty());
+    }
+
+    #[test]
+    fn bins_are_ranges_of_the_hash_space_and_hold_their_minimum() {
+        let hashes: Vec<u64> = (0..10_000u64).map(mix64).collect();
+        let k = 100;
+        let signature = oph_signature(&hashes, k, 1);
+        for (bin, &value) in signature.0.iter().enumerate() {
+            let expected = hashes.iter().filter(|&&h| range_of(h, k) == bin).min();
+            assert_eq!(Some(&value), expected);
+        }
+    }
+
+    #[test]
+    fn empty_texts_have_the_empty_signature_and_similarity_zero() {
+        let options = MinHashOptions::default();
+        let empty = book_signature("  42 ... \x0c", &options);
+        assert_eq!(empty, MinHashSig::empty(DEFAULT_BOOK_HASHES));
+        assert!(empty.is_empty());
+        assert_eq!(empty.similarity(&empty), 0.0);
+        let some = book_signature("one word", &options);
+        assert_eq!(empty.similarity(&some), 0.0);
+        assert_eq!(some.similarity(&empty), 0.0);
+        // A single shingle fills every bin by densification.
+        assert!(some.0.iter().all(|&v| v == some.0[0]));
+        assert_eq!(some.similarity(&some), 1.0);
+        assert_eq!(classic_signature(&[], 8, 0), MinHashSig::empty(8));
+    }
+
+    #[test]
+    fn densified_bins_borrow_filled_values_and_stay_consistent() {
+        // Few shingles for many bins: most bins are empty before densification.
+        let options = MinHashOptions {
+            num_hashes: 256,
+            ..MinHashOptions::default()
+        };
+        let hashes = shingle_hashes(
+            "the quick brown fox jumps over the lazy dog again",
+            &options,
+        );
+        let raw: HashSet<u64> = hashes.iter().copied().collect();
+        let signature = oph_signature(&hashes, 256, options.seed);
+        assert!(signature.0.iter().all(|v| raw.contains(v)));
+        // Several distinct values: borrowing is spread over the filled bins.
+        let distinct: HashSet<u64> = signature.0.iter().copied().collect();
+        assert!(distinct.len() >= raw.len() - 1, "{distinct:?}");
+    }
+
+    #[test]
+    fn page_breaks_do_not_change_the_book_signature() {
+        let options = MinHashOptions::default();
+        let text = &generate(&SynthOptions::with_families(1, 8)).books[0].text;
+        let without_breaks = text.replace('\x0c', " ");
+        let mut rng = SmallRng::seed_from_u64(3);
+        let rebroken: String = without_breaks
+            .split(' ')
+            .map(|w| {
+                if rng.gen_bool(0.01) {
+                    format!("{w}\x0c")
+                } else {
+                    format!("{w} ")
+                }
+            })
+            .collect();
+        let expected = book_signature(text, &options);
+        assert_eq!(book_signature(&without_breaks, &options), expected);
+        assert_eq!(book_signature(&rebroken, &options), expected);
+    }
+
+    #[test]
+    fn page_signatures_one_per_page_without_crossing_breaks() {
+        let options = MinHashOptions::pages();
+        let pages = page_signatures("a b c d e f\x0c\x0cg h i j k l m\x0cshort page", &options);
+        assert_eq!(pages.len(), 4);
+        assert!(pages.iter().all(|p| p.0.len() == DEFAULT_PAGE_HASHES));
+        assert!(pages[1].is_empty());
+        let alone = |text: &str| book_signature(text, &options);
+        assert_eq!(pages[0], alone("a b c d e f"));
+        assert_eq!(pages[2], alone("g h i j k l m"));
+        assert_eq!(pages[3], alone("short page"));
+        assert_eq!(page_signatures("", &options), [MinHashSig::empty(34)]);
+    }
+
+    #[test]
+    fn synthetic_pages_of_a_noisy_copy_match_their_originals() {
+        let collection = generate(&SynthOptions::with_families(1, 21));
+        let text = &collection.books[0].text;
+        let mut rng = SmallRng::seed_from_u64(4);
+        let noisy = crate::synth::ocr_noise(text, 0.002, &mut rng);
+        let options = MinHashOptions::pages();
+        let (a, b) = (
+            page_signatures(text, &options),
+            page_signatures(&noisy, &options),
+        );
+        assert_eq!(a.len(), b.len());
+        let same: f64 = a.iter().zip(&b).map(|(x, y)| x.similarity(y)).sum::<f64>();
+        let shifted: f64 = a
+            .iter()
+            .zip(b.iter().skip(1))
+            .map(|(x, y)| x.similarity(y))
+            .sum();
+        assert!(same / a.len() as f64 > 0.7, "{}", same / a.len() as f64);
+        assert!(shifted / a.len() as f64 <= 0.01);
+    }
+
+    #[test]
+    fn signatures_are_deterministic_and_depend_on_the_seed() {
+        let text = &generate(&SynthOptions::with_families(1, 2)).books[0].text;
+        let options = MinHashOptions::default();
+        assert_eq!(
+            book_signature(text, &options),
+            book_signature(text, &options)
+        );
+        assert_eq!(
+            page_signatures(text, &options),
+            page_signatures(text, &options)
+        );
+        let other = MinHashOptions { seed: 1, ..options };
+        assert!(book_signature(text, &options).similarity(&book_signature(text, &other)) < 0.1);
+    }
+
+    /// Pins the format: shingle text, hash, bins and probe sequence.
+    #[test]
+    fn signature_format_is_stable() {
+        let options = MinHashOptions {
+            num_hashes: 16,
+            ..MinHashOptions::default()
+        };
+        let signature = book_signature(
+            "It was the best of times, it was the worst of times, it was the age of wisdom",
+            &options,
+        );
+        let digest = signature.0.iter().fold(0u64, |acc, &v| mix64(acc ^ v));
+        assert_eq!(digest, FORMAT_DIGEST, "{:#x}", digest);
+    }
+
+    const FORMAT_DIGEST: u64 = 0x316b_4c23_d3be_39d0;
+
+    #[test]
+    fn options_outside_their_ranges_are_rejected_or_clamped() {
+        assert!(MinHashOptions::default().validate().is_ok());
+        assert!(MinHashOptions::pages().validate().is_ok());
+        for bad in [
+            MinHashOptions {
+                shingle_len: 0,
+                ..MinHashOptions::default()
+            },
+            MinHashOptions {
+                shingle_len: 17,
+                ..MinHashOptions::default()
+            },
+            MinHashOptions {
+                num_hashes: 0,
+                ..MinHashOptions::default()
+            },
+            MinHashOptions {
+                num_hashes: 1025,
+                ..MinHashOptions::default()
+            },
+        ] {
+            assert!(bad.validate().is_err(), "{bad:?}");
+        }
+        let zero = MinHashOptions {
+            shingle_len: 0,
+            num_hashes: 0,
+            ..MinHashOptions::default()
+        };
+        let clamped = MinHashOptions {
+            shingle_len: 1,
+            num_hashes: 1,
+            ..MinHashOptions::default()
+        };
+        assert_eq!(
+            book_signature("a b c", &zero),
+            book_signature("a b c", &clamped)
+        );
+    }
+
+    /// OPH vs the classic K-hash estimate against the exact Jaccard, over
+    /// many pairs with sizes from a few hundred to a few thousand shingles.
+    #[test]
+    fn oph_error_is_small_and_close_to_classic() {
+        let errors = estimate_errors(200, 256, (200, 3000), 17);
+        let (oph, classic) = (mean(&errors.oph), mean(&errors.classic));
+        println!(
+            "K=256, 200 cases: OPH mean abs error {oph:.4} (max {:.4}); classic {classic:.4} (max {:.4})",
+            max(&errors.oph),
+            max(&errors.classic)
+        );
+        assert!(oph < 0.05, "{oph}");
+        assert!(max(&errors.oph) < 0.15);
+        assert!(
+            oph <= classic * 1.25 + 0.005,
+            "OPH {oph} vs classic {classic}"
+        );
+    }
+
+    /// Sparse sets (fewer shingles than bins) lean on densification.
+    #[test]
+    fn oph_error_on_sparse_sets_is_bounded() {
+        let errors = estimate_errors(200, 256, (20, 120), 23);
+        let (oph, classic) = (mean(&errors.oph), mean(&errors.classic));
+        println!(
+            "K=256, sparse (60-360 shingles), 200 cases: OPH mean abs error {oph:.4} (max {:.4}); classic {classic:.4} (max {:.4})",
+            max(&errors.oph),
+            max(&errors.classic)
+        );
+        assert!(oph < 0.08, "{oph}");
+        assert!(
+            oph <= classic * 2.0 + 0.01,
+            "OPH {oph} vs classic {classic}"
+        );
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        #[test]
+        fn identical_texts_have_similarity_one(seed in any::<u64>(), words in 1usize..400, k in 1usize..300) {
+            let mut rng = SmallRng::seed_from_u64(seed);
+            let (text, _) = overlapping_texts(words, 0, 0, &mut rng);
+            let options = MinHashOptions { num_hashes: k, seed, ..MinHashOptions::default() };
+            let signature = book_signature(&text, &options);
+            prop_assert_eq!(signature.0.len(), k);
+            prop_assert_eq!(signature.similarity(&book_signature(&text, &options)), 1.0);
+        }
+
+        #[test]
+        fn oph_estimate_is_near_the_exact_jaccard(
+            seed in any::<u64>(),
+            shared in 0usize..3000,
+            only_a in 0usize..3000,
+            only_b in 0usize..3000,
+        ) {
+            // At least a few hundred shingles in the union, so that the
+            // estimate's standard deviation is about 0.03 with K = 256.
+            prop_assume!(shared + only_a + only_b >= 600);
+            let mut rng = SmallRng::seed_from_u64(seed);
+            let (a, b) = overlapping_texts(shared, only_a, only_b, &mut rng);
+            let options = MinHashOptions { num_hashes: 256, seed, ..MinHashOptions::default() };
+            let exact = exact_jaccard(&shingle_hashes(&a, &options), &shingle_hashes(&b, &options));
+            let estimate = book_signature(&a, &options).similarity(&book_signature(&b, &options));
+            prop_assert!((estimate - exact).abs() < 0.15, "estimate {} exact {}", estimate, exact);
+        }
+    }
+}
