@@ -51,7 +51,9 @@ pub use align::{Overlap, Score};
 pub use error::{Error, Result};
 pub use index::{Index, IndexBuilder, IndexStats, VerifyStats};
 pub use load::{BulkLoader, Document, LoadEvent, LoadOptions, LoadStats};
-pub use query::{BookInfo, Hit, Pair, PairsOptions, PairsStats, QueryOptions, QueryResult, Reader};
+pub use query::{
+    BookInfo, Clusters, Hit, Pair, PairsOptions, PairsStats, QueryOptions, QueryResult, Reader,
+};
 
 /// Small helpers for examples and tests.
 pub mod testing {

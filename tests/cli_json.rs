@@ -61,6 +61,26 @@ fn create_load_query_pairs_stats_verify_and_delete_speak_json() {
     pair.sort();
     assert_eq!(pair, ["edition", "original"]);
 
+    let output = common::run(
+        common::cli()
+            .args([
+                "pairs",
+                "idx",
+                "-q",
+                "-o",
+                "pairs.tsv",
+                "--clusters",
+                "clusters.tsv",
+            ])
+            .current_dir(dir.path()),
+    );
+    assert!(output.status.success(), "{}", common::stderr(&output));
+    let clusters = std::fs::read_to_string(dir.path().join("clusters.tsv")).unwrap();
+    assert_eq!(
+        clusters.lines().collect::<Vec<_>>(),
+        ["cluster\tsize\tkey", "1\t2\tedition", "1\t2\toriginal"]
+    );
+
     assert_eq!(json_of(&["stats", "idx", "--json"], dir.path())["books"], 3);
     assert_eq!(
         json_of(&["verify", "idx", "--json"], dir.path())["books"],

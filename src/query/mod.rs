@@ -5,10 +5,12 @@
 //! book's sequence from the barrels and builds unique-word postings in
 //! memory. Loads that commit later do not change it.
 
+pub mod clusters;
 mod pairs;
 mod planner;
 pub mod postings;
 
+pub use clusters::Clusters;
 pub use pairs::{Pair, PairsOptions, PairsStats};
 pub use planner::{Explain, Hit, QueryOptions, QueryResult};
 

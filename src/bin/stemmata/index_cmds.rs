@@ -8,7 +8,8 @@ use std::process::ExitCode;
 
 use stemmata::load::sources;
 use stemmata::{
-    Document, Error, Index, LoadEvent, LoadOptions, PairsOptions, QueryOptions, Result, Score,
+    Clusters, Document, Error, Index, LoadEvent, LoadOptions, PairsOptions, QueryOptions, Result,
+    Score,
 };
 
 use crate::output::{bar, print_json};
@@ -351,9 +352,41 @@ pub struct PairsArgs {
     /// Worker threads [default: all cores].
     #[arg(long)]
     pub threads: Option<usize>,
+    /// Also write clusters of related books (connected components over the
+    /// pairs) to this file, as TSV: cluster, size, key; largest cluster first.
+    #[arg(long)]
+    pub clusters: Option<PathBuf>,
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
+}
+
+/// Writes the clusters as TSV: cluster number (from 1), size, key.
+fn write_clusters(
+    path: &Path,
+    reader: &stemmata::Reader,
+    clusters: &mut Clusters,
+) -> Result<usize> {
+    let mut out = BufWriter::new(File::create(path).map_err(io_error(path))?);
+    let books = reader.books();
+    let groups = clusters.groups();
+    let mut write = || -> std::io::Result<()> {
+        writeln!(out, "cluster\tsize\tkey")?;
+        for (number, group) in groups.iter().enumerate() {
+            for &slot in group {
+                writeln!(
+                    out,
+                    "{}\t{}\t{}",
+                    number + 1,
+                    group.len(),
+                    books[slot as usize].key
+                )?;
+            }
+        }
+        out.flush()
+    };
+    write().map_err(io_error(path))?;
+    Ok(groups.len())
 }
 
 #[derive(serde::Serialize)]
@@ -397,9 +430,11 @@ pub fn pairs(mut args: PairsArgs) -> Result<ExitCode> {
     }
     let books = reader.books();
     let progress = bar(books.len() as u64, "pairs", args.quiet);
+    let mut clusters = Clusters::new(books.len());
     let stats = reader.pairs(
         &options,
         |pair| {
+            clusters.join(pair.a, pair.b);
             let line = PairLine {
                 a: &books[pair.a as usize].key,
                 b: &books[pair.b as usize].key,
@@ -425,6 +460,12 @@ pub fn pairs(mut args: PairsArgs) -> Result<ExitCode> {
     )?;
     out.flush().map_err(write_error)?;
     progress.finish_and_clear();
+    if let Some(path) = &args.clusters {
+        let count = write_clusters(path, &reader, &mut clusters)?;
+        if !args.quiet {
+            eprintln!("{count} clusters written to {}", path.display());
+        }
+    }
     if !args.quiet {
         eprintln!(
             "{} pairs ≥ {} from {} books: {} pairs considered, {} share a word, {} within bound, {} aligned, in {:.2} s",
