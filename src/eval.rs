@@ -12,6 +12,8 @@ use std::path::{Path, PathBuf};
 use crate::align::{Overlap, Score};
 use crate::error::IoContext;
 use crate::load::Document;
+use crate::repr::minhash::{book_signature, MinHashOptions, MinHashSig};
+use crate::repr::simhash::{simhash, SimHash128, SimHashOptions};
 use crate::{Error, Result};
 
 /// A book listed in `books.tsv`.
@@ -254,15 +256,37 @@ pub struct ScoredPair {
     pub keys: (String, String),
 }
 
+/// A pair's class and its value under some method (higher is more related).
+pub type ClassValue = (PairClass, f64);
+
+/// The values of `score` over `pairs`.
+pub fn score_values(pairs: &[ScoredPair], score: Score) -> Vec<ClassValue> {
+    pairs
+        .iter()
+        .map(|p| (p.class, score.value(&p.overlap)))
+        .collect()
+}
+
 /// Metrics of `score` at `threshold` over `pairs` (every pair with a
 /// positive overlap; pairs absent from it score 0).
 pub fn metrics(pairs: &[ScoredPair], labels: &Labels, score: Score, threshold: f64) -> Metrics {
+    metrics_of(score.name(), &score_values(pairs, score), labels, threshold)
+}
+
+/// The threshold with the best F1 for `score`, with its metrics.
+pub fn best_f1(pairs: &[ScoredPair], labels: &Labels, score: Score) -> Metrics {
+    best_f1_of(score.name(), &score_values(pairs, score), labels)
+}
+
+/// Metrics of `method` at `threshold`: a pair is found when its value is
+/// above 0 and at least `threshold`; labelled pairs absent from `values`
+/// count as not found.
+pub fn metrics_of(method: &str, values: &[ClassValue], labels: &Labels, threshold: f64) -> Metrics {
     let totals = labels.totals();
     let mut found: BTreeMap<PairClass, u64> = BTreeMap::new();
-    for pair in pairs {
-        let value = score.value(&pair.overlap);
+    for &(class, value) in values {
         if value > 0.0 && value >= threshold {
-            *found.entry(pair.class).or_default() += 1;
+            *found.entry(class).or_default() += 1;
         }
     }
     let positives: u64 = totals
@@ -288,7 +312,7 @@ pub fn metrics(pairs: &[ScoredPair], labels: &Labels, score: Score, threshold: f
         0.0
     };
     Metrics {
-        score: score.name().to_string(),
+        score: method.to_string(),
         threshold,
         true_positives,
         false_positives,
@@ -319,19 +343,18 @@ fn ratio(a: u64, b: u64) -> f64 {
     }
 }
 
-/// The threshold with the best F1 for `score`, with its metrics: a sweep
-/// down the pairs' distinct score values, best F1 first, then the higher
-/// threshold.
-pub fn best_f1(pairs: &[ScoredPair], labels: &Labels, score: Score) -> Metrics {
+/// The threshold with the best F1 for `method`, with its metrics: a sweep
+/// down the pairs' distinct values, best F1 first, then the higher threshold.
+pub fn best_f1_of(method: &str, values: &[ClassValue], labels: &Labels) -> Metrics {
     let positives: u64 = labels
         .totals()
         .iter()
         .filter(|(c, _)| c.is_positive())
         .map(|(_, n)| n)
         .sum();
-    let mut scored: Vec<(f64, PairClass)> = pairs
+    let mut scored: Vec<(f64, PairClass)> = values
         .iter()
-        .map(|p| (score.value(&p.overlap), p.class))
+        .map(|&(class, value)| (value, class))
         .filter(|&(v, _)| v > 0.0)
         .collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0));
@@ -354,5 +377,63 @@ pub fn best_f1(pairs: &[ScoredPair], labels: &Labels, score: Score) -> Metrics {
             best = (f1, threshold);
         }
     }
-    metrics(pairs, labels, score, best.1)
+    metrics_of(method, values, labels, best.1)
+}
+
+/// What the baselines need of one book: its min-hash signature and simhash.
+#[derive(Debug, Clone)]
+pub struct BookSketch {
+    /// Corpus id.
+    pub key: String,
+    /// Min-hash of 5-word shingles, 100 values.
+    pub minhash: MinHashSig,
+    /// Simhash-128 of character 4-grams.
+    pub simhash: SimHash128,
+}
+
+impl BookSketch {
+    /// Sketches a document's text with the default options.
+    pub fn of(document: &Document) -> BookSketch {
+        let text = crate::text::decode(&document.text).text;
+        BookSketch {
+            key: document.key.clone(),
+            minhash: book_signature(&text, &MinHashOptions::default()),
+            simhash: simhash(&text, &SimHashOptions::default()),
+        }
+    }
+}
+
+/// The paper's baselines at their best-F1 thresholds: unique-word overlap
+/// (UWO, |X ∩ Y| / |X ∪ Y| of the unique-word sets, from `pairs`), min-hash
+/// Jaccard of 5-word shingles (100 values), and simhash-128 similarity
+/// (1 − Hamming distance / 128), the last two over every pair of `sketches`.
+pub fn baselines(pairs: &[ScoredPair], sketches: &[BookSketch], labels: &Labels) -> Vec<Metrics> {
+    let uwo: Vec<ClassValue> = pairs
+        .iter()
+        .map(|p| {
+            let o = &p.overlap;
+            let union = o.len_x as f64 + o.len_y as f64 - o.common as f64;
+            (
+                p.class,
+                if union > 0.0 {
+                    o.common as f64 / union
+                } else {
+                    0.0
+                },
+            )
+        })
+        .collect();
+    let (mut minhash, mut simhash) = (Vec::new(), Vec::new());
+    for (i, a) in sketches.iter().enumerate() {
+        for b in &sketches[i + 1..] {
+            let class = labels.class(&a.key, &b.key);
+            minhash.push((class, a.minhash.similarity(&b.minhash)));
+            simhash.push((class, 1.0 - a.simhash.hamming(&b.simhash) as f64 / 128.0));
+        }
+    }
+    vec![
+        best_f1_of("uwo", &uwo, labels),
+        best_f1_of("minhash", &minhash, labels),
+        best_f1_of("simhash", &simhash, labels),
+    ]
 }
