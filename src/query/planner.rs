@@ -201,8 +201,11 @@ impl Reader {
     }
 
     /// Runs the planner for `query`; `exclude` is the query's own slot when
-    /// it is a stored book (whose sequence `query` must then be).
-    pub fn query_sequence(
+    /// it is a stored book, whose stored words are then probed (`query` must
+    /// be that book's sequence). Public callers go through
+    /// [`Reader::query_key`] and [`Reader::query_text`], which keep the two
+    /// consistent.
+    pub(crate) fn query_sequence(
         &self,
         query: &UniqueWordSeq,
         exclude: Option<u32>,
@@ -276,9 +279,9 @@ impl Reader {
         QueryResult { hits, explain }
     }
 
-    /// The same answer as [`query_sequence`](Self::query_sequence) by aligning
-    /// `query` with every book: the baseline the planner is tested and
-    /// benchmarked against.
+    /// The same answer as [`Reader::query_key`] (with `exclude` the book's
+    /// slot) or [`Reader::query_text`] (with `None`) by aligning `query` with
+    /// every book: the baseline the planner is tested and benchmarked against.
     pub fn brute_force(
         &self,
         query: &UniqueWordSeq,
