@@ -13,9 +13,10 @@ use crate::error::IoContext;
 use crate::load::{BulkLoader, LoadOptions};
 use crate::query::Reader;
 use crate::repr::ExtractOptions;
-use crate::storage::barrel::BarrelReader;
-use crate::storage::catalog::{Catalog, CatalogBatch};
+use crate::storage::barrel::{BarrelReader, Record};
+use crate::storage::catalog::{BookEntry, Catalog, CatalogBatch, CatalogSnapshot};
 use crate::{Error, Result};
+use std::collections::HashMap;
 
 const CATALOG_FILE: &str = "catalog.redb";
 const BARREL_DIR: &str = "barrels";
@@ -243,6 +244,51 @@ impl Index {
         })
     }
 
+    /// Every committed barrel of `snapshot`, opened for reading.
+    pub(crate) fn open_barrels(
+        &self,
+        snapshot: &CatalogSnapshot<'_>,
+    ) -> Result<HashMap<u32, BarrelReader>> {
+        snapshot
+            .barrels()?
+            .into_iter()
+            .map(|(barrel, committed)| {
+                BarrelReader::open(&self.barrel_path(barrel), committed).map(|r| (barrel, r))
+            })
+            .collect()
+    }
+
+    /// The record of book `id`, checked to belong to it.
+    pub(crate) fn book_record(
+        &self,
+        barrels: &HashMap<u32, BarrelReader>,
+        id: u32,
+        entry: &BookEntry,
+    ) -> Result<Record> {
+        let reader = barrels.get(&entry.barrel).ok_or_else(|| Error::Corrupted {
+            path: self.catalog().path().to_path_buf(),
+            offset: 0,
+            what: format!(
+                "book {:?} points at unknown barrel {}",
+                entry.key, entry.barrel
+            ),
+        })?;
+        let record = reader.record_at(entry.offset)?;
+        if record.book_id != id || record.sequence.len() != entry.unique_words as usize {
+            return Err(Error::Corrupted {
+                path: reader.path().to_path_buf(),
+                offset: entry.offset,
+                what: format!(
+                    "record of book id {} with {} elements does not belong to book {:?} (id {id})",
+                    record.book_id,
+                    record.sequence.len(),
+                    entry.key
+                ),
+            });
+        }
+        Ok(record)
+    }
+
     /// Checks everything: every barrel record's checksum and payload, and that
     /// every book's catalog entry points at a record of that book.
     pub fn verify(&self) -> Result<VerifyStats> {
@@ -256,33 +302,16 @@ impl Index {
                 what: "key table and book table disagree".into(),
             });
         }
-        let mut readers = std::collections::HashMap::new();
-        for (barrel, committed) in snapshot.barrels()? {
-            let reader = BarrelReader::open(&self.barrel_path(barrel), committed)?;
+        let barrels = self.open_barrels(&snapshot)?;
+        for reader in barrels.values() {
             for record in reader.records() {
                 record?;
                 stats.records += 1;
             }
-            stats.bytes += committed;
-            readers.insert(barrel, reader);
         }
+        stats.bytes = snapshot.barrels()?.iter().map(|&(_, len)| len).sum();
         for (id, entry) in &books {
-            let reader = readers.get(&entry.barrel).ok_or_else(|| Error::Corrupted {
-                path: self.catalog().path().to_path_buf(),
-                offset: 0,
-                what: format!(
-                    "book {:?} points at unknown barrel {}",
-                    entry.key, entry.barrel
-                ),
-            })?;
-            let record = reader.record_at(entry.offset)?;
-            if record.book_id != *id || record.sequence.len() != entry.unique_words as usize {
-                return Err(Error::Corrupted {
-                    path: reader.path().to_path_buf(),
-                    offset: entry.offset,
-                    what: format!("record does not belong to book {:?}", entry.key),
-                });
-            }
+            self.book_record(&barrels, *id, entry)?;
             if snapshot.id_of(&entry.key)? != Some(*id) {
                 return Err(Error::Corrupted {
                     path: self.catalog().path().to_path_buf(),

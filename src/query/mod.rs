@@ -18,7 +18,6 @@ use std::collections::HashMap;
 
 use crate::index::Index;
 use crate::repr::{unique_words::extract, UniqueWordSeq};
-use crate::storage::barrel::BarrelReader;
 use crate::text::decode;
 use crate::{Error, Result};
 use postings::Postings;
@@ -71,34 +70,12 @@ impl Reader {
     pub(crate) fn open(index: &Index) -> Result<Reader> {
         let snapshot = index.catalog().snapshot()?;
         let entries = snapshot.books()?;
-        let mut barrels = HashMap::new();
-        for (barrel, committed) in snapshot.barrels()? {
-            barrels.insert(
-                barrel,
-                BarrelReader::open(&index.barrel_path(barrel), committed)?,
-            );
-        }
+        let barrels = index.open_barrels(&snapshot)?;
         drop(snapshot);
         let mut books = Vec::with_capacity(entries.len());
         let mut sequences = Vec::with_capacity(entries.len());
         for (id, entry) in entries {
-            let barrel = barrels.get(&entry.barrel).ok_or_else(|| Error::Corrupted {
-                path: index.catalog().path().to_path_buf(),
-                offset: 0,
-                what: format!(
-                    "book {:?} points at unknown barrel {}",
-                    entry.key, entry.barrel
-                ),
-            })?;
-            let record = barrel.record_at(entry.offset)?;
-            if record.book_id != id {
-                return Err(Error::Corrupted {
-                    path: barrel.path().to_path_buf(),
-                    offset: entry.offset,
-                    what: format!("record belongs to book id {}, not {id}", record.book_id),
-                });
-            }
-            sequences.push(record.sequence);
+            sequences.push(index.book_record(&barrels, id, &entry)?.sequence);
             books.push(BookInfo {
                 id,
                 key: entry.key,
