@@ -67,7 +67,8 @@ fn cli_load_skips_and_names_each_bad_file_and_loads_the_good_ones() {
     assert!(
         stderr.lines().any(|l| l.starts_with("warning: ")
             && l.contains(&latin1)
-            && l.contains("invalid UTF-8")),
+            && l.contains("invalid UTF-8")
+            && l.contains("windows-1252")),
         "{stderr}"
     );
     assert_eq!(stderr.lines().count(), 4, "{stderr}");
@@ -82,9 +83,12 @@ fn cli_load_skips_and_names_each_bad_file_and_loads_the_good_ones() {
     assert_eq!(keys(&index), ["good-one", "good-two", "latin1"]);
     assert_eq!(index.verify().unwrap().books, 3);
     let reader = index.reader().unwrap();
-    // The invalid bytes split their words ("caf", "na", "ve"); the rest of
+    // Every non-ASCII byte is invalid UTF-8, so the file is read as
+    // windows-1252: "café", "naïve" and "ÿþ" stay whole words, and the rest of
     // the book is there.
     assert_eq!(reader.book("latin1").unwrap().unique_words, 403);
+    let cafe = stemmata::repr::word_hash("café", stemmata::repr::DEFAULT_HASH_SEED);
+    assert!(reader.sequence("latin1").unwrap().hashes.contains(&cafe));
     let hits = reader
         .query_key("good-one", &stemmata::QueryOptions::default())
         .unwrap()

@@ -91,12 +91,16 @@ pub enum LoadEvent<'a> {
         /// Why.
         reason: &'a str,
     },
-    /// A document held invalid UTF-8; it was decoded lossily and loaded.
+    /// A document was not valid UTF-8 (or UTF-16); it was loaded, decoded
+    /// lossily or, when most of its non-ASCII bytes were invalid, as
+    /// windows-1252.
     InvalidUtf8 {
         /// Where it came from.
         source_name: &'a str,
-        /// How many invalid byte sequences were replaced.
+        /// How many invalid byte sequences it held.
         invalid_sequences: u64,
+        /// The encoding it was decoded as.
+        decoded_as: &'static str,
     },
     /// A batch was committed: `books` books are now durable and visible.
     Committed {
@@ -145,6 +149,7 @@ struct Prepared {
     unique_words: u32,
     distinct_words: u32,
     invalid_utf8_sequences: u64,
+    encoding: &'static str,
 }
 
 /// The work of a worker thread: checks, decodes and extracts one document.
@@ -179,6 +184,7 @@ fn prepare(document: Document, options: &ExtractOptions) -> Result<Prepared> {
         unique_words: features.sequence.len() as u32,
         distinct_words: features.distinct_words,
         invalid_utf8_sequences: decoded.invalid_sequences,
+        encoding: decoded.encoding,
         document,
     })
 }
@@ -337,6 +343,7 @@ impl<'p> BulkLoader<'p> {
             self.emit(LoadEvent::InvalidUtf8 {
                 source_name: &document.source_name,
                 invalid_sequences: prepared.invalid_utf8_sequences,
+                decoded_as: prepared.encoding,
             });
         }
         self.emit(LoadEvent::Added {

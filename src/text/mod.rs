@@ -12,28 +12,41 @@ pub use tokenise::{normalise, tokenise, Token, TokenStats, MAX_WORD_BYTES};
 
 use std::borrow::Cow;
 
-/// Bytes decoded as UTF-8, with invalid sequences replaced by U+FFFD.
+/// Bytes decoded as text.
 #[derive(Debug)]
 pub struct Decoded<'a> {
     /// The decoded text.
     pub text: Cow<'a, str>,
-    /// How many invalid byte sequences were replaced.
+    /// How many byte sequences were invalid in the encoding first tried
+    /// (UTF-8, or UTF-16 after its byte-order mark).
     pub invalid_sequences: u64,
+    /// The encoding the text was decoded as: `UTF-8`, `UTF-16LE`, `UTF-16BE`
+    /// or `windows-1252`.
+    pub encoding: &'static str,
 }
 
-/// Decodes `bytes` as text, lossily: UTF-16 when they start with a UTF-16
-/// byte-order mark, else UTF-8 (a UTF-8 byte-order mark is dropped).
-/// Invalid sequences are counted and replaced, never a panic.
+/// Decodes `bytes` as text, never a panic:
+/// - UTF-16 LE or BE when they start with its byte-order mark;
+/// - else UTF-8 (a UTF-8 byte-order mark is dropped), invalid sequences
+///   replaced by U+FFFD;
+/// - but when most non-ASCII bytes are invalid UTF-8, the text is in a legacy
+///   single-byte encoding (old etexts are often Latin-1): it is decoded as
+///   windows-1252, a superset of Latin-1's printable characters, so that its
+///   accented words stay whole instead of splitting at every accent.
 pub fn decode(bytes: &[u8]) -> Decoded<'_> {
     match bytes {
-        [0xff, 0xfe, rest @ ..] => decode_utf16(rest, u16::from_le_bytes),
-        [0xfe, 0xff, rest @ ..] => decode_utf16(rest, u16::from_be_bytes),
+        [0xff, 0xfe, rest @ ..] => decode_utf16(rest, u16::from_le_bytes, "UTF-16LE"),
+        [0xfe, 0xff, rest @ ..] => decode_utf16(rest, u16::from_be_bytes, "UTF-16BE"),
         [0xef, 0xbb, 0xbf, rest @ ..] => decode_utf8(rest),
         _ => decode_utf8(bytes),
     }
 }
 
-fn decode_utf16(bytes: &[u8], unit: fn([u8; 2]) -> u16) -> Decoded<'static> {
+fn decode_utf16(
+    bytes: &[u8],
+    unit: fn([u8; 2]) -> u16,
+    encoding: &'static str,
+) -> Decoded<'static> {
     let units = bytes.chunks_exact(2).map(|pair| unit([pair[0], pair[1]]));
     let mut invalid_sequences = (bytes.len() % 2) as u64;
     let text = char::decode_utf16(units)
@@ -47,17 +60,38 @@ fn decode_utf16(bytes: &[u8], unit: fn([u8; 2]) -> u16) -> Decoded<'static> {
     Decoded {
         text: Cow::Owned(text),
         invalid_sequences,
+        encoding,
     }
 }
 
 fn decode_utf8(bytes: &[u8]) -> Decoded<'_> {
-    let invalid_sequences = bytes
-        .utf8_chunks()
-        .filter(|chunk| !chunk.invalid().is_empty())
-        .count() as u64;
+    let (mut invalid_sequences, mut invalid_bytes) = (0u64, 0usize);
+    for chunk in bytes.utf8_chunks() {
+        if !chunk.invalid().is_empty() {
+            invalid_sequences += 1;
+            invalid_bytes += chunk.invalid().len();
+        }
+    }
+    if invalid_sequences == 0 {
+        return Decoded {
+            text: String::from_utf8_lossy(bytes),
+            invalid_sequences,
+            encoding: "UTF-8",
+        };
+    }
+    let non_ascii = bytes.iter().filter(|b| !b.is_ascii()).count();
+    if 2 * invalid_bytes > non_ascii {
+        let (text, _) = encoding_rs::WINDOWS_1252.decode_without_bom_handling(bytes);
+        return Decoded {
+            text,
+            invalid_sequences,
+            encoding: "windows-1252",
+        };
+    }
     Decoded {
         text: String::from_utf8_lossy(bytes),
         invalid_sequences,
+        encoding: "UTF-8",
     }
 }
 
@@ -89,7 +123,24 @@ mod tests {
         let decoded = decode(b"ok \xff\xfe then \xc3 end");
         assert_eq!(decoded.invalid_sequences, 3);
         assert!(decoded.text.contains("then"));
-        assert_eq!(decode("clean é".as_bytes()).invalid_sequences, 0);
+        let clean = decode("clean é".as_bytes());
+        assert_eq!((clean.invalid_sequences, clean.encoding), (0, "UTF-8"));
+    }
+
+    #[test]
+    fn latin1_text_is_decoded_as_windows_1252_but_damaged_utf8_stays_utf8() {
+        // "Œuvres complètes, café, naïve" in windows-1252.
+        let latin1 = b"\x8cuvres compl\xe8tes, caf\xe9, na\xefve";
+        let decoded = decode(latin1);
+        assert_eq!(decoded.encoding, "windows-1252");
+        assert_eq!(decoded.text, "Œuvres complètes, café, naïve");
+        assert_eq!(decoded.invalid_sequences, 4);
+        // Mostly valid UTF-8 with one stray byte: still UTF-8.
+        let mut damaged = "Œuvres complètes, café, naïve".as_bytes().to_vec();
+        damaged.push(0xff);
+        let decoded = decode(&damaged);
+        assert_eq!(decoded.encoding, "UTF-8");
+        assert!(decoded.text.starts_with("Œuvres complètes, café, naïve"));
     }
 
     #[test]

@@ -204,9 +204,10 @@ pub fn load(args: LoadArgs) -> Result<ExitCode> {
         LoadEvent::InvalidUtf8 {
             source_name,
             invalid_sequences,
+            decoded_as,
         } => report.suspend(|| {
             eprintln!(
-                "warning: {source_name}: {invalid_sequences} invalid UTF-8 sequences replaced; loaded"
+                "warning: {source_name}: {invalid_sequences} invalid UTF-8 sequences; loaded as {decoded_as}"
             )
         }),
         LoadEvent::Committed { books } => report.set_message(format!("{books} books")),
@@ -361,26 +362,34 @@ pub struct PairsArgs {
     pub quiet: bool,
 }
 
-/// Writes the clusters as TSV: cluster number (from 1), size, key.
+/// Writes the clusters as TSV: cluster number (from 1), size, key. Keys are
+/// sorted within a cluster and clusters by size, then first key, so the file
+/// does not depend on the order books were loaded in.
 fn write_clusters(
     path: &Path,
     reader: &stemmata::Reader,
     clusters: &mut Clusters,
 ) -> Result<usize> {
-    let mut out = BufWriter::new(File::create(path).map_err(io_error(path))?);
     let books = reader.books();
-    let groups = clusters.groups();
+    let mut groups: Vec<Vec<&str>> = clusters
+        .groups()
+        .iter()
+        .map(|group| {
+            let mut keys: Vec<&str> = group
+                .iter()
+                .map(|&slot| books[slot as usize].key.as_str())
+                .collect();
+            keys.sort_unstable();
+            keys
+        })
+        .collect();
+    groups.sort_by(|a, b| b.len().cmp(&a.len()).then(a[0].cmp(b[0])));
+    let mut out = BufWriter::new(File::create(path).map_err(io_error(path))?);
     let mut write = || -> std::io::Result<()> {
         writeln!(out, "cluster\tsize\tkey")?;
         for (number, group) in groups.iter().enumerate() {
-            for &slot in group {
-                writeln!(
-                    out,
-                    "{}\t{}\t{}",
-                    number + 1,
-                    group.len(),
-                    books[slot as usize].key
-                )?;
+            for key in group {
+                writeln!(out, "{}\t{}\t{key}", number + 1, group.len())?;
             }
         }
         out.flush()
