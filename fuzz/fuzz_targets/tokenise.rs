@@ -1,4 +1,5 @@
-//! Text to unique words: `text::decode`, `text::tokenise` and
+//! Text to unique words: `text::decode` (its encoding choice agrees with the
+//! bytes), `text::tokenise` and
 //! `unique_words::extract` on any bytes. Words are non-empty letters of at
 //! most MAX_WORD_BYTES bytes; normalising is idempotent; a sequence has
 //! strictly increasing positions and distinct hashes; without the
@@ -13,10 +14,20 @@ use stemmata::text::{decode, normalise, tokenise, Token, MAX_WORD_BYTES};
 
 fuzz_target!(|data: &[u8]| {
     let decoded = decode(data);
-    assert_eq!(
-        decoded.invalid_sequences == 0,
-        std::str::from_utf8(data).is_ok()
-    );
+    let utf16_bom = data.starts_with(&[0xff, 0xfe]) || data.starts_with(&[0xfe, 0xff]);
+    let after_utf8_bom = data.strip_prefix(&[0xef, 0xbb, 0xbf][..]).unwrap_or(data);
+    match decoded.encoding {
+        "UTF-16LE" | "UTF-16BE" => assert!(utf16_bom),
+        "UTF-8" => assert_eq!(
+            decoded.invalid_sequences == 0,
+            std::str::from_utf8(after_utf8_bom).is_ok()
+        ),
+        "windows-1252" => {
+            assert!(!utf16_bom && decoded.invalid_sequences > 0);
+            assert!(std::str::from_utf8(after_utf8_bom).is_err());
+        }
+        other => panic!("unknown encoding {other}"),
+    }
     let text: &str = &decoded.text;
 
     let mut words: Vec<String> = Vec::new();

@@ -170,6 +170,19 @@ mod tests {
     }
 
     #[test]
+    fn a_utf16_mark_before_invalid_utf8_is_decoded_as_utf16() {
+        // Found by the tokenise fuzz target: the bytes are not UTF-8, and the
+        // byte-order mark makes them UTF-16 BE (U+FFFF units and all).
+        let mut bytes = vec![0xfe, 0xff];
+        bytes.extend_from_slice(&[0xff; 41]);
+        bytes.extend_from_slice(&[0x40, 0xbc, 0x69]);
+        let decoded = decode(&bytes);
+        assert_eq!(decoded.encoding, "UTF-16BE");
+        assert_eq!(decoded.invalid_sequences, 0); // 44 bytes: 22 whole units
+        assert!(std::str::from_utf8(&bytes).is_err());
+    }
+
+    #[test]
     fn binary_detection_flags_nul_and_control_bytes_only() {
         assert!(looks_binary(b"abc\0def"));
         assert!(looks_binary(&[1u8, 2, 3, 4, 5, b'a']));
