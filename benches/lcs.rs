@@ -4,15 +4,10 @@
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use stemmata::align::{lcs_len_dp, SequenceIndex};
 use stemmata::repr::{unique_words::extract, ExtractOptions};
-use stemmata::synth::{generate, ocr_noise, SynthOptions};
+use stemmata::synth::{ocr_noise, work_text};
 
 fn sequences(words: usize) -> (Vec<u32>, Vec<u32>) {
-    let options = SynthOptions {
-        min_words: words,
-        max_words: words,
-        ..SynthOptions::with_families(1, 3)
-    };
-    let text = generate(&options).books[0].text.clone();
+    let text = work_text(words, 3);
     let mut rng = <rand::rngs::SmallRng as rand::SeedableRng>::seed_from_u64(9);
     let noisy = ocr_noise(&text, 0.03, &mut rng);
     let extract_options = ExtractOptions::default();

@@ -9,19 +9,11 @@ use stemmata::repr::minhash::{
     book_signature, classic_signature, page_signatures, shingle_hashes, MinHashOptions,
 };
 use stemmata::repr::simhash::{simhash, SimHashOptions};
-use stemmata::synth::{generate, SynthOptions};
+use stemmata::synth::work_text;
 use stemmata::text::{tokenise, Token};
 
 fn book(words: usize) -> String {
-    let options = SynthOptions {
-        min_words: words,
-        max_words: words,
-        editions_per_family: (0, 0),
-        anthology_share: 0.0,
-        unrelated_books: 0,
-        ..SynthOptions::with_families(1, 3)
-    };
-    generate(&options).books.swap_remove(0).text
+    work_text(words, 3)
 }
 
 fn repr(c: &mut Criterion) {

@@ -169,6 +169,20 @@ pub fn generate(options: &SynthOptions) -> SynthCollection {
     shuffled(collection, &mut layout)
 }
 
+/// The text of one original work of exactly `words` words, without
+/// editions, anthologies or noise: a quick text for benchmarks and tests.
+pub fn work_text(words: usize, seed: u64) -> String {
+    let options = SynthOptions {
+        min_words: words,
+        max_words: words,
+        editions_per_family: (0, 0),
+        anthology_share: 0.0,
+        unrelated_books: 0,
+        ..SynthOptions::with_families(1, seed)
+    };
+    generate(&options).books.swap_remove(0).text
+}
+
 /// Applies OCR-like character noise at `rate` (probability per character):
 /// substitutions with visually confusable characters (e->c, m->rn, l->1, o->0,
 /// h->b, i->l ...), deletions, insertions, and occasional line-end hyphenation

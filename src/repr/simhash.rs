@@ -271,7 +271,7 @@ pub fn simhash(text: &str, options: &SimHashOptions) -> SimHash128 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::synth::{generate, ocr_noise, SynthOptions};
+    use crate::synth::{ocr_noise, work_text};
     use proptest::prelude::*;
     use rand::rngs::SmallRng;
     use rand::SeedableRng;
@@ -295,15 +295,7 @@ mod tests {
     }
 
     fn book(words: usize, seed: u64) -> String {
-        let options = SynthOptions {
-            min_words: words,
-            max_words: words,
-            editions_per_family: (0, 0),
-            anthology_share: 0.0,
-            unrelated_books: 0,
-            ..SynthOptions::with_families(1, seed)
-        };
-        generate(&options).books.swap_remove(0).text
+        work_text(words, seed)
     }
 
     #[test]

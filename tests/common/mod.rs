@@ -59,12 +59,7 @@ pub fn reference_sequences(docs: &[Document]) -> BTreeMap<String, UniqueWordSeq>
     let dir = tempfile::tempdir().unwrap();
     let index = Index::create(dir.path()).unwrap();
     load_docs(&index, docs.to_vec(), 1000);
-    let reader = index.reader().unwrap();
-    reader
-        .books()
-        .iter()
-        .map(|b| (b.key.clone(), reader.sequence(&b.key).unwrap().clone()))
-        .collect()
+    sequences_of(&index)
 }
 
 /// Every key with its sequence in a reader of `index`.
