@@ -259,7 +259,12 @@ proptest! {
                 let first = reader.sequence(&reader.books()[0].key).unwrap();
                 let min_score = ask.options(score, &all_scores(&reader, first, Some(0), score)).min_score;
                 let mut found = BTreeMap::new();
-                let options = PairsOptions { score, min_score, threads };
+                let options = PairsOptions {
+                    score,
+                    min_score,
+                    threads,
+                    ..PairsOptions::default()
+                };
                 let stats = reader
                     .pairs(&options, |p| {
                         assert!(p.a < p.b);

@@ -123,6 +123,9 @@ pub struct SkippedDocument {
 pub struct LoadStats {
     /// Books committed.
     pub books: u64,
+    /// Internal id of the first book this load added; every book it added
+    /// has this id or a higher one (see [`crate::PairsOptions::from_id`]).
+    pub first_id: Option<u32>,
     /// Books that replaced an earlier book with the same key.
     pub replaced: u64,
     /// Input bytes of committed books.
@@ -329,6 +332,7 @@ impl<'p> BulkLoader<'p> {
             }
         };
         let id = self.batch.next_book_id;
+        self.stats.first_id.get_or_insert(id);
         self.batch.next_book_id = id.checked_add(1).ok_or_else(|| {
             Error::InvalidArgument("index holds the maximum of 2^32 book ids".into())
         })?;

@@ -23,6 +23,11 @@ pub struct PairsOptions {
     pub min_score: f64,
     /// Worker threads. Default: available cores.
     pub threads: usize,
+    /// Incremental run: only pairs with at least one book whose internal id
+    /// is `from_id` or more — the books loaded since a load reported
+    /// `first_id` = `from_id`. The pairs among older books are not redone.
+    /// Default `None`: every pair.
+    pub from_id: Option<u32>,
 }
 
 impl Default for PairsOptions {
@@ -38,11 +43,13 @@ impl PairsOptions {
             score,
             min_score: score.default_threshold(),
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            from_id: None,
         }
     }
 }
 
-/// A related pair (reader slots; `a < b`).
+/// A related pair, as reader slots. In a full run `a < b`; in an incremental
+/// run `a` is a new book and `b` an older book or a later new one.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Pair {
     /// Slot of the first book in [`Reader::books`].
@@ -58,9 +65,10 @@ pub struct Pair {
 /// Counts of an all-pairs run.
 #[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct PairsStats {
-    /// Books.
+    /// Books probed: all of them, or the new ones in an incremental run.
     pub books: u64,
-    /// Pairs considered: n·(n−1)/2.
+    /// Pairs considered: n·(n−1)/2, or in an incremental run the pairs with
+    /// at least one new book.
     pub pairs_considered: u64,
     /// Pairs sharing at least one unique word.
     pub candidates: u64,
@@ -84,13 +92,26 @@ struct BookPairs {
 }
 
 impl Reader {
-    fn pairs_of(&self, a: u32, options: &PairsOptions, join: &mut Join) -> BookPairs {
-        let probe = Probe::BookAgainstLater(a);
+    /// The pairs of book `a` with later books, or, when `first_new` is the
+    /// first new slot of an incremental run, with older books and later ones.
+    fn pairs_of(
+        &self,
+        a: u32,
+        options: &PairsOptions,
+        first_new: Option<u32>,
+        join: &mut Join,
+    ) -> BookPairs {
+        let probe = match first_new {
+            None => Probe::BookAgainstLater(a),
+            Some(_) => Probe::Book(a),
+        };
         let len_x = self.sequences[a as usize].len() as u32;
         let common = join.count(&self.postings, &probe);
-        let candidates = common.len() as u64;
+        let wanted = |b: u32| first_new.is_none_or(|first| b < first || b > a);
+        let candidates = common.iter().filter(|c| wanted(c.book)).count() as u64;
         let keep: Vec<Candidate> = common
             .iter()
+            .filter(|c| wanted(c.book))
             .filter(|c| Self::reaches(self.bound(options.score, len_x, c), options))
             .copied()
             .collect();
@@ -132,12 +153,17 @@ impl Reader {
         }
         let started = Instant::now();
         let n = self.books.len();
+        let first_new = options
+            .from_id
+            .map(|id| self.books.partition_point(|b| b.id < id) as u32);
+        let start = first_new.unwrap_or(0) as usize;
+        let (old, new) = (start as u64, (n - start) as u64);
         let mut stats = PairsStats {
-            books: n as u64,
-            pairs_considered: (n as u64) * (n.saturating_sub(1) as u64) / 2,
+            books: new,
+            pairs_considered: old * new + new * new.saturating_sub(1) / 2,
             ..PairsStats::default()
         };
-        let next = AtomicUsize::new(0);
+        let next = AtomicUsize::new(start);
         let (tx, rx) = unbounded::<BookPairs>();
         let mut sink_result = Ok(());
         crossbeam::scope(|scope| {
@@ -150,7 +176,7 @@ impl Reader {
                         if a >= n {
                             break;
                         }
-                        let found = self.pairs_of(a as u32, options, &mut join);
+                        let found = self.pairs_of(a as u32, options, first_new, &mut join);
                         if tx.send(found).is_err() {
                             break;
                         }

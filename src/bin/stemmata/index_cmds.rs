@@ -223,7 +223,7 @@ pub fn load(args: LoadArgs) -> Result<ExitCode> {
     } else {
         let secs = stats.elapsed.as_secs_f64().max(1e-9);
         println!(
-            "loaded {} books ({:.1} MB, {} words) in {:.2} s ({:.1} MB/s); {} replaced, {} skipped, {} with invalid UTF-8",
+            "loaded {} books ({:.1} MB, {} words) in {:.2} s ({:.1} MB/s); {} replaced, {} skipped, {} with invalid UTF-8{}",
             stats.books,
             stats.bytes as f64 / 1e6,
             stats.words,
@@ -231,7 +231,10 @@ pub fn load(args: LoadArgs) -> Result<ExitCode> {
             stats.bytes as f64 / 1e6 / secs,
             stats.replaced,
             stats.skipped.len(),
-            stats.invalid_utf8_documents
+            stats.invalid_utf8_documents,
+            stats.first_id.map_or(String::new(), |id| format!(
+                "; first id {id} (`stemmata pairs --from-id {id}` joins them with the rest)"
+            ))
         );
     }
     Ok(if args.strict && !stats.skipped.is_empty() {
@@ -353,6 +356,11 @@ pub struct PairsArgs {
     /// Worker threads [default: all cores].
     #[arg(long)]
     pub threads: Option<usize>,
+    /// Incremental: only pairs with at least one book of internal id ID or
+    /// more (the books of a load that printed "first id ID"); pairs among
+    /// older books are not redone.
+    #[arg(long, value_name = "ID")]
+    pub from_id: Option<u32>,
     /// Also write clusters of related books (connected components over the
     /// pairs) to this file, as TSV: cluster, size, key; largest cluster first.
     #[arg(long)]
@@ -420,6 +428,7 @@ pub fn pairs(mut args: PairsArgs) -> Result<ExitCode> {
     if let Some(threads) = args.threads {
         options.threads = threads;
     }
+    options.from_id = args.from_id;
     let out_path = args.output.clone().unwrap_or_else(|| "<stdout>".into());
     let mut out: Box<dyn Write> = match &args.output {
         Some(path) => Box::new(BufWriter::new(File::create(path).map_err(io_error(path))?)),
@@ -438,7 +447,11 @@ pub fn pairs(mut args: PairsArgs) -> Result<ExitCode> {
         .map_err(write_error)?;
     }
     let books = reader.books();
-    let progress = bar(books.len() as u64, "pairs", args.quiet);
+    let probed = books
+        .iter()
+        .filter(|b| args.from_id.is_none_or(|id| b.id >= id))
+        .count();
+    let progress = bar(probed as u64, "pairs", args.quiet);
     let mut clusters = Clusters::new(books.len());
     let stats = reader.pairs(
         &options,
