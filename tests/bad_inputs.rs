@@ -204,6 +204,11 @@ fn library_load_skips_bad_files_and_lists_them_in_the_stats() {
     assert!(skipped[0].1.contains("binary"));
     assert_eq!(skipped[1].1, "empty text");
     assert!(skipped[2].1.contains("no words"));
+    assert!(
+        skipped[2].1.contains("1 tokens over 64 bytes"),
+        "{}",
+        skipped[2].1
+    );
     assert_eq!(keys(&index), ["good-one", "good-two", "latin1"]);
     assert_eq!(index.verify().unwrap().books, 3);
 }

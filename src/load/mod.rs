@@ -18,7 +18,7 @@ use crate::index::{Index, WriterGuard};
 use crate::repr::{unique_words::extract, ExtractOptions};
 use crate::storage::barrel::{BarrelWriter, EncodedSequence, MAX_RECORD_ELEMENTS};
 use crate::storage::catalog::{BookEntry, CatalogBatch};
-use crate::text::{decode, looks_binary};
+use crate::text::{decode, looks_binary, MAX_WORD_BYTES};
 use crate::{Error, Result};
 
 /// One book to load.
@@ -173,7 +173,14 @@ fn prepare(document: Document, options: &ExtractOptions) -> Result<Prepared> {
     let decoded = decode(&document.text);
     let features = extract(&decoded.text, options);
     if features.words == 0 {
-        return Err(bad("no words after normalisation"));
+        let overlong = features.token_stats.overlong_tokens;
+        return Err(bad(&if overlong > 0 {
+            format!(
+                "no words after normalisation ({overlong} tokens over {MAX_WORD_BYTES} bytes dropped)"
+            )
+        } else {
+            "no words after normalisation".to_string()
+        }));
     }
     // Positions are u32 and a record holds at most MAX_RECORD_ELEMENTS:
     // refuse what could be written but not read back.
