@@ -10,24 +10,10 @@ use stemmata::{Document, Index, PairsOptions, Reader};
 
 /// Pairs as (lower id, higher id) → score bits.
 fn pairs_by_id(reader: &Reader, options: &PairsOptions) -> BTreeMap<(u32, u32), u64> {
-    let books = reader.books();
-    let mut found = BTreeMap::new();
-    reader
-        .pairs(
-            options,
-            |pair| {
-                let (a, b) = (books[pair.a as usize].id, books[pair.b as usize].id);
-                let key = (a.min(b), a.max(b));
-                assert!(
-                    found.insert(key, pair.score.to_bits()).is_none(),
-                    "{key:?} twice"
-                );
-                Ok(())
-            },
-            |_| {},
-        )
-        .unwrap();
-    found
+    common::collect_pairs(reader, options, |a, b| (a.id.min(b.id), a.id.max(b.id)))
+        .into_iter()
+        .map(|(key, score)| (key, score.to_bits()))
+        .collect()
 }
 
 #[test]

@@ -50,26 +50,23 @@ fn truth(collection: &SynthCollection) -> BTreeMap<(String, String), SynthRelati
         .collect()
 }
 
+/// Asserts that `index` holds exactly the sequences `books` (key, text) give.
+fn assert_sequences_of_texts(index: &Index, books: &[(String, String)]) {
+    let docs: Vec<Document> = books
+        .iter()
+        .map(|(k, t)| Document::new(k.clone(), t.as_bytes()))
+        .collect();
+    assert_eq!(
+        common::sequences_of(index),
+        common::reference_sequences(&docs)
+    );
+}
+
 /// Every pair `pairs` reports under `options`, keyed by unordered keys.
 fn found_pairs(index: &Index, options: &PairsOptions) -> BTreeMap<(String, String), f64> {
-    let reader = index.reader().unwrap();
-    let books = reader.books();
-    let mut found = BTreeMap::new();
-    reader
-        .pairs(
-            options,
-            |pair| {
-                let key = unordered(&books[pair.a as usize].key, &books[pair.b as usize].key);
-                assert!(
-                    found.insert(key, pair.score).is_none(),
-                    "pair reported twice"
-                );
-                Ok(())
-            },
-            |_| {},
-        )
-        .unwrap();
-    found
+    common::collect_pairs(&index.reader().unwrap(), options, |a, b| {
+        unordered(&a.key, &b.key)
+    })
 }
 
 #[test]
@@ -235,14 +232,7 @@ fn loading_a_directory_of_txt_files_through_the_text_source_works() {
         .unwrap();
     assert_eq!(stats.books, books.len() as u64);
     assert!(stats.skipped.is_empty(), "{:?}", stats.skipped);
-    let docs: Vec<Document> = books
-        .iter()
-        .map(|(k, t)| Document::new(k.clone(), t.as_bytes()))
-        .collect();
-    assert_eq!(
-        common::sequences_of(&index),
-        common::reference_sequences(&docs)
-    );
+    assert_sequences_of_texts(&index, &books);
     let words: u64 = books
         .iter()
         .map(|(_, t)| t.split_whitespace().count() as u64)
@@ -285,14 +275,7 @@ fn loading_json_lines_with_text_and_with_pages_works() {
     assert_eq!(stats.books, books.len() as u64);
     assert!(stats.skipped.is_empty(), "{:?}", stats.skipped);
 
-    let docs: Vec<Document> = books
-        .iter()
-        .map(|(k, t)| Document::new(k.clone(), t.as_bytes()))
-        .collect();
-    assert_eq!(
-        common::sequences_of(&index),
-        common::reference_sequences(&docs)
-    );
+    assert_sequences_of_texts(&index, &books);
     let reader = index.reader().unwrap();
     let mut multi_page = 0;
     for (key, text) in &books {

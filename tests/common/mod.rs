@@ -132,3 +132,28 @@ pub fn snapshot_files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
 pub fn barrel(dir: &Path, n: u32) -> PathBuf {
     dir.join("barrels").join(format!("{n:06}.brl"))
 }
+
+/// Every pair `pairs` reports under `options`, keyed by `key(book a, book b)`,
+/// with its score; a pair reported twice fails the test.
+pub fn collect_pairs<K: Ord + std::fmt::Debug>(
+    reader: &stemmata::Reader,
+    options: &stemmata::PairsOptions,
+    key: impl Fn(&stemmata::BookInfo, &stemmata::BookInfo) -> K,
+) -> BTreeMap<K, f64> {
+    let books = reader.books();
+    let mut found = BTreeMap::new();
+    reader
+        .pairs(
+            options,
+            |pair| {
+                let k = key(&books[pair.a as usize], &books[pair.b as usize]);
+                if let Some(old) = found.insert(k, pair.score) {
+                    panic!("pair reported twice (score {old})");
+                }
+                Ok(())
+            },
+            |_| {},
+        )
+        .unwrap();
+    found
+}
