@@ -13,6 +13,15 @@
 //! 70 characters, blank lines between paragraphs, form feeds between pages and
 //! occasional page numbers. Generation is pure and deterministic: the same
 //! [`SynthOptions`] always yield the same collection.
+//!
+//! [`stream`] yields a collection of any size one book at a time, with the
+//! same families, editions and anthologies, holding only a few books at once;
+//! each book carries its ground truth, which [`GroundTruth`] gathers without
+//! the texts (module `stream`).
+
+mod stream;
+
+pub use stream::{stream, BookStream, GroundTruth, StreamOptions};
 
 use std::collections::HashSet;
 
@@ -44,6 +53,7 @@ const FAMILY_STREAM: u64 = 2;
 const ANTHOLOGY_STREAM: u64 = 3;
 const SOLO_STREAM: u64 = 4;
 const LAYOUT_STREAM: u64 = 5;
+const STREAM_LAYOUT_STREAM: u64 = 6;
 
 const ONSETS: &[&str] = &[
     "", "b", "c", "d", "f", "g", "h", "j", "k", "l", "m", "n", "p", "r", "s", "t", "v", "w", "z",
@@ -141,6 +151,9 @@ pub struct SynthBook {
     pub text: String,
     /// The work this book is a version of; `None` for anthologies and unrelated books.
     pub family: Option<usize>,
+    /// For an anthology, the works whose original it contains, in text
+    /// order; empty for every other book.
+    pub contains: Vec<usize>,
 }
 
 /// A generated collection with its ground-truth relations.
@@ -161,11 +174,20 @@ pub struct SynthCollection {
 /// families. Originals and unrelated books are free of OCR noise.
 pub fn generate(options: &SynthOptions) -> SynthCollection {
     let lexicon = Lexicon::new(options.vocab_size, options.zipf_exponent, options.seed);
+    let shape = FamilyShape::of(options);
     let mut layout = stream_rng(options.seed, LAYOUT_STREAM, 0);
     let mut collection = SynthCollection::default();
-    let families = add_families(&mut collection, &lexicon, options);
-    add_anthologies(&mut collection, &families, &lexicon, options, &mut layout);
-    add_unrelated_books(&mut collection, &lexicon, options);
+    let families = add_families(&mut collection, &lexicon, &shape, options.num_families);
+    let share = options.anthology_share;
+    add_anthologies(
+        &mut collection,
+        &families,
+        &lexicon,
+        &shape,
+        share,
+        &mut layout,
+    );
+    add_unrelated_books(&mut collection, &lexicon, &shape, options.unrelated_books);
     shuffled(collection, &mut layout)
 }
 
@@ -614,9 +636,32 @@ fn push_replacement(word: &str, replacement: &str, out: &mut String) {
     }
 }
 
-/// A noise rate drawn from the options' range, clamped to `[0, 1]`.
-fn noise_rate(options: &SynthOptions, rng: &mut impl Rng) -> f64 {
-    let (low, high) = ordered(options.ocr_noise);
+/// What every family looks like, whichever generator lays the families out.
+#[derive(Debug, Clone, Copy)]
+struct FamilyShape {
+    seed: u64,
+    /// Inclusive range of the length of an original work, in words.
+    words: (usize, usize),
+    /// Inclusive range of the number of extra editions per work.
+    editions: (usize, usize),
+    /// Inclusive range of the per-character OCR noise rate.
+    ocr_noise: (f64, f64),
+}
+
+impl FamilyShape {
+    fn of(options: &SynthOptions) -> Self {
+        Self {
+            seed: options.seed,
+            words: ordered((options.min_words, options.max_words)),
+            editions: ordered(options.editions_per_family),
+            ocr_noise: options.ocr_noise,
+        }
+    }
+}
+
+/// A noise rate drawn from the shape's range, clamped to `[0, 1]`.
+fn noise_rate(shape: &FamilyShape, rng: &mut impl Rng) -> f64 {
+    let (low, high) = ordered(shape.ocr_noise);
     let (low, high) = (low.clamp(0.0, 1.0), high.clamp(0.0, 1.0));
     rng.gen_range(low..=high)
 }
@@ -633,7 +678,7 @@ fn edition_text(
     original: &str,
     words: usize,
     lexicon: &Lexicon,
-    options: &SynthOptions,
+    shape: &FamilyShape,
     rng: &mut impl Rng,
 ) -> String {
     let mut text = if rng.gen_bool(VARIANT_PROBABILITY) {
@@ -650,7 +695,7 @@ fn edition_text(
         let notes = compose(lexicon, supplement_words(words, rng), rng);
         text = format!("{text}\nNOTES\n\n{notes}");
     }
-    let rate = noise_rate(options, rng);
+    let rate = noise_rate(shape, rng);
     ocr_noise(&text, rate, rng)
 }
 
@@ -659,36 +704,36 @@ fn original_book(
     key: String,
     family: Option<usize>,
     lexicon: &Lexicon,
-    options: &SynthOptions,
+    shape: &FamilyShape,
     rng: &mut impl Rng,
 ) -> (SynthBook, usize) {
-    let (min_words, max_words) = ordered((options.min_words, options.max_words));
-    let words = rng.gen_range(min_words..=max_words);
+    let words = rng.gen_range(shape.words.0..=shape.words.1);
     let book = SynthBook {
         key,
         title: lexicon.title(rng),
         author: lexicon.author(rng),
         text: compose(lexicon, words, rng),
         family,
+        contains: Vec::new(),
     };
     (book, words)
 }
 
 /// The original of work `index` followed by its editions.
-fn family_books(index: usize, lexicon: &Lexicon, options: &SynthOptions) -> Vec<SynthBook> {
-    let mut rng = stream_rng(options.seed, FAMILY_STREAM, index as u64);
+fn family_books(index: usize, lexicon: &Lexicon, shape: &FamilyShape) -> Vec<SynthBook> {
+    let mut rng = stream_rng(shape.seed, FAMILY_STREAM, index as u64);
     let key = format!("w{index:05}");
-    let (original, words) = original_book(key, Some(index), lexicon, options, &mut rng);
-    let (low, high) = ordered(options.editions_per_family);
-    let editions = rng.gen_range(low..=high);
+    let (original, words) = original_book(key, Some(index), lexicon, shape, &mut rng);
+    let editions = rng.gen_range(shape.editions.0..=shape.editions.1);
     let mut books = Vec::with_capacity(editions + 1);
     for edition in 1..=editions {
         books.push(SynthBook {
             key: format!("{}-e{edition}", original.key),
             title: original.title.clone(),
             author: original.author.clone(),
-            text: edition_text(&original.text, words, lexicon, options, &mut rng),
+            text: edition_text(&original.text, words, lexicon, shape, &mut rng),
             family: original.family,
+            contains: Vec::new(),
         });
     }
     books.insert(0, original);
@@ -700,14 +745,13 @@ fn family_books(index: usize, lexicon: &Lexicon, options: &SynthOptions) -> Vec<
 fn add_families(
     collection: &mut SynthCollection,
     lexicon: &Lexicon,
-    options: &SynthOptions,
+    shape: &FamilyShape,
+    count: usize,
 ) -> Vec<Vec<usize>> {
-    let mut families = Vec::with_capacity(options.num_families);
-    for index in 0..options.num_families {
+    let mut families = Vec::with_capacity(count);
+    for index in 0..count {
         let start = collection.books.len();
-        collection
-            .books
-            .extend(family_books(index, lexicon, options));
+        collection.books.extend(family_books(index, lexicon, shape));
         let members: Vec<usize> = (start..collection.books.len()).collect();
         add_edition_pairs(collection, &members);
         families.push(members);
@@ -761,26 +805,36 @@ fn anthology_text(works: &[(&str, &str)], lexicon: &Lexicon, rng: &mut impl Rng)
     out
 }
 
+/// Anthology `number` of the given originals (at least one), with its own
+/// random stream.
 fn anthology_book(
     number: usize,
     originals: &[&SynthBook],
     lexicon: &Lexicon,
-    options: &SynthOptions,
-    rng: &mut impl Rng,
+    shape: &FamilyShape,
 ) -> SynthBook {
+    let mut rng = stream_rng(shape.seed, ANTHOLOGY_STREAM, number as u64);
     let works: Vec<(&str, &str)> = originals
         .iter()
         .map(|book| (book.title.as_str(), book.text.as_str()))
         .collect();
-    let text = anthology_text(&works, lexicon, rng);
-    let rate = noise_rate(options, rng);
+    let text = anthology_text(&works, lexicon, &mut rng);
+    let rate = noise_rate(shape, &mut rng);
     SynthBook {
         key: format!("anth{number:04}"),
         title: format!("{} and Other Works", works[0].0),
-        author: lexicon.author(rng),
-        text: ocr_noise(&text, rate, rng),
+        author: lexicon.author(&mut rng),
+        text: ocr_noise(&text, rate, &mut rng),
         family: None,
+        contains: originals.iter().filter_map(|book| book.family).collect(),
     }
+}
+
+/// Unrelated book `number`, a noise-free original of no family.
+fn unrelated_book(number: usize, lexicon: &Lexicon, shape: &FamilyShape) -> SynthBook {
+    let mut rng = stream_rng(shape.seed, SOLO_STREAM, number as u64);
+    let key = format!("solo{number:05}");
+    original_book(key, None, lexicon, shape, &mut rng).0
 }
 
 /// Adds the anthologies and a `Contains` pair from each to every book of its families.
@@ -788,17 +842,17 @@ fn add_anthologies(
     collection: &mut SynthCollection,
     families: &[Vec<usize>],
     lexicon: &Lexicon,
-    options: &SynthOptions,
+    shape: &FamilyShape,
+    share: f64,
     layout: &mut impl Rng,
 ) {
-    let groups = anthology_groups(families.len(), options.anthology_share, layout);
+    let groups = anthology_groups(families.len(), share, layout);
     for (number, group) in groups.iter().enumerate() {
-        let mut rng = stream_rng(options.seed, ANTHOLOGY_STREAM, number as u64);
         let originals: Vec<&SynthBook> = group
             .iter()
             .map(|&family| &collection.books[families[family][0]])
             .collect();
-        let book = anthology_book(number, &originals, lexicon, options, &mut rng);
+        let book = anthology_book(number, &originals, lexicon, shape);
         let a = collection.books.len();
         collection.books.push(book);
         for &b in group.iter().flat_map(|&family| &families[family]) {
@@ -814,14 +868,12 @@ fn add_anthologies(
 fn add_unrelated_books(
     collection: &mut SynthCollection,
     lexicon: &Lexicon,
-    options: &SynthOptions,
+    shape: &FamilyShape,
+    count: usize,
 ) {
-    for number in 0..options.unrelated_books {
-        let mut rng = stream_rng(options.seed, SOLO_STREAM, number as u64);
-        let key = format!("solo{number:05}");
-        let (book, _) = original_book(key, None, lexicon, options, &mut rng);
-        collection.books.push(book);
-    }
+    collection
+        .books
+        .extend((0..count).map(|number| unrelated_book(number, lexicon, shape)));
 }
 
 /// The collection with its books in a random order and its pairs renumbered.
