@@ -52,7 +52,8 @@ pub use error::{Error, Result};
 pub use index::{Index, IndexBuilder, IndexStats, VerifyStats};
 pub use load::{BulkLoader, Document, LoadEvent, LoadOptions, LoadStats};
 pub use query::{
-    BookInfo, Clusters, Hit, Pair, PairsOptions, PairsStats, QueryOptions, QueryResult, Reader,
+    BookInfo, Clusters, Hit, Mode, Pair, PairsOptions, PairsStats, QueryOptions, QueryResult,
+    Reader,
 };
 
 /// Small helpers for examples and tests.

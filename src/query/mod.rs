@@ -12,7 +12,7 @@ pub mod postings;
 
 pub use clusters::Clusters;
 pub use pairs::{Pair, PairsOptions, PairsStats};
-pub use planner::{Explain, Hit, QueryOptions, QueryResult};
+pub use planner::{Explain, Hit, Mode, QueryOptions, QueryResult};
 
 use std::collections::HashMap;
 

@@ -9,13 +9,15 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use super::postings::{Candidate, Join, Probe};
-use super::Reader;
+use super::{Mode, Reader};
 use crate::align::{Overlap, Score};
 use crate::{Error, Result};
 
 /// Settings of an all-pairs run.
 #[derive(Debug, Clone, Copy)]
 pub struct PairsOptions {
+    /// Where candidates come from. Default [`Mode::Exact`].
+    pub mode: Mode,
     /// The score. Default [`Score::Coverage`].
     pub score: Score,
     /// Pairs scoring at least this (and above zero) are reported. Default:
@@ -40,6 +42,7 @@ impl PairsOptions {
     /// Defaults for `score`.
     pub fn with_score(score: Score) -> Self {
         PairsOptions {
+            mode: Mode::Exact,
             score,
             min_score: score.default_threshold(),
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),

@@ -11,9 +11,35 @@ use super::Reader;
 use crate::align::{Overlap, Score, SequenceIndex};
 use crate::repr::UniqueWordSeq;
 
+/// Where candidates come from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// Unique-word postings with sound upper bounds: the result equals the
+    /// brute-force answer.
+    #[default]
+    Exact,
+    /// Band tables only (min-hash of books and windows, simhash): candidates
+    /// are verified like in exact mode, but a related book whose signatures
+    /// never collide with the query's is missed.
+    Approximate,
+}
+
+impl Mode {
+    /// The mode's name on the command line and in JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Exact => "exact",
+            Mode::Approximate => "approximate",
+        }
+    }
+}
+
 /// What to ask.
 #[derive(Debug, Clone, Copy)]
 pub struct QueryOptions {
+    /// Where candidates come from. Default [`Mode::Exact`].
+    pub mode: Mode,
     /// The score to rank by. Default [`Score::Coverage`].
     pub score: Score,
     /// At most this many hits. Default 10; 0 means no limit.
@@ -33,6 +59,7 @@ impl QueryOptions {
     /// Defaults for `score`: top 10 at the score's threshold.
     pub fn with_score(score: Score) -> Self {
         QueryOptions {
+            mode: Mode::Exact,
             score,
             top_k: 10,
             min_score: score.default_threshold(),

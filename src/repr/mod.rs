@@ -3,8 +3,10 @@
 
 pub mod minhash;
 pub mod simhash;
+pub mod sketch;
 pub mod unique_words;
 
 pub use minhash::{book_signature, page_signatures, MinHashOptions, MinHashSig};
 pub use simhash::{simhash, SimHash128, SimHashOptions};
+pub use sketch::{BandLayout, BookSketch, SketchOptions, Table};
 pub use unique_words::{word_hash, ExtractOptions, Features, UniqueWordSeq, DEFAULT_HASH_SEED};

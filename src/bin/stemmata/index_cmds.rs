@@ -8,8 +8,8 @@ use std::process::ExitCode;
 
 use stemmata::load::sources;
 use stemmata::{
-    Clusters, Document, Error, Index, LoadEvent, LoadOptions, PairsOptions, QueryOptions, Result,
-    Score,
+    Clusters, Document, Error, Index, LoadEvent, LoadOptions, Mode, PairsOptions, QueryOptions,
+    Result, Score,
 };
 
 use crate::output::{bar, print_json};
@@ -25,12 +25,25 @@ pub struct ScoreArgs {
     /// coverage 0.05, its 0.72, cs 0.12, containment 0.2].
     #[arg(long)]
     pub min_score: Option<f64>,
+    /// Candidates: exact (unique-word postings; provably every book the
+    /// score admits) or approximate (min-hash and simhash band tables only;
+    /// faster and lighter on large indexes, may miss faint relations).
+    #[arg(long, default_value = "exact", value_parser = parse_mode)]
+    pub mode: Mode,
 }
 
 impl ScoreArgs {
     pub fn min_score(&self) -> f64 {
         self.min_score
             .unwrap_or_else(|| self.score.default_threshold())
+    }
+}
+
+fn parse_mode(s: &str) -> std::result::Result<Mode, String> {
+    match s {
+        "exact" => Ok(Mode::Exact),
+        "approximate" | "approx" => Ok(Mode::Approximate),
+        other => Err(format!("unknown mode {other:?}: use exact or approximate")),
     }
 }
 
@@ -271,6 +284,7 @@ pub fn query(args: QueryArgs) -> Result<ExitCode> {
     let index = Index::open(&args.index)?;
     let reader = index.reader()?;
     let options = QueryOptions {
+        mode: args.score.mode,
         score: args.score.score,
         top_k: args.top_k,
         min_score: args.score.min_score(),
@@ -425,6 +439,7 @@ pub fn pairs(mut args: PairsArgs) -> Result<ExitCode> {
     let reader = index.reader()?;
     let mut options = PairsOptions::with_score(args.score.score);
     options.min_score = args.score.min_score();
+    options.mode = args.score.mode;
     if let Some(threads) = args.threads {
         options.threads = threads;
     }
