@@ -46,6 +46,16 @@ pub enum Error {
         /// Newest version this build reads.
         newest: u16,
     },
+    /// The index was written by an older format this build reads but does
+    /// not write, or lacks what the request needs (sketches).
+    OldFormat {
+        /// The index directory.
+        path: PathBuf,
+        /// Its format version.
+        found: u16,
+        /// What could not be done.
+        needs: String,
+    },
     /// `path` is not a stemmata index (no catalog, or not ours).
     NotAnIndex(PathBuf),
     /// `create` was asked for a directory that already holds an index.
@@ -101,6 +111,12 @@ impl fmt::Display for Error {
                 f,
                 "{}: format version {found} is not supported (this build reads {oldest}..={newest})",
                 path.display()
+            ),
+            Error::OldFormat { path, found, needs } => write!(
+                f,
+                "{}: written by format version {found}, which this build reads but cannot use to {needs} (format {} can): load the collection into a new index",
+                path.display(),
+                crate::storage::format::FORMAT_VERSION
             ),
             Error::NotAnIndex(path) => write!(f, "{}: not a stemmata index", path.display()),
             Error::AlreadyExists(path) => {

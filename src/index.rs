@@ -1,8 +1,8 @@
 //! `Index`: one index directory. Creating and opening it, the writer lock,
 //! deleting books, statistics and `verify`.
 //!
-//! Layout: `catalog.redb` (the catalog) and `barrels/NNNNNN.brl` (the
-//! sequences). An index directory is opened by one process at a time; inside
+//! Layout: `catalog.redb` (the catalog), `barrels/NNNNNN.brl` (the
+//! sequences) and `segments/NNNNNN.seg` (sketches and band tables). An index directory is opened by one process at a time; inside
 //! it, any number of [`Reader`]s and one [`BulkLoader`] work side by side.
 
 use std::path::{Path, PathBuf};
@@ -10,22 +10,27 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use crate::error::IoContext;
+use crate::load::segments::MAX_DEAD_SHARE;
 use crate::load::{BulkLoader, LoadOptions};
 use crate::query::Reader;
+use crate::repr::sketch::{BandLayout, SketchOptions};
 use crate::repr::ExtractOptions;
 use crate::storage::barrel::{BarrelReader, Record};
-use crate::storage::catalog::{BookEntry, Catalog, CatalogBatch, CatalogSnapshot};
+use crate::storage::catalog::{BookEntry, Catalog, CatalogBatch, CatalogOptions, CatalogSnapshot};
+use crate::storage::format::FORMAT_VERSION;
 use crate::{Error, Result};
 use std::collections::HashMap;
 
 const CATALOG_FILE: &str = "catalog.redb";
 const BARREL_DIR: &str = "barrels";
+const SEGMENT_DIR: &str = "segments";
 
 /// Sets the creation options of a new index. Every option here changes what
 /// stored data means, so it is stored in the catalog and fixed for the index.
 #[derive(Debug, Clone, Default)]
 pub struct IndexBuilder {
     options: ExtractOptions,
+    sketch: SketchOptions,
 }
 
 impl IndexBuilder {
@@ -48,9 +53,34 @@ impl IndexBuilder {
         self
     }
 
+    /// Band layout of book min-hash signatures. Default 20×5.
+    pub fn book_bands(mut self, layout: BandLayout) -> Self {
+        self.sketch.book_layout = layout;
+        self
+    }
+
+    /// Band layout of window min-hash signatures. Default 17×2.
+    pub fn window_bands(mut self, layout: BandLayout) -> Self {
+        self.sketch.window_layout = layout;
+        self
+    }
+
+    /// Mean shingles per content-defined window. Default 800, valid 16..=2^20.
+    pub fn window_shingles(mut self, shingles: u32) -> Self {
+        self.sketch.window_shingles = shingles;
+        self
+    }
+
+    /// All sketch options at once (see [`SketchOptions`]).
+    pub fn sketch_options(mut self, sketch: SketchOptions) -> Self {
+        self.sketch = sketch;
+        self
+    }
+
     /// Creates the index in `dir` (made if missing). `Err(AlreadyExists)` if
     /// `dir` already holds one.
     pub fn create(self, dir: impl AsRef<Path>) -> Result<Index> {
+        self.sketch.validate()?;
         let o = &self.options;
         if !(1..=16).contains(&o.max_term_freq) {
             return Err(Error::InvalidArgument(format!(
@@ -70,15 +100,21 @@ impl IndexBuilder {
             return Err(Error::AlreadyExists(dir.to_path_buf()));
         }
         std::fs::create_dir_all(dir.join(BARREL_DIR)).at(dir)?;
-        let catalog = Catalog::create(&catalog_path, &self.options)?;
-        Ok(Index::from_parts(dir, catalog, self.options))
+        std::fs::create_dir_all(dir.join(SEGMENT_DIR)).at(dir)?;
+        let catalog = Catalog::create(&catalog_path, &self.options, &self.sketch)?;
+        let options = CatalogOptions {
+            version: FORMAT_VERSION,
+            extract: self.options,
+            sketch: Some(self.sketch),
+        };
+        Ok(Index::from_parts(dir, catalog, options))
     }
 }
 
 pub(crate) struct Shared {
     pub(crate) dir: PathBuf,
     pub(crate) catalog: Catalog,
-    pub(crate) options: ExtractOptions,
+    pub(crate) options: CatalogOptions,
     writer_active: AtomicBool,
 }
 
@@ -154,7 +190,7 @@ impl Index {
         Ok(index)
     }
 
-    fn from_parts(dir: &Path, catalog: Catalog, options: ExtractOptions) -> Index {
+    fn from_parts(dir: &Path, catalog: Catalog, options: CatalogOptions) -> Index {
         Index {
             shared: Arc::new(Shared {
                 dir: dir.to_path_buf(),
@@ -177,13 +213,41 @@ impl Index {
         &self.shared.dir
     }
 
-    /// The options the index was created with.
+    /// The extraction options the index was created with.
     pub fn options(&self) -> &ExtractOptions {
-        &self.shared.options
+        &self.shared.options.extract
+    }
+
+    /// The sketch options the index was created with; `None` for a
+    /// format-1 index, which holds no sketches.
+    pub fn sketch_options(&self) -> Option<&SketchOptions> {
+        self.shared.options.sketch.as_ref()
+    }
+
+    /// The format version the index was written with.
+    pub fn format_version(&self) -> u16 {
+        self.shared.options.version
+    }
+
+    /// The sketch options, or `OldFormat` naming what needed them.
+    pub(crate) fn require_sketches(&self, needs: &str) -> Result<&SketchOptions> {
+        self.sketch_options().ok_or_else(|| Error::OldFormat {
+            path: self.dir().to_path_buf(),
+            found: self.format_version(),
+            needs: needs.to_string(),
+        })
     }
 
     pub(crate) fn catalog(&self) -> &Catalog {
         &self.shared.catalog
+    }
+
+    pub(crate) fn segment_dir(&self) -> PathBuf {
+        self.shared.dir.join(SEGMENT_DIR)
+    }
+
+    pub(crate) fn segment_path(&self, segment: u32) -> PathBuf {
+        self.segment_dir().join(format!("{segment:06}.seg"))
     }
 
     pub(crate) fn barrel_path(&self, barrel: u32) -> PathBuf {
@@ -195,6 +259,7 @@ impl Index {
 
     /// Takes the writer role; `Err(Locked)` while another loader holds it.
     pub(crate) fn lock_writer(&self) -> Result<WriterGuard> {
+        self.require_sketches("write (loads and deletes keep sketches)")?;
         if self.shared.writer_active.swap(true, Ordering::AcqRel) {
             return Err(Error::Locked(self.shared.dir.clone()));
         }
@@ -224,7 +289,12 @@ impl Index {
             ..CatalogBatch::default()
         };
         drop(snapshot);
-        Ok(self.catalog().commit(&batch)?.deleted)
+        let deleted = self.catalog().commit(&batch)?.deleted;
+        if deleted > 0 {
+            let next_segment = crate::load::segments::prepare_dir(self)?;
+            crate::load::segments::compact(self, next_segment, Some(MAX_DEAD_SHARE))?;
+        }
+        Ok(deleted)
     }
 
     /// Counts of books, words and bytes.

@@ -53,7 +53,13 @@ fn a_reader_taken_before_a_load_keeps_its_snapshot_during_and_after_the_load() {
         .hits;
     assert!(old_hits.is_empty(), "initial books are unrelated");
     let probe = new_book(3).text;
-    assert!(old.query_text(&probe, &QueryOptions::default()).hits[0].key == "old003");
+    assert!(
+        old.query_text(&probe, &QueryOptions::default())
+            .unwrap()
+            .hits[0]
+            .key
+            == "old003"
+    );
     let old_sequences: Vec<_> = old
         .books()
         .iter()
@@ -84,7 +90,10 @@ fn a_reader_taken_before_a_load_keeps_its_snapshot_during_and_after_the_load() {
                 .unwrap()
                 .hits;
             assert_eq!(hits, old_hits);
-            let hits = old.query_text(&probe, &QueryOptions::default()).hits;
+            let hits = old
+                .query_text(&probe, &QueryOptions::default())
+                .unwrap()
+                .hits;
             assert_eq!(hits.len(), 1, "the old snapshot sees a new book");
             checks_during_load += 1;
         }

@@ -34,6 +34,7 @@ fn a_deleted_book_is_gone_from_new_readers_and_their_queries() {
     assert_eq!(
         before
             .query_text(text_of_b5.as_bytes(), &QueryOptions::default())
+            .unwrap()
             .hits[0]
             .key,
         "b5"
@@ -56,6 +57,7 @@ fn a_deleted_book_is_gone_from_new_readers_and_their_queries() {
     assert_eq!(keys(&hits), ["b3"]);
     let hits = reader
         .query_text(text_of_b5.as_bytes(), &QueryOptions::default())
+        .unwrap()
         .hits;
     let mut found = keys(&hits);
     found.sort();

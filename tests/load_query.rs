@@ -187,7 +187,9 @@ fn query_text_of_a_noisy_copy_finds_the_original() {
     for book in &collection.books {
         let noisy = ocr_noise(&book.text, 0.04, &mut rng);
         assert_ne!(noisy, book.text);
-        let result = reader.query_text(noisy.as_bytes(), &QueryOptions::default());
+        let result = reader
+            .query_text(noisy.as_bytes(), &QueryOptions::default())
+            .unwrap();
         let keys: Vec<&str> = result.hits.iter().map(|h| h.key.as_str()).collect();
         if book.key.starts_with("solo") {
             // An unrelated book has no relative but itself.
@@ -324,10 +326,12 @@ fn loading_the_same_key_again_replaces_the_book() {
     // A text of the old version now finds nothing; one of the new finds it.
     assert!(reader
         .query_text(first.as_bytes(), &QueryOptions::default())
+        .unwrap()
         .hits
         .is_empty());
     let hits = reader
         .query_text(second.as_bytes(), &QueryOptions::default())
+        .unwrap()
         .hits;
     assert_eq!(hits[0].key, "book");
     assert_eq!(

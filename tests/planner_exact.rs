@@ -118,6 +118,7 @@ impl Ask {
             score,
             top_k: self.top_k,
             min_score,
+            ..QueryOptions::default()
         }
     }
 }
@@ -184,6 +185,7 @@ fn all_scores(
         score,
         top_k: 0,
         min_score: 0.0,
+        ..QueryOptions::default()
     };
     reader
         .brute_force(query, exclude, &everything)
@@ -235,7 +237,7 @@ proptest! {
                 let scores = all_scores(&reader, &sequence, None, score);
                 for ask in &case.asks {
                     let options = ask.options(score, &scores);
-                    let planner = reader.query_text(text.as_bytes(), &options);
+                    let planner = reader.query_text(text.as_bytes(), &options).unwrap();
                     let brute = reader.brute_force(&sequence, None, &options);
                     same_hits(&planner.hits, &brute, &format!("text {text:?} {options:?}"))?;
                 }
@@ -274,7 +276,7 @@ proptest! {
                     .unwrap();
                 prop_assert_eq!(stats.found as usize, found.len());
                 let mut brute = BTreeMap::new();
-                let every = QueryOptions { score, top_k: 0, min_score };
+                let every = QueryOptions { score, top_k: 0, min_score, ..QueryOptions::default() };
                 for (a, info) in reader.books().iter().enumerate() {
                     let sequence = reader.sequence(&info.key).unwrap();
                     for hit in reader.brute_force(sequence, Some(a as u32), &every) {

@@ -113,6 +113,7 @@ fn creation_options_survive_reopen() {
     // Query text is extracted with the stored options too.
     let hits = reader
         .query_text(thrice.as_bytes(), &QueryOptions::default())
+        .unwrap()
         .hits;
     assert_eq!(hits.len(), 2);
     assert_eq!(hits[0].overlap.lcs, 200);

@@ -3,11 +3,14 @@
 //! The caller's thread feeds documents to worker threads (crossbeam
 //! channels) that decode, tokenise, extract the unique-word sequence and
 //! compress it; the caller's thread then appends the records to a barrel and,
-//! every [`LoadOptions::batch_books`] books, syncs the barrel and commits one
-//! catalog transaction that publishes the batch. A crash or a dropped loader
+//! every [`LoadOptions::batch_books`] books, syncs the barrel, writes the
+//! batch's sketches as one segment and commits one catalog transaction that
+//! publishes the batch. At the end, segments are compacted when there are
+//! more than [`segments::MAX_SEGMENTS`]. A crash or a dropped loader
 //! loses only the uncommitted batch; bytes it wrote past the committed barrel
 //! length are ignored and cut off by the next loader.
 
+pub(crate) mod segments;
 pub mod sources;
 
 use crossbeam::channel::{bounded, unbounded, Receiver, Sender};
@@ -15,9 +18,10 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::index::{Index, WriterGuard};
-use crate::repr::{unique_words::extract, ExtractOptions};
+use crate::repr::{unique_words::extract, BookSketch, ExtractOptions, SketchOptions};
 use crate::storage::barrel::{BarrelWriter, EncodedSequence, MAX_RECORD_ELEMENTS};
 use crate::storage::catalog::{BookEntry, CatalogBatch};
+use crate::storage::segment::SketchRecord;
 use crate::text::{decode, looks_binary, MAX_WORD_BYTES};
 use crate::{Error, Result};
 
@@ -153,10 +157,15 @@ struct Prepared {
     distinct_words: u32,
     invalid_utf8_sequences: u64,
     encoding: &'static str,
+    sketch: SketchRecord,
 }
 
 /// The work of a worker thread: checks, decodes and extracts one document.
-fn prepare(document: Document, options: &ExtractOptions) -> Result<Prepared> {
+fn prepare(
+    document: Document,
+    options: &ExtractOptions,
+    sketch_options: &SketchOptions,
+) -> Result<Prepared> {
     let bad = |reason: &str| Error::BadDocument {
         source_name: document.source_name.clone(),
         reason: reason.to_string(),
@@ -187,7 +196,9 @@ fn prepare(document: Document, options: &ExtractOptions) -> Result<Prepared> {
     if features.words >= u32::MAX as u64 || features.sequence.len() > MAX_RECORD_ELEMENTS as usize {
         return Err(bad("too long: over 2^32 words or 2^26 unique words"));
     }
+    let sketch = BookSketch::compute(&decoded.text, sketch_options);
     Ok(Prepared {
+        sketch: SketchRecord::new(0, &sketch, sketch_options),
         encoded: EncodedSequence::encode(&features.sequence),
         words: features.words,
         pages: features.pages,
@@ -212,6 +223,8 @@ pub struct BulkLoader<'p> {
     in_flight: usize,
     barrel: Option<(u32, BarrelWriter)>,
     next_barrel: u32,
+    next_segment: u32,
+    sketches: Vec<SketchRecord>,
     batch: CatalogBatch,
     stats: LoadStats,
     started: Instant,
@@ -226,6 +239,8 @@ impl<'p> BulkLoader<'p> {
             ));
         }
         let writer = index.lock_writer()?;
+        let sketch_options = *index.require_sketches("load books")?;
+        let next_segment = segments::prepare_dir(&index)?;
         let snapshot = index.catalog().snapshot()?;
         let next_book_id = snapshot.next_book_id()?;
         let barrels = snapshot.barrels()?;
@@ -245,7 +260,8 @@ impl<'p> BulkLoader<'p> {
                 let (rx, tx) = (work_rx.clone(), done_tx.clone());
                 std::thread::spawn(move || {
                     for item in rx {
-                        let result = item.and_then(|doc| prepare(doc, &extract_options));
+                        let result =
+                            item.and_then(|doc| prepare(doc, &extract_options, &sketch_options));
                         if tx.send(result).is_err() {
                             break;
                         }
@@ -263,6 +279,8 @@ impl<'p> BulkLoader<'p> {
             in_flight: 0,
             barrel,
             next_barrel,
+            next_segment,
+            sketches: Vec::new(),
             batch: CatalogBatch {
                 next_book_id,
                 ..CatalogBatch::default()
@@ -345,6 +363,9 @@ impl<'p> BulkLoader<'p> {
         })?;
         let (barrel_number, barrel) = self.current_barrel()?;
         let offset = barrel.append(id, &prepared.encoded);
+        let mut sketch = prepared.sketch;
+        sketch.book_id = id;
+        self.sketches.push(sketch);
         let document = prepared.document;
         let bytes = document.text.len() as u64;
         self.stats.bytes += bytes;
@@ -402,6 +423,11 @@ impl<'p> BulkLoader<'p> {
         let (number, barrel) = self.barrel.as_mut().expect("a batch implies a barrel");
         let length = barrel.sync()?;
         self.batch.barrel_lengths = vec![(*number, length)];
+        let segment = self.next_segment;
+        let segment_len = segments::write(&self.index, segment, &mut self.sketches)?;
+        self.next_segment += 1;
+        self.sketches.clear();
+        self.batch.add_segments = vec![(segment, segment_len)];
         let outcome = self.index.catalog().commit(&self.batch)?;
         self.stats.books += self.batch.insert.len() as u64;
         self.stats.replaced += outcome.replaced;
@@ -431,6 +457,7 @@ impl<'p> BulkLoader<'p> {
         for worker in self.workers.drain(..) {
             let _ = worker.join();
         }
+        segments::compact(&self.index, self.next_segment, None)?;
         self.stats.elapsed = self.started.elapsed();
         Ok(std::mem::take(&mut self.stats))
     }

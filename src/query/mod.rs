@@ -2,9 +2,11 @@
 //! book or new text, and the all-pairs job.
 //!
 //! A [`Reader`] reads the catalog in one read transaction, decodes every
-//! book's sequence from the barrels and builds unique-word postings in
-//! memory. Loads that commit later do not change it.
+//! book's sequence from the barrels and reads the sketch segments; the
+//! unique-word postings of exact mode are built in memory on first use.
+//! Loads that commit later do not change it.
 
+pub mod approx;
 pub mod clusters;
 mod pairs;
 mod planner;
@@ -15,11 +17,13 @@ pub use pairs::{Pair, PairsOptions, PairsStats};
 pub use planner::{Explain, Hit, Mode, QueryOptions, QueryResult};
 
 use std::collections::HashMap;
+use std::sync::OnceLock;
 
 use crate::index::Index;
 use crate::repr::{unique_words::extract, UniqueWordSeq};
 use crate::text::decode;
 use crate::{Error, Result};
+use approx::Sketches;
 use postings::Postings;
 
 /// What a reader knows about one book.
@@ -53,7 +57,7 @@ impl PairVerifier<'_> {
     /// The overlap of the books in reader slots `a` and `b` (as in
     /// [`Reader::books`]); |X| is `a`'s sequence.
     pub fn verify_slots(&mut self, a: u32, b: u32) -> crate::align::Overlap {
-        self.join.align_pair(&self.reader.postings, a, b)
+        self.join.align_pair(self.reader.postings(), a, b)
     }
 }
 
@@ -63,14 +67,35 @@ pub struct Reader {
     books: Vec<BookInfo>,
     sequences: Vec<UniqueWordSeq>,
     by_key: HashMap<String, u32>,
-    postings: Postings,
+    postings: OnceLock<Postings>,
+    sketches: Option<Sketches>,
+    dir: std::path::PathBuf,
+    format_version: u16,
 }
 
 impl Reader {
+    /// Opens a snapshot. A compaction that commits while the snapshot is
+    /// being read may remove a segment it lists; the open is then retried
+    /// on a fresh snapshot.
     pub(crate) fn open(index: &Index) -> Result<Reader> {
+        let mut attempts = 0;
+        loop {
+            match Reader::open_snapshot(index) {
+                Err(Error::Io { source, .. })
+                    if source.kind() == std::io::ErrorKind::NotFound && attempts < 3 =>
+                {
+                    attempts += 1;
+                }
+                other => return other,
+            }
+        }
+    }
+
+    fn open_snapshot(index: &Index) -> Result<Reader> {
         let snapshot = index.catalog().snapshot()?;
         let entries = snapshot.books()?;
         let barrels = index.open_barrels(&snapshot)?;
+        let segments = snapshot.segments()?;
         drop(snapshot);
         let mut books = Vec::with_capacity(entries.len());
         let mut sequences = Vec::with_capacity(entries.len());
@@ -87,27 +112,56 @@ impl Reader {
                 unique_words: entry.unique_words,
             });
         }
-        Ok(Reader::from_books(*index.options(), books, sequences))
-    }
-
-    fn from_books(
-        options: crate::repr::ExtractOptions,
-        books: Vec<BookInfo>,
-        sequences: Vec<UniqueWordSeq>,
-    ) -> Reader {
+        let ids: Vec<u32> = books.iter().map(|b| b.id).collect();
+        let sketches = index
+            .sketch_options()
+            .map(|options| Sketches::open(index, *options, &segments, &ids))
+            .transpose()?;
         let by_key = books
             .iter()
             .enumerate()
             .map(|(i, b)| (b.key.clone(), i as u32))
             .collect();
-        let postings = Postings::build(&sequences);
-        Reader {
-            options,
+        Ok(Reader {
+            options: *index.options(),
             books,
             sequences,
             by_key,
-            postings,
-        }
+            postings: OnceLock::new(),
+            sketches,
+            dir: index.dir().to_path_buf(),
+            format_version: index.format_version(),
+        })
+    }
+
+    /// The unique-word postings, built on first use.
+    pub(crate) fn postings(&self) -> &Postings {
+        self.postings
+            .get_or_init(|| Postings::build(&self.sequences))
+    }
+
+    /// The sketches, or `OldFormat` when the index has none.
+    pub(crate) fn sketches(&self) -> Result<&Sketches> {
+        self.sketches.as_ref().ok_or_else(|| Error::OldFormat {
+            path: self.dir.clone(),
+            found: self.format_version,
+            needs: "search in approximate mode (it has no sketches)".to_string(),
+        })
+    }
+
+    /// The reader slot of the book with internal id `id`.
+    pub(crate) fn slot_of_id(&self, id: u32) -> Option<u32> {
+        self.books
+            .binary_search_by_key(&id, |b| b.id)
+            .ok()
+            .map(|slot| slot as u32)
+    }
+
+    /// Books that have no sketch, so approximate mode cannot find them.
+    pub fn unsketched_books(&self) -> usize {
+        self.sketches
+            .as_ref()
+            .map_or(self.len(), |s| s.unsketched())
     }
 
     /// Books in the snapshot, in internal-id order.
@@ -159,13 +213,28 @@ impl Reader {
     /// Books related to the stored book `key` (the book itself excluded).
     pub fn query_key(&self, key: &str, options: &QueryOptions) -> Result<QueryResult> {
         let slot = self.slot_of(key)?;
-        Ok(self.query_sequence(&self.sequences[slot as usize], Some(slot), options))
+        let sequence = &self.sequences[slot as usize];
+        match options.mode {
+            Mode::Exact => Ok(self.query_sequence(sequence, Some(slot), options)),
+            Mode::Approximate => {
+                let sketches = self.sketches()?;
+                let keys = sketches.keys_of_slot(slot);
+                let simhash = sketches.simhash_of_slot(slot);
+                Ok(self.query_bands(sequence, &keys, simhash, Some(slot), options))
+            }
+        }
     }
 
     /// Books related to a new text, extracted with the index's options.
-    pub fn query_text(&self, text: &[u8], options: &QueryOptions) -> QueryResult {
+    pub fn query_text(&self, text: &[u8], options: &QueryOptions) -> Result<QueryResult> {
         let decoded = decode(text);
         let features = extract(&decoded.text, &self.options);
-        self.query_sequence(&features.sequence, None, options)
+        match options.mode {
+            Mode::Exact => Ok(self.query_sequence(&features.sequence, None, options)),
+            Mode::Approximate => {
+                let (keys, simhash) = self.sketches()?.keys_of_text(&decoded.text);
+                Ok(self.query_bands(&features.sequence, &keys, simhash, None, options))
+            }
+        }
     }
 }

@@ -1,16 +1,19 @@
 //! The all-pairs job: every pair of books scoring at or above a threshold,
 //! with the planner's pruning, on several threads.
 //!
-//! Each book a counts, over the postings, its common words with every book
-//! b > a; a pair whose upper bound misses the threshold is dropped unaligned.
+//! Exact mode: each book a counts, over the postings, its common words with
+//! every book b > a; a pair whose upper bound misses the threshold is
+//! dropped unaligned. Approximate mode: each book a aligns the books b > a
+//! that share a band key with it.
 
 use crossbeam::channel::unbounded;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use super::approx::SourceCounts;
 use super::postings::{Candidate, Join, Probe};
 use super::{Mode, Reader};
-use crate::align::{Overlap, Score};
+use crate::align::{Overlap, Score, SequenceIndex};
 use crate::{Error, Result};
 
 /// Settings of an all-pairs run.
@@ -73,8 +76,14 @@ pub struct PairsStats {
     /// Pairs considered: n·(n−1)/2, or in an incremental run the pairs with
     /// at least one new book.
     pub pairs_considered: u64,
-    /// Pairs sharing at least one unique word.
+    /// The mode the run used.
+    pub mode: Mode,
+    /// Exact mode: pairs sharing at least one unique word. Approximate mode:
+    /// pairs sharing a band key.
     pub candidates: u64,
+    /// Approximate mode: candidate pairs proposed by each band table.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sources: Option<SourceCounts>,
     /// Candidates whose bound reached the threshold.
     pub within_bound: u64,
     /// Pairs aligned.
@@ -89,6 +98,7 @@ pub struct PairsStats {
 /// Pairs found for one book, with its counts.
 struct BookPairs {
     pairs: Vec<Pair>,
+    sources: SourceCounts,
     candidates: u64,
     within_bound: u64,
     lcs_runs: u64,
@@ -104,12 +114,15 @@ impl Reader {
         first_new: Option<u32>,
         join: &mut Join,
     ) -> BookPairs {
+        if options.mode == Mode::Approximate {
+            return self.band_pairs_of(a, options, first_new);
+        }
         let probe = match first_new {
             None => Probe::BookAgainstLater(a),
             Some(_) => Probe::Book(a),
         };
         let len_x = self.sequences[a as usize].len() as u32;
-        let common = join.count(&self.postings, &probe);
+        let common = join.count(self.postings(), &probe);
         let wanted = |b: u32| first_new.is_none_or(|first| b < first || b > a);
         let candidates = common.iter().filter(|c| wanted(c.book)).count() as u64;
         let keep: Vec<Candidate> = common
@@ -119,7 +132,7 @@ impl Reader {
             .copied()
             .collect();
         let mut pairs = Vec::new();
-        join.align(&self.postings, &probe, len_x, &keep, |b, overlap| {
+        join.align(self.postings(), &probe, len_x, &keep, |b, overlap| {
             let score = options.score.value(&overlap);
             if Self::reaches(score, options) {
                 pairs.push(Pair {
@@ -132,9 +145,45 @@ impl Reader {
         });
         BookPairs {
             pairs,
+            sources: SourceCounts::default(),
             candidates,
             within_bound: keep.len() as u64,
             lcs_runs: keep.len() as u64,
+        }
+    }
+
+    /// Approximate mode: the pairs of `a` with the books sharing a band key.
+    fn band_pairs_of(&self, a: u32, options: &PairsOptions, first_new: Option<u32>) -> BookPairs {
+        let sketches = self.sketches.as_ref().expect("pairs checks for sketches");
+        let wanted = |b: u32| match first_new {
+            None => b > a,
+            Some(first) => b < first || b > a,
+        };
+        let keys = sketches.keys_of_slot(a);
+        let simhash = sketches.simhash_of_slot(a);
+        let (candidates, sources) = sketches.candidates(self, &keys, simhash, wanted);
+        let x = SequenceIndex::new(&self.sequences[a as usize].hashes);
+        let mut scratch = Vec::new();
+        let pairs = candidates
+            .iter()
+            .filter_map(|&b| {
+                let overlap = x.align(&self.sequences[b as usize].hashes, &mut scratch);
+                let score = options.score.value(&overlap);
+                Self::reaches(score, options).then_some(Pair {
+                    a,
+                    b,
+                    score,
+                    overlap,
+                })
+            })
+            .collect();
+        let aligned = candidates.len() as u64;
+        BookPairs {
+            pairs,
+            sources,
+            candidates: aligned,
+            within_bound: aligned,
+            lcs_runs: aligned,
         }
     }
 
@@ -154,6 +203,9 @@ impl Reader {
         if options.threads == 0 {
             return Err(Error::InvalidArgument("threads must be at least 1".into()));
         }
+        if options.mode == Mode::Approximate {
+            self.sketches()?;
+        }
         let started = Instant::now();
         let n = self.books.len();
         let first_new = options
@@ -162,6 +214,8 @@ impl Reader {
         let start = first_new.unwrap_or(0) as usize;
         let (old, new) = (start as u64, (n - start) as u64);
         let mut stats = PairsStats {
+            mode: options.mode,
+            sources: (options.mode == Mode::Approximate).then(SourceCounts::default),
             books: new,
             pairs_considered: old * new + new * new.saturating_sub(1) / 2,
             ..PairsStats::default()
@@ -190,6 +244,9 @@ impl Reader {
             let mut done = 0u64;
             for found in rx {
                 stats.candidates += found.candidates;
+                if let Some(sources) = stats.sources.as_mut() {
+                    sources.accumulate(&found.sources);
+                }
                 stats.within_bound += found.within_bound;
                 stats.lcs_runs += found.lcs_runs;
                 stats.found += found.pairs.len() as u64;

@@ -1,14 +1,17 @@
-//! The query planner: candidates from postings → upper bounds → prune →
-//! LCS verification → top-k. Exact: the result equals the brute-force top-k
-//! under the chosen score (ties broken by internal id).
+//! The query planner. Exact mode: candidates from postings → upper bounds →
+//! prune → LCS verification → top-k; the result equals the brute-force
+//! top-k under the chosen score (ties broken by internal id). Approximate
+//! mode: candidates from the band tables → LCS verification → top-k.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 use std::time::{Duration, Instant};
 
+use super::approx::{QueryKeys, SourceCounts};
 use super::postings::{Candidate, Join, Probe};
 use super::Reader;
 use crate::align::{Overlap, Score, SequenceIndex};
+use crate::repr::SimHash128;
 use crate::repr::UniqueWordSeq;
 
 /// Where candidates come from.
@@ -108,10 +111,16 @@ impl From<Overlap> for OverlapFields {
 /// How many books each planner stage kept.
 #[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct Explain {
+    /// The mode the query ran in.
+    pub mode: Mode,
     /// Books in the snapshot, the query book excluded.
     pub books: u64,
-    /// Books sharing at least one unique word (from postings).
+    /// Exact mode: books sharing at least one unique word (from postings).
+    /// Approximate mode: books proposed by any band table.
     pub candidates: u64,
+    /// Approximate mode: candidates proposed by each band table.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sources: Option<SourceCounts>,
     /// Candidates whose upper bound reaches the threshold.
     pub within_bound: u64,
     /// Candidates aligned (LCS runs).
@@ -248,13 +257,13 @@ impl Reader {
         let probe = match exclude {
             Some(slot) => Probe::Book(slot),
             None => {
-                resolved = self.postings.resolve(&query.hashes);
+                resolved = self.postings().resolve(&query.hashes);
                 Probe::Words(&resolved)
             }
         };
         let mut join = Join::new(self.books.len());
         let mut bounded: Vec<(f64, Candidate)> = Vec::new();
-        for candidate in join.count(&self.postings, &probe) {
+        for candidate in join.count(self.postings(), &probe) {
             if Some(candidate.book) == exclude {
                 continue;
             }
@@ -275,7 +284,7 @@ impl Reader {
         let mut top = TopK::new(options.top_k);
         let mut verify = |batch: Vec<Candidate>, top: &mut TopK, explain: &mut Explain| {
             explain.lcs_runs += batch.len() as u64;
-            join.align(&self.postings, &probe, len_x, &batch, |slot, overlap| {
+            join.align(self.postings(), &probe, len_x, &batch, |slot, overlap| {
                 let score = options.score.value(&overlap);
                 if Self::qualifies(score, options) {
                     top.offer(Ranked {
@@ -304,6 +313,53 @@ impl Reader {
         explain.hits = hits.len() as u64;
         explain.elapsed = started.elapsed();
         QueryResult { hits, explain }
+    }
+
+    /// Approximate mode: aligns `query` with the books sharing a band key
+    /// with `keys` (see [`super::approx`]).
+    pub(crate) fn query_bands(
+        &self,
+        query: &UniqueWordSeq,
+        keys: &QueryKeys,
+        simhash: SimHash128,
+        exclude: Option<u32>,
+        options: &QueryOptions,
+    ) -> QueryResult {
+        let started = Instant::now();
+        let sketches = self.sketches.as_ref().expect("callers check for sketches");
+        let (candidates, sources) =
+            sketches.candidates(self, keys, simhash, |slot| Some(slot) != exclude);
+        let x = SequenceIndex::new(&query.hashes);
+        let mut scratch = Vec::new();
+        let mut top = TopK::new(options.top_k);
+        for &slot in &candidates {
+            let overlap = x.align(&self.sequences[slot as usize].hashes, &mut scratch);
+            let score = options.score.value(&overlap);
+            if Self::qualifies(score, options) {
+                top.offer(Ranked {
+                    score,
+                    slot,
+                    overlap,
+                });
+            }
+        }
+        let hits = self.hits_from(top.into_sorted());
+        let books = (self.books.len() - exclude.is_some() as usize) as u64;
+        let aligned = candidates.len() as u64;
+        QueryResult {
+            explain: Explain {
+                mode: Mode::Approximate,
+                books,
+                candidates: aligned,
+                sources: Some(sources),
+                within_bound: aligned,
+                lcs_runs: aligned,
+                lcs_avoided: books - aligned,
+                hits: hits.len() as u64,
+                elapsed: started.elapsed(),
+            },
+            hits,
+        }
     }
 
     /// The same answer as [`Reader::query_key`] (with `exclude` the book's

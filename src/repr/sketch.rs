@@ -37,7 +37,7 @@ use super::simhash::{simhash, SimHash128, SimHashOptions};
 use crate::{Error, Result};
 
 /// Salt of the window cut hash (see the module docs).
-pub const WINDOW_CUT_SALT: u64 = 0x5717_c0de_0f_c0a7;
+pub const WINDOW_CUT_SALT: u64 = 0x5717_c0de_f00d_c0a7;
 /// Default mean shingles per window.
 pub const DEFAULT_WINDOW_SHINGLES: u32 = 800;
 /// Default Hamming distance within which simhash candidates are found.
@@ -309,7 +309,7 @@ pub fn content_windows(shingles: &[u64], mean: u32) -> impl Iterator<Item = &[u6
             .iter()
             .enumerate()
             .skip(min - 1)
-            .find(|&(i, &h)| i + 1 >= max || mix64(h ^ WINDOW_CUT_SALT) % gap == 0)
+            .find(|&(i, &h)| i + 1 >= max || mix64(h ^ WINDOW_CUT_SALT).is_multiple_of(gap))
             .map_or(rest.len(), |(i, _)| i + 1);
         let (window, tail) = rest.split_at(cut);
         rest = tail;

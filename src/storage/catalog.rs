@@ -1,5 +1,6 @@
 //! The catalog: a redb database holding the format version, the creation
-//! options, the books and the committed length of every barrel. One write
+//! options, the books, the committed length of every barrel and the list of
+//! sketch segments. One write
 //! transaction publishes a batch of books; a read transaction is a snapshot.
 
 use byteorder::{ByteOrder, LittleEndian};
@@ -7,7 +8,8 @@ use redb::{Database, ReadableTable, ReadableTableMetadata, TableDefinition};
 use std::path::{Path, PathBuf};
 
 use super::format::{check_version, FORMAT_VERSION};
-use crate::repr::ExtractOptions;
+use crate::repr::sketch::{BandLayout, SketchOptions};
+use crate::repr::{ExtractOptions, MinHashOptions, SimHashOptions};
 use crate::text::MAX_WORD_BYTES;
 use crate::{Error, Result};
 
@@ -15,10 +17,12 @@ const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
 const BOOKS: TableDefinition<u32, &[u8]> = TableDefinition::new("books");
 const KEYS: TableDefinition<&str, u32> = TableDefinition::new("keys");
 const BARRELS: TableDefinition<u32, u64> = TableDefinition::new("barrels");
+const SEGMENTS: TableDefinition<u32, u64> = TableDefinition::new("segments");
 
 const META_FORMAT_VERSION: &str = "format_version";
 const META_EXTRACT_OPTIONS: &str = "extract_options";
 const META_NEXT_BOOK_ID: &str = "next_book_id";
+const META_SKETCH_OPTIONS: &str = "sketch_options";
 
 /// What the catalog knows about one book.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -73,6 +77,9 @@ impl<'a> Cursor<'a> {
     }
     fn u64(&mut self) -> Option<u64> {
         self.take(8).map(LittleEndian::read_u64)
+    }
+    fn u16(&mut self) -> Option<u16> {
+        self.take(2).map(LittleEndian::read_u16)
     }
     fn string(&mut self) -> Option<String> {
         let len = self.u32()? as usize;
@@ -139,6 +146,67 @@ fn decode_options(bytes: &[u8]) -> Option<ExtractOptions> {
     (c.bytes.is_empty() && max_word_bytes as usize == MAX_WORD_BYTES).then_some(options)
 }
 
+/// The 40 bytes of sketch options (layout in storage-format.md).
+pub fn encode_sketch_options(o: &SketchOptions) -> Vec<u8> {
+    let mut out = Vec::with_capacity(40);
+    out.extend_from_slice(&(o.book.shingle_len as u16).to_le_bytes());
+    out.extend_from_slice(&(o.book.num_hashes as u16).to_le_bytes());
+    out.extend_from_slice(&o.book.seed.to_le_bytes());
+    out.extend_from_slice(&(o.window_hashes as u16).to_le_bytes());
+    out.extend_from_slice(&o.window_shingles.to_le_bytes());
+    for layout in [o.book_layout, o.window_layout] {
+        let (tag, a, b) = match layout {
+            BandLayout::Bands { bands, rows } => (0u8, bands, rows),
+            BandLayout::SuperShingles { rows, groups } => (1u8, groups, rows),
+        };
+        out.push(tag);
+        out.extend_from_slice(&a.to_le_bytes());
+        out.extend_from_slice(&b.to_le_bytes());
+    }
+    out.extend_from_slice(&(o.simhash.ngram_chars as u16).to_le_bytes());
+    out.extend_from_slice(&o.simhash.seed.to_le_bytes());
+    out.extend_from_slice(&(o.simhash_distance as u16).to_le_bytes());
+    out
+}
+
+/// Decodes [`encode_sketch_options`]; `None` unless the bytes are exactly
+/// a valid set of options.
+pub fn decode_sketch_options(bytes: &[u8]) -> Option<SketchOptions> {
+    let mut c = Cursor { bytes };
+    let shingle_len = c.u16()? as usize;
+    let num_hashes = c.u16()? as usize;
+    let seed = c.u64()?;
+    let window_hashes = c.u16()? as usize;
+    let window_shingles = c.u32()?;
+    let mut layout = || -> Option<BandLayout> {
+        let tag = c.take(1)?[0];
+        let (a, b) = (c.u16()?, c.u16()?);
+        match tag {
+            0 => Some(BandLayout::Bands { bands: a, rows: b }),
+            1 => Some(BandLayout::SuperShingles { rows: b, groups: a }),
+            _ => None,
+        }
+    };
+    let (book_layout, window_layout) = (layout()?, layout()?);
+    let options = SketchOptions {
+        book: MinHashOptions {
+            shingle_len,
+            num_hashes,
+            seed,
+        },
+        window_hashes,
+        window_shingles,
+        book_layout,
+        window_layout,
+        simhash: SimHashOptions {
+            ngram_chars: c.u16()? as usize,
+            seed: c.u64()?,
+        },
+        simhash_distance: u32::from(c.u16()?),
+    };
+    (c.bytes.is_empty() && options.validate().is_ok()).then_some(options)
+}
+
 /// Changes one write transaction applies together.
 #[derive(Debug, Default)]
 pub struct CatalogBatch {
@@ -148,6 +216,10 @@ pub struct CatalogBatch {
     pub delete_keys: Vec<String>,
     /// New committed lengths of barrels.
     pub barrel_lengths: Vec<(u32, u64)>,
+    /// Segments to list, with their lengths.
+    pub add_segments: Vec<(u32, u64)>,
+    /// Segments to unlist (merged into an added one).
+    pub remove_segments: Vec<u32>,
     /// The next internal id to hand out.
     pub next_book_id: u32,
 }
@@ -161,6 +233,17 @@ pub struct CommitOutcome {
     pub deleted: u64,
 }
 
+/// What the catalog says about the whole index.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CatalogOptions {
+    /// The format version the index was created with.
+    pub version: u16,
+    /// Unique-word extraction options.
+    pub extract: ExtractOptions,
+    /// Sketch options; `None` in a format-1 index, which has no sketches.
+    pub sketch: Option<SketchOptions>,
+}
+
 /// The catalog database.
 #[derive(Debug)]
 pub struct Catalog {
@@ -172,8 +255,8 @@ pub struct Catalog {
 // at the boundary, by `catalog_error`.
 #[allow(clippy::result_large_err)]
 impl Catalog {
-    /// Creates a catalog at `path` with `options`.
-    pub fn create(path: &Path, options: &ExtractOptions) -> Result<Self> {
+    /// Creates a catalog at `path` with `options` and `sketch` options.
+    pub fn create(path: &Path, options: &ExtractOptions, sketch: &SketchOptions) -> Result<Self> {
         contain_panics(path, || {
             let db = Database::create(path).map_err(|e| catalog_error(path, e))?;
             let catalog = Catalog {
@@ -185,6 +268,11 @@ impl Catalog {
                 meta.insert(META_FORMAT_VERSION, FORMAT_VERSION.to_le_bytes().as_slice())?;
                 meta.insert(META_EXTRACT_OPTIONS, encode_options(options).as_slice())?;
                 meta.insert(META_NEXT_BOOK_ID, 0u32.to_le_bytes().as_slice())?;
+                meta.insert(
+                    META_SKETCH_OPTIONS,
+                    encode_sketch_options(sketch).as_slice(),
+                )?;
+                txn.open_table(SEGMENTS)?;
                 txn.open_table(BOOKS)?;
                 txn.open_table(KEYS)?;
                 txn.open_table(BARRELS)?;
@@ -196,7 +284,7 @@ impl Catalog {
 
     /// Opens the catalog at `path`, checking its format version; returns it
     /// with the options the index was created with.
-    pub fn open(path: &Path) -> Result<(Self, ExtractOptions)> {
+    pub fn open(path: &Path) -> Result<(Self, CatalogOptions)> {
         contain_panics(path, || {
             let db = Database::open(path).map_err(|e| match e {
                 redb::DatabaseError::DatabaseAlreadyOpen => Error::Locked(path.to_path_buf()),
@@ -212,9 +300,23 @@ impl Catalog {
                 .map(u16::from_le_bytes)
                 .map_err(|_| catalog.corrupted("format_version is not 2 bytes"))?;
             check_version(version, path)?;
-            let options = decode_options(&snapshot.meta(META_EXTRACT_OPTIONS)?)
+            let extract = decode_options(&snapshot.meta(META_EXTRACT_OPTIONS)?)
                 .ok_or_else(|| catalog.corrupted("extract_options do not decode"))?;
+            let sketch = if version >= 2 {
+                let bytes = snapshot.meta(META_SKETCH_OPTIONS)?;
+                Some(
+                    decode_sketch_options(&bytes)
+                        .ok_or_else(|| catalog.corrupted("sketch_options do not decode"))?,
+                )
+            } else {
+                None
+            };
             drop(snapshot);
+            let options = CatalogOptions {
+                version,
+                extract,
+                sketch,
+            };
             Ok((catalog, options))
         })
     }
@@ -283,6 +385,15 @@ impl Catalog {
                 let mut barrels = txn.open_table(BARRELS)?;
                 for &(barrel, len) in &batch.barrel_lengths {
                     barrels.insert(barrel, len)?;
+                }
+                if !batch.add_segments.is_empty() || !batch.remove_segments.is_empty() {
+                    let mut segments = txn.open_table(SEGMENTS)?;
+                    for &number in &batch.remove_segments {
+                        segments.remove(number)?;
+                    }
+                    for &(number, len) in &batch.add_segments {
+                        segments.insert(number, len)?;
+                    }
                 }
                 let mut meta = txn.open_table(META)?;
                 meta.insert(
@@ -359,6 +470,24 @@ impl CatalogSnapshot<'_> {
         })
     }
 
+    /// Every listed segment with its length, in number order; none in a
+    /// format-1 catalog.
+    pub fn segments(&self) -> Result<Vec<(u32, u64)>> {
+        contain_panics(&self.catalog.path, || {
+            let table = match self.txn.open_table(SEGMENTS) {
+                Ok(table) => table,
+                Err(redb::TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
+                Err(e) => return Err(self.err(e)),
+            };
+            let mut out = Vec::new();
+            for item in table.iter().map_err(|e| self.err(e))? {
+                let (number, len) = item.map_err(|e| self.err(e))?;
+                out.push((number.value(), len.value()));
+            }
+            Ok(out)
+        })
+    }
+
     /// Every barrel with its committed length, in barrel order.
     pub fn barrels(&self) -> Result<Vec<(u32, u64)>> {
         contain_panics(&self.catalog.path, || {
@@ -418,6 +547,21 @@ mod tests {
         fn book_entry_decoder_never_panics(bytes in prop::collection::vec(any::<u8>(), 0..120)) {
             let _ = BookEntry::decode_from(&bytes);
         }
+    }
+
+    #[test]
+    fn sketch_options_round_trip_and_reject_bad_bytes() {
+        let options = SketchOptions {
+            window_layout: BandLayout::SuperShingles { rows: 3, groups: 6 },
+            ..SketchOptions::default()
+        };
+        let bytes = encode_sketch_options(&options);
+        assert_eq!(bytes.len(), 40);
+        assert_eq!(decode_sketch_options(&bytes), Some(options));
+        assert_eq!(decode_sketch_options(&bytes[..39]), None);
+        let mut bad_tag = bytes.clone();
+        bad_tag[18] = 9;
+        assert_eq!(decode_sketch_options(&bad_tag), None);
     }
 
     #[test]

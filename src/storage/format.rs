@@ -10,7 +10,7 @@ use crate::{Error, Result};
 pub const MAGIC: [u8; 8] = [0x89, b'S', b'T', b'M', b'\r', b'\n', 0x1a, b'\n'];
 
 /// The format version this build writes.
-pub const FORMAT_VERSION: u16 = 1;
+pub const FORMAT_VERSION: u16 = 2;
 
 /// The oldest format version this build reads.
 pub const OLDEST_SUPPORTED_FORMAT_VERSION: u16 = 1;
@@ -29,6 +29,20 @@ pub const FLAG_XXH3: u32 = 2;
 pub enum FileKind {
     /// A barrel of unique-word sequences.
     Barrel = 1,
+    /// A segment of book sketches and band tables.
+    Segment = 2,
+}
+
+impl FileKind {
+    /// The flags files of this kind carry: barrels are zstd-compressed and
+    /// checksummed; segments are checksummed and stored raw, so they can be
+    /// searched in place.
+    pub fn flags(self) -> u32 {
+        match self {
+            FileKind::Barrel => FLAG_ZSTD | FLAG_XXH3,
+            FileKind::Segment => FLAG_XXH3,
+        }
+    }
 }
 
 /// The 16-byte header at the start of every file.
@@ -48,7 +62,7 @@ impl FileHeader {
         FileHeader {
             version: FORMAT_VERSION,
             kind,
-            flags: FLAG_ZSTD | FLAG_XXH3,
+            flags: kind.flags(),
         }
     }
 
@@ -85,7 +99,7 @@ impl FileHeader {
             )));
         }
         let flags = LittleEndian::read_u32(&bytes[12..16]);
-        if flags != FLAG_ZSTD | FLAG_XXH3 {
+        if flags != expected.flags() {
             return Err(corrupted(&format!("unknown flags {flags:#x}")));
         }
         Ok(FileHeader {

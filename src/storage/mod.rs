@@ -1,8 +1,10 @@
 //! Everything written to disk: the common file header, barrels of
-//! unique-word sequences, and the redb catalog. `storage-format.md` at the
+//! unique-word sequences, segments of sketches and band tables, and the
+//! redb catalog. `storage-format.md` at the
 //! repository root documents these byte by byte. Nothing here knows about
 //! queries.
 
 pub mod barrel;
 pub mod catalog;
 pub mod format;
+pub mod segment;

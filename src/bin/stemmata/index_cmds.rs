@@ -293,7 +293,7 @@ pub fn query(args: QueryArgs) -> Result<ExitCode> {
         (Some(key), _) => reader.query_key(key, &options)?,
         (None, Some(path)) => {
             let text = std::fs::read(path).map_err(io_error(path))?;
-            reader.query_text(&text, &options)
+            reader.query_text(&text, &options)?
         }
         (None, None) => unreachable!("clap requires --key or --text"),
     };

@@ -1,0 +1,161 @@
+//! Approximate mode: candidates from the band tables of the sketch segments
+//! (book min-hash, window min-hash and simhash), then the same LCS
+//! verification as exact mode. Nothing here bounds what is missed: a
+//! related book whose sketches share no band key with the query's is not
+//! found. `eval` reports the recall this costs.
+
+use std::collections::HashSet;
+
+use super::Reader;
+use crate::index::Index;
+use crate::repr::sketch::{BookSketch, SketchOptions, Table};
+use crate::repr::SimHash128;
+use crate::storage::segment::Segment;
+use crate::Result;
+
+/// Keys listing more books than this are skipped as uninformative (shared
+/// boilerplate such as licence text); each skipped key is counted in
+/// [`SourceCounts::skipped_keys`].
+pub const MAX_KEY_BOOKS: usize = 1000;
+
+/// Candidates each source proposed for one query (a book may come from
+/// several sources).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct SourceCounts {
+    /// Books sharing a book min-hash band key.
+    pub book_minhash: u64,
+    /// Books sharing a window min-hash band key.
+    pub window_minhash: u64,
+    /// Books sharing a simhash band key and within the Hamming distance.
+    pub simhash: u64,
+    /// Keys skipped for listing more than [`MAX_KEY_BOOKS`] books.
+    pub skipped_keys: u64,
+}
+
+impl SourceCounts {
+    fn add(&mut self, table: Table, n: u64) {
+        match table {
+            Table::Book => self.book_minhash += n,
+            Table::Window => self.window_minhash += n,
+            Table::SimHash => self.simhash += n,
+        }
+    }
+
+    /// Adds `other` to these counts.
+    pub fn accumulate(&mut self, other: &SourceCounts) {
+        self.book_minhash += other.book_minhash;
+        self.window_minhash += other.window_minhash;
+        self.simhash += other.simhash;
+        self.skipped_keys += other.skipped_keys;
+    }
+}
+
+/// The sketch side of a reader: segments, and each slot's simhash and keys.
+pub(crate) struct Sketches {
+    options: SketchOptions,
+    segments: Vec<Segment>,
+    /// Per reader slot: (segment, position in it), when sketched.
+    place: Vec<Option<(u32, u32)>>,
+    simhash: Vec<SimHash128>,
+}
+
+/// A query's band keys, per table.
+pub(crate) type QueryKeys = [Vec<u64>; 3];
+
+impl Sketches {
+    /// Reads the segments listed in `listed` for the books of `reader_ids`
+    /// (reader slot order, ascending ids).
+    pub(crate) fn open(
+        index: &Index,
+        options: SketchOptions,
+        listed: &[(u32, u64)],
+        reader_ids: &[u32],
+    ) -> Result<Sketches> {
+        let segments = listed
+            .iter()
+            .map(|&(n, _)| Segment::open(&index.segment_path(n)))
+            .collect::<Result<Vec<_>>>()?;
+        let mut place = vec![None; reader_ids.len()];
+        let mut simhash = vec![SimHash128::default(); reader_ids.len()];
+        for (s, segment) in segments.iter().enumerate() {
+            for (position, (id, hash, _)) in segment.books().enumerate() {
+                if let Ok(slot) = reader_ids.binary_search(&id) {
+                    place[slot] = Some((s as u32, position as u32));
+                    simhash[slot] = hash;
+                }
+            }
+        }
+        Ok(Sketches {
+            options,
+            segments,
+            place,
+            simhash,
+        })
+    }
+
+    /// Books without a sketch (none in an index written by one build).
+    pub(crate) fn unsketched(&self) -> usize {
+        self.place.iter().filter(|p| p.is_none()).count()
+    }
+
+    /// The stored keys of the book in `slot`.
+    pub(crate) fn keys_of_slot(&self, slot: u32) -> QueryKeys {
+        Table::ALL.map(|table| match self.place[slot as usize] {
+            Some((s, position)) => self.segments[s as usize]
+                .book_keys(position as usize, table)
+                .collect(),
+            None => Vec::new(),
+        })
+    }
+
+    /// The keys and simhash of a new text.
+    pub(crate) fn keys_of_text(&self, text: &str) -> (QueryKeys, SimHash128) {
+        let sketch = BookSketch::compute(text, &self.options);
+        (
+            Table::ALL.map(|table| sketch.keys(table, &self.options)),
+            sketch.simhash,
+        )
+    }
+
+    pub(crate) fn simhash_of_slot(&self, slot: u32) -> SimHash128 {
+        self.simhash[slot as usize]
+    }
+
+    /// Reader slots sharing a band key with `keys` (simhash ones within the
+    /// Hamming distance of `simhash`) for which `wanted` holds, sorted.
+    pub(crate) fn candidates(
+        &self,
+        reader: &Reader,
+        keys: &QueryKeys,
+        simhash: SimHash128,
+        wanted: impl Fn(u32) -> bool,
+    ) -> (Vec<u32>, SourceCounts) {
+        let mut counts = SourceCounts::default();
+        let mut all = HashSet::new();
+        for table in Table::ALL {
+            let mut found = HashSet::new();
+            for &key in &keys[table as usize] {
+                let listed: Vec<u32> = self
+                    .segments
+                    .iter()
+                    .flat_map(|s| s.lookup(table, key))
+                    .collect();
+                if listed.len() > MAX_KEY_BOOKS {
+                    counts.skipped_keys += 1;
+                    continue;
+                }
+                let slots = listed.into_iter().filter_map(|id| reader.slot_of_id(id));
+                found.extend(slots.filter(|&slot| wanted(slot)));
+            }
+            if table == Table::SimHash {
+                let distance = self.options.simhash_distance;
+                found.retain(|&slot| self.simhash[slot as usize].hamming(&simhash) <= distance);
+            }
+            counts.add(table, found.len() as u64);
+            all.extend(found);
+        }
+        let mut all: Vec<u32> = all.into_iter().collect();
+        all.sort_unstable();
+        (all, counts)
+    }
+}

@@ -1,0 +1,625 @@
+//! Sketch segments: immutable files holding the sketches of a set of books
+//! and the band tables built from them (band key → sorted book ids).
+//!
+//! Each committed load batch writes one segment; the catalog lists the
+//! segments that are part of the index. Deleting or replacing a book does
+//! not rewrite segments: a reader drops ids the catalog no longer lists,
+//! and a merge ([`merge`]) rewrites several segments into one without them.
+//! A segment is written whole, synced, and only then named in a catalog
+//! transaction, so a crash leaves at most an unlisted file that the next
+//! writer removes.
+//!
+//! Layout (all integers little-endian; see `storage-format.md`):
+//!
+//! ```text
+//! file header (16 bytes, kind 2)
+//! u32 book_count, u32 k (min-hashes per book signature)
+//! book_count × { u32 book id, u128 simhash, k × u64 min-hash }   ids strictly increasing
+//! book keys: 3·book_count × u32 end     cumulative key counts for (book 0, table 0),
+//!                                       (book 0, table 1), ... non-decreasing
+//!            total × u64 key            each (book, table) list strictly increasing
+//! 3 × table (book min-hash, window min-hash, simhash):
+//!     u32 key_count, u32 entry_count
+//!     key_count × u64 key       strictly increasing
+//!     key_count × u32 end       cumulative entry counts, strictly increasing, last = entry_count
+//!     entry_count × u32 book id strictly increasing within a key
+//! u64 XXH3-64 of every byte before it
+//! ```
+
+use byteorder::{ByteOrder, LittleEndian};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use xxhash_rust::xxh3::xxh3_64;
+
+use super::format::{FileHeader, FileKind, HEADER_LEN};
+use crate::error::IoContext;
+use crate::repr::minhash::MAX_HASHES;
+use crate::repr::sketch::Table;
+use crate::repr::{BookSketch, MinHashSig, SimHash128};
+use crate::{Error, Result};
+
+const TABLES: usize = Table::ALL.len();
+const CHECKSUM_LEN: usize = 8;
+
+/// The sketch of one book and its band keys, ready for a segment.
+#[derive(Debug, Clone)]
+pub struct SketchRecord {
+    /// The book.
+    pub book_id: u32,
+    /// Its simhash.
+    pub simhash: SimHash128,
+    /// Its book min-hash signature.
+    pub minhash: MinHashSig,
+    /// Its band keys, per table in [`Table::ALL`] order.
+    pub keys: [Vec<u64>; TABLES],
+}
+
+impl SketchRecord {
+    /// The record of `sketch` for `book_id`, with keys from `options`.
+    pub fn new(
+        book_id: u32,
+        sketch: &BookSketch,
+        options: &crate::repr::SketchOptions,
+    ) -> SketchRecord {
+        SketchRecord {
+            book_id,
+            simhash: sketch.simhash,
+            minhash: sketch.book.clone(),
+            keys: Table::ALL.map(|table| sketch.keys(table, options)),
+        }
+    }
+}
+
+/// Encodes records (any order; ids distinct) into segment bytes with `k`
+/// min-hashes per book.
+pub fn encode(records: &mut [SketchRecord], k: usize) -> Vec<u8> {
+    records.sort_unstable_by_key(|r| r.book_id);
+    let tables = Table::ALL.map(|table| {
+        let mut entries: Vec<(u64, u32)> = records
+            .iter()
+            .flat_map(|r| r.keys[table as usize].iter().map(|&key| (key, r.book_id)))
+            .collect();
+        entries.sort_unstable();
+        entries.dedup();
+        entries
+    });
+    encode_parts(records, k, &tables)
+}
+
+fn encode_parts(records: &[SketchRecord], k: usize, tables: &[Vec<(u64, u32)>; TABLES]) -> Vec<u8> {
+    let mut out = Vec::new();
+    FileHeader::new(FileKind::Segment).encode_into(&mut out);
+    put_u32(&mut out, records.len() as u32);
+    put_u32(&mut out, k as u32);
+    for r in records {
+        put_u32(&mut out, r.book_id);
+        out.extend_from_slice(&r.simhash.0.to_le_bytes());
+        for i in 0..k {
+            let value = r.minhash.0.get(i).copied().unwrap_or(u64::MAX);
+            out.extend_from_slice(&value.to_le_bytes());
+        }
+    }
+    let mut end = 0u32;
+    for list in records.iter().flat_map(|r| &r.keys) {
+        end += list.len() as u32;
+        put_u32(&mut out, end);
+    }
+    for key in records.iter().flat_map(|r| r.keys.iter().flatten()) {
+        out.extend_from_slice(&key.to_le_bytes());
+    }
+    for entries in tables {
+        encode_table(entries, &mut out);
+    }
+    let sum = xxh3_64(&out);
+    out.extend_from_slice(&sum.to_le_bytes());
+    out
+}
+
+/// Appends one table of sorted, distinct `(key, book)` entries.
+fn encode_table(entries: &[(u64, u32)], out: &mut Vec<u8>) {
+    let mut keys = Vec::new();
+    let mut ends = Vec::new();
+    for (i, &(key, _)) in entries.iter().enumerate() {
+        if keys.last() != Some(&key) {
+            if !keys.is_empty() {
+                ends.push(i as u32);
+            }
+            keys.push(key);
+        }
+    }
+    if !keys.is_empty() {
+        ends.push(entries.len() as u32);
+    }
+    put_u32(out, keys.len() as u32);
+    put_u32(out, entries.len() as u32);
+    keys.iter()
+        .for_each(|k| out.extend_from_slice(&k.to_le_bytes()));
+    ends.iter().for_each(|&e| put_u32(out, e));
+    entries.iter().for_each(|&(_, id)| put_u32(out, id));
+}
+
+fn put_u32(out: &mut Vec<u8>, value: u32) {
+    out.extend_from_slice(&value.to_le_bytes());
+}
+
+/// Writes `bytes` to a new file at `path` and syncs it.
+pub fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+        .at(path)?;
+    file.write_all(bytes).at(path)?;
+    file.sync_all().at(path)
+}
+
+/// Where one table lies in a segment's bytes.
+#[derive(Debug, Clone, Copy, Default)]
+struct TableSpan {
+    key_count: usize,
+    entry_count: usize,
+    keys_at: usize,
+    ends_at: usize,
+    books_at: usize,
+}
+
+/// A decoded, checked segment held in memory.
+#[derive(Debug)]
+pub struct Segment {
+    path: PathBuf,
+    bytes: Vec<u8>,
+    book_count: usize,
+    k: usize,
+    key_ends_at: usize,
+    book_keys_at: usize,
+    book_key_count: usize,
+    tables: [TableSpan; TABLES],
+}
+
+/// A cursor over a segment's bytes that reports damage as `Corrupted`.
+struct Cursor<'a> {
+    bytes: &'a [u8],
+    at: usize,
+    path: &'a Path,
+}
+
+impl Cursor<'_> {
+    fn corrupted(&self, what: String) -> Error {
+        Error::Corrupted {
+            path: self.path.to_path_buf(),
+            offset: self.at as u64,
+            what,
+        }
+    }
+
+    fn u32(&mut self) -> Result<u32> {
+        let at = self.at;
+        let slice = self
+            .bytes
+            .get(at..at + 4)
+            .ok_or_else(|| self.corrupted("segment cut short".into()))?;
+        self.at += 4;
+        Ok(LittleEndian::read_u32(slice))
+    }
+
+    /// Skips `count` items of `size` bytes; returns where they start.
+    fn skip(&mut self, count: usize, size: usize, what: &str) -> Result<usize> {
+        let start = self.at;
+        let end = count
+            .checked_mul(size)
+            .and_then(|n| n.checked_add(start))
+            .filter(|&end| end <= self.bytes.len())
+            .ok_or_else(|| self.corrupted(format!("{count} {what} run past the end")))?;
+        self.at = end;
+        Ok(start)
+    }
+}
+
+impl Segment {
+    /// Reads and checks the segment at `path`.
+    pub fn open(path: &Path) -> Result<Segment> {
+        let bytes = std::fs::read(path).at(path)?;
+        Segment::decode(bytes, path)
+    }
+
+    /// Checks `bytes` as a segment read from `path`: header, checksum, then
+    /// every count, order and bound, so later lookups cannot fail.
+    pub fn decode(bytes: Vec<u8>, path: &Path) -> Result<Segment> {
+        FileHeader::decode_from(&bytes, FileKind::Segment, path)?;
+        let corrupted = |offset: usize, what: String| Error::Corrupted {
+            path: path.to_path_buf(),
+            offset: offset as u64,
+            what,
+        };
+        if bytes.len() < HEADER_LEN + 8 + CHECKSUM_LEN {
+            return Err(corrupted(0, "segment shorter than its fixed fields".into()));
+        }
+        let body_end = bytes.len() - CHECKSUM_LEN;
+        let stored = LittleEndian::read_u64(&bytes[body_end..]);
+        let sum = xxh3_64(&bytes[..body_end]);
+        if sum != stored {
+            return Err(Error::ChecksumMismatch {
+                path: path.to_path_buf(),
+                offset: body_end as u64,
+                expected: stored,
+                got: sum,
+            });
+        }
+        let mut cursor = Cursor {
+            bytes: &bytes[..body_end],
+            at: HEADER_LEN,
+            path,
+        };
+        let book_count = cursor.u32()? as usize;
+        let k = cursor.u32()? as usize;
+        if !(1..=MAX_HASHES).contains(&k) {
+            return Err(cursor.corrupted(format!("{k} min-hashes per book")));
+        }
+        let books_at = cursor.skip(book_count, 20 + 8 * k, "book sketches")?;
+        let key_ends_at = cursor.skip(book_count, 4 * TABLES, "book key counts")?;
+        let book_key_count = match book_count {
+            0 => 0,
+            n => LittleEndian::read_u32(&bytes[key_ends_at + 4 * (TABLES * n - 1)..]) as usize,
+        };
+        let book_keys_at = cursor.skip(book_key_count, 8, "book keys")?;
+        let mut tables = [TableSpan::default(); TABLES];
+        for span in &mut tables {
+            let key_count = cursor.u32()? as usize;
+            let entry_count = cursor.u32()? as usize;
+            *span = TableSpan {
+                key_count,
+                entry_count,
+                keys_at: cursor.skip(key_count, 8, "band keys")?,
+                ends_at: cursor.skip(key_count, 4, "posting ends")?,
+                books_at: cursor.skip(entry_count, 4, "posting entries")?,
+            };
+        }
+        if cursor.at != body_end {
+            return Err(corrupted(cursor.at, "bytes after the last table".into()));
+        }
+        let segment = Segment {
+            path: path.to_path_buf(),
+            bytes,
+            book_count,
+            k,
+            key_ends_at,
+            book_keys_at,
+            book_key_count,
+            tables,
+        };
+        segment.check_order(books_at)?;
+        Ok(segment)
+    }
+
+    fn check_order(&self, books_at: usize) -> Result<()> {
+        let corrupted = |what: String| Error::Corrupted {
+            path: self.path.clone(),
+            offset: 0,
+            what,
+        };
+        let stride = 20 + 8 * self.k;
+        let ids = (0..self.book_count)
+            .map(|i| LittleEndian::read_u32(&self.bytes[books_at + i * stride..]));
+        if !strictly_increasing(ids) {
+            return Err(corrupted("book ids out of order".into()));
+        }
+        let ends = (0..TABLES * self.book_count)
+            .map(|j| LittleEndian::read_u32(&self.bytes[self.key_ends_at + 4 * j..]));
+        if !non_decreasing(ends) {
+            return Err(corrupted("book key counts out of order".into()));
+        }
+        for slot in 0..self.book_count {
+            for table in Table::ALL {
+                if !strictly_increasing(self.book_keys(slot, table)) {
+                    return Err(corrupted("book keys out of order".into()));
+                }
+            }
+        }
+        for table in Table::ALL {
+            let span = &self.tables[table as usize];
+            let keys = (0..span.key_count).map(|i| self.key(span, i));
+            let ends = (0..span.key_count).map(|i| self.end(span, i));
+            let last_end = span
+                .key_count
+                .checked_sub(1)
+                .map_or(0, |i| self.end(span, i));
+            if !strictly_increasing(keys)
+                || !strictly_increasing(std::iter::once(0).chain(ends))
+                || last_end != span.entry_count
+            {
+                return Err(corrupted(format!("{} table out of order", table.name())));
+            }
+            for i in 0..span.key_count {
+                if !strictly_increasing(self.postings_at(span, i)) {
+                    return Err(corrupted(format!(
+                        "{} posting list out of order",
+                        table.name()
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The file this segment was read from.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Books sketched in the segment.
+    pub fn book_count(&self) -> usize {
+        self.book_count
+    }
+
+    /// Min-hashes per book signature.
+    pub fn hashes_per_book(&self) -> usize {
+        self.k
+    }
+
+    /// Every book's id, simhash and min-hash signature, in id order.
+    pub fn books(&self) -> impl Iterator<Item = (u32, SimHash128, MinHashSig)> + '_ {
+        let stride = 20 + 8 * self.k;
+        let start = HEADER_LEN + 8;
+        (0..self.book_count).map(move |i| {
+            let at = start + i * stride;
+            let id = LittleEndian::read_u32(&self.bytes[at..]);
+            let simhash = SimHash128(LittleEndian::read_u128(&self.bytes[at + 4..]));
+            let mut values = vec![0u64; self.k];
+            LittleEndian::read_u64_into(&self.bytes[at + 20..at + stride], &mut values);
+            (id, simhash, MinHashSig(values))
+        })
+    }
+
+    /// The band keys of `table` of the book at position `slot` of
+    /// [`Segment::books`], sorted.
+    pub fn book_keys(&self, slot: usize, table: Table) -> impl Iterator<Item = u64> + '_ {
+        let j = TABLES * slot + table as usize;
+        let end_of = |j: usize| {
+            let end = LittleEndian::read_u32(&self.bytes[self.key_ends_at + 4 * j..]) as usize;
+            end.min(self.book_key_count)
+        };
+        let (start, end) = if slot < self.book_count {
+            let end = end_of(j);
+            (if j == 0 { 0 } else { end_of(j - 1).min(end) }, end)
+        } else {
+            (0, 0)
+        };
+        let at = self.book_keys_at;
+        (start..end).map(move |i| LittleEndian::read_u64(&self.bytes[at + 8 * i..]))
+    }
+
+    /// Distinct keys and entries of `table`.
+    pub fn table_len(&self, table: Table) -> (usize, usize) {
+        let span = &self.tables[table as usize];
+        (span.key_count, span.entry_count)
+    }
+
+    /// The books under `key` in `table` (sorted), empty when absent.
+    pub fn lookup(&self, table: Table, key: u64) -> impl Iterator<Item = u32> + '_ {
+        let span = &self.tables[table as usize];
+        let found = partition_point(span.key_count, |i| self.key(span, i) < key);
+        let hit = found < span.key_count && self.key(span, found) == key;
+        let index = if hit { Some(found) } else { None };
+        index
+            .into_iter()
+            .flat_map(move |i| self.postings_at(span, i))
+    }
+
+    /// Every `(key, books)` of `table`, in key order.
+    pub fn entries(&self, table: Table) -> impl Iterator<Item = (u64, Postings<'_>)> + '_ {
+        let span = self.tables[table as usize];
+        (0..span.key_count).map(move |i| (self.key(&span, i), self.postings_at(&span, i)))
+    }
+
+    fn key(&self, span: &TableSpan, i: usize) -> u64 {
+        LittleEndian::read_u64(&self.bytes[span.keys_at + 8 * i..])
+    }
+
+    fn end(&self, span: &TableSpan, i: usize) -> usize {
+        LittleEndian::read_u32(&self.bytes[span.ends_at + 4 * i..]) as usize
+    }
+
+    fn postings_at(&self, span: &TableSpan, i: usize) -> Postings<'_> {
+        let start = if i == 0 { 0 } else { self.end(span, i - 1) };
+        let end = self.end(span, i).max(start).min(span.entry_count);
+        let start = start.min(end);
+        Postings {
+            bytes: &self.bytes[span.books_at + 4 * start..span.books_at + 4 * end],
+        }
+    }
+}
+
+/// The sorted book ids under one key of one segment.
+#[derive(Debug, Clone)]
+pub struct Postings<'a> {
+    bytes: &'a [u8],
+}
+
+impl Postings<'_> {
+    /// Number of books.
+    pub fn len(&self) -> usize {
+        self.bytes.len() / 4
+    }
+
+    /// True when no book is listed.
+    pub fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
+}
+
+impl Iterator for Postings<'_> {
+    type Item = u32;
+
+    fn next(&mut self) -> Option<u32> {
+        let (head, tail) = self.bytes.split_at_checked(4)?;
+        self.bytes = tail;
+        Some(LittleEndian::read_u32(head))
+    }
+}
+
+fn partition_point(len: usize, mut below: impl FnMut(usize) -> bool) -> usize {
+    let (mut low, mut high) = (0, len);
+    while low < high {
+        let mid = low + (high - low) / 2;
+        if below(mid) {
+            low = mid + 1;
+        } else {
+            high = mid;
+        }
+    }
+    low
+}
+
+fn non_decreasing<T: PartialOrd>(items: impl Iterator<Item = T>) -> bool {
+    let mut previous = None;
+    for item in items {
+        if previous.as_ref().is_some_and(|p| item < *p) {
+            return false;
+        }
+        previous = Some(item);
+    }
+    true
+}
+
+fn strictly_increasing<T: PartialOrd>(mut items: impl Iterator<Item = T>) -> bool {
+    let Some(mut previous) = items.next() else {
+        return true;
+    };
+    for item in items {
+        if item <= previous {
+            return false;
+        }
+        previous = item;
+    }
+    true
+}
+
+/// The bytes of one segment holding the books of `segments` for which
+/// `live` is true, with their band entries; dead books and keys left
+/// without books are dropped. All segments must have the same `k`.
+pub fn merge(segments: &[&Segment], live: impl Fn(u32) -> bool) -> Vec<u8> {
+    let k = segments.first().map_or(1, |s| s.k);
+    let mut books: Vec<SketchRecord> = segments
+        .iter()
+        .flat_map(|s| {
+            s.books()
+                .enumerate()
+                .map(move |(slot, (book_id, simhash, minhash))| SketchRecord {
+                    book_id,
+                    simhash,
+                    minhash,
+                    keys: Table::ALL.map(|t| s.book_keys(slot, t).collect()),
+                })
+        })
+        .filter(|r| live(r.book_id))
+        .collect();
+    books.sort_unstable_by_key(|r| r.book_id);
+    books.dedup_by_key(|r| r.book_id);
+    let tables = Table::ALL.map(|table| {
+        let mut entries: Vec<(u64, u32)> = segments
+            .iter()
+            .flat_map(|s| s.entries(table))
+            .flat_map(|(key, ids)| ids.map(move |id| (key, id)))
+            .filter(|&(_, id)| live(id))
+            .collect();
+        entries.sort_unstable();
+        entries.dedup();
+        entries
+    });
+    encode_parts(&books, k, &tables)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(id: u32, keys: [&[u64]; 3]) -> SketchRecord {
+        SketchRecord {
+            book_id: id,
+            simhash: SimHash128(u128::from(id) << 64 | 7),
+            minhash: MinHashSig(vec![u64::from(id); 4]),
+            keys: keys.map(|k| k.to_vec()),
+        }
+    }
+
+    fn sample() -> Vec<SketchRecord> {
+        vec![
+            record(9, [&[1, 5], &[2], &[]]),
+            record(3, [&[5, 8], &[], &[4]]),
+            record(4, [&[5], &[2, 3], &[4]]),
+        ]
+    }
+
+    fn decoded(bytes: Vec<u8>) -> Segment {
+        Segment::decode(bytes, Path::new("seg")).unwrap()
+    }
+
+    #[test]
+    fn round_trip_and_lookups() {
+        let segment = decoded(encode(&mut sample(), 4));
+        let ids: Vec<u32> = segment.books().map(|(id, _, _)| id).collect();
+        assert_eq!(ids, [3, 4, 9]);
+        let (_, simhash, minhash) = segment.books().nth(1).unwrap();
+        assert_eq!(simhash, SimHash128(4u128 << 64 | 7));
+        assert_eq!(minhash, MinHashSig(vec![4; 4]));
+        let look = |t, key| segment.lookup(t, key).collect::<Vec<u32>>();
+        assert_eq!(look(Table::Book, 5), [3, 4, 9]);
+        assert_eq!(look(Table::Book, 8), [3]);
+        assert_eq!(look(Table::Book, 6), Vec::<u32>::new());
+        assert_eq!(look(Table::Window, 2), [4, 9]);
+        assert_eq!(look(Table::SimHash, 4), [3, 4]);
+        assert_eq!(segment.table_len(Table::Book), (3, 5));
+        let keys = |slot, t| segment.book_keys(slot, t).collect::<Vec<u64>>();
+        assert_eq!(keys(1, Table::Window), [2, 3]);
+        assert_eq!(keys(2, Table::Book), [1, 5]);
+        assert_eq!(keys(0, Table::Window), Vec::<u64>::new());
+        assert_eq!(keys(9, Table::Book), Vec::<u64>::new());
+    }
+
+    #[test]
+    fn merge_drops_dead_books_and_empty_keys() {
+        let a = decoded(encode(&mut sample(), 4));
+        let b = decoded(encode(&mut [record(12, [&[8, 99], &[], &[]])], 4));
+        let merged = decoded(merge(&[&a, &b], |id| id != 3));
+        let ids: Vec<u32> = merged.books().map(|(id, _, _)| id).collect();
+        assert_eq!(ids, [4, 9, 12]);
+        assert_eq!(merged.lookup(Table::Book, 8).collect::<Vec<_>>(), [12]);
+        assert_eq!(merged.lookup(Table::Book, 5).collect::<Vec<_>>(), [4, 9]);
+        assert_eq!(merged.table_len(Table::SimHash), (1, 1));
+        assert_eq!(
+            merged.book_keys(2, Table::Book).collect::<Vec<_>>(),
+            [8, 99]
+        );
+    }
+
+    #[test]
+    fn every_damaged_byte_is_reported_not_panicked() {
+        let bytes = encode(&mut sample(), 4);
+        for i in 0..bytes.len() {
+            let mut damaged = bytes.clone();
+            damaged[i] ^= 0x20;
+            assert!(
+                Segment::decode(damaged, Path::new("seg")).is_err(),
+                "byte {i}"
+            );
+        }
+        for len in 0..bytes.len() {
+            assert!(Segment::decode(bytes[..len].to_vec(), Path::new("seg")).is_err());
+        }
+    }
+
+    #[test]
+    fn out_of_order_content_with_a_valid_checksum_is_refused() {
+        let mut bytes = encode(&mut sample(), 4);
+        let body_end = bytes.len() - CHECKSUM_LEN;
+        // Swap the first two book ids (3 and 4) and re-checksum.
+        let first = HEADER_LEN + 8;
+        let second = first + 20 + 8 * 4;
+        bytes[first] = 4;
+        bytes[second] = 3;
+        let sum = xxh3_64(&bytes[..body_end]);
+        bytes[body_end..].copy_from_slice(&sum.to_le_bytes());
+        let error = Segment::decode(bytes, Path::new("seg")).unwrap_err();
+        assert!(error.to_string().contains("out of order"), "{error}");
+    }
+}
