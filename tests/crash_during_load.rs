@@ -168,10 +168,6 @@ fn a_load_killed_at_any_moment_keeps_earlier_books_and_whole_batches() {
 }
 
 fn copy_index(from: &Path, to: &Path) {
-    std::fs::copy(from.join("catalog.redb"), to.join("catalog.redb")).unwrap_or_else(|_| {
-        std::fs::create_dir_all(to).unwrap();
-        std::fs::copy(from.join("catalog.redb"), to.join("catalog.redb")).unwrap()
-    });
     for dir in ["barrels", "segments"] {
         std::fs::create_dir_all(to.join(dir)).unwrap();
         for entry in std::fs::read_dir(from.join(dir)).unwrap() {
@@ -179,4 +175,58 @@ fn copy_index(from: &Path, to: &Path) {
             std::fs::copy(&path, to.join(dir).join(path.file_name().unwrap())).unwrap();
         }
     }
+    std::fs::copy(from.join("catalog.redb"), to.join("catalog.redb")).unwrap();
+}
+
+#[test]
+fn a_load_with_parallel_workers_killed_mid_way_commits_whole_batches_only() {
+    let root = tempfile::tempdir().unwrap();
+    let (first_keys, second_keys) = two_halves(root.path());
+    let (first, second) = (root.path().join("first"), root.path().join("second"));
+    let base = root.path().join("base");
+    load_to_end(&base, &first, &["--create"]);
+    let reference_dir = root.path().join("reference");
+    copy_index(&base, &reference_dir);
+    let expected = load_to_end(&reference_dir, &second, &["--threads", "2"]);
+    let reference = open_and_verify(&reference_dir);
+
+    // Attempts until two kills have landed between commits, each from the
+    // first half alone, so the count of second-half books is exactly what
+    // that load committed. The delay adapts: later after a kill that came
+    // before the first commit, earlier after a load that got everything in.
+    let mut partial = 0;
+    let mut attempts = 0;
+    let mut delay = expected / 2;
+    while partial < 2 && attempts < 30 {
+        let i = attempts;
+        attempts += 1;
+        let dir = root.path().join(format!("attempt{i}"));
+        copy_index(&base, &dir);
+        let killed = load_and_kill(&dir, &second, &["--threads", "2"], delay);
+        let sequences = open_and_verify(&dir);
+        assert!(first_keys.iter().all(|k| sequences[k] == reference[k]));
+        let n = sequences.len() - first_keys.len();
+        assert!(
+            n.is_multiple_of(BATCH) || n == second_keys.len(),
+            "attempt {i}: {n} books committed: half a batch"
+        );
+        for (key, sequence) in &sequences {
+            assert_eq!(sequence, &reference[key], "attempt {i}: {key}");
+        }
+        if n == 0 {
+            delay = delay.mul_f64(1.5);
+        } else if n == second_keys.len() {
+            delay = delay.mul_f64(0.6);
+        } else {
+            partial += killed as u32;
+        }
+        // The next load over the damage completes.
+        load_to_end(&dir, &second, &[]);
+        assert_eq!(open_and_verify(&dir), reference);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+    assert!(
+        partial >= 2,
+        "only {partial} of {attempts} kills landed between commits ({expected:?})"
+    );
 }
