@@ -5,6 +5,7 @@ mod demo;
 mod eval;
 mod index_cmds;
 mod output;
+mod scale;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -44,6 +45,9 @@ enum Command {
     Eval(eval::EvalArgs),
     /// Measure verification, all-pairs, ingest and query speed.
     Bench(bench::BenchArgs),
+    /// Measure ingest, index size, the self-join and queries on N generated books.
+    #[command(long_about = scale::ABOUT)]
+    BenchScale(scale::ScaleArgs),
 }
 
 fn main() -> ExitCode {
@@ -62,6 +66,7 @@ fn main() -> ExitCode {
         Command::Demo(args) => demo::run(args),
         Command::Eval(args) => eval::run(args),
         Command::Bench(args) => bench::run(args),
+        Command::BenchScale(args) => scale::run(args),
     };
     match result {
         Ok(code) => code,
