@@ -13,10 +13,14 @@ use crate::repr::SimHash128;
 use crate::storage::segment::Segment;
 use crate::Result;
 
-/// Keys listing more books than this are skipped as uninformative (shared
-/// boilerplate such as licence text); each skipped key is counted in
-/// [`SourceCounts::skipped_keys`].
-pub const MAX_KEY_BOOKS: usize = 1000;
+/// A key listing more than `max(MIN_KEY_CAP, books / KEY_CAP_DIVISOR)`
+/// books is skipped as uninformative: shared boilerplate such as licence
+/// text, or simhash bands on which every book of one language agrees. Each
+/// skipped key is counted in [`SourceCounts::skipped_keys`]. The cap keeps
+/// the candidates of one key, and so the verification work, bounded.
+pub const MIN_KEY_CAP: usize = 64;
+/// See [`MIN_KEY_CAP`]: keys shared by more than 1% of the books are skipped.
+pub const KEY_CAP_DIVISOR: usize = 100;
 
 /// Candidates each source proposed for one query (a book may come from
 /// several sources).
@@ -28,7 +32,7 @@ pub struct SourceCounts {
     pub window_minhash: u64,
     /// Books sharing a simhash band key and within the Hamming distance.
     pub simhash: u64,
-    /// Keys skipped for listing more than [`MAX_KEY_BOOKS`] books.
+    /// Keys skipped for listing too many books (see [`MIN_KEY_CAP`]).
     pub skipped_keys: u64,
 }
 
@@ -57,6 +61,7 @@ pub(crate) struct Sketches {
     /// Per reader slot: (segment, position in it), when sketched.
     place: Vec<Option<(u32, u32)>>,
     simhash: Vec<SimHash128>,
+    key_cap: usize,
 }
 
 /// A query's band keys, per table.
@@ -90,6 +95,7 @@ impl Sketches {
             segments,
             place,
             simhash,
+            key_cap: MIN_KEY_CAP.max(reader_ids.len() / KEY_CAP_DIVISOR),
         })
     }
 
@@ -140,7 +146,7 @@ impl Sketches {
                     .iter()
                     .flat_map(|s| s.lookup(table, key))
                     .collect();
-                if listed.len() > MAX_KEY_BOOKS {
+                if listed.len() > self.key_cap {
                     counts.skipped_keys += 1;
                     continue;
                 }
