@@ -13,13 +13,14 @@ use crate::error::IoContext;
 use crate::load::segments::MAX_DEAD_SHARE;
 use crate::load::{BulkLoader, LoadOptions};
 use crate::query::Reader;
-use crate::repr::sketch::{BandLayout, SketchOptions};
+use crate::repr::sketch::{BandLayout, SketchOptions, Table};
 use crate::repr::ExtractOptions;
 use crate::storage::barrel::{BarrelReader, Record};
 use crate::storage::catalog::{BookEntry, Catalog, CatalogBatch, CatalogOptions, CatalogSnapshot};
 use crate::storage::format::FORMAT_VERSION;
+use crate::storage::segment::Segment;
 use crate::{Error, Result};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 const CATALOG_FILE: &str = "catalog.redb";
 const BARREL_DIR: &str = "barrels";
@@ -141,6 +142,10 @@ pub struct IndexStats {
     pub live_record_bytes: u64,
     /// Catalog file size in bytes.
     pub catalog_bytes: u64,
+    /// Sketch segments listed in the catalog (none in a format-1 index).
+    pub segments: u64,
+    /// Bytes of the listed segments, as the catalog records them.
+    pub segment_bytes: u64,
 }
 
 /// What `verify` checked.
@@ -152,6 +157,15 @@ pub struct VerifyStats {
     pub records: u64,
     /// Barrel bytes read.
     pub bytes: u64,
+    /// Sketch segments read and checked (none in a format-1 index).
+    pub segments: u64,
+    /// Segment bytes read.
+    pub segment_bytes: u64,
+    /// Books sketched in the segments (every book, in a format-2 index).
+    pub sketched_books: u64,
+    /// Sketches in the segments of books since deleted or replaced; readers
+    /// skip them and a compaction drops them.
+    pub dead_sketches: u64,
 }
 
 /// A guard on the single writer of an index; released on drop.
@@ -302,6 +316,7 @@ impl Index {
         let snapshot = self.catalog().snapshot()?;
         let books = snapshot.books()?;
         let barrels = snapshot.barrels()?;
+        let segments = snapshot.segments()?;
         let catalog_path = self.catalog().path();
         Ok(IndexStats {
             books: books.len() as u64,
@@ -311,6 +326,8 @@ impl Index {
             barrel_bytes: barrels.iter().map(|&(_, len)| len).sum(),
             live_record_bytes: books.iter().map(|(_, b)| b.record_len as u64).sum(),
             catalog_bytes: std::fs::metadata(catalog_path).at(catalog_path)?.len(),
+            segments: segments.len() as u64,
+            segment_bytes: segments.iter().map(|&(_, len)| len).sum(),
         })
     }
 
@@ -359,9 +376,30 @@ impl Index {
         Ok(record)
     }
 
-    /// Checks everything: every barrel record's checksum and payload, and that
-    /// every book's catalog entry points at a record of that book.
+    /// Checks everything: every barrel record's checksum and payload, that
+    /// every book's catalog entry points at a record of that book, and every
+    /// listed segment: its length, checksum and order (as readers do), its
+    /// min-hashes per book against the index's sketch options, its band
+    /// tables against its books' keys, and that every book is sketched in
+    /// exactly one listed segment. A compaction that removes a listed
+    /// segment while this runs restarts the check on a fresh snapshot.
     pub fn verify(&self) -> Result<VerifyStats> {
+        let mut attempts = 0;
+        loop {
+            match self.verify_snapshot() {
+                Err(Error::Io { path, source })
+                    if source.kind() == std::io::ErrorKind::NotFound
+                        && path.starts_with(self.segment_dir())
+                        && attempts < 3 =>
+                {
+                    attempts += 1;
+                }
+                other => return other,
+            }
+        }
+    }
+
+    fn verify_snapshot(&self) -> Result<VerifyStats> {
         let snapshot = self.catalog().snapshot()?;
         let books = snapshot.books()?;
         let mut stats = VerifyStats::default();
@@ -391,6 +429,103 @@ impl Index {
             }
             stats.books += 1;
         }
+        if let Some(sketch) = self.sketch_options() {
+            let listed = snapshot.segments()?;
+            let next_book_id = snapshot.next_book_id()?;
+            self.verify_segments(&listed, &books, sketch, next_book_id, &mut stats)?;
+        }
         Ok(stats)
+    }
+
+    /// The segment half of [`Index::verify`].
+    fn verify_segments(
+        &self,
+        listed: &[(u32, u64)],
+        books: &[(u32, BookEntry)],
+        sketch: &SketchOptions,
+        next_book_id: u32,
+        stats: &mut VerifyStats,
+    ) -> Result<()> {
+        let live: HashSet<u32> = books.iter().map(|&(id, _)| id).collect();
+        let mut sketched = HashSet::new();
+        for &(number, listed_len) in listed {
+            let path = self.segment_path(number);
+            let corrupted = |offset: u64, what: String| Error::Corrupted {
+                path: path.clone(),
+                offset,
+                what,
+            };
+            let bytes = std::fs::read(&path).at(&path)?;
+            let len = bytes.len() as u64;
+            let segment = Segment::decode(bytes, &path)?;
+            if len != listed_len {
+                return Err(corrupted(
+                    len,
+                    format!("segment is {len} bytes; the catalog lists {listed_len}"),
+                ));
+            }
+            let k = sketch.book.num_hashes;
+            if segment.hashes_per_book() != k {
+                return Err(corrupted(
+                    0,
+                    format!(
+                        "{} min-hashes per book; the index's sketch options say {k}",
+                        segment.hashes_per_book()
+                    ),
+                ));
+            }
+            let mut from_books: [Vec<(u64, u32)>; 3] = Default::default();
+            for (slot, (id, _, _)) in segment.books().enumerate() {
+                if id >= next_book_id {
+                    return Err(corrupted(
+                        0,
+                        format!("sketches book id {id}, which the catalog never handed out (next id {next_book_id})"),
+                    ));
+                }
+                if !live.contains(&id) {
+                    stats.dead_sketches += 1;
+                } else if !sketched.insert(id) {
+                    return Err(corrupted(
+                        0,
+                        format!("book id {id} is sketched in another listed segment too"),
+                    ));
+                } else {
+                    stats.sketched_books += 1;
+                }
+                for table in Table::ALL {
+                    let keys = segment.book_keys(slot, table).map(|key| (key, id));
+                    from_books[table as usize].extend(keys);
+                }
+            }
+            for table in Table::ALL {
+                let expected = &mut from_books[table as usize];
+                expected.sort_unstable();
+                let stored = segment
+                    .entries(table)
+                    .flat_map(|(key, ids)| ids.map(move |id| (key, id)));
+                if !stored.eq(expected.iter().copied()) {
+                    return Err(corrupted(
+                        0,
+                        format!(
+                            "the {} table does not hold exactly its books' keys",
+                            table.name()
+                        ),
+                    ));
+                }
+            }
+            stats.segments += 1;
+            stats.segment_bytes += len;
+        }
+        if let Some((id, entry)) = books.iter().find(|(id, _)| !sketched.contains(id)) {
+            return Err(Error::Corrupted {
+                path: self.segment_dir(),
+                offset: 0,
+                what: format!(
+                    "book {:?} (id {id}) is not sketched in any listed segment",
+                    entry.key
+                ),
+            });
+        }
+        Ok(())
     }
 }
