@@ -39,6 +39,18 @@ impl ScoreArgs {
     }
 }
 
+/// Where candidates came from: unique-word postings (exact mode) or each
+/// band table (approximate mode).
+fn candidate_sources(sources: Option<&stemmata::query::approx::SourceCounts>) -> String {
+    match sources {
+        None => " sharing a unique word".to_string(),
+        Some(s) => format!(
+            " (book min-hash {}, window min-hash {}, simhash {}; {} keys skipped as too common)",
+            s.book_minhash, s.window_minhash, s.simhash, s.skipped_keys
+        ),
+    }
+}
+
 fn parse_mode(s: &str) -> std::result::Result<Mode, String> {
     match s {
         "exact" => Ok(Mode::Exact),
@@ -331,9 +343,11 @@ pub fn query(args: QueryArgs) -> Result<ExitCode> {
     if args.explain {
         let e = &result.explain;
         println!(
-            "explain: {} books → {} share a unique word → {} within bound → {} aligned (LCS runs avoided: {}) → {} hits in {:.2} ms",
+            "explain ({} mode): {} books → {} candidates{} → {} within bound → {} aligned (LCS runs avoided: {}) → {} hits in {:.2} ms",
+            e.mode.name(),
             e.books,
             e.candidates,
+            candidate_sources(e.sources.as_ref()),
             e.within_bound,
             e.lcs_runs,
             e.lcs_avoided,
@@ -505,12 +519,14 @@ pub fn pairs(mut args: PairsArgs) -> Result<ExitCode> {
     }
     if !args.quiet {
         eprintln!(
-            "{} pairs ≥ {} from {} books: {} pairs considered, {} share a word, {} within bound, {} aligned, in {:.2} s",
+            "{} pairs ≥ {} from {} books ({} mode): {} pairs considered, {} candidates{}, {} within bound, {} aligned, in {:.2} s",
             stats.found,
             options.min_score,
             stats.books,
+            stats.mode.name(),
             stats.pairs_considered,
             stats.candidates,
+            candidate_sources(stats.sources.as_ref()),
             stats.within_bound,
             stats.lcs_runs,
             stats.elapsed.as_secs_f64()
