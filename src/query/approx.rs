@@ -4,7 +4,7 @@
 //! related book whose sketches share no band key with the query's is not
 //! found. `eval` reports the recall this costs.
 
-use std::collections::HashSet;
+use roaring::RoaringBitmap;
 
 use super::Reader;
 use crate::index::Index;
@@ -137,9 +137,12 @@ impl Sketches {
         wanted: impl Fn(u32) -> bool,
     ) -> (Vec<u32>, SourceCounts) {
         let mut counts = SourceCounts::default();
-        let mut all = HashSet::new();
+        let mut all = RoaringBitmap::new();
+        let distance = self.options.simhash_distance;
+        let near = |slot: u32| self.simhash[slot as usize].hamming(&simhash) <= distance;
         for table in Table::ALL {
-            let mut found = HashSet::new();
+            let keep = |slot: u32| wanted(slot) && (table != Table::SimHash || near(slot));
+            let mut found = RoaringBitmap::new();
             for &key in &keys[table as usize] {
                 let listed: Vec<u32> = self
                     .segments
@@ -151,17 +154,11 @@ impl Sketches {
                     continue;
                 }
                 let slots = listed.into_iter().filter_map(|id| reader.slot_of_id(id));
-                found.extend(slots.filter(|&slot| wanted(slot)));
+                found.extend(slots.filter(|&slot| keep(slot)));
             }
-            if table == Table::SimHash {
-                let distance = self.options.simhash_distance;
-                found.retain(|&slot| self.simhash[slot as usize].hamming(&simhash) <= distance);
-            }
-            counts.add(table, found.len() as u64);
-            all.extend(found);
+            counts.add(table, found.len());
+            all |= found;
         }
-        let mut all: Vec<u32> = all.into_iter().collect();
-        all.sort_unstable();
-        (all, counts)
+        (all.into_iter().collect(), counts)
     }
 }
