@@ -424,3 +424,185 @@ fn a_torn_barrel_tail_is_ignored_on_open_and_cut_off_by_the_next_load() {
     let output = common::run(common::cli().arg("verify").arg(dir.path()));
     assert!(output.status.success(), "{}", common::stderr(&output));
 }
+
+fn segment(dir: &Path, n: u32) -> PathBuf {
+    dir.join("segments").join(format!("{n:06}.seg"))
+}
+
+/// The errors of a reader and of `verify` over the index in `dir` (which
+/// must open: opening reads no segment).
+fn reader_and_verify_errors(dir: &Path) -> [Error; 2] {
+    let index = Index::open(dir).expect("open reads no segment");
+    let reader = match index.reader() {
+        Ok(_) => panic!("a reader over a damaged segment opened"),
+        Err(e) => e,
+    };
+    let verify = match index.verify() {
+        Ok(_) => panic!("a damaged segment verified"),
+        Err(e) => e,
+    };
+    [reader, verify]
+}
+
+fn names(error: &Error, path: &Path) -> bool {
+    error.to_string().contains(&path.display().to_string())
+}
+
+#[test]
+fn the_closed_index_has_three_segments() {
+    let dir = closed_index();
+    let index = Index::open(dir.path()).unwrap();
+    let verified = index.verify().unwrap();
+    assert_eq!(
+        (
+            verified.segments,
+            verified.sketched_books,
+            verified.dead_sketches
+        ),
+        (3, 8, 0)
+    );
+    let stats = index.stats().unwrap();
+    assert_eq!(stats.segments, 3);
+    let on_disk: u64 = (1..=3)
+        .map(|n| std::fs::metadata(segment(dir.path(), n)).unwrap().len())
+        .sum();
+    assert_eq!(
+        (stats.segment_bytes, verified.segment_bytes),
+        (on_disk, on_disk)
+    );
+}
+
+#[test]
+fn a_flipped_byte_in_a_segment_is_a_checksum_mismatch_naming_it() {
+    let dir = closed_index();
+    let path = segment(dir.path(), 2);
+    let len = std::fs::metadata(&path).unwrap().len();
+    flip(&path, len as usize / 2);
+    for error in reader_and_verify_errors(dir.path()) {
+        match error {
+            Error::ChecksumMismatch {
+                path: ref named,
+                offset,
+                expected,
+                got,
+            } => {
+                assert_eq!(named, &path);
+                assert_eq!(offset, len - 8);
+                assert_ne!(expected, got);
+            }
+            other => panic!("expected ChecksumMismatch, got {other:?}"),
+        }
+    }
+    let output = common::run(common::cli().arg("verify").arg(dir.path()));
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = common::stderr(&output);
+    assert!(stderr.contains(&path.display().to_string()), "{stderr}");
+    assert!(stderr.contains("checksum mismatch"), "{stderr}");
+}
+
+#[test]
+fn every_damaged_segment_byte_is_an_error_naming_the_segment_never_a_panic() {
+    let dir = closed_index();
+    let path = segment(dir.path(), 1);
+    let pristine = std::fs::read(&path).unwrap();
+    for at in (0..pristine.len()).step_by(23).chain([pristine.len() - 1]) {
+        let mut bytes = pristine.clone();
+        bytes[at] ^= 0x04;
+        std::fs::write(&path, &bytes).unwrap();
+        let errors = std::panic::catch_unwind(|| reader_and_verify_errors(dir.path()))
+            .unwrap_or_else(|_| panic!("byte {at}: a damaged segment panicked"));
+        for error in errors {
+            assert!(
+                matches!(
+                    error,
+                    Error::Corrupted { .. } | Error::ChecksumMismatch { .. }
+                ),
+                "byte {at}: {error:?}"
+            );
+            assert!(names(&error, &path), "byte {at}: {error}");
+        }
+    }
+    std::fs::write(&path, &pristine).unwrap();
+    Index::open(dir.path()).unwrap().verify().unwrap();
+}
+
+#[test]
+fn a_truncated_segment_is_an_error_naming_it() {
+    let dir = closed_index();
+    let path = segment(dir.path(), 3);
+    let pristine = std::fs::read(&path).unwrap();
+    for len in [pristine.len() - 1, pristine.len() / 2, 30, 16, 5, 0] {
+        std::fs::write(&path, &pristine[..len]).unwrap();
+        for error in reader_and_verify_errors(dir.path()) {
+            assert!(
+                matches!(
+                    error,
+                    Error::Corrupted { .. } | Error::ChecksumMismatch { .. }
+                ),
+                "{len} bytes: {error:?}"
+            );
+            assert!(names(&error, &path), "{len} bytes: {error}");
+        }
+    }
+    std::fs::write(&path, &pristine).unwrap();
+    Index::open(dir.path()).unwrap().verify().unwrap();
+}
+
+#[test]
+fn a_missing_segment_is_an_io_error_naming_it() {
+    let dir = closed_index();
+    let path = segment(dir.path(), 1);
+    std::fs::remove_file(&path).unwrap();
+    for error in reader_and_verify_errors(dir.path()) {
+        match error {
+            Error::Io {
+                path: ref named,
+                ref source,
+            } => {
+                assert_eq!(named, &path);
+                assert_eq!(source.kind(), std::io::ErrorKind::NotFound);
+            }
+            other => panic!("expected Io, got {other:?}"),
+        }
+    }
+    let output = common::run(common::cli().arg("verify").arg(dir.path()));
+    assert_eq!(output.status.code(), Some(1));
+    assert!(common::stderr(&output).contains(&path.display().to_string()));
+}
+
+#[test]
+fn a_segment_from_a_newer_format_is_unsupported_version() {
+    let dir = closed_index();
+    let path = segment(dir.path(), 2);
+    let mut bytes = std::fs::read(&path).unwrap();
+    assert_eq!(bytes[..8], stemmata::storage::format::MAGIC);
+    assert_eq!(bytes[8..16], [2, 0, 2, 0, 2, 0, 0, 0]);
+    bytes[8..10].copy_from_slice(&(FORMAT_VERSION + 1).to_le_bytes());
+    std::fs::write(&path, &bytes).unwrap();
+    for error in reader_and_verify_errors(dir.path()) {
+        match error {
+            Error::UnsupportedVersion {
+                path: ref named,
+                found,
+                ..
+            } => assert_eq!((named, found), (&path, FORMAT_VERSION + 1)),
+            other => panic!("expected UnsupportedVersion, got {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn a_listed_segment_replaced_by_another_whole_segment_fails_verify() {
+    // Each file is a valid segment on its own, so readers accept it; verify
+    // compares it with the catalog and finds the books it does not sketch.
+    let dir = closed_index();
+    std::fs::copy(segment(dir.path(), 1), segment(dir.path(), 2)).unwrap();
+    let index = Index::open(dir.path()).unwrap();
+    assert!(index.reader().unwrap().unsketched_books() > 0);
+    match index.verify() {
+        Err(Error::Corrupted { path, what, .. }) => {
+            assert_eq!(path, segment(dir.path(), 2), "{what}")
+        }
+        other => panic!("expected Corrupted, got {other:?}"),
+    }
+}
