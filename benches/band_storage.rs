@@ -72,7 +72,7 @@ fn band_storage(c: &mut Criterion) {
             || records.clone(),
             |mut batch| {
                 n += 1;
-                let bytes = encode(&mut batch, 100);
+                let bytes = encode(&mut batch, 100).unwrap();
                 write_file(&dir.path().join(format!("{n}.seg")), &bytes).unwrap();
             },
             BatchSize::LargeInput,
@@ -86,7 +86,7 @@ fn band_storage(c: &mut Criterion) {
     });
 
     let seg_path = dir.path().join("lookup.seg");
-    write_file(&seg_path, &encode(&mut records.clone(), 100)).unwrap();
+    write_file(&seg_path, &encode(&mut records.clone(), 100).unwrap()).unwrap();
     let segment = Segment::open(&seg_path).unwrap();
     let db_path = dir.path().join("lookup.redb");
     write_redb(&db_path, &entries);

@@ -58,7 +58,7 @@ pub(crate) fn prepare_dir(index: &Index) -> Result<u32> {
 /// lists it in the catalog batch that publishes the books.
 pub(crate) fn write(index: &Index, number: u32, records: &mut [SketchRecord]) -> Result<u64> {
     let k = index.require_sketches("write sketches")?.book.num_hashes;
-    let bytes = segment::encode(records, k);
+    let bytes = segment::encode(records, k)?;
     segment::write_file(&index.segment_path(number), &bytes)?;
     Ok(bytes.len() as u64)
 }
@@ -88,7 +88,13 @@ pub(crate) fn compact(index: &Index, number: u32, force_dead_share: Option<f64>)
         return Ok(false);
     }
     let refs: Vec<&Segment> = segments.iter().collect();
-    let bytes = segment::merge(&refs, |id| live.contains(&id));
+    // A merge too large for one segment's u32 counts is not done: the
+    // segments stay as they are, which readers handle as well.
+    let bytes = match segment::merge(&refs, |id| live.contains(&id)) {
+        Ok(bytes) => bytes,
+        Err(crate::Error::InvalidArgument(_)) => return Ok(false),
+        Err(other) => return Err(other),
+    };
     segment::write_file(&index.segment_path(number), &bytes)?;
     index.catalog().commit(&CatalogBatch {
         add_segments: vec![(number, bytes.len() as u64)],

@@ -203,6 +203,7 @@ impl BarrelWriter {
         let mut header = Vec::with_capacity(HEADER_LEN);
         FileHeader::new(FileKind::Barrel).encode_into(&mut header);
         file.write_all(&header).at(path)?;
+        super::format::sync_parent_dir(path)?;
         Ok(BarrelWriter {
             path: path.to_path_buf(),
             file,

@@ -124,6 +124,21 @@ pub fn check_version(found: u16, path: &Path) -> Result<()> {
     }
 }
 
+/// Syncs the directory holding `path`, making a newly created file's name
+/// durable (a no-op where directories cannot be opened, as on Windows).
+pub fn sync_parent_dir(path: &Path) -> Result<()> {
+    let Some(dir) = path.parent() else {
+        return Ok(());
+    };
+    match std::fs::File::open(dir) {
+        Ok(handle) if cfg!(unix) => handle.sync_all().map_err(|source| Error::Io {
+            path: dir.to_path_buf(),
+            source,
+        }),
+        _ => Ok(()),
+    }
+}
+
 /// The checksum of stored bytes: XXH3-64 with seed 0.
 pub fn checksum(bytes: &[u8]) -> u64 {
     xxhash_rust::xxh3::xxh3_64(bytes)

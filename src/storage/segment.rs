@@ -71,8 +71,9 @@ impl SketchRecord {
 }
 
 /// Encodes records (any order; ids distinct) into segment bytes with `k`
-/// min-hashes per book.
-pub fn encode(records: &mut [SketchRecord], k: usize) -> Vec<u8> {
+/// min-hashes per book. `InvalidArgument` when a count would not fit the
+/// format's u32 fields (over 2^32 − 1 keys or entries in one segment).
+pub fn encode(records: &mut [SketchRecord], k: usize) -> Result<Vec<u8>> {
     records.sort_unstable_by_key(|r| r.book_id);
     let tables = Table::ALL.map(|table| {
         let mut entries: Vec<(u64, u32)> = records
@@ -86,7 +87,21 @@ pub fn encode(records: &mut [SketchRecord], k: usize) -> Vec<u8> {
     encode_parts(records, k, &tables)
 }
 
-fn encode_parts(records: &[SketchRecord], k: usize, tables: &[Vec<(u64, u32)>; TABLES]) -> Vec<u8> {
+fn encode_parts(
+    records: &[SketchRecord],
+    k: usize,
+    tables: &[Vec<(u64, u32)>; TABLES],
+) -> Result<Vec<u8>> {
+    let book_keys: usize = records.iter().flat_map(|r| &r.keys).map(Vec::len).sum();
+    let largest = tables
+        .iter()
+        .map(Vec::len)
+        .chain([book_keys, records.len()]);
+    if largest.max().unwrap_or(0) > u32::MAX as usize {
+        return Err(Error::InvalidArgument(
+            "a segment would hold more than 2^32 - 1 keys or entries".into(),
+        ));
+    }
     let mut out = Vec::new();
     FileHeader::new(FileKind::Segment).encode_into(&mut out);
     put_u32(&mut out, records.len() as u32);
@@ -112,7 +127,7 @@ fn encode_parts(records: &[SketchRecord], k: usize, tables: &[Vec<(u64, u32)>; T
     }
     let sum = xxh3_64(&out);
     out.extend_from_slice(&sum.to_le_bytes());
-    out
+    Ok(out)
 }
 
 /// Appends one table of sorted, distinct `(key, book)` entries.
@@ -142,7 +157,8 @@ fn put_u32(out: &mut Vec<u8>, value: u32) {
     out.extend_from_slice(&value.to_le_bytes());
 }
 
-/// Writes `bytes` to a new file at `path` and syncs it.
+/// Writes `bytes` to a new file at `path` and syncs it and its directory,
+/// so that both its contents and its name survive a power loss.
 pub fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
     let mut file = std::fs::OpenOptions::new()
         .write(true)
@@ -150,7 +166,8 @@ pub fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
         .open(path)
         .at(path)?;
     file.write_all(bytes).at(path)?;
-    file.sync_all().at(path)
+    file.sync_all().at(path)?;
+    super::format::sync_parent_dir(path)
 }
 
 /// Where one table lies in a segment's bytes.
@@ -496,8 +513,9 @@ fn strictly_increasing<T: PartialOrd>(mut items: impl Iterator<Item = T>) -> boo
 
 /// The bytes of one segment holding the books of `segments` for which
 /// `live` is true, with their band entries; dead books and keys left
-/// without books are dropped. All segments must have the same `k`.
-pub fn merge(segments: &[&Segment], live: impl Fn(u32) -> bool) -> Vec<u8> {
+/// without books are dropped. All segments must have the same `k`. Fails
+/// like [`encode`] when the result would be too large for one segment.
+pub fn merge(segments: &[&Segment], live: impl Fn(u32) -> bool) -> Result<Vec<u8>> {
     let k = segments.first().map_or(1, |s| s.k);
     let mut books: Vec<SketchRecord> = segments
         .iter()
@@ -556,7 +574,7 @@ mod tests {
 
     #[test]
     fn round_trip_and_lookups() {
-        let segment = decoded(encode(&mut sample(), 4));
+        let segment = decoded(encode(&mut sample(), 4).unwrap());
         let ids: Vec<u32> = segment.books().map(|(id, _, _)| id).collect();
         assert_eq!(ids, [3, 4, 9]);
         let (_, simhash, minhash) = segment.books().nth(1).unwrap();
@@ -578,9 +596,9 @@ mod tests {
 
     #[test]
     fn merge_drops_dead_books_and_empty_keys() {
-        let a = decoded(encode(&mut sample(), 4));
-        let b = decoded(encode(&mut [record(12, [&[8, 99], &[], &[]])], 4));
-        let merged = decoded(merge(&[&a, &b], |id| id != 3));
+        let a = decoded(encode(&mut sample(), 4).unwrap());
+        let b = decoded(encode(&mut [record(12, [&[8, 99], &[], &[]])], 4).unwrap());
+        let merged = decoded(merge(&[&a, &b], |id| id != 3).unwrap());
         let ids: Vec<u32> = merged.books().map(|(id, _, _)| id).collect();
         assert_eq!(ids, [4, 9, 12]);
         assert_eq!(merged.lookup(Table::Book, 8).collect::<Vec<_>>(), [12]);
@@ -594,7 +612,7 @@ mod tests {
 
     #[test]
     fn every_damaged_byte_is_reported_not_panicked() {
-        let bytes = encode(&mut sample(), 4);
+        let bytes = encode(&mut sample(), 4).unwrap();
         for i in 0..bytes.len() {
             let mut damaged = bytes.clone();
             damaged[i] ^= 0x20;
@@ -610,7 +628,7 @@ mod tests {
 
     #[test]
     fn out_of_order_content_with_a_valid_checksum_is_refused() {
-        let mut bytes = encode(&mut sample(), 4);
+        let mut bytes = encode(&mut sample(), 4).unwrap();
         let body_end = bytes.len() - CHECKSUM_LEN;
         // Swap the first two book ids (3 and 4) and re-checksum.
         let first = HEADER_LEN + 8;

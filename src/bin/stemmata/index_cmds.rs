@@ -581,6 +581,10 @@ pub fn stats(args: StatsArgs) -> Result<ExitCode> {
             "barrels        {} ({} bytes, {} live)",
             stats.barrels, stats.barrel_bytes, stats.live_record_bytes
         );
+        println!(
+            "segments       {} ({} bytes)",
+            stats.segments, stats.segment_bytes
+        );
         println!("catalog        {} bytes", stats.catalog_bytes);
     }
     Ok(ExitCode::SUCCESS)
@@ -602,8 +606,14 @@ pub fn verify(args: VerifyArgs) -> Result<ExitCode> {
         print_json(&stats)?;
     } else {
         println!(
-            "ok: {} books, {} records, {} barrel bytes checked",
-            stats.books, stats.records, stats.bytes
+            "ok: {} books, {} records, {} barrel bytes checked; {} segments ({} bytes, {} sketched books, {} dead sketches)",
+            stats.books,
+            stats.records,
+            stats.bytes,
+            stats.segments,
+            stats.segment_bytes,
+            stats.sketched_books,
+            stats.dead_sketches
         );
     }
     Ok(ExitCode::SUCCESS)
