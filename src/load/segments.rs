@@ -4,6 +4,7 @@
 
 use std::collections::HashSet;
 
+use crate::error::IoContext;
 use crate::index::Index;
 use crate::storage::catalog::CatalogBatch;
 use crate::storage::segment::{self, Segment, SketchRecord};
@@ -26,18 +27,8 @@ pub(crate) fn prepare_dir(index: &Index) -> Result<u32> {
         .collect();
     let dir = index.segment_dir();
     let mut next = listed.iter().max().map_or(1, |n| n + 1);
-    let entries = match std::fs::read_dir(&dir) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            std::fs::create_dir_all(&dir).map_err(|source| crate::Error::Io {
-                path: dir.clone(),
-                source,
-            })?;
-            return Ok(next);
-        }
-        Err(source) => return Err(crate::Error::Io { path: dir, source }),
-    };
-    for entry in entries.flatten() {
+    std::fs::create_dir_all(&dir).at(&dir)?;
+    for entry in std::fs::read_dir(&dir).at(&dir)?.flatten() {
         let name = entry.file_name();
         let number = name
             .to_str()

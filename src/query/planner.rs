@@ -329,21 +329,7 @@ impl Reader {
         let sketches = self.sketches.as_ref().expect("callers check for sketches");
         let (candidates, sources) =
             sketches.candidates(self, keys, simhash, |slot| Some(slot) != exclude);
-        let x = SequenceIndex::new(&query.hashes);
-        let mut scratch = Vec::new();
-        let mut top = TopK::new(options.top_k);
-        for &slot in &candidates {
-            let overlap = x.align(&self.sequences[slot as usize].hashes, &mut scratch);
-            let score = options.score.value(&overlap);
-            if Self::qualifies(score, options) {
-                top.offer(Ranked {
-                    score,
-                    slot,
-                    overlap,
-                });
-            }
-        }
-        let hits = self.hits_from(top.into_sorted());
+        let hits = self.align_top(query, candidates.iter().copied(), options);
         let books = (self.books.len() - exclude.is_some() as usize) as u64;
         let aligned = candidates.len() as u64;
         QueryResult {
@@ -371,19 +357,28 @@ impl Reader {
         exclude: Option<u32>,
         options: &QueryOptions,
     ) -> Vec<Hit> {
+        let slots = (0..self.sequences.len() as u32).filter(|&slot| Some(slot) != exclude);
+        self.align_top(query, slots, options)
+    }
+
+    /// Aligns `query` with the books in `slots`, one by one, and keeps the
+    /// top-k hits that qualify under `options`.
+    fn align_top(
+        &self,
+        query: &UniqueWordSeq,
+        slots: impl Iterator<Item = u32>,
+        options: &QueryOptions,
+    ) -> Vec<Hit> {
         let x = SequenceIndex::new(&query.hashes);
         let mut scratch = Vec::new();
         let mut top = TopK::new(options.top_k);
-        for (slot, sequence) in self.sequences.iter().enumerate() {
-            if Some(slot as u32) == exclude {
-                continue;
-            }
-            let overlap = x.align(&sequence.hashes, &mut scratch);
+        for slot in slots {
+            let overlap = x.align(&self.sequences[slot as usize].hashes, &mut scratch);
             let score = options.score.value(&overlap);
             if Self::qualifies(score, options) {
                 top.offer(Ranked {
                     score,
-                    slot: slot as u32,
+                    slot,
                     overlap,
                 });
             }

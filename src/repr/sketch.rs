@@ -72,16 +72,6 @@ impl BandLayout {
         }
     }
 
-    /// Keys per signature.
-    pub fn keys_per_signature(&self) -> usize {
-        match *self {
-            BandLayout::Bands { bands, .. } => bands as usize,
-            BandLayout::SuperShingles { groups, .. } => {
-                groups as usize * (groups as usize).saturating_sub(1) / 2
-            }
-        }
-    }
-
     /// Probability that two signatures at Jaccard similarity `j` share at
     /// least one key (assuming independent positions).
     pub fn collision_probability(&self, j: f64) -> f64 {

@@ -3,6 +3,7 @@
 use byteorder::{ByteOrder, LittleEndian};
 use std::path::Path;
 
+use crate::error::IoContext;
 use crate::{Error, Result};
 
 /// Magic bytes opening every stemmata file: "\x89STM\r\n\x1a\n". The high-bit
@@ -131,10 +132,7 @@ pub fn sync_parent_dir(path: &Path) -> Result<()> {
         return Ok(());
     };
     match std::fs::File::open(dir) {
-        Ok(handle) if cfg!(unix) => handle.sync_all().map_err(|source| Error::Io {
-            path: dir.to_path_buf(),
-            source,
-        }),
+        Ok(handle) if cfg!(unix) => handle.sync_all().at(dir),
         _ => Ok(()),
     }
 }

@@ -63,16 +63,16 @@ struct Row {
     metrics: Metrics,
 }
 
-/// Every pair sharing a unique word, with its overlap and class.
-fn score_all_pairs(reader: &stemmata::Reader, labels: &Labels) -> Result<Vec<ScoredPair>> {
+/// The pairs `options` finds, with their overlaps and classes, and the run's counts.
+fn scored_pairs(
+    reader: &stemmata::Reader,
+    labels: &Labels,
+    options: &PairsOptions,
+) -> Result<(Vec<ScoredPair>, PairsStats)> {
     let books = reader.books();
-    let options = PairsOptions {
-        min_score: f64::MIN_POSITIVE,
-        ..PairsOptions::with_score(Score::Containment)
-    };
     let mut scored = Vec::new();
-    reader.pairs(
-        &options,
+    let stats = reader.pairs(
+        options,
         |pair| {
             let (a, b) = (&books[pair.a as usize].key, &books[pair.b as usize].key);
             scored.push(ScoredPair {
@@ -84,7 +84,16 @@ fn score_all_pairs(reader: &stemmata::Reader, labels: &Labels) -> Result<Vec<Sco
         },
         |_| {},
     )?;
-    Ok(scored)
+    Ok((scored, stats))
+}
+
+/// Every pair sharing a unique word (exact mode, no threshold).
+fn score_all_pairs(reader: &stemmata::Reader, labels: &Labels) -> Result<Vec<ScoredPair>> {
+    let options = PairsOptions {
+        min_score: f64::MIN_POSITIVE,
+        ..PairsOptions::with_score(Score::Containment)
+    };
+    Ok(scored_pairs(reader, labels, &options)?.0)
 }
 
 /// The pairs approximate mode finds at the default score and threshold.
@@ -92,26 +101,11 @@ fn approximate_pairs(
     reader: &stemmata::Reader,
     labels: &Labels,
 ) -> Result<(Vec<ScoredPair>, PairsStats)> {
-    let books = reader.books();
     let options = PairsOptions {
         mode: Mode::Approximate,
         ..PairsOptions::default()
     };
-    let mut found = Vec::new();
-    let stats = reader.pairs(
-        &options,
-        |pair| {
-            let (a, b) = (&books[pair.a as usize].key, &books[pair.b as usize].key);
-            found.push(ScoredPair {
-                class: labels.class(a, b),
-                overlap: pair.overlap,
-                keys: (a.clone(), b.clone()),
-            });
-            Ok(())
-        },
-        |_| {},
-    )?;
-    Ok((found, stats))
+    scored_pairs(reader, labels, &options)
 }
 
 fn rows(scored: &[ScoredPair], labels: &Labels) -> Vec<Row> {
