@@ -68,6 +68,7 @@ pub struct Reader {
     sequences: Vec<UniqueWordSeq>,
     by_key: HashMap<String, u32>,
     postings: OnceLock<Postings>,
+    frequent_word_cap: u32,
     sketches: Option<Sketches>,
     dir: std::path::PathBuf,
     format_version: u16,
@@ -128,6 +129,7 @@ impl Reader {
             sequences,
             by_key,
             postings: OnceLock::new(),
+            frequent_word_cap: postings::default_frequent_word_cap(ids.len()),
             sketches,
             dir: index.dir().to_path_buf(),
             format_version: index.format_version(),
@@ -137,7 +139,18 @@ impl Reader {
     /// The unique-word postings, built on first use.
     pub(crate) fn postings(&self) -> &Postings {
         self.postings
-            .get_or_init(|| Postings::build(&self.sequences))
+            .get_or_init(|| Postings::build(&self.sequences, self.frequent_word_cap))
+    }
+
+    /// Sets the cap past which exact mode's counting skips a word as
+    /// frequent: words unique in more than `cap` books (default
+    /// [`postings::default_frequent_word_cap`]). Answers do not change, only
+    /// the work: a lower cap scans shorter lists but loosens bounds, so more
+    /// books are aligned.
+    pub fn with_frequent_word_cap(mut self, cap: u32) -> Reader {
+        self.frequent_word_cap = cap;
+        self.postings = OnceLock::new();
+        self
     }
 
     /// The sketches, or `OldFormat` when the index has none.

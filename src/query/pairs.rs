@@ -84,6 +84,8 @@ pub struct PairsStats {
     /// Approximate mode: candidate pairs proposed by each band table.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sources: Option<SourceCounts>,
+    /// Exact mode: posting entries scanned while counting.
+    pub entries_scanned: u64,
     /// Candidates whose bound reached the threshold.
     pub within_bound: u64,
     /// Pairs aligned.
@@ -100,6 +102,7 @@ struct BookPairs {
     pairs: Vec<Pair>,
     sources: SourceCounts,
     candidates: u64,
+    entries_scanned: u64,
     within_bound: u64,
     lcs_runs: u64,
 }
@@ -147,6 +150,7 @@ impl Reader {
             pairs,
             sources: SourceCounts::default(),
             candidates,
+            entries_scanned: join.entries_scanned(),
             within_bound: keep.len() as u64,
             lcs_runs: keep.len() as u64,
         }
@@ -182,6 +186,7 @@ impl Reader {
             pairs,
             sources,
             candidates: aligned,
+            entries_scanned: 0,
             within_bound: aligned,
             lcs_runs: aligned,
         }
@@ -247,6 +252,7 @@ impl Reader {
                 if let Some(sources) = stats.sources.as_mut() {
                     sources.accumulate(&found.sources);
                 }
+                stats.entries_scanned += found.entries_scanned;
                 stats.within_bound += found.within_bound;
                 stats.lcs_runs += found.lcs_runs;
                 stats.found += found.pairs.len() as u64;

@@ -115,12 +115,18 @@ pub struct Explain {
     pub mode: Mode,
     /// Books in the snapshot, the query book excluded.
     pub books: u64,
-    /// Exact mode: books sharing at least one unique word (from postings).
+    /// Exact mode: books sharing at least one counted unique word, or
+    /// holding frequent words when the query has some (from postings).
     /// Approximate mode: books proposed by any band table.
     pub candidates: u64,
+    /// Exact mode: the query's unique words that counting skipped as
+    /// frequent (each still counts toward every bound).
+    pub frequent_words: u64,
     /// Approximate mode: candidates proposed by each band table.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sources: Option<SourceCounts>,
+    /// Exact mode: posting entries scanned while counting.
+    pub entries_scanned: u64,
     /// Candidates whose upper bound reaches the threshold.
     pub within_bound: u64,
     /// Candidates aligned (LCS runs).
@@ -229,7 +235,7 @@ impl Reader {
     /// block bound.
     pub(crate) fn bound(&self, score: Score, len_x: u32, candidate: &Candidate) -> f64 {
         let len_y = self.sequences[candidate.book as usize].len() as u32;
-        score.upper_bound_with_lcs(len_x, len_y, candidate.common, candidate.lcs_at_most)
+        candidate.bound(score, len_x, len_y)
     }
 
     fn qualifies(score: f64, options: &QueryOptions) -> bool {
@@ -262,6 +268,7 @@ impl Reader {
             }
         };
         let mut join = Join::new(self.books.len());
+        explain.frequent_words = self.postings().skipped_in(&probe) as u64;
         let mut bounded: Vec<(f64, Candidate)> = Vec::new();
         for candidate in join.count(self.postings(), &probe) {
             if Some(candidate.book) == exclude {
@@ -274,6 +281,7 @@ impl Reader {
             }
         }
         explain.within_bound = bounded.len() as u64;
+        explain.entries_scanned = join.entries_scanned();
         bounded.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.book.cmp(&b.1.book)));
         // Round one aligns the k best bounds; round two only the rest whose
         // bound can still reach the k-th best score found.
@@ -343,6 +351,7 @@ impl Reader {
                 lcs_avoided: books - aligned,
                 hits: hits.len() as u64,
                 elapsed: started.elapsed(),
+                ..Explain::default()
             },
             hits,
         }

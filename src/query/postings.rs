@@ -9,6 +9,16 @@
 //! whose bound survives, gathers the indexes in Y of the common words in X's
 //! order, whose longest increasing subsequence is |LCS(X, Y)|.
 //!
+//! **Frequent words.** A word unique in more books than a cap (see
+//! [`default_frequent_word_cap`]) keeps its word id but no entries: counting
+//! skips it, and such lists are where a join spends most of its time on large
+//! collections. The bound stays sound: a pair can share at most
+//! min(skipped words of X, skipped words of Y) of them, and that is added to
+//! both its counted common words and its LCS bound ([`Candidate`]); books
+//! sharing no counted word still get that bound and are candidates when it
+//! can reach the threshold. Alignment then looks each kept book's words up,
+//! frequent ones included, so verified overlaps are exact.
+//!
 //! **Block bound.** The first pass also counts common words per cell of a
 //! [`BLOCKS`]×[`BLOCKS`] grid (block of X × block of Y, by sequence index).
 //! The common words of an increasing subsequence visit cells along a
@@ -16,7 +26,7 @@
 //! |LCS| from above. For common words in random order it is about a quarter
 //! of |X ∩ Y|; for a copy it equals it. The planner prunes with it.
 
-use crate::align::{lis_len, Overlap};
+use crate::align::{lis_len, Overlap, Score};
 use crate::repr::UniqueWordSeq;
 
 /// The posting list of one word: an index into [`Postings`]' word table.
@@ -33,6 +43,8 @@ pub struct Postings {
     /// Block of each entry's element in its book ([`BLOCKS`] per book).
     blocks: Vec<u8>,
     lengths: Vec<u32>,
+    /// Elements of each book whose word is frequent (kept out of the lists).
+    skipped: Vec<u32>,
     /// The word id of every element of every book, book after book.
     element_words: Vec<WordId>,
     /// The entry of every element of every book in its word's posting list.
@@ -51,9 +63,29 @@ pub enum Probe<'a> {
     Words(&'a [WordId]),
 }
 
+/// The least list length past which a word counts as frequent, whatever the
+/// collection's size: shorter lists are cheap to scan, and skipping them
+/// would only loosen bounds.
+pub const MIN_FREQUENT_WORD_CAP: u32 = 1000;
+
+/// Share of the books past which a word counts as frequent. Measured on
+/// 3,000 generated books (`benches/README.md`): a cap of a third of the
+/// books skipped 22% of the entries but loosened the bounds of almost every
+/// pair, so the self-join aligned 2,000 times as many pairs and took 8 to 15
+/// times as long; from half the books on, nothing was skipped. Only words in most
+/// books are skipped by default.
+pub const FREQUENT_WORD_SHARE: f64 = 0.5;
+
+/// The default cap for `books` books: words unique in more books than
+/// max([`MIN_FREQUENT_WORD_CAP`], half the books) are skipped by counting.
+pub fn default_frequent_word_cap(books: usize) -> u32 {
+    MIN_FREQUENT_WORD_CAP.max((books as f64 * FREQUENT_WORD_SHARE) as u32)
+}
+
 impl Postings {
-    /// Builds postings over `sequences`, indexed by position in the slice.
-    pub fn build(sequences: &[UniqueWordSeq]) -> Self {
+    /// Builds postings over `sequences`, indexed by position in the slice;
+    /// words unique in more than `frequent_cap` books get no entries.
+    pub fn build(sequences: &[UniqueWordSeq], frequent_cap: u32) -> Self {
         let total: usize = sequences.iter().map(|s| s.len()).sum();
         let mut book_starts = Vec::with_capacity(sequences.len() + 1);
         let mut element_books = Vec::with_capacity(total);
@@ -82,28 +114,53 @@ impl Postings {
             indexes: Vec::with_capacity(total),
             blocks: Vec::with_capacity(total),
             lengths: sequences.iter().map(|s| s.len() as u32).collect(),
+            skipped: vec![0; sequences.len()],
             element_words: vec![0; total],
             element_entries: vec![0; total],
             book_starts,
             ..Postings::default()
         };
-        for key in keys {
-            let (word, element) = ((key >> 32) as u32, key as u32);
-            if postings.words.last() != Some(&word) {
-                postings.words.push(word);
-                postings.starts.push(postings.books.len() as u32);
+        for run in keys.chunk_by(|a, b| a >> 32 == b >> 32) {
+            let id = postings.words.len() as WordId;
+            postings.words.push((run[0] >> 32) as u32);
+            postings.starts.push(postings.books.len() as u32);
+            let frequent = run.len() > frequent_cap as usize;
+            for &key in run {
+                let element = key as u32;
+                let book = element_books[element as usize];
+                postings.element_words[element as usize] = id;
+                if frequent {
+                    postings.element_entries[element as usize] = NOT_KEPT;
+                    postings.skipped[book as usize] += 1;
+                } else {
+                    postings.push_entry(element, book);
+                }
             }
-            let book = element_books[element as usize];
-            let index = element - postings.book_starts[book as usize];
-            postings.element_words[element as usize] = (postings.words.len() - 1) as WordId;
-            postings.element_entries[element as usize] = postings.books.len() as u32;
-            postings.books.push(book);
-            postings.indexes.push(index);
-            let len = postings.lengths[book as usize];
-            postings.blocks.push(block_of(index, len) as u8);
         }
         postings.starts.push(postings.books.len() as u32);
         postings
+    }
+
+    fn push_entry(&mut self, element: u32, book: u32) {
+        let index = element - self.book_starts[book as usize];
+        self.element_entries[element as usize] = self.books.len() as u32;
+        self.books.push(book);
+        self.indexes.push(index);
+        self.blocks
+            .push(block_of(index, self.lengths[book as usize]) as u8);
+    }
+
+    /// True when word `id` is frequent: it has no entries.
+    fn is_frequent(&self, id: WordId) -> bool {
+        self.starts[id as usize] == self.starts[id as usize + 1]
+    }
+
+    /// Elements of the probe's sequence whose word is frequent.
+    pub fn skipped_in(&self, probe: &Probe<'_>) -> u32 {
+        match *probe {
+            Probe::Book(book) | Probe::BookAgainstLater(book) => self.skipped[book as usize],
+            Probe::Words(words) => words.iter().filter(|&&id| self.is_frequent(id)).count() as u32,
+        }
     }
 
     /// The word ids of stored book `book`'s sequence, in its order.
@@ -146,7 +203,11 @@ impl Postings {
                     .iter()
                     .zip(&self.element_entries[start..end])
                 {
-                    f(entry as usize + 1..self.starts[word as usize + 1] as usize);
+                    let end = self.starts[word as usize + 1] as usize;
+                    match entry {
+                        NOT_KEPT => f(end..end),
+                        entry => f(entry as usize + 1..end),
+                    }
                 }
             }
             Probe::Book(_) | Probe::Words(_) => {
@@ -227,15 +288,31 @@ fn heaviest_monotone_path(cells: &[u16]) -> u32 {
     best[BLOCKS - 1]
 }
 
-/// A book sharing words with the joined sequence.
+/// A book that may share words with the joined sequence.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Candidate {
     /// The book's slot.
     pub book: u32,
-    /// |X ∩ Y|, exact.
-    pub common: u32,
-    /// An upper bound on |LCS(X, Y)| from the block grid.
+    /// Common words found by counting: |X ∩ Y| less the frequent words the
+    /// two share.
+    pub counted: u32,
+    /// How many frequent words the two may share: the fewer of X's and Y's.
+    /// Zero when X has none, and then `counted` is |X ∩ Y|.
+    pub frequent_at_most: u32,
+    /// An upper bound on |LCS(X, Y)|: the block grid's, plus `frequent_at_most`.
     pub lcs_at_most: u32,
+}
+
+impl Candidate {
+    /// An upper bound on `score` for this candidate, |X| being `len_x` and
+    /// |Y| `len_y`. |X ∩ Y| lies in `counted ..= counted + frequent_at_most`
+    /// and is at least the LCS; every score is non-decreasing in the LCS,
+    /// and the coverage score falls as |X ∩ Y| grows, so the bound takes the
+    /// largest LCS with the least common count consistent with it.
+    pub fn bound(&self, score: Score, len_x: u32, len_y: u32) -> f64 {
+        let lcs = self.lcs_at_most.min(self.counted + self.frequent_at_most);
+        score.upper_bound_with_lcs(len_x, len_y, self.counted.max(lcs), lcs)
+    }
 }
 
 /// Per-thread scratch for joining one sequence against the postings.
@@ -246,7 +323,7 @@ pub struct Join {
     counts: Vec<u32>,
     cells: Vec<u16>,
     touched: Vec<u32>,
-    common: Vec<Candidate>,
+    candidates: Vec<Candidate>,
     slot: Vec<u32>,
     kept: Vec<(u32, u32)>,
     gathered: Vec<u32>,
@@ -261,11 +338,17 @@ impl Join {
             counts: vec![0; books],
             cells: Vec::new(),
             touched: Vec::new(),
-            common: Vec::new(),
+            candidates: Vec::new(),
             slot: vec![NOT_KEPT; books],
             kept: Vec::new(),
             gathered: Vec::new(),
         }
+    }
+
+    /// Posting entries the last [`count`](Self::count) scanned: the join's
+    /// work, the same on every run.
+    pub fn entries_scanned(&self) -> u64 {
+        self.entries_scanned
     }
 
     /// First pass: for every book the probe reaches that shares words with
@@ -280,6 +363,7 @@ impl Join {
         if self.cells.is_empty() {
             self.cells = vec![0; books * CELLS];
         }
+        let frequent_in_x = postings.skipped_in(probe);
         let mut blocks = BlockWalk::new(x_len);
         postings.for_each_range(probe, |range| {
             // Cells are laid out [X block][book][Y block], so one X block's
@@ -300,10 +384,14 @@ impl Join {
                 }
             }
         });
-        self.common.clear();
+        self.candidates.clear();
+        if frequent_in_x > 0 {
+            self.add_uncounted(postings, probe, frequent_in_x);
+        }
         let mut grid = [0u16; CELLS];
         for &book in &self.touched {
-            let common = std::mem::take(&mut self.counts[book as usize]);
+            let frequent_at_most = frequent_in_x.min(postings.skipped[book as usize]);
+            let counted = std::mem::take(&mut self.counts[book as usize]);
             let lcs_at_most = if use_grid {
                 for (bx, row) in grid.chunks_exact_mut(BLOCKS).enumerate() {
                     let at = (bx * books + book as usize) * BLOCKS;
@@ -313,16 +401,37 @@ impl Join {
                 }
                 heaviest_monotone_path(&grid)
             } else {
-                common
+                counted
             };
-            self.common.push(Candidate {
+            self.candidates.push(Candidate {
                 book,
-                common,
-                lcs_at_most,
+                counted,
+                frequent_at_most,
+                lcs_at_most: lcs_at_most + frequent_at_most,
             });
         }
         self.touched.clear();
-        &self.common
+        &self.candidates
+    }
+
+    /// Adds the books the probe reaches that counting did not touch but that
+    /// hold frequent words, which X may share with them.
+    fn add_uncounted(&mut self, postings: &Postings, probe: &Probe<'_>, frequent_in_x: u32) {
+        let first = match *probe {
+            Probe::BookAgainstLater(book) => book as usize + 1,
+            Probe::Book(_) | Probe::Words(_) => 0,
+        };
+        for (book, &skipped) in postings.skipped.iter().enumerate().skip(first) {
+            if skipped > 0 && self.counts[book] == 0 {
+                let frequent_at_most = frequent_in_x.min(skipped);
+                self.candidates.push(Candidate {
+                    book: book as u32,
+                    counted: 0,
+                    frequent_at_most,
+                    lcs_at_most: frequent_at_most,
+                });
+            }
+        }
     }
 
     /// Second pass: aligns the probe's sequence (of `len_x` elements before
@@ -345,7 +454,9 @@ impl Join {
             .iter()
             .map(|c| postings.lengths[c.book as usize] as u64)
             .sum();
-        if lookups < self.entries_scanned {
+        // A rescan sees only counted words, so it serves only probes without
+        // frequent words.
+        if lookups < self.entries_scanned || postings.skipped_in(probe) > 0 {
             self.align_by_lookup(postings, postings.probe_words(probe), len_x, keep, found);
         } else {
             self.align_by_rescan(postings, probe, len_x, keep, found);
@@ -365,7 +476,7 @@ impl Join {
         for (k, candidate) in keep.iter().enumerate() {
             self.slot[candidate.book as usize] = k as u32;
             self.kept.push((total, total));
-            total += candidate.common;
+            total += candidate.counted;
         }
         self.gathered.resize(total as usize, 0);
         postings.for_each_range(probe, |range| {
@@ -384,7 +495,11 @@ impl Join {
         for (candidate, &(start, end)) in keep.iter().zip(&self.kept) {
             self.slot[candidate.book as usize] = NOT_KEPT;
             let lcs = lis_len(&self.gathered[start as usize..end as usize]) as u32;
-            found(candidate.book, overlap(postings, len_x, candidate, lcs));
+            let len_y = postings.lengths[candidate.book as usize];
+            found(
+                candidate.book,
+                overlap(len_x, len_y, candidate.counted, lcs),
+            );
         }
     }
 
@@ -412,7 +527,11 @@ impl Join {
                     .filter(|&i| i != NOT_KEPT),
             );
             let lcs = lis_len(&self.gathered) as u32;
-            found(candidate.book, overlap(postings, len_x, candidate, lcs));
+            let (len_y, common) = (
+                postings.lengths[candidate.book as usize],
+                self.gathered.len(),
+            );
+            found(candidate.book, overlap(len_x, len_y, common as u32, lcs));
         }
         for &word in x {
             self.index_in_x[word as usize] = NOT_KEPT;
@@ -427,21 +546,21 @@ impl Join {
         let x = postings.word_ids_of(a);
         let unknown = Candidate {
             book: b,
-            common: 0,
+            counted: 0,
+            frequent_at_most: 0,
             lcs_at_most: 0,
         };
         let mut result = Overlap::default();
         self.align_by_lookup(postings, x, x.len() as u32, &[unknown], |_, o| result = o);
-        result.common = self.gathered.len() as u32;
         result
     }
 }
 
-fn overlap(postings: &Postings, len_x: u32, candidate: &Candidate, lcs: u32) -> Overlap {
+fn overlap(len_x: u32, len_y: u32, common: u32, lcs: u32) -> Overlap {
     Overlap {
         len_x,
-        len_y: postings.lengths[candidate.book as usize],
-        common: candidate.common,
+        len_y,
+        common,
         lcs,
     }
 }
@@ -460,7 +579,7 @@ mod tests {
 
     #[test]
     fn counts_common_words_per_book() {
-        let postings = Postings::build(&[seq(&[1, 2, 3]), seq(&[2, 3, 4]), seq(&[9])]);
+        let postings = Postings::build(&[seq(&[1, 2, 3]), seq(&[2, 3, 4]), seq(&[9])], u32::MAX);
         assert_eq!(postings.books_with(2), [0, 1]);
         assert!(postings.books_with(7).is_empty());
         let mut join = Join::new(3);
@@ -469,20 +588,20 @@ mod tests {
         let mut counts: Vec<_> = join
             .count(&postings, &Probe::Words(&x))
             .iter()
-            .map(|c| (c.book, c.common))
+            .map(|c| (c.book, c.counted))
             .collect();
         counts.sort();
         assert_eq!(counts, [(0, 2), (1, 2), (2, 1)]);
         let later: Vec<_> = join
             .count(&postings, &Probe::BookAgainstLater(0))
             .iter()
-            .map(|c| (c.book, c.common))
+            .map(|c| (c.book, c.counted))
             .collect();
         assert_eq!(later, [(1, 2)]);
         let all: Vec<_> = join
             .count(&postings, &Probe::Book(1))
             .iter()
-            .map(|c| (c.book, c.common))
+            .map(|c| (c.book, c.counted))
             .collect();
         assert_eq!(all.len(), 2);
     }
@@ -494,7 +613,7 @@ mod tests {
             seq(&[4, 3, 2, 1]),
             seq(&[1, 9, 3, 8, 2]),
         ];
-        let postings = Postings::build(&books);
+        let postings = Postings::build(&books, u32::MAX);
         let x = [1, 2, 3, 4, 5];
         assert_eq!(postings.word_ids_of(0), postings.resolve(&books[0].hashes));
         let ids = postings.resolve(&x);
@@ -502,7 +621,7 @@ mod tests {
         let probe = Probe::Words(&ids);
         let keep = join.count(&postings, &probe).to_vec();
         for candidate in &keep {
-            assert!(candidate.lcs_at_most >= 1 && candidate.lcs_at_most <= candidate.common);
+            assert!(candidate.lcs_at_most >= 1 && candidate.lcs_at_most <= candidate.counted);
         }
         let mut by_rescan = Vec::new();
         join.align_by_rescan(&postings, &probe, 5, &keep, |b, o| by_rescan.push((b, o)));
@@ -517,6 +636,46 @@ mod tests {
             let bound = keep.iter().find(|c| c.book == book).unwrap().lcs_at_most;
             assert!(bound >= overlap.lcs);
         }
+    }
+
+    #[test]
+    fn frequent_words_are_skipped_but_bounded_and_aligned_exactly() {
+        // Words 1 and 2 are in three books: frequent at cap 2.
+        let books = [seq(&[1, 2, 3]), seq(&[2, 1, 4]), seq(&[1, 2, 5]), seq(&[6])];
+        let postings = Postings::build(&books, 2);
+        assert!(postings.books_with(1).is_empty());
+        assert_eq!(postings.books_with(3), [0]);
+        let x = postings.resolve(&[1, 2, 4]);
+        let probe = Probe::Words(&x);
+        assert_eq!(postings.skipped_in(&probe), 2);
+        let mut join = Join::new(books.len());
+        let mut keep = join.count(&postings, &probe).to_vec();
+        keep.sort_by_key(|c| c.book);
+        // Books 0 and 2 share only frequent words: counted 0, bounded by 2.
+        let bounds: Vec<_> = keep
+            .iter()
+            .map(|c| (c.book, c.counted, c.frequent_at_most, c.lcs_at_most))
+            .collect();
+        assert_eq!(bounds, [(0, 0, 2, 2), (1, 1, 2, 3), (2, 0, 2, 2)]);
+        let mut aligned = Vec::new();
+        join.align(&postings, &probe, 3, &keep, |b, o| aligned.push((b, o)));
+        for (book, overlap) in aligned {
+            let direct =
+                SequenceIndex::new(&[1, 2, 4]).align(&books[book as usize].hashes, &mut Vec::new());
+            assert_eq!(overlap, direct, "book {book}");
+            let candidate = keep.iter().find(|c| c.book == book).unwrap();
+            for score in Score::ALL {
+                assert!(candidate.bound(score, 3, 3) >= score.value(&overlap));
+            }
+        }
+        // Against later books only, book 0 reaches 1 and 2, not itself.
+        let later: Vec<_> = join
+            .count(&postings, &Probe::BookAgainstLater(0))
+            .iter()
+            .map(|c| c.book)
+            .collect();
+        assert_eq!(later.len(), 2);
+        assert!(!later.contains(&0) && !later.contains(&3));
     }
 
     #[test]

@@ -30,21 +30,44 @@ pub struct ScoreArgs {
     /// faster and lighter on large indexes, may miss faint relations).
     #[arg(long, default_value = "exact", value_parser = parse_mode)]
     pub mode: Mode,
+    /// Exact mode: skip, when counting common words, the words unique in
+    /// more than this many books; they still count toward every bound, so
+    /// answers do not change, only the work [default: max(1000, half the
+    /// books)].
+    #[arg(long, value_name = "BOOKS")]
+    pub frequent_word_cap: Option<u32>,
 }
 
 impl ScoreArgs {
+    /// A reader of `index` with the chosen frequent-word cap.
+    pub fn reader(&self, index: &Index) -> Result<stemmata::Reader> {
+        let reader = index.reader()?;
+        Ok(match self.frequent_word_cap {
+            Some(cap) => reader.with_frequent_word_cap(cap),
+            None => reader,
+        })
+    }
+
     pub fn min_score(&self) -> f64 {
         self.min_score
             .unwrap_or_else(|| self.score.default_threshold())
     }
 }
 
-/// Where candidates came from: unique-word postings (exact mode) or each
-/// band table (approximate mode).
-fn candidate_sources(sources: Option<&stemmata::query::approx::SourceCounts>) -> String {
-    match sources {
-        None => " sharing a unique word".to_string(),
-        Some(s) => format!(
+/// Where candidates came from: unique-word postings (exact mode: entries
+/// scanned, and the query's words skipped as frequent when it is one query)
+/// or each band table (approximate mode).
+fn candidate_sources(
+    sources: Option<&stemmata::query::approx::SourceCounts>,
+    entries_scanned: u64,
+    frequent_words: Option<u64>,
+) -> String {
+    match (sources, frequent_words) {
+        (None, Some(frequent)) if frequent > 0 => format!(
+            " sharing a unique word ({entries_scanned} posting entries scanned; {frequent} of the query's words skipped as frequent, counted in bounds)"
+        ),
+        (None, _) => format!(" sharing a unique word ({entries_scanned} posting entries scanned)"),
+        (Some(s), _) => format!(
             " (book min-hash {}, window min-hash {}, simhash {}; {} keys skipped as too common)",
             s.book_minhash, s.window_minhash, s.simhash, s.skipped_keys
         ),
@@ -294,7 +317,7 @@ pub struct QueryArgs {
 
 pub fn query(args: QueryArgs) -> Result<ExitCode> {
     let index = Index::open(&args.index)?;
-    let reader = index.reader()?;
+    let reader = args.score.reader(&index)?;
     let options = QueryOptions {
         mode: args.score.mode,
         score: args.score.score,
@@ -347,7 +370,7 @@ pub fn query(args: QueryArgs) -> Result<ExitCode> {
             e.mode.name(),
             e.books,
             e.candidates,
-            candidate_sources(e.sources.as_ref()),
+            candidate_sources(e.sources.as_ref(), e.entries_scanned, Some(e.frequent_words)),
             e.within_bound,
             e.lcs_runs,
             e.lcs_avoided,
@@ -450,7 +473,7 @@ pub fn pairs(mut args: PairsArgs) -> Result<ExitCode> {
         args.format = PairsFormat::Jsonl;
     }
     let index = Index::open(&args.index)?;
-    let reader = index.reader()?;
+    let reader = args.score.reader(&index)?;
     let mut options = PairsOptions::with_score(args.score.score);
     options.min_score = args.score.min_score();
     options.mode = args.score.mode;
@@ -526,7 +549,7 @@ pub fn pairs(mut args: PairsArgs) -> Result<ExitCode> {
             stats.mode.name(),
             stats.pairs_considered,
             stats.candidates,
-            candidate_sources(stats.sources.as_ref()),
+            candidate_sources(stats.sources.as_ref(), stats.entries_scanned, None),
             stats.within_bound,
             stats.lcs_runs,
             stats.elapsed.as_secs_f64()

@@ -72,6 +72,10 @@ pub struct ScaleArgs {
     /// or exact (unique-word postings).
     #[arg(long, value_enum, default_value = "approximate")]
     pub mode: ModeArg,
+    /// Exact mode: the cap past which counting skips a word as frequent
+    /// (see `pairs --help`) [default: the reader's].
+    #[arg(long, value_name = "BOOKS")]
+    pub frequent_word_cap: Option<u32>,
     /// Seed of the generated collection.
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
@@ -196,9 +200,13 @@ pub fn run(args: ScaleArgs) -> Result<ExitCode> {
     note("self-join (stemmata pairs)");
     let scratch = temp_dir()?;
     let pairs_file = scratch.path().join("pairs.jsonl");
-    let self_join = self_join(&dir, &pairs_file, mode, threads, args.json, &truth)?;
+    let search = Search {
+        mode,
+        frequent_word_cap: args.frequent_word_cap,
+    };
+    let self_join = self_join(&dir, &pairs_file, search, threads, args.json, &truth)?;
     note("top-10 queries");
-    let queries = time_queries(&dir, mode, args.queries.get())?;
+    let queries = time_queries(&dir, search, args.queries.get())?;
     let figures = Figures {
         mode: mode.name(),
         threads,
@@ -353,17 +361,28 @@ fn index_size(dir: &Path, books: u64, text_bytes: u64) -> Result<IndexSize> {
 
 /// Runs `stemmata pairs` on the index as a child process writing JSON Lines
 /// to `out`, and scores what it found against `truth`.
+/// How the self-join and the queries find candidates.
+#[derive(Clone, Copy)]
+struct Search {
+    mode: Mode,
+    frequent_word_cap: Option<u32>,
+}
+
 fn self_join(
     dir: &Path,
     out: &Path,
-    mode: Mode,
+    search: Search,
     threads: usize,
     quiet: bool,
     truth: &GroundTruth,
 ) -> Result<SelfJoin> {
     let exe = std::env::current_exe().map_err(io_error("<current executable>"))?;
     let mut command = Command::new(&exe);
+    let mode = search.mode;
     command.arg("pairs").arg(dir).arg("--mode").arg(mode.name());
+    if let Some(cap) = search.frequent_word_cap {
+        command.arg("--frequent-word-cap").arg(cap.to_string());
+    }
     command.arg("--threads").arg(threads.to_string());
     command.arg("--json").arg("--output").arg(out);
     if quiet {
@@ -434,9 +453,13 @@ fn with_truth(found: Recall, truth: u64) -> Recall {
 }
 
 /// Opens a reader on the index and times `count` top-10 queries by key.
-fn time_queries(dir: &Path, mode: Mode, count: usize) -> Result<Queries> {
+fn time_queries(dir: &Path, search: Search, count: usize) -> Result<Queries> {
     let started = Instant::now();
-    let reader = Index::open(dir)?.reader()?;
+    let mut reader = Index::open(dir)?.reader()?;
+    if let Some(cap) = search.frequent_word_cap {
+        reader = reader.with_frequent_word_cap(cap);
+    }
+    let mode = search.mode;
     let reader_open_s = secs(started.elapsed());
     let rss_after_open_mib = memory_status_mib("VmRSS:");
     let peak_rss_after_open_mib = memory_status_mib("VmHWM:");
