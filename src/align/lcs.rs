@@ -115,6 +115,11 @@ impl SequenceIndex {
         self.index_of.len()
     }
 
+    /// True when `element` is in X.
+    pub fn contains(&self, element: u32) -> bool {
+        self.index_of.contains_key(&element)
+    }
+
     /// True when X is empty.
     pub fn is_empty(&self) -> bool {
         self.index_of.is_empty()
