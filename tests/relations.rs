@@ -161,3 +161,38 @@ fn texts_without_pages_are_duplicates_containers_or_overlaps() {
         .join(" ");
     assert_class(&map_relation(&other, &later), RelationClass::Overlap, None);
 }
+
+#[test]
+fn stored_books_relate_through_the_reader() {
+    let text = words(20_000, 15);
+    let whole = text.join(" ");
+    let part = text[5_000..9_000].join(" ");
+    let dir = tempfile::tempdir().unwrap();
+    let index = stemmata::Index::create(dir.path()).unwrap();
+    index
+        .load([
+            Ok(stemmata::Document::new("whole", whole.as_bytes())),
+            Ok(stemmata::Document::new("part", part.as_bytes())),
+        ])
+        .unwrap();
+    let reader = index.reader().unwrap();
+    let options = ExtractOptions::default();
+    let (fw, fp) = (extract(&whole, &options), extract(&part, &options));
+    let matched = reader.matched_positions("whole", "part").unwrap();
+    assert_eq!(
+        matched,
+        stemmata::relate::map::matched_positions(&fw.sequence, &fp.sequence)
+    );
+    // The part's words are words 5000..9000 of the whole.
+    assert!(matched.iter().all(|&(w, p)| w == p + 5_000));
+    let relation = reader.relation("whole", "part").unwrap();
+    assert_class(&relation, RelationClass::Contains, Some(Side::A));
+    let with = reader
+        .relation_with(&fp.sequence, fp.words, "whole")
+        .unwrap();
+    assert_class(&with, RelationClass::Contains, Some(Side::B));
+    assert!(matches!(
+        reader.relation("whole", "missing"),
+        Err(stemmata::Error::UnknownKey(_))
+    ));
+}
