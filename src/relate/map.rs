@@ -314,9 +314,9 @@ impl PortionMap {
         b_words: u32,
         options: &MapOptions,
     ) -> Result<PortionMap> {
-        let matched = matched_positions(a, b);
         let index_a = SequenceIndex::new(&a.hashes);
         let index_b = SequenceIndex::new(&b.hashes);
+        let matched = positions_of(&index_a.lcs_pairs(&b.hashes), a, b);
         let shared = |seq: &UniqueWordSeq, other: &SequenceIndex| -> Vec<u32> {
             seq.hashes
                 .iter()
@@ -338,10 +338,14 @@ impl PortionMap {
 /// The word positions (in A, in B) of the elements of one LCS of two
 /// unique-word sequences, increasing in both.
 pub fn matched_positions(a: &UniqueWordSeq, b: &UniqueWordSeq) -> Vec<(u32, u32)> {
-    SequenceIndex::new(&a.hashes)
-        .lcs_pairs(&b.hashes)
-        .into_iter()
-        .filter_map(|(i, j)| Some((*a.positions.get(i as usize)?, *b.positions.get(j as usize)?)))
+    positions_of(&SequenceIndex::new(&a.hashes).lcs_pairs(&b.hashes), a, b)
+}
+
+/// The word positions of element pairs (index in `a`, index in `b`).
+fn positions_of(pairs: &[(u32, u32)], a: &UniqueWordSeq, b: &UniqueWordSeq) -> Vec<(u32, u32)> {
+    pairs
+        .iter()
+        .filter_map(|&(i, j)| Some((*a.positions.get(i as usize)?, *b.positions.get(j as usize)?)))
         .collect()
 }
 

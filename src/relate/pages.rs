@@ -256,6 +256,9 @@ fn coverage(
 /// Least squares `p2 = a·p1 + b` over the matches; `None` with fewer than
 /// two distinct pages of A among them.
 fn linear_fit(matches: &[PagePair], pages_a: u32, pages_b: u32) -> Option<LinearFit> {
+    if matches.len() < 2 {
+        return None;
+    }
     let n = matches.len() as f64;
     let mean_a = matches.iter().map(|p| f64::from(p.a)).sum::<f64>() / n;
     let mean_b = matches.iter().map(|p| f64::from(p.b)).sum::<f64>() / n;
@@ -265,7 +268,7 @@ fn linear_fit(matches: &[PagePair], pages_a: u32, pages_b: u32) -> Option<Linear
         sxx += dx * dx;
         sxy += dx * (f64::from(p.b) - mean_b);
     }
-    if matches.len() < 2 || sxx == 0.0 {
+    if sxx == 0.0 {
         return None;
     }
     let slope = sxy / sxx;
