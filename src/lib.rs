@@ -42,6 +42,7 @@ pub mod eval;
 pub mod index;
 pub mod load;
 pub mod query;
+pub mod relate;
 pub mod repr;
 pub mod storage;
 pub mod synth;

@@ -1,6 +1,7 @@
 //! LCS of sequences whose elements are distinct: the positions in X of Y's
 //! common elements, taken in Y's order, form a sequence whose longest
 //! increasing subsequence is the LCS. O(|Y| + c log c) for c common elements.
+//! [`SequenceIndex::lcs_pairs`] also says which elements the LCS matched.
 
 use nohash_hasher::BuildNoHashHasher;
 use std::collections::HashMap;
@@ -18,6 +19,33 @@ pub fn lis_len(values: &[u32]) -> usize {
         }
     }
     tails.len()
+}
+
+/// Indices into `values` of one longest strictly increasing subsequence, in
+/// increasing order (patience sorting with back links, O(n log n)). Among
+/// several longest ones it returns one ending at the least value that ends
+/// any of them; its length is [`lis_len`]`(values)`.
+pub fn lis_indices(values: &[u32]) -> Vec<u32> {
+    // tails[k]: index of the least value ending an increasing run of k + 1.
+    let mut tails: Vec<u32> = Vec::with_capacity(64);
+    let mut previous: Vec<u32> = Vec::with_capacity(values.len());
+    for (i, &v) in values.iter().enumerate() {
+        let at = tails.partition_point(|&t| values[t as usize] < v);
+        previous.push(if at == 0 { u32::MAX } else { tails[at - 1] });
+        if at == tails.len() {
+            tails.push(i as u32);
+        } else {
+            tails[at] = i as u32;
+        }
+    }
+    let mut out = Vec::with_capacity(tails.len());
+    let mut at = tails.last().copied().unwrap_or(u32::MAX);
+    while at != u32::MAX {
+        out.push(at);
+        at = previous[at as usize];
+    }
+    out.reverse();
+    out
 }
 
 /// Length of the longest subsequence of `items` increasing under `less`.
@@ -87,6 +115,11 @@ impl SequenceIndex {
         self.index_of.len()
     }
 
+    /// True when `element` is in X.
+    pub fn contains(&self, element: u32) -> bool {
+        self.index_of.contains_key(&element)
+    }
+
     /// True when X is empty.
     pub fn is_empty(&self) -> bool {
         self.index_of.is_empty()
@@ -102,6 +135,21 @@ impl SequenceIndex {
             common: scratch.len() as u32,
             lcs: lis_len(scratch) as u32,
         }
+    }
+
+    /// The elements of one LCS of X and `y` (elements distinct), as pairs
+    /// (index in X, index in `y`), increasing in both.
+    pub fn lcs_pairs(&self, y: &[u32]) -> Vec<(u32, u32)> {
+        let common: Vec<(u32, u32)> = y
+            .iter()
+            .enumerate()
+            .filter_map(|(j, h)| self.index_of.get(h).map(|&i| (i, j as u32)))
+            .collect();
+        let x_indices: Vec<u32> = common.iter().map(|&(i, _)| i).collect();
+        lis_indices(&x_indices)
+            .into_iter()
+            .map(|k| common[k as usize])
+            .collect()
     }
 }
 
@@ -121,6 +169,21 @@ mod tests {
         assert_eq!(lis_len(&[3, 1, 2, 5, 4, 6]), 4);
         assert_eq!(lis_len(&[5, 4, 3]), 1);
         assert_eq!(lis_len(&[1, 1, 1]), 1);
+    }
+
+    #[test]
+    fn lis_indices_pick_an_increasing_run_of_lis_length() {
+        assert!(lis_indices(&[]).is_empty());
+        assert_eq!(lis_indices(&[3, 1, 2, 5, 4, 6]), [1, 2, 4, 5]);
+        assert_eq!(lis_indices(&[5, 4, 3]), [2]);
+        assert_eq!(lis_indices(&[1, 1, 1]), [2]);
+    }
+
+    #[test]
+    fn lcs_pairs_are_the_common_elements_in_order() {
+        let x = SequenceIndex::new(&[10, 20, 30, 40, 50]);
+        assert_eq!(x.lcs_pairs(&[20, 99, 10, 30, 50]), [(0, 2), (2, 3), (4, 4)]);
+        assert!(x.lcs_pairs(&[]).is_empty());
     }
 
     #[test]
@@ -154,6 +217,29 @@ mod tests {
             prop_assert_eq!(overlap.lcs as usize, lcs_len_dp(&x, &y));
             prop_assert!(overlap.common >= overlap.lcs);
             prop_assert!(overlap.common as usize <= x.len().min(y.len()));
+        }
+
+        #[test]
+        fn lis_indices_are_increasing_and_as_long_as_lis_len(v in prop::collection::vec(0u32..100, 0..80)) {
+            let indices = lis_indices(&v);
+            prop_assert_eq!(indices.len(), lis_len(&v));
+            for w in indices.windows(2) {
+                prop_assert!(w[0] < w[1] && v[w[0] as usize] < v[w[1] as usize]);
+            }
+        }
+
+        #[test]
+        fn lcs_pairs_match_equal_elements_as_long_as_the_lcs(x in prop::collection::vec(0u32..60, 0..50),
+                                                             y in prop::collection::vec(0u32..60, 0..50)) {
+            let (x, y) = (distinct(x), distinct(y));
+            let pairs = SequenceIndex::new(&x).lcs_pairs(&y);
+            prop_assert_eq!(pairs.len(), lcs_len_dp(&x, &y));
+            for &(i, j) in &pairs {
+                prop_assert_eq!(x[i as usize], y[j as usize]);
+            }
+            for w in pairs.windows(2) {
+                prop_assert!(w[0].0 < w[1].0 && w[0].1 < w[1].1);
+            }
         }
     }
 }

@@ -5,5 +5,5 @@
 mod lcs;
 mod score;
 
-pub use lcs::{lcs_len_dp, lis_len, lis_len_by, Overlap, SequenceIndex};
+pub use lcs::{lcs_len_dp, lis_indices, lis_len, lis_len_by, Overlap, SequenceIndex};
 pub use score::Score;

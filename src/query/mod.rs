@@ -4,13 +4,15 @@
 //! A [`Reader`] reads the catalog in one read transaction, decodes every
 //! book's sequence from the barrels and reads the sketch segments; the
 //! unique-word postings of exact mode are built in memory on first use.
-//! Loads that commit later do not change it.
+//! Loads that commit later do not change it. [`Reader::relation`] tells how
+//! two stored books relate (`relations.rs`).
 
 pub mod approx;
 pub mod clusters;
 mod pairs;
 mod planner;
 pub mod postings;
+mod relations;
 
 pub use clusters::Clusters;
 pub use pairs::{Pair, PairsOptions, PairsStats};

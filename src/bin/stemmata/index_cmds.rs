@@ -7,9 +7,11 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use stemmata::load::sources;
+use stemmata::relate::{Relation, Side};
+use stemmata::repr::unique_words::extract;
 use stemmata::{
-    Clusters, Document, Error, Index, LoadEvent, LoadOptions, Mode, PairsOptions, QueryOptions,
-    Result, Score,
+    Clusters, Document, Error, Hit, Index, LoadEvent, LoadOptions, Mode, PairsOptions,
+    QueryOptions, Reader, Result, Score,
 };
 
 use crate::output::{bar, print_json};
@@ -310,9 +312,63 @@ pub struct QueryArgs {
     /// Print how many books each planner stage kept.
     #[arg(long)]
     pub explain: bool,
+    /// Also tell how each hit relates to the query (duplicate, contains,
+    /// overlap, unrelated), from the portion map of their unique words.
+    #[arg(long)]
+    pub relations: bool,
     /// Print the result as JSON.
     #[arg(long)]
     pub json: bool,
+}
+
+/// The query's book: stored under a key, or a new text.
+enum QueryBook<'a> {
+    Stored(&'a str),
+    Text(Vec<u8>),
+}
+
+/// The relation of each hit to the query (a = the query, b = the hit).
+fn hit_relations(
+    index: &Index,
+    reader: &Reader,
+    query: &QueryBook,
+    hits: &[Hit],
+) -> Result<Vec<Relation>> {
+    match query {
+        QueryBook::Stored(key) => hits.iter().map(|h| reader.relation(key, &h.key)).collect(),
+        QueryBook::Text(text) => {
+            let features = extract(&stemmata::text::decode(text).text, index.options());
+            hits.iter()
+                .map(|h| reader.relation_with(&features.sequence, features.words, &h.key))
+                .collect()
+        }
+    }
+}
+
+/// A relation for people: class and confidence, and for a containment
+/// which book contains which (`a_name ⊃ b_name`).
+fn relation_label(relation: &Relation, a_name: &str, b_name: &str) -> String {
+    let containment = match relation.container {
+        Some(Side::A) => format!(" {a_name} ⊃ {b_name}"),
+        Some(Side::B) => format!(" {b_name} ⊃ {a_name}"),
+        None => String::new(),
+    };
+    format!("{} {:.2}{containment}", relation.class, relation.confidence)
+}
+
+/// The result as JSON, each hit with its relation when there are some.
+fn query_json(
+    result: &stemmata::QueryResult,
+    relations: Option<&[Relation]>,
+) -> Result<serde_json::Value> {
+    let to_json = |e: serde_json::Error| Error::InvalidArgument(format!("cannot write JSON: {e}"));
+    let mut value = serde_json::to_value(result).map_err(to_json)?;
+    if let (Some(relations), Some(hits)) = (relations, value["hits"].as_array_mut()) {
+        for (hit, relation) in hits.iter_mut().zip(relations) {
+            hit["relation"] = serde_json::to_value(relation).map_err(to_json)?;
+        }
+    }
+    Ok(value)
 }
 
 pub fn query(args: QueryArgs) -> Result<ExitCode> {
@@ -324,28 +380,38 @@ pub fn query(args: QueryArgs) -> Result<ExitCode> {
         top_k: args.top_k,
         min_score: args.score.min_score(),
     };
-    let result = match (&args.key, &args.text) {
-        (Some(key), _) => reader.query_key(key, &options)?,
+    let (result, query) = match (&args.key, &args.text) {
+        (Some(key), _) => (reader.query_key(key, &options)?, QueryBook::Stored(key)),
         (None, Some(path)) => {
             let text = std::fs::read(path).map_err(io_error(path))?;
-            reader.query_text(&text, &options)?
+            (reader.query_text(&text, &options)?, QueryBook::Text(text))
         }
         (None, None) => unreachable!("clap requires --key or --text"),
     };
+    let relations = if args.relations {
+        Some(hit_relations(&index, &reader, &query, &result.hits)?)
+    } else {
+        None
+    };
     if args.json {
-        print_json(&result)?;
+        print_json(&query_json(&result, relations.as_deref())?)?;
         return Ok(ExitCode::SUCCESS);
     }
     if result.hits.is_empty() {
         println!("no book scores {} ≥ {}", options.score, options.min_score);
     } else {
         println!(
-            "{:>4}  {:>7}  {:>6} {:>6}  {:<24} title",
+            "{:>4}  {:>7}  {:>6} {:>6}  {:<24} {}title",
             "rank",
             options.score.name(),
             "lcs",
             "common",
-            "key"
+            "key",
+            if relations.is_some() {
+                format!("{:<32} ", "relation")
+            } else {
+                String::new()
+            }
         );
     }
     for (rank, hit) in result.hits.iter().enumerate() {
@@ -353,8 +419,11 @@ pub fn query(args: QueryArgs) -> Result<ExitCode> {
             .book(&hit.key)
             .map(|b| b.title.as_str())
             .unwrap_or("");
+        let relation = relations.as_ref().map_or(String::new(), |r| {
+            format!("{:<32} ", relation_label(&r[rank], "query", "hit"))
+        });
         println!(
-            "{:>4}  {:>7.4}  {:>6} {:>6}  {:<24} {}",
+            "{:>4}  {:>7.4}  {:>6} {:>6}  {:<24} {relation}{}",
             rank + 1,
             hit.score,
             hit.overlap.lcs,
@@ -416,6 +485,12 @@ pub struct PairsArgs {
     /// pairs) to this file, as TSV: cluster, size, key; largest cluster first.
     #[arg(long)]
     pub clusters: Option<PathBuf>,
+    /// Also tell how the books of each pair relate (duplicate, contains,
+    /// overlap, unrelated), from the portion map of their unique words: TSV
+    /// gets the columns relation, confidence and container (the key of the
+    /// book that contains the other, or -), JSON a "relation" object.
+    #[arg(long)]
+    pub relations: bool,
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
@@ -466,6 +541,24 @@ struct PairLine<'a> {
     common: u32,
     a_unique: u32,
     b_unique: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    relation: Option<Relation>,
+}
+
+/// The TSV columns of a pair's relation, after a tab, or nothing.
+fn relation_columns(line: &PairLine) -> String {
+    let Some(relation) = &line.relation else {
+        return String::new();
+    };
+    let container = match relation.container {
+        Some(Side::A) => line.a,
+        Some(Side::B) => line.b,
+        None => "-",
+    };
+    format!(
+        "\t{}\t{:.4}\t{container}",
+        relation.class, relation.confidence
+    )
 }
 
 pub fn pairs(mut args: PairsArgs) -> Result<ExitCode> {
@@ -493,8 +586,13 @@ pub fn pairs(mut args: PairsArgs) -> Result<ExitCode> {
     if matches!(args.format, PairsFormat::Tsv) {
         writeln!(
             out,
-            "a\tb\t{}\tlcs\tcommon\ta_unique\tb_unique",
-            options.score
+            "a\tb\t{}\tlcs\tcommon\ta_unique\tb_unique{}",
+            options.score,
+            if args.relations {
+                "\trelation\tconfidence\tcontainer"
+            } else {
+                ""
+            }
         )
         .map_err(write_error)?;
     }
@@ -509,20 +607,34 @@ pub fn pairs(mut args: PairsArgs) -> Result<ExitCode> {
         &options,
         |pair| {
             clusters.join(pair.a, pair.b);
+            let (a, b) = (&books[pair.a as usize].key, &books[pair.b as usize].key);
+            let relation = if args.relations {
+                Some(reader.relation(a, b)?)
+            } else {
+                None
+            };
             let line = PairLine {
-                a: &books[pair.a as usize].key,
-                b: &books[pair.b as usize].key,
+                a,
+                b,
                 score: pair.score,
                 lcs: pair.overlap.lcs,
                 common: pair.overlap.common,
                 a_unique: pair.overlap.len_x,
                 b_unique: pair.overlap.len_y,
+                relation,
             };
             match args.format {
                 PairsFormat::Tsv => writeln!(
                     out,
-                    "{}\t{}\t{:.6}\t{}\t{}\t{}\t{}",
-                    line.a, line.b, line.score, line.lcs, line.common, line.a_unique, line.b_unique
+                    "{}\t{}\t{:.6}\t{}\t{}\t{}\t{}{}",
+                    line.a,
+                    line.b,
+                    line.score,
+                    line.lcs,
+                    line.common,
+                    line.a_unique,
+                    line.b_unique,
+                    relation_columns(&line)
                 ),
                 PairsFormat::Jsonl => serde_json::to_writer(&mut out, &line)
                     .map_err(std::io::Error::from)
