@@ -44,6 +44,8 @@ use std::ops::Range;
 
 use crate::Result;
 use anchors::WordAligner;
+pub(crate) use chars::{join_words, joined_len};
+pub(crate) use dp::edit_operations;
 pub(crate) use words::WordTexts;
 
 /// Parameters of RETAS.
@@ -102,7 +104,7 @@ impl CharEdits {
         self.operations() + self.substitutions
     }
 
-    fn add(&mut self, other: &CharEdits) {
+    pub(crate) fn add(&mut self, other: &CharEdits) {
         self.substitutions += other.substitutions;
         self.insertions += other.insertions;
         self.deletions += other.deletions;

@@ -78,7 +78,7 @@ pub fn joined_len(texts: &WordTexts, ids: &[u32], words: &Range<u32>) -> u64 {
 
 /// Sets `out` to the characters of the words `words` of one text (`ids`)
 /// joined by single spaces.
-fn join_words(texts: &WordTexts, ids: &[u32], words: &Range<u32>, out: &mut Vec<char>) {
+pub fn join_words(texts: &WordTexts, ids: &[u32], words: &Range<u32>, out: &mut Vec<char>) {
     out.clear();
     for (k, &id) in ids[words.start as usize..words.end as usize]
         .iter()

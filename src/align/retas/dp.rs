@@ -2,6 +2,7 @@
 //! characters alike. An LCS is the alignment of least edit distance when an
 //! insertion and a deletion cost 1 and a substitution 2 (a substitution is
 //! never cheaper than deleting and inserting), the costs of the thesis.
+//! And the unit-cost edit distance, which counts edit operations.
 
 /// One step of an alignment, in order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,6 +57,24 @@ pub fn trace<T: PartialEq>(a: &[T], b: &[T], table: &[u32], mut step: impl FnMut
     (j..b.len()).for_each(|j| step(Step::OnlyB(j)));
 }
 
+/// The least number of single-element substitutions, insertions and
+/// deletions turning `a` into `b` (Levenshtein), in O(|a|·|b|) time and
+/// O(|b|) space. The caller bounds the size.
+pub fn edit_operations<T: PartialEq>(a: &[T], b: &[T], row: &mut Vec<u64>) -> u64 {
+    row.clear();
+    row.extend(0..=b.len() as u64);
+    for (i, x) in a.iter().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i as u64 + 1;
+        for (j, y) in b.iter().enumerate() {
+            let substituted = diagonal + u64::from(x != y);
+            diagonal = row[j + 1];
+            row[j + 1] = substituted.min(row[j] + 1).min(diagonal + 1);
+        }
+    }
+    row[b.len()]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -82,7 +101,31 @@ mod tests {
         assert_eq!(steps("ab", ""), [OnlyA(0), OnlyA(1)]);
     }
 
+    #[test]
+    fn edit_operations_count_substitutions_once() {
+        let ops = |a: &str, b: &str| {
+            let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+            edit_operations(&a, &b, &mut Vec::new())
+        };
+        assert_eq!(ops("kitten", "sitting"), 3);
+        assert_eq!(ops("abc", "cxx"), 3);
+        assert_eq!(ops("", "ab"), 2);
+        assert_eq!(ops("ab", ""), 2);
+    }
+
     proptest! {
+        #[test]
+        fn edit_operations_lie_between_the_lcs_bounds(
+            a in prop::collection::vec(0u32..4, 0..30),
+            b in prop::collection::vec(0u32..4, 0..30),
+        ) {
+            let lcs = lcs_len_dp(&a, &b) as u64;
+            let ops = edit_operations(&a, &b, &mut Vec::new());
+            let (n, m) = (a.len() as u64, b.len() as u64);
+            prop_assert!(ops >= n.max(m) - lcs);
+            prop_assert!(ops <= n + m - 2 * lcs);
+        }
+
         #[test]
         fn traced_matches_are_an_lcs_and_every_element_is_stepped_once(
             a in prop::collection::vec(0u32..5, 0..30),
