@@ -234,13 +234,8 @@ pub fn align_texts(a: &str, b: &str, options: &RetasOptions) -> Result<Alignment
 
 /// Aligns two tokenised texts.
 pub(crate) fn align_words(texts: &WordTexts, options: &RetasOptions) -> Alignment {
-    let mut stats = RetasStats::default();
-    let matches = WordAligner::new(texts.vocabulary.len()).matches(
-        &texts.a.ids,
-        &texts.b.ids,
-        options,
-        &mut stats,
-    );
+    let (matches, mut stats) =
+        WordAligner::new(texts.vocabulary.len(), options).matches(&texts.a.ids, &texts.b.ids);
     let spans = spans::build(texts, &matches, options, &mut stats);
     Alignment::new(texts, spans, stats)
 }

@@ -37,14 +37,17 @@ struct Segment {
 }
 
 /// What the recursion still has to do, last item first.
+#[derive(Debug)]
 enum Work {
     Segment(Segment),
     Match(Pair),
 }
 
-/// Reusable buffers of the word-level stages.
-#[derive(Debug, Default)]
+/// The word-level stages over one pair of texts, with their buffers.
+#[derive(Debug)]
 pub struct WordAligner {
+    options: RetasOptions,
+    stats: RetasStats,
     /// Occurrences (saturating at 2) of each vocabulary id in the current
     /// segment of A and of B.
     count_a: Vec<u8>,
@@ -59,86 +62,107 @@ pub struct WordAligner {
     anchors: Vec<Pair>,
     /// Leaf dynamic-programming table.
     table: Vec<u32>,
+    work: Vec<Work>,
+    matches: Vec<WordMatch>,
 }
 
 impl WordAligner {
-    /// A aligner for a vocabulary of `vocabulary_len` words.
-    pub fn new(vocabulary_len: usize) -> Self {
+    /// An aligner for texts over a vocabulary of `vocabulary_len` words.
+    pub fn new(vocabulary_len: usize, options: &RetasOptions) -> Self {
         WordAligner {
+            options: *options,
+            stats: RetasStats::default(),
             count_a: vec![0; vocabulary_len],
             count_b: vec![0; vocabulary_len],
             position_b: vec![0; vocabulary_len],
-            ..WordAligner::default()
+            candidates: Vec::new(),
+            weights: Vec::new(),
+            chains: ChainFinder::default(),
+            anchors: Vec::new(),
+            table: Vec::new(),
+            work: Vec::new(),
+            matches: Vec::new(),
         }
     }
 
     /// Every matched word pair of `a` and `b`, in order: anchors found
-    /// recursively, then the word-level LCS of each leaf.
-    pub fn matches(
-        &mut self,
-        a: &[u32],
-        b: &[u32],
-        options: &RetasOptions,
-        stats: &mut RetasStats,
-    ) -> Vec<WordMatch> {
-        let mut matches = Vec::new();
-        let mut work = vec![Work::Segment(Segment {
+    /// recursively, then the word-level LCS of each leaf; and the counts of
+    /// the recursion.
+    pub fn matches(mut self, a: &[u32], b: &[u32]) -> (Vec<WordMatch>, RetasStats) {
+        self.work.push(Work::Segment(Segment {
             a: 0..a.len() as u32,
             b: 0..b.len() as u32,
             depth: 0,
-        })];
-        while let Some(item) = work.pop() {
+        }));
+        while let Some(item) = self.work.pop() {
             match item {
-                Work::Match((a, b)) => matches.push(WordMatch { a, b, anchor: true }),
-                Work::Segment(segment) => {
-                    self.split_or_align(segment, a, b, options, stats, &mut work, &mut matches)
-                }
+                Work::Match((a, b)) => self.matches.push(WordMatch { a, b, anchor: true }),
+                Work::Segment(segment) => self.split_or_align(segment, a, b),
             }
         }
-        matches
+        (self.matches, self.stats)
     }
 
-    /// Splits `segment` at its anchors (pushing the parts on `work`), or
-    /// aligns it as a leaf into `matches`.
-    #[allow(clippy::too_many_arguments)]
-    fn split_or_align(
-        &mut self,
-        segment: Segment,
-        a: &[u32],
-        b: &[u32],
-        options: &RetasOptions,
-        stats: &mut RetasStats,
-        work: &mut Vec<Work>,
-        matches: &mut Vec<WordMatch>,
-    ) {
+    /// Splits `segment` at its anchors (pushing the parts on the work
+    /// stack), or aligns it as a leaf.
+    fn split_or_align(&mut self, segment: Segment, a: &[u32], b: &[u32]) {
         if segment.a.is_empty() || segment.b.is_empty() {
             return;
         }
-        stats.depth = stats.depth.max(segment.depth);
+        self.stats.depth = self.stats.depth.max(segment.depth);
         let longer = segment.a.len().max(segment.b.len());
-        let is_leaf = longer < options.leaf_words as usize || segment.depth >= options.max_depth;
+        let is_leaf =
+            longer < self.options.leaf_words as usize || segment.depth >= self.options.max_depth;
         if !is_leaf {
             self.find_anchors(&segment, a, b);
             if segment.depth == 0 {
-                stats.anchors = self.anchors.len() as u32;
+                self.stats.anchors = self.anchors.len() as u32;
             }
         }
         if is_leaf || self.anchors.is_empty() {
-            stats.leaves += 1;
-            let (a_words, b_words) = (range_of(a, &segment.a), range_of(b, &segment.b));
-            let start = (segment.a.start, segment.b.start);
-            leaf_matches(
-                a_words,
-                b_words,
-                start,
-                options,
-                stats,
-                &mut self.table,
-                matches,
-            );
-            return;
+            self.stats.leaves += 1;
+            self.align_leaf(&segment, range_of(a, &segment.a), range_of(b, &segment.b));
+        } else {
+            push_parts(&segment, &self.anchors, &mut self.work);
         }
-        push_parts(&segment, &self.anchors, work);
+    }
+
+    /// The word-level LCS of a leaf whose words are `a` and `b`: its common
+    /// prefix and suffix, and a dynamic-programming LCS of the middle when
+    /// its table fits `max_dp_cells` (else the middle gets no match).
+    fn align_leaf(&mut self, segment: &Segment, a: &[u32], b: &[u32]) {
+        let prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+        let (a_rest, b_rest) = (&a[prefix..], &b[prefix..]);
+        let suffix = a_rest
+            .iter()
+            .rev()
+            .zip(b_rest.iter().rev())
+            .take_while(|(x, y)| x == y)
+            .count();
+        let (middle_a, middle_b) = (
+            &a_rest[..a_rest.len() - suffix],
+            &b_rest[..b_rest.len() - suffix],
+        );
+        let at = |i: usize, j: usize| WordMatch {
+            a: segment.a.start + i as u32,
+            b: segment.b.start + j as u32,
+            anchor: false,
+        };
+        self.matches.extend((0..prefix).map(|k| at(k, k)));
+        let cells = (middle_a.len() as u64 + 1) * (middle_b.len() as u64 + 1);
+        if !middle_a.is_empty() && !middle_b.is_empty() && cells <= self.options.max_dp_cells {
+            self.stats.dp_cells += cells;
+            fill_table(middle_a, middle_b, &mut self.table);
+            let matches = &mut self.matches;
+            trace(middle_a, middle_b, &self.table, |step| {
+                if let Step::Match(i, j) = step {
+                    matches.push(at(prefix + i, prefix + j));
+                }
+            });
+        }
+        let (suffix_a, suffix_b) = (a.len() - suffix, b.len() - suffix);
+        self.matches
+            .extend((0..suffix).map(|k| at(suffix_a + k, suffix_b + k)));
     }
 
     /// Sets `self.anchors` to the heaviest chain (in order in both sides)
@@ -224,53 +248,6 @@ fn push_parts(segment: &Segment, anchors: &[Pair], work: &mut Vec<Work>) {
     }));
 }
 
-/// The word-level LCS of a leaf: its common prefix and suffix, and a
-/// dynamic-programming LCS of the middle when its table fits
-/// `options.max_dp_cells` (else the middle gets no match). `start` is the
-/// leaf's first word index in A and B.
-fn leaf_matches(
-    a: &[u32],
-    b: &[u32],
-    start: Pair,
-    options: &RetasOptions,
-    stats: &mut RetasStats,
-    table: &mut Vec<u32>,
-    matches: &mut Vec<WordMatch>,
-) {
-    let prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
-    let (a_rest, b_rest) = (&a[prefix..], &b[prefix..]);
-    let suffix = a_rest
-        .iter()
-        .rev()
-        .zip(b_rest.iter().rev())
-        .take_while(|(x, y)| x == y)
-        .count();
-    let (middle_a, middle_b) = (
-        &a_rest[..a_rest.len() - suffix],
-        &b_rest[..b_rest.len() - suffix],
-    );
-    let at = |i: usize, j: usize| WordMatch {
-        a: start.0 + i as u32,
-        b: start.1 + j as u32,
-        anchor: false,
-    };
-    matches.extend((0..prefix).map(|k| at(k, k)));
-    if !middle_a.is_empty() && !middle_b.is_empty() {
-        let cells = (middle_a.len() as u64 + 1) * (middle_b.len() as u64 + 1);
-        if cells <= options.max_dp_cells {
-            stats.dp_cells += cells;
-            fill_table(middle_a, middle_b, table);
-            trace(middle_a, middle_b, table, |step| {
-                if let Step::Match(i, j) = step {
-                    matches.push(at(prefix + i, prefix + j));
-                }
-            });
-        }
-    }
-    let (suffix_a, suffix_b) = (a.len() - suffix, b.len() - suffix);
-    matches.extend((0..suffix).map(|k| at(suffix_a + k, suffix_b + k)));
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -278,14 +255,13 @@ mod tests {
 
     fn matches_of(a: &[u32], b: &[u32], options: &RetasOptions) -> Vec<Pair> {
         let vocabulary = a.iter().chain(b).max().map_or(0, |&m| m as usize + 1);
-        let mut stats = RetasStats::default();
-        let found = WordAligner::new(vocabulary).matches(a, b, options, &mut stats);
+        let (found, _) = WordAligner::new(vocabulary, options).matches(a, b);
         found.iter().map(|m| (m.a, m.b)).collect()
     }
 
     #[test]
     fn anchors_are_the_heaviest_chain_of_words_unique_in_both() {
-        let mut aligner = WordAligner::new(10);
+        let mut aligner = WordAligner::new(10, &RetasOptions::default());
         // 1 and 2 are unique in both but cross; 3 is unique in both; 0 repeats.
         let a = [0, 1, 0, 2, 3];
         let b = [2, 0, 1, 3, 0];
@@ -329,6 +305,20 @@ mod tests {
         assert_eq!(matches_of(&a, &b, &capped), [(0, 0), (5, 5)]);
         let found = matches_of(&a, &b, &RetasOptions::default());
         assert_eq!(found, [(0, 0), (2, 2), (3, 3), (5, 5)]);
+    }
+
+    #[test]
+    fn matches_say_whether_they_are_anchors() {
+        let (a, b) = ([1, 2, 3, 1], [1, 2, 3, 1]);
+        let options = RetasOptions {
+            leaf_words: 3,
+            ..RetasOptions::default()
+        };
+        let (found, stats) = WordAligner::new(4, &options).matches(&a, &b);
+        let anchors: Vec<bool> = found.iter().map(|m| m.anchor).collect();
+        // 2 and 3 are unique; the 1s are matched by the leaves around them.
+        assert_eq!(anchors, [false, true, true, false]);
+        assert_eq!((stats.anchors, stats.leaves), (2, 2));
     }
 
     proptest! {
