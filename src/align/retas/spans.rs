@@ -63,8 +63,8 @@ enum Piece<'r> {
 /// nearest its diagonal. Runs far off the diagonal are likely common words
 /// paired with the wrong occurrence.
 fn split_at(start: Pair, end: Pair, loose: &[Run]) -> usize {
-    let (len_a, len_b) = (i64::from(end.0 - start.0), i64::from(end.1 - start.1));
-    let offset = |run: &Run| (i64::from(run.a - start.0), i64::from(run.b - start.1));
+    let (len_a, len_b) = (i128::from(end.0 - start.0), i128::from(end.1 - start.1));
+    let offset = |run: &Run| (i128::from(run.a - start.0), i128::from(run.b - start.1));
     let deviation = |run: &Run| {
         let (a, b) = offset(run);
         (a * len_b - b * len_a).abs()
@@ -196,8 +196,8 @@ impl SpanBuilder<'_> {
             Some(cells) => self.stats.dp_cells += cells,
             None => return false,
         }
-        for k in 0..self.groups.len() {
-            let group = &self.groups[k];
+        let groups = std::mem::take(&mut self.groups);
+        for group in &groups {
             let operations = group.edits.operations();
             let longer = group.chars_a.max(group.chars_b) as f64;
             let kind = if operations == 0 {
@@ -212,6 +212,7 @@ impl SpanBuilder<'_> {
             };
             self.push(group.a.clone(), group.b.clone(), kind);
         }
+        self.groups = groups;
         true
     }
 
