@@ -1,5 +1,6 @@
 //! Text to unique words: `text::decode` (its encoding choice agrees with the
-//! bytes), `text::tokenise` and
+//! bytes), `text::tokenise` (and `text::tokenise_spans`: the same tokens
+//! with increasing byte ranges on character boundaries) and
 //! `unique_words::extract` on any bytes. Words are non-empty letters of at
 //! most MAX_WORD_BYTES bytes; normalising is idempotent; a sequence has
 //! strictly increasing positions and distinct hashes; without the
@@ -10,7 +11,7 @@
 use libfuzzer_sys::fuzz_target;
 use std::collections::HashMap;
 use stemmata::repr::unique_words::{extract, word_hash, ExtractOptions};
-use stemmata::text::{decode, normalise, tokenise, Token, MAX_WORD_BYTES};
+use stemmata::text::{decode, normalise, tokenise, tokenise_spans, Token, MAX_WORD_BYTES};
 
 fuzz_target!(|data: &[u8]| {
     let decoded = decode(data);
@@ -42,6 +43,21 @@ fuzz_target!(|data: &[u8]| {
     });
     assert_eq!(stats.words, words.len() as u64);
     assert_eq!(stats.page_breaks, page_breaks);
+
+    // The spanned tokeniser gives the same tokens, with increasing byte
+    // ranges on character boundaries.
+    let mut spanned = 0;
+    let mut last_end = 0;
+    let spanned_stats = tokenise_spans(text, |token, range| {
+        assert!(last_end <= range.start && range.start < range.end, "{range:?}");
+        assert!(text.get(range.clone()).is_some(), "{range:?}");
+        last_end = range.end;
+        if let Token::Word(word) = token {
+            assert_eq!(word, words[spanned]);
+            spanned += 1;
+        }
+    });
+    assert_eq!(spanned_stats, stats);
 
     let once = normalise(text);
     assert_eq!(normalise(&once), once, "normalise is not idempotent");

@@ -1,9 +1,16 @@
-//! Alignment of unique-word sequences: the LCS through the longest
+//! Alignment: of unique-word sequences (the LCS through the longest
 //! increasing subsequence, the naive dynamic-programming LCS it replaces,
-//! and the scores and bounds the planner prunes with.
+//! and the scores and bounds the planner prunes with), and of whole texts
+//! (RETAS, and the OCR accuracy measured through it).
 
+mod accuracy;
 mod lcs;
+mod retas;
 mod score;
 
+pub use accuracy::{ocr_accuracy, OcrAccuracy, STOP_WORDS};
 pub use lcs::{lcs_len_dp, lis_indices, lis_len, lis_len_by, Overlap, SequenceIndex};
+pub use retas::{
+    align_texts, AlignedSpan, Alignment, CharEdits, RetasOptions, RetasStats, SpanKind,
+};
 pub use score::Score;

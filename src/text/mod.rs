@@ -8,7 +8,7 @@
 
 mod tokenise;
 
-pub use tokenise::{normalise, tokenise, Token, TokenStats, MAX_WORD_BYTES};
+pub use tokenise::{normalise, tokenise, tokenise_spans, Token, TokenStats, MAX_WORD_BYTES};
 
 use std::borrow::Cow;
 

@@ -1,4 +1,7 @@
-//! The tokeniser: one pass over the text, emitting normalised words and page breaks.
+//! The tokeniser: one pass over the text, emitting normalised words and page
+//! breaks, each with the byte range of the text it came from.
+
+use std::ops::Range;
 
 /// Words longer than this many bytes (after normalisation) are dropped: no
 /// real word is that long, and a megabyte-long "word" must not reach the index.
@@ -50,11 +53,17 @@ fn hyphenated_line_end(rest: &str) -> Option<usize> {
 struct WordBuffer<'s> {
     word: String,
     overlong: bool,
+    /// Byte range of the text the word's letters came from.
+    source: Range<usize>,
     stats: &'s mut TokenStats,
 }
 
 impl WordBuffer<'_> {
-    fn push(&mut self, c: char) {
+    fn push(&mut self, at: usize, c: char) {
+        if !self.in_word() {
+            self.source.start = at;
+        }
+        self.source.end = at + c.len_utf8();
         if self.overlong {
             return;
         }
@@ -75,12 +84,12 @@ impl WordBuffer<'_> {
         !self.word.is_empty() || self.overlong
     }
 
-    fn end(&mut self, emit: &mut impl FnMut(Token<'_>)) {
+    fn end(&mut self, emit: &mut impl FnMut(Token<'_>, Range<usize>)) {
         if self.overlong {
             self.stats.overlong_tokens += 1;
         } else if !self.word.is_empty() {
             self.stats.words += 1;
-            emit(Token::Word(&self.word));
+            emit(Token::Word(&self.word), self.source.clone());
         }
         self.word.clear();
         self.overlong = false;
@@ -90,16 +99,26 @@ impl WordBuffer<'_> {
 /// Tokenises `text`, calling `emit` for each normalised word and page break
 /// in order. Never panics, whatever the input.
 pub fn tokenise(text: &str, mut emit: impl FnMut(Token<'_>)) -> TokenStats {
+    tokenise_spans(text, |token, _| emit(token))
+}
+
+/// Tokenises `text` as [`tokenise`] does, also giving each token the byte
+/// range of `text` it came from: for a word, from its first letter to the end
+/// of its last (a hyphenated line end, soft hyphen or apostrophe inside the
+/// word is part of the range); for a page break, the form feed. Ranges
+/// are increasing, do not overlap and lie on character boundaries.
+pub fn tokenise_spans(text: &str, mut emit: impl FnMut(Token<'_>, Range<usize>)) -> TokenStats {
     let mut stats = TokenStats::default();
     let mut buffer = WordBuffer {
         word: String::with_capacity(MAX_WORD_BYTES + 8),
         overlong: false,
+        source: 0..0,
         stats: &mut stats,
     };
     let mut chars = text.char_indices().peekable();
     while let Some((at, c)) = chars.next() {
         if c.is_alphabetic() {
-            buffer.push(c);
+            buffer.push(at, c);
             continue;
         }
         let next_is_letter = chars.peek().is_some_and(|&(_, n)| n.is_alphabetic());
@@ -119,7 +138,7 @@ pub fn tokenise(text: &str, mut emit: impl FnMut(Token<'_>)) -> TokenStats {
         buffer.end(&mut emit);
         if c == '\x0c' {
             buffer.stats.page_breaks += 1;
-            emit(Token::PageBreak);
+            emit(Token::PageBreak, at..at + 1);
         }
     }
     buffer.end(&mut emit);
@@ -209,6 +228,37 @@ mod tests {
         assert_eq!(stats.words, 2);
     }
 
+    fn spans(text: &str) -> Vec<(String, &str)> {
+        let mut out = Vec::new();
+        tokenise_spans(text, |t, range| {
+            let word = match t {
+                Token::Word(w) => w.to_string(),
+                Token::PageBreak => "<page>".to_string(),
+            };
+            out.push((word, &text[range]));
+        });
+        out
+    }
+
+    #[test]
+    fn spans_cover_each_word_in_the_original_text() {
+        let text = "The  exam-\nple, don't\x0cÉCOLE co\u{ad}op!";
+        let expected = [
+            ("the", "The"),
+            ("example", "exam-\nple"),
+            ("dont", "don't"),
+            ("<page>", "\x0c"),
+            ("école", "ÉCOLE"),
+            ("coop", "co\u{ad}op"),
+        ];
+        let found = spans(text);
+        let found: Vec<(&str, &str)> = found.iter().map(|(w, s)| (w.as_str(), *s)).collect();
+        assert_eq!(found, expected);
+        assert!(spans(&format!("a {} b", "x".repeat(100)))
+            .iter()
+            .all(|(_, s)| s.len() == 1));
+    }
+
     #[test]
     fn normalise_output_is_words_and_page_breaks() {
         assert_eq!(normalise("A b.\n\nC\x0cD, e!"), "a b c\x0cd e");
@@ -219,6 +269,23 @@ mod tests {
         fn normalising_twice_changes_nothing(text in "\\PC{0,200}") {
             let once = normalise(&text);
             prop_assert_eq!(normalise(&once), once);
+        }
+
+        #[test]
+        fn spans_are_increasing_char_boundary_ranges_and_tokens_match_tokenise(
+            text in any::<String>()
+        ) {
+            let mut plain = Vec::new();
+            tokenise(&text, |t| plain.push(format!("{t:?}")));
+            let mut spanned = Vec::new();
+            let mut last_end = 0;
+            tokenise_spans(&text, |t, range| {
+                assert!(last_end <= range.start && range.start < range.end);
+                assert!(text.get(range.clone()).is_some());
+                last_end = range.end;
+                spanned.push(format!("{t:?}"));
+            });
+            prop_assert_eq!(plain, spanned);
         }
 
         #[test]

@@ -1,5 +1,6 @@
 //! The `stemmata` command line: create, load and query an index from a shell.
 
+mod align_cmds;
 mod bench;
 mod demo;
 mod eval;
@@ -39,6 +40,11 @@ enum Command {
     Stats(index_cmds::StatsArgs),
     /// Check every checksum and catalog entry of an index.
     Verify(index_cmds::VerifyArgs),
+    /// Align two texts word by word and character by character (RETAS).
+    Align(align_cmds::AlignArgs),
+    /// Measure the character, word and stop-word accuracy of an OCR text
+    /// against a clean copy.
+    OcrAccuracy(align_cmds::OcrAccuracyArgs),
     /// Generate a sample collection, load it and show what is found.
     Demo(demo::DemoArgs),
     /// Measure precision and recall on a labelled corpus.
@@ -63,6 +69,8 @@ fn main() -> ExitCode {
         Command::Delete(args) => index_cmds::delete(args),
         Command::Stats(args) => index_cmds::stats(args),
         Command::Verify(args) => index_cmds::verify(args),
+        Command::Align(args) => align_cmds::align(args),
+        Command::OcrAccuracy(args) => align_cmds::ocr_accuracy(args),
         Command::Demo(args) => demo::run(args),
         Command::Eval(args) => eval::run(args),
         Command::Bench(args) => bench::run(args),

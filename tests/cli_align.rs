@@ -1,0 +1,119 @@
+//! `stemmata align` and `stemmata ocr-accuracy`: summaries, JSON, and
+//! errors that name the file.
+
+mod common;
+
+use rand::SeedableRng;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use stemmata::synth::{ocr_noise, work_text};
+
+/// A clean text, a noisy copy of it with an added preface, and the directory.
+fn texts() -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let clean = work_text(3_000, 31);
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(7);
+    let noisy = format!(
+        "{}\n\n{}",
+        common::text(40_000, 100),
+        ocr_noise(&clean, 0.02, &mut rng)
+    );
+    let (a, b) = (dir.path().join("clean.txt"), dir.path().join("noisy.txt"));
+    std::fs::write(&a, clean).unwrap();
+    std::fs::write(&b, noisy).unwrap();
+    (dir, a, b)
+}
+
+fn run(args: &[&Path]) -> Output {
+    common::run(common::cli().args(args))
+}
+
+fn json(args: &[&Path]) -> Value {
+    let output = run(args);
+    assert!(output.status.success(), "{}", common::stderr(&output));
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+#[test]
+fn align_prints_a_summary_and_a_table_of_spans() {
+    let (_dir, a, b) = texts();
+    let output = run(&[Path::new("align"), &a, &b]);
+    assert!(output.status.success(), "{}", common::stderr(&output));
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(stdout.contains("clean.txt: 3000 words"), "{stdout}");
+    assert!(stdout.contains(" spans ("), "{stdout}");
+    assert!(
+        stdout.contains("exact") && stdout.contains("edited"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn align_json_is_the_whole_alignment() {
+    let (_dir, a, b) = texts();
+    let options = [
+        Path::new("--leaf-words"),
+        Path::new("100"),
+        Path::new("--json"),
+    ];
+    let value = json(&[&[Path::new("align"), &a, &b][..], &options[..]].concat());
+    assert_eq!(value["words_a"], 3000);
+    assert!(value["share_a"].as_f64().unwrap() > 0.97);
+    assert!(value["share_b"].as_f64().unwrap() < 0.99);
+    assert!(value["seconds"].as_f64().is_some());
+    let spans = value["spans"].as_array().unwrap();
+    let first = &spans[0];
+    assert_eq!(first["a_words"]["start"], 0);
+    assert_eq!(first["b_words"]["start"], 100, "the preface is 100 words");
+    assert!(first["a_bytes"]["end"].as_u64().is_some());
+    let edited = spans.iter().find(|s| s["kind"] == "edited").unwrap();
+    assert!(edited["distance"].as_u64().unwrap() > 0);
+    assert!(edited["edits"]["substitutions"].as_u64().is_some());
+    assert!(value["stats"]["anchors"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn ocr_accuracy_reports_characters_words_and_stop_words() {
+    let (_dir, a, b) = texts();
+    let clean = [Path::new("ocr-accuracy"), Path::new("--clean"), &a, &b];
+    let value = json(&[&clean[..], &[Path::new("--json")][..]].concat());
+    let accuracy = value["char_accuracy"].as_f64().unwrap();
+    assert!((0.9..1.0).contains(&accuracy), "{value}");
+    assert_eq!(value["clean_words"], 3000);
+    assert_eq!(value["extra_ocr_words"], 100);
+    assert!(value["stop_word_accuracy"].as_f64().unwrap() > 0.8);
+    let output = run(&clean);
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(stdout.starts_with("character accuracy"), "{stdout}");
+}
+
+#[test]
+fn missing_empty_binary_and_wordless_files_are_errors_naming_the_file() {
+    let (dir, a, _) = texts();
+    let empty = dir.path().join("empty.txt");
+    let binary = dir.path().join("binary.txt");
+    let wordless = dir.path().join("digits.txt");
+    let missing = dir.path().join("missing.txt");
+    std::fs::write(&empty, "").unwrap();
+    std::fs::write(&binary, b"\x00\x01\x02binary\x00").unwrap();
+    std::fs::write(&wordless, "1 2 3 ... 42").unwrap();
+    for (bad, why) in [
+        (&empty, "empty file"),
+        (&binary, "binary data"),
+        (&wordless, "no words"),
+        (&missing, "No such file"),
+    ] {
+        for args in [
+            vec![Path::new("align"), &a, bad],
+            vec![Path::new("ocr-accuracy"), Path::new("--clean"), bad, &a],
+        ] {
+            let output = run(&args);
+            assert_eq!(output.status.code(), Some(1), "{args:?}");
+            let stderr = common::stderr(&output);
+            assert!(stderr.contains(&bad.display().to_string()), "{stderr}");
+            assert!(stderr.contains(why), "{stderr}");
+        }
+    }
+}

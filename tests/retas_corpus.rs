@@ -1,0 +1,120 @@
+//! RETAS on the labelled corpus (`../shared/corpus`): every `edition` pair
+//! aligns at least 90% of the words of its shorter book, except the pairs in
+//! [`DIVERGENT`], whose texts differ more than that; they keep a floor of
+//! their own so that a regression still shows.
+//!
+//! Skipped with a message when the corpus is missing, unless the `CI`
+//! environment variable is set: then a missing corpus fails.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use stemmata::align::{align_texts, RetasOptions};
+use stemmata::eval::Corpus;
+use stemmata::text::decode;
+
+const MIN_SHORTER_SHARE: f64 = 0.90;
+
+/// Edition pairs whose texts themselves share less than 90% of the shorter
+/// book in order, with the floor each must keep. A monotone alignment
+/// cannot do better: what is missing was deleted, rewritten or moved.
+const DIVERGENT: [(&str, &str, f64, &str); 3] = [
+    (
+        "pg1228",
+        "pg2009",
+        0.80,
+        "the 6th edition of the Origin drops or rewrites about 17% of the \
+         1st edition's 5-word shingles and moves passages of the recapitulation",
+    ),
+    (
+        "pg1524",
+        "pg9077",
+        0.35,
+        "the First Quarto of Hamlet is a different, shorter version (4% of \
+         its 6-word shingles in common) with scenes in another order",
+    ),
+    (
+        "pg2265",
+        "pg9077",
+        0.35,
+        "the First Quarto against the First Folio: as above",
+    ),
+];
+
+/// The least share of the shorter book `a`–`b` must align.
+fn floor_of(a: &str, b: &str) -> f64 {
+    DIVERGENT
+        .iter()
+        .find(|(x, y, _, _)| (*x, *y) == (a, b))
+        .map_or(MIN_SHORTER_SHARE, |&(_, _, floor, _)| floor)
+}
+
+fn corpus_dir() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+    if dir.join("pairs.tsv").is_file() {
+        return Some(dir);
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "CI is set but the corpus is missing at {}",
+        dir.display()
+    );
+    eprintln!("skipped: no corpus at {}", dir.display());
+    None
+}
+
+fn text_of(corpus: &Corpus, id: &str) -> String {
+    let path = corpus.dir.join("texts").join(format!("{id}.txt"));
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    decode(&bytes).text.into_owned()
+}
+
+#[test]
+fn every_edition_pair_aligns_most_of_its_shorter_book() {
+    let Some(dir) = corpus_dir() else { return };
+    let corpus = Corpus::read(&dir).unwrap();
+    let editions: Vec<_> = corpus
+        .pairs
+        .iter()
+        .filter(|p| p.relation == "edition")
+        .collect();
+    assert!(
+        !editions.is_empty(),
+        "no edition pairs in {}",
+        dir.display()
+    );
+    let mut short = Vec::new();
+    println!("pair                    words A  words B  shorter aligned  spans    ms");
+    for pair in editions {
+        let (a, b) = (text_of(&corpus, &pair.a), text_of(&corpus, &pair.b));
+        let started = Instant::now();
+        let alignment = align_texts(&a, &b, &RetasOptions::default()).unwrap();
+        let share = alignment.shorter_share();
+        println!(
+            "{:<23} {:>8} {:>8} {:>15.1}% {:>6} {:>5}",
+            format!("{} {}", pair.a, pair.b),
+            alignment.words_a,
+            alignment.words_b,
+            100.0 * share,
+            alignment.spans.len(),
+            started.elapsed().as_millis()
+        );
+        let floor = floor_of(&pair.a, &pair.b);
+        if share < floor {
+            short.push(format!(
+                "{} {}: {:.1}% < {:.0}%",
+                pair.a,
+                pair.b,
+                100.0 * share,
+                100.0 * floor
+            ));
+        }
+    }
+    for (a, b, floor, why) in DIVERGENT {
+        println!("{a} {b}: floor {:.0}%: {why}", 100.0 * floor);
+    }
+    assert!(
+        short.is_empty(),
+        "edition pairs under their floor: {short:?}"
+    );
+}
