@@ -117,3 +117,90 @@ fn missing_empty_binary_and_wordless_files_are_errors_naming_the_file() {
         }
     }
 }
+
+#[test]
+fn align_relations_name_the_container() {
+    // Without pages: a work, and a volume holding it between two others.
+    let dir = tempfile::tempdir().unwrap();
+    let unpaged = |text: String| text.replace('\x0c', "\n");
+    let work = unpaged(work_text(3_000, 31));
+    let volume = [work_text(4_000, 32), work.clone(), work_text(4_000, 33)]
+        .map(unpaged)
+        .join("\n\n");
+    let (a, b) = (dir.path().join("work.txt"), dir.path().join("volume.txt"));
+    std::fs::write(&a, work).unwrap();
+    std::fs::write(&b, volume).unwrap();
+    let value = json(&[
+        Path::new("align"),
+        &a,
+        &b,
+        Path::new("--relations"),
+        Path::new("--json"),
+    ]);
+    let relation = &value["relation"];
+    assert_eq!(relation["class"], "contains", "{relation}");
+    assert_eq!(relation["container"], "b", "{relation}");
+    let output = run(&[Path::new("align"), &a, &b, Path::new("--relations")]);
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(stdout.contains("relation: contains"), "{stdout}");
+    assert!(stdout.contains("volume.txt ⊃"), "{stdout}");
+}
+
+#[test]
+fn paged_texts_are_classified_by_page_signals() {
+    let dir = tempfile::tempdir().unwrap();
+    let words: Vec<String> = work_text(6_000, 5)
+        .split_whitespace()
+        .map(str::to_string)
+        .collect();
+    let paged = words
+        .chunks(300)
+        .map(|page| page.join(" "))
+        .collect::<Vec<_>>()
+        .join("\x0c");
+    let (a, b) = (dir.path().join("a.txt"), dir.path().join("b.txt"));
+    std::fs::write(&a, &paged).unwrap();
+    std::fs::write(&b, &paged).unwrap();
+    let value = json(&[
+        Path::new("align"),
+        &a,
+        &b,
+        Path::new("--relations"),
+        Path::new("--json"),
+    ]);
+    assert_eq!(
+        value["relation"]["class"], "same_pagination",
+        "{}",
+        value["relation"]
+    );
+    assert!(value["relation"]["signals"]["pages"].is_object());
+}
+
+#[test]
+fn align_map_writes_svg_or_an_html_page() {
+    let (dir, a, b) = texts();
+    let svg = dir.path().join("map.svg");
+    let output = run(&[Path::new("align"), &a, &b, Path::new("--map"), &svg]);
+    assert!(output.status.success(), "{}", common::stderr(&output));
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(stdout.contains("100.0% of A and"), "{stdout}");
+    let picture = std::fs::read_to_string(&svg).unwrap();
+    assert!(picture.starts_with("<svg"), "{picture}");
+    assert!(picture.contains("clean.txt") && picture.contains("noisy.txt"));
+    let html = dir.path().join("map.html");
+    let output = run(&[Path::new("align"), &a, &b, Path::new("--map"), &html]);
+    assert!(output.status.success(), "{}", common::stderr(&output));
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(
+        page.starts_with("<!DOCTYPE html>") && page.contains("<svg"),
+        "{page}"
+    );
+    let unwritable = dir.path().join("missing").join("map.svg");
+    let output = run(&[Path::new("align"), &a, &b, Path::new("--map"), &unwritable]);
+    assert!(!output.status.success());
+    assert!(
+        common::stderr(&output).contains("missing"),
+        "{}",
+        common::stderr(&output)
+    );
+}

@@ -1,8 +1,8 @@
-//! The text-pair subcommands: align (RETAS) and ocr-accuracy.
+//! The text-pair subcommands: align (RETAS, with its portion map and the
+//! pair's relation) and ocr-accuracy.
 //!
 //! [`aligned_pair`] reads and aligns two files and returns everything a
-//! report needs, apart from printing, so that other outputs of `align` can
-//! build on it.
+//! report needs, apart from printing; the map and the relation build on it.
 
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -10,6 +10,11 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use stemmata::align::{self, Alignment, RetasOptions, SpanKind, STOP_WORDS};
+use stemmata::relate::{
+    classify_map, classify_pages, MapBook, MapOptions, PageOptions, PageSignals, PortionMap,
+    Relation,
+};
+use stemmata::repr::minhash::{page_signatures, MinHashOptions};
 use stemmata::text::{decode, looks_binary, tokenise};
 use stemmata::{Error, Result};
 
@@ -46,6 +51,18 @@ pub struct AlignArgs {
     pub b: PathBuf,
     #[command(flatten)]
     pub retas: RetasArgs,
+    /// Write the portion map (both books as bars in bins, matched bins
+    /// coloured, bands joining matched regions) to this file: SVG, or a
+    /// page around it when the name ends in .html.
+    #[arg(long, value_name = "FILE")]
+    pub map: Option<PathBuf>,
+    /// Words per bin of the portion map.
+    #[arg(long, default_value_t = MapOptions::default().bin_words)]
+    pub bin_words: u32,
+    /// Classify the pair: from page signals when both texts have pages (form
+    /// feeds), else from the portion map (duplicate, contains, overlap).
+    #[arg(long)]
+    pub relations: bool,
     /// Print the whole alignment as JSON.
     #[arg(long)]
     pub json: bool,
@@ -111,24 +128,106 @@ struct AlignmentJson<'a> {
     a: &'a Path,
     b: &'a Path,
     seconds: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    relation: Option<&'a Relation>,
     #[serde(flatten)]
     alignment: &'a Alignment,
 }
 
 pub fn align(args: AlignArgs) -> Result<ExitCode> {
     let pair = aligned_pair(&args)?;
+    let options = MapOptions {
+        bin_words: args.bin_words,
+        ..MapOptions::default()
+    };
+    let map = portion_map(&pair.alignment, &options)?;
+    if let Some(path) = &args.map {
+        write_map(path, &map, &pair)?;
+    }
+    let relation = args.relations.then(|| relation(&pair, &map)).transpose()?;
     if args.json {
         print_json(&AlignmentJson {
             a: &pair.a.path,
             b: &pair.b.path,
             seconds: pair.elapsed.as_secs_f64(),
+            relation: relation.as_ref(),
             alignment: &pair.alignment,
         })?;
     } else {
         print_summary(&pair);
+        if let Some(relation) = &relation {
+            let name = |file: &TextFile| file.path.display().to_string();
+            println!(
+                "relation: {}",
+                crate::index_cmds::relation_label(relation, &name(&pair.a), &name(&pair.b))
+            );
+        }
+        if let Some(path) = &args.map {
+            println!(
+                "map: {} matched regions; {:.1}% of A and {:.1}% of B in matched bins; written to {}",
+                map.regions.len(),
+                100.0 * map.a.coverage,
+                100.0 * map.b.coverage,
+                path.display()
+            );
+        }
         print_spans(&pair);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The portion map of a full-text alignment: every word is eligible.
+fn portion_map(alignment: &Alignment, options: &MapOptions) -> Result<PortionMap> {
+    PortionMap::build(
+        MapBook::full_text(alignment.words_a),
+        MapBook::full_text(alignment.words_b),
+        alignment.word_range_pairs(),
+        options,
+    )
+}
+
+/// Writes the map as SVG, or as an HTML page holding it.
+fn write_map(path: &Path, map: &PortionMap, pair: &AlignedPair) -> Result<()> {
+    let label = |file: &TextFile| {
+        file.path.file_name().map_or_else(
+            || file.path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        )
+    };
+    let svg = map.to_svg(&label(&pair.a), &label(&pair.b));
+    let is_html = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("html") || e.eq_ignore_ascii_case("htm"));
+    let contents = if is_html {
+        format!(
+            "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{} / {}</title></head>\n<body>\n{svg}\n</body></html>\n",
+            stemmata::relate::svg::escape_xml(&label(&pair.a)),
+            stemmata::relate::svg::escape_xml(&label(&pair.b)),
+        )
+    } else {
+        svg
+    };
+    std::fs::write(path, contents).map_err(|source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// The pair's relation: from page signals when both texts have more than one
+/// page, else from the portion map.
+fn relation(pair: &AlignedPair, map: &PortionMap) -> Result<Relation> {
+    let paged = |text: &str| text.contains('\x0c');
+    if paged(&pair.a.text) && paged(&pair.b.text) {
+        let options = MinHashOptions::pages();
+        let signals = PageSignals::compute(
+            &page_signatures(&pair.a.text, &options),
+            &page_signatures(&pair.b.text, &options),
+            &PageOptions::default(),
+        )?;
+        Ok(classify_pages(&signals))
+    } else {
+        Ok(classify_map(map))
+    }
 }
 
 fn print_summary(pair: &AlignedPair) {

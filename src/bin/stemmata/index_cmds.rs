@@ -347,7 +347,7 @@ fn hit_relations(
 
 /// A relation for people: class and confidence, and for a containment
 /// which book contains which (`a_name ⊃ b_name`).
-fn relation_label(relation: &Relation, a_name: &str, b_name: &str) -> String {
+pub fn relation_label(relation: &Relation, a_name: &str, b_name: &str) -> String {
     let containment = match relation.container {
         Some(Side::A) => format!(" {a_name} ⊃ {b_name}"),
         Some(Side::B) => format!(" {b_name} ⊃ {a_name}"),
