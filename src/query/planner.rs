@@ -268,7 +268,6 @@ impl Reader {
             }
         };
         let mut join = Join::new(self.books.len());
-        explain.frequent_words = self.postings().skipped_in(&probe) as u64;
         let mut bounded: Vec<(f64, Candidate)> = Vec::new();
         for candidate in join.count(self.postings(), &probe) {
             if Some(candidate.book) == exclude {
@@ -282,6 +281,7 @@ impl Reader {
         }
         explain.within_bound = bounded.len() as u64;
         explain.entries_scanned = join.entries_scanned();
+        explain.frequent_words = join.frequent_in_x() as u64;
         bounded.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.book.cmp(&b.1.book)));
         // Round one aligns the k best bounds; round two only the rest whose
         // bound can still reach the k-th best score found.

@@ -319,6 +319,7 @@ impl Candidate {
 #[derive(Debug)]
 pub struct Join {
     entries_scanned: u64,
+    frequent_in_x: u32,
     index_in_x: Vec<u32>,
     counts: Vec<u32>,
     cells: Vec<u16>,
@@ -334,6 +335,7 @@ impl Join {
     pub fn new(books: usize) -> Self {
         Join {
             entries_scanned: 0,
+            frequent_in_x: 0,
             index_in_x: Vec::new(),
             counts: vec![0; books],
             cells: Vec::new(),
@@ -351,6 +353,12 @@ impl Join {
         self.entries_scanned
     }
 
+    /// Elements of the last counted probe whose word is frequent (skipped
+    /// by counting, counted in every bound).
+    pub fn frequent_in_x(&self) -> u32 {
+        self.frequent_in_x
+    }
+
     /// First pass: for every book the probe reaches that shares words with
     /// it, its common count and block bound, in no particular order.
     pub fn count(&mut self, postings: &Postings, probe: &Probe<'_>) -> &[Candidate] {
@@ -364,6 +372,7 @@ impl Join {
             self.cells = vec![0; books * CELLS];
         }
         let frequent_in_x = postings.skipped_in(probe);
+        self.frequent_in_x = frequent_in_x;
         let mut blocks = BlockWalk::new(x_len);
         postings.for_each_range(probe, |range| {
             // Cells are laid out [X block][book][Y block], so one X block's
@@ -435,8 +444,9 @@ impl Join {
     }
 
     /// Second pass: aligns the probe's sequence (of `len_x` elements before
-    /// resolving) with each of `keep` (as returned by [`count`](Self::count)
-    /// for the same probe), calling `found` with each book and its overlap.
+    /// resolving) with each of `keep` (as returned by the last
+    /// [`count`](Self::count), for the same probe), calling `found` with each
+    /// book and its overlap.
     /// Rescans the postings when that is cheaper than reading every kept
     /// book's sequence, else looks each kept book's words up in the probe's.
     pub fn align(
@@ -456,7 +466,7 @@ impl Join {
             .sum();
         // A rescan sees only counted words, so it serves only probes without
         // frequent words.
-        if lookups < self.entries_scanned || postings.skipped_in(probe) > 0 {
+        if lookups < self.entries_scanned || self.frequent_in_x > 0 {
             self.align_by_lookup(postings, postings.probe_words(probe), len_x, keep, found);
         } else {
             self.align_by_rescan(postings, probe, len_x, keep, found);
