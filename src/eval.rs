@@ -40,6 +40,8 @@ pub struct LabelledPair {
     pub relation: String,
     /// True when the note marks the overlap as partial.
     pub partial: bool,
+    /// The note (empty when the row has none).
+    pub note: String,
 }
 
 /// A corpus directory.
@@ -95,6 +97,7 @@ impl Corpus {
                 b: row[1].clone(),
                 relation: row[2].clone(),
                 partial: row.get(3).is_some_and(|n| n.starts_with("PARTIAL")),
+                note: row.get(3).cloned().unwrap_or_default(),
             });
         }
         Ok(Corpus {

@@ -20,12 +20,14 @@
 //! then when the environment variable `CI` is set.
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::Path;
 
+use stemmata::eval::{Corpus, LabelledPair};
 use stemmata::relate::{classify_map, MapOptions, PortionMap, Relation, RelationClass, Side};
 use stemmata::repr::unique_words::extract;
 use stemmata::repr::{ExtractOptions, Features};
 use stemmata::text::decode;
+
+mod common;
 
 /// Largest accepted |a's matched share − b's share of a| (see the module docs).
 const SHARE_TOLERANCE: f64 = 0.15;
@@ -35,43 +37,15 @@ const MIN_RATE: f64 = 0.9;
 /// duplicate or contains.
 const MIN_NEGATIVE_RATE: f64 = 0.95;
 
-struct LabelledPair {
-    a: String,
-    b: String,
-    relation: String,
-    note: String,
-}
-
-fn corpus_dir() -> Option<&'static Path> {
-    let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus"));
-    if dir.join("pairs.tsv").exists() {
-        return Some(dir);
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "corpus missing at {} (required when CI is set)",
-        dir.display()
-    );
-    eprintln!("skipped: corpus missing at {}", dir.display());
-    None
-}
-
-fn labelled_pairs(dir: &Path) -> Vec<LabelledPair> {
-    let text = std::fs::read_to_string(dir.join("pairs.tsv")).unwrap();
-    text.lines()
-        .skip(1)
-        .filter_map(|line| {
-            let fields: Vec<&str> = line.split('\t').collect();
-            Some(LabelledPair {
-                a: fields.first()?.to_string(),
-                b: fields.get(1)?.to_string(),
-                relation: fields.get(2)?.to_string(),
-                note: fields.get(3).unwrap_or(&"").to_string(),
-            })
-        })
+/// The pairs checked: editions, different works by one author, and the
+/// contains pairs not marked PARTIAL.
+fn checked_pairs(corpus: &Corpus) -> Vec<&LabelledPair> {
+    corpus
+        .pairs
+        .iter()
         .filter(|p| match p.relation.as_str() {
             "edition" | "same_author" => true,
-            "contains" => !p.note.starts_with("PARTIAL"),
+            "contains" => !p.partial,
             _ => false,
         })
         .collect()
@@ -103,8 +77,11 @@ fn rate(passed: usize, total: usize) -> f64 {
 
 #[test]
 fn editions_are_duplicates_containers_contain_where_the_part_is_and_other_works_are_apart() {
-    let Some(dir) = corpus_dir() else { return };
-    let pairs = labelled_pairs(dir);
+    let Some(dir) = common::corpus_dir() else {
+        return;
+    };
+    let corpus = Corpus::read(&dir).unwrap();
+    let pairs = checked_pairs(&corpus);
     let mut features: HashMap<String, Features> = HashMap::new();
     for id in pairs.iter().flat_map(|p| [&p.a, &p.b]) {
         if !features.contains_key(id) {
@@ -118,7 +95,7 @@ fn editions_are_duplicates_containers_contain_where_the_part_is_and_other_works_
     let (mut editions, mut same_text, mut contains, mut contained) = (0, 0, 0, 0);
     let mut negative_classes: BTreeMap<RelationClass, usize> = BTreeMap::new();
     let mut deviations: Vec<(f64, String)> = Vec::new();
-    for pair in &pairs {
+    for &pair in &pairs {
         let (relation, a_share) = relation(&features, pair);
         let ok = match pair.relation.as_str() {
             "edition" => {

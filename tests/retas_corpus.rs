@@ -6,12 +6,13 @@
 //! Skipped with a message when the corpus is missing, unless the `CI`
 //! environment variable is set: then a missing corpus fails.
 
-use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use stemmata::align::{align_texts, RetasOptions};
 use stemmata::eval::Corpus;
 use stemmata::text::decode;
+
+mod common;
 
 const MIN_SHORTER_SHARE: f64 = 0.90;
 
@@ -49,20 +50,6 @@ fn floor_of(a: &str, b: &str) -> f64 {
         .map_or(MIN_SHORTER_SHARE, |&(_, _, floor, _)| floor)
 }
 
-fn corpus_dir() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
-    if dir.join("pairs.tsv").is_file() {
-        return Some(dir);
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "CI is set but the corpus is missing at {}",
-        dir.display()
-    );
-    eprintln!("skipped: no corpus at {}", dir.display());
-    None
-}
-
 fn text_of(corpus: &Corpus, id: &str) -> String {
     let path = corpus.dir.join("texts").join(format!("{id}.txt"));
     let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -71,7 +58,9 @@ fn text_of(corpus: &Corpus, id: &str) -> String {
 
 #[test]
 fn every_edition_pair_aligns_most_of_its_shorter_book() {
-    let Some(dir) = corpus_dir() else { return };
+    let Some(dir) = common::corpus_dir() else {
+        return;
+    };
     let corpus = Corpus::read(&dir).unwrap();
     let editions: Vec<_> = corpus
         .pairs

@@ -157,3 +157,19 @@ pub fn collect_pairs<K: Ord + std::fmt::Debug>(
         .unwrap();
     found
 }
+
+/// The labelled corpus at `../shared/corpus`, or `None` (with a message)
+/// when it is missing; a missing corpus fails when `CI` is set.
+pub fn corpus_dir() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+    if dir.join("pairs.tsv").is_file() {
+        return Some(dir);
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "CI is set but the corpus is missing at {}",
+        dir.display()
+    );
+    eprintln!("skipped: no corpus at {}", dir.display());
+    None
+}
