@@ -32,7 +32,7 @@ fn records() -> Vec<SketchRecord> {
                 book_id: book,
                 simhash: SimHash128(u128::from(book)),
                 minhash: MinHashSig(vec![u64::from(book); 100]),
-                keys: [keys(0, 20), keys(1, 425), keys(2, 8)],
+                keys: [keys(0, 20), keys(1, 425), keys(2, 8), keys(3, 100)],
             }
         })
         .collect()

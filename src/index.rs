@@ -13,8 +13,9 @@ use crate::error::IoContext;
 use crate::load::segments::MAX_DEAD_SHARE;
 use crate::load::{BulkLoader, LoadOptions};
 use crate::query::Reader;
-use crate::repr::sketch::{BandLayout, SketchOptions, Table};
+use crate::repr::sketch::{value_keys, BandLayout, SketchOptions, Table};
 use crate::repr::ExtractOptions;
+use crate::repr::MinHashSig;
 use crate::storage::barrel::{BarrelReader, Record};
 use crate::storage::catalog::{BookEntry, Catalog, CatalogBatch, CatalogOptions, CatalogSnapshot};
 use crate::storage::format::FORMAT_VERSION;
@@ -166,6 +167,8 @@ pub struct VerifyStats {
     /// Sketches in the segments of books since deleted or replaced; readers
     /// skip them and a compaction drops them.
     pub dead_sketches: u64,
+    /// Books with page signatures in the catalog, all decoded and checked.
+    pub paged_books: u64,
 }
 
 /// A guard on the single writer of an index; released on drop.
@@ -252,6 +255,19 @@ impl Index {
         })
     }
 
+    /// `OldFormat` unless the index has the format this build writes: a
+    /// write must not mix segment layouts in one index.
+    fn require_current_format(&self) -> Result<()> {
+        match self.format_version() {
+            FORMAT_VERSION => Ok(()),
+            found => Err(Error::OldFormat {
+                path: self.dir().to_path_buf(),
+                found,
+                needs: "write (loads and deletes keep sketches in its segment layout)".into(),
+            }),
+        }
+    }
+
     pub(crate) fn catalog(&self) -> &Catalog {
         &self.shared.catalog
     }
@@ -273,7 +289,7 @@ impl Index {
 
     /// Takes the writer role; `Err(Locked)` while another loader holds it.
     pub(crate) fn lock_writer(&self) -> Result<WriterGuard> {
-        self.require_sketches("write (loads and deletes keep sketches)")?;
+        self.require_current_format()?;
         if self.shared.writer_active.swap(true, Ordering::AcqRel) {
             return Err(Error::Locked(self.shared.dir.clone()));
         }
@@ -433,8 +449,84 @@ impl Index {
             let listed = snapshot.segments()?;
             let next_book_id = snapshot.next_book_id()?;
             self.verify_segments(&listed, &books, sketch, next_book_id, &mut stats)?;
+            self.verify_pages(&snapshot, &books, sketch, &mut stats)?;
         }
         Ok(stats)
+    }
+
+    /// Checks the page signatures: every stored one decodes, belongs to a
+    /// live book and has one signature of `window_hashes` values per page;
+    /// in a format-3 index, every live book of more than one page has them.
+    fn verify_pages(
+        &self,
+        snapshot: &CatalogSnapshot<'_>,
+        books: &[(u32, BookEntry)],
+        sketch: &SketchOptions,
+        stats: &mut VerifyStats,
+    ) -> Result<()> {
+        let corrupted = |what: String| Error::Corrupted {
+            path: self.catalog().path().to_path_buf(),
+            offset: 0,
+            what,
+        };
+        let entry_of = |id: u32| {
+            books
+                .binary_search_by_key(&id, |&(id, _)| id)
+                .ok()
+                .map(|i| &books[i].1)
+        };
+        snapshot.each_pages(|id, pages| {
+            let entry = entry_of(id).ok_or_else(|| {
+                corrupted(format!(
+                    "page signatures of book id {id}, which is not live"
+                ))
+            })?;
+            let k = pages.first().map_or(0, |p| p.0.len());
+            if pages.len() != entry.pages as usize || k != sketch.window_hashes {
+                return Err(corrupted(format!(
+                    "book {:?} has {} pages but {} page signatures of {k} min-hashes (expected {})",
+                    entry.key,
+                    entry.pages,
+                    pages.len(),
+                    sketch.window_hashes
+                )));
+            }
+            stats.paged_books += 1;
+            Ok(())
+        })?;
+        let paged = books.iter().filter(|(_, e)| e.pages > 1).count() as u64;
+        if self.format_version() >= 3 && stats.paged_books != paged {
+            return Err(corrupted(format!(
+                "{paged} books have pages but {} have page signatures",
+                stats.paged_books
+            )));
+        }
+        Ok(())
+    }
+
+    /// Checks that `segment` has the index's format version and min-hashes
+    /// per book.
+    fn check_segment_shape(&self, segment: &Segment, sketch: &SketchOptions) -> Result<()> {
+        let corrupted = |what: String| Error::Corrupted {
+            path: segment.path().to_path_buf(),
+            offset: 0,
+            what,
+        };
+        let version = self.format_version();
+        if segment.version() != version {
+            return Err(corrupted(format!(
+                "segment of format version {} in an index of version {version}",
+                segment.version()
+            )));
+        }
+        let k = sketch.book.num_hashes;
+        if segment.hashes_per_book() != k {
+            return Err(corrupted(format!(
+                "{} min-hashes per book; the index's sketch options say {k}",
+                segment.hashes_per_book()
+            )));
+        }
+        Ok(())
     }
 
     /// The segment half of [`Index::verify`].
@@ -464,18 +556,9 @@ impl Index {
                     format!("segment is {len} bytes; the catalog lists {listed_len}"),
                 ));
             }
-            let k = sketch.book.num_hashes;
-            if segment.hashes_per_book() != k {
-                return Err(corrupted(
-                    0,
-                    format!(
-                        "{} min-hashes per book; the index's sketch options say {k}",
-                        segment.hashes_per_book()
-                    ),
-                ));
-            }
-            let mut from_books: [Vec<(u64, u32)>; 3] = Default::default();
-            for (slot, (id, _, _)) in segment.books().enumerate() {
+            self.check_segment_shape(&segment, sketch)?;
+            let mut from_books: [Vec<(u64, u32)>; Table::ALL.len()] = Default::default();
+            for (slot, (id, _, signature)) in segment.books().enumerate() {
                 if id >= next_book_id {
                     return Err(corrupted(
                         0,
@@ -492,6 +575,7 @@ impl Index {
                 } else {
                     stats.sketched_books += 1;
                 }
+                check_value_keys(&segment, slot, id, &signature)?;
                 for table in Table::ALL {
                     let keys = segment.book_keys(slot, table).map(|key| (key, id));
                     from_books[table as usize].extend(keys);
@@ -528,4 +612,21 @@ impl Index {
         }
         Ok(())
     }
+}
+
+/// Checks that the value keys of the book in `slot` of `segment` are those
+/// of its stored signature (a version-2 segment has none).
+fn check_value_keys(segment: &Segment, slot: usize, id: u32, signature: &MinHashSig) -> Result<()> {
+    if segment.version() <= 2
+        || segment
+            .book_keys(slot, Table::Value)
+            .eq(value_keys(signature))
+    {
+        return Ok(());
+    }
+    Err(Error::Corrupted {
+        path: segment.path().to_path_buf(),
+        offset: 0,
+        what: format!("book id {id}'s value keys do not match its min-hash signature"),
+    })
 }

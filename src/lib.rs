@@ -54,7 +54,7 @@ pub use index::{Index, IndexBuilder, IndexStats, VerifyStats};
 pub use load::{BulkLoader, Document, LoadEvent, LoadOptions, LoadStats};
 pub use query::{
     BookInfo, Clusters, Hit, Mode, Pair, PairsOptions, PairsStats, QueryOptions, QueryResult,
-    Reader,
+    Reader, RelationInput,
 };
 
 /// Small helpers for examples and tests.

@@ -296,7 +296,7 @@ fn set_catalog_version(dir: &Path, version: u16) {
 #[test]
 fn a_catalog_from_a_newer_format_is_unsupported_version_and_is_left_untouched() {
     let dir = closed_index();
-    for version in [FORMAT_VERSION + 1, 2, u16::MAX, 0] {
+    for version in [FORMAT_VERSION + 1, FORMAT_VERSION + 2, u16::MAX, 0] {
         if version == FORMAT_VERSION {
             continue;
         }
@@ -576,7 +576,7 @@ fn a_segment_from_a_newer_format_is_unsupported_version() {
     let path = segment(dir.path(), 2);
     let mut bytes = std::fs::read(&path).unwrap();
     assert_eq!(bytes[..8], stemmata::storage::format::MAGIC);
-    assert_eq!(bytes[8..16], [2, 0, 2, 0, 2, 0, 0, 0]);
+    assert_eq!(bytes[8..16], [FORMAT_VERSION as u8, 0, 2, 0, 2, 0, 0, 0]);
     bytes[8..10].copy_from_slice(&(FORMAT_VERSION + 1).to_le_bytes());
     std::fs::write(&path, &bytes).unwrap();
     for error in reader_and_verify_errors(dir.path()) {

@@ -12,19 +12,6 @@ use stemmata::{Document, Error, Index, LoadOptions, Mode, PairsOptions, QueryOpt
 
 const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/v1");
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
-
 #[test]
 fn a_version_1_index_opens_verifies_and_answers_queries() {
     const { assert!(OLDEST_SUPPORTED_FORMAT_VERSION <= 1 && 1 <= FORMAT_VERSION) };
@@ -32,7 +19,7 @@ fn a_version_1_index_opens_verifies_and_answers_queries() {
     assert_eq!((&barrel[..8], &barrel[8..10]), (&MAGIC[..], &[1u8, 0][..]));
 
     let dir = tempfile::tempdir().unwrap();
-    copy_dir(&Path::new(FIXTURE).join("index"), dir.path());
+    common::copy_dir(&Path::new(FIXTURE).join("index"), dir.path());
     let index = Index::open(dir.path()).unwrap();
     assert_eq!(index.options(), &ExtractOptions::default());
     assert_eq!(index.verify().unwrap().books, 3);
@@ -62,7 +49,7 @@ fn a_version_1_index_opens_verifies_and_answers_queries() {
 /// A copy of the fixture's index in a new temporary directory.
 fn fixture_copy() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    copy_dir(&Path::new(FIXTURE).join("index"), dir.path());
+    common::copy_dir(&Path::new(FIXTURE).join("index"), dir.path());
     dir
 }
 

@@ -187,12 +187,70 @@ fn stored_books_relate_through_the_reader() {
     assert!(matched.iter().all(|&(w, p)| w == p + 5_000));
     let relation = reader.relation("whole", "part").unwrap();
     assert_class(&relation, RelationClass::Contains, Some(Side::A));
-    let with = reader
-        .relation_with(&fp.sequence, fp.words, "whole")
-        .unwrap();
+    let input = stemmata::RelationInput {
+        sequence: &fp.sequence,
+        words: fp.words,
+        pages: &[],
+    };
+    let with = reader.relation_with(&input, "whole").unwrap();
     assert_class(&with, RelationClass::Contains, Some(Side::B));
     assert!(matches!(
         reader.relation("whole", "missing"),
         Err(stemmata::Error::UnknownKey(_))
     ));
+}
+
+#[test]
+fn stored_paged_books_relate_by_their_stored_page_signatures() {
+    let text = words(12_000, 21);
+    let books = [
+        ("book", paginate(&text, 300)),
+        ("repaginated", paginate(&text, 230)),
+        ("volume", paginate(&text[3_000..7_500], 300)),
+        ("unpaged", text.join(" ")),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let index = stemmata::Index::create(dir.path()).unwrap();
+    let documents = books
+        .iter()
+        .map(|(key, text)| Ok(stemmata::Document::new(*key, text.as_bytes())));
+    index.load(documents).unwrap();
+    assert_eq!(index.verify().unwrap().books, 4);
+    let reader = index.reader().unwrap();
+
+    // The index stores what page_signatures gives, one per page.
+    let expected = page_signatures(&books[0].1, &MinHashOptions::pages());
+    assert_eq!(expected.len(), 40);
+    assert_eq!(reader.pages("book").unwrap(), expected);
+    assert_eq!(reader.pages("unpaged").unwrap(), Vec::new());
+
+    let relation = |a, b| reader.relation(a, b).unwrap();
+    assert_class(
+        &relation("book", "repaginated"),
+        RelationClass::DifferentPagination,
+        None,
+    );
+    assert_class(
+        &relation("book", "volume"),
+        RelationClass::ContiguousSubset,
+        Some(Side::A),
+    );
+    // A book without pages falls back to the portion map.
+    assert_class(&relation("unpaged", "book"), RelationClass::Duplicate, None);
+
+    // A new paged text is related by its own page signatures.
+    let reprint = ocr_noise(&books[0].1, 0.001, &mut SmallRng::seed_from_u64(5));
+    let features = extract(&reprint, &ExtractOptions::default());
+    let pages = reader.pages_of_text(&reprint);
+    assert_eq!(pages.len(), 40);
+    let input = stemmata::RelationInput {
+        sequence: &features.sequence,
+        words: features.words,
+        pages: &pages,
+    };
+    assert_class(
+        &reader.relation_with(&input, "book").unwrap(),
+        RelationClass::SamePagination,
+        None,
+    );
 }

@@ -63,6 +63,11 @@ fn books_and_sequences_survive_drop_and_reopen() {
         )
     );
     assert_eq!(index.verify().unwrap().books, 12);
+    // A reader keeps the index open until it is dropped.
+    drop(index);
+    assert!(matches!(Index::open(dir.path()), Err(Error::Locked(_))));
+    drop(reader);
+    let index = Index::open(dir.path()).unwrap();
 
     // Loading into the reopened index appends to what is there.
     common::load_docs(

@@ -21,6 +21,7 @@ use crate::index::{Index, WriterGuard};
 use crate::repr::{unique_words::extract, BookSketch, ExtractOptions, SketchOptions};
 use crate::storage::barrel::{BarrelWriter, EncodedSequence, MAX_RECORD_ELEMENTS};
 use crate::storage::catalog::{BookEntry, CatalogBatch};
+use crate::storage::pages;
 use crate::storage::segment::SketchRecord;
 use crate::text::{decode, looks_binary, MAX_WORD_BYTES};
 use crate::{Error, Result};
@@ -158,6 +159,8 @@ struct Prepared {
     invalid_utf8_sequences: u64,
     encoding: &'static str,
     sketch: SketchRecord,
+    /// The catalog value of its page signatures, when it has pages.
+    page_signatures: Option<Vec<u8>>,
 }
 
 /// The work of a worker thread: checks, decodes and extracts one document.
@@ -197,8 +200,11 @@ fn prepare(
         return Err(bad("too long: over 2^32 words or 2^26 unique words"));
     }
     let sketch = BookSketch::compute(&decoded.text, sketch_options);
+    let page_signatures = (!sketch.pages.is_empty())
+        .then(|| pages::encode(&sketch.pages, sketch_options.window_hashes));
     Ok(Prepared {
         sketch: SketchRecord::new(0, &sketch, sketch_options),
+        page_signatures,
         encoded: EncodedSequence::encode(&features.sequence),
         words: features.words,
         pages: features.pages,
@@ -366,6 +372,9 @@ impl<'p> BulkLoader<'p> {
         let mut sketch = prepared.sketch;
         sketch.book_id = id;
         self.sketches.push(sketch);
+        if let Some(value) = prepared.page_signatures {
+            self.batch.pages.push((id, value));
+        }
         let document = prepared.document;
         let bytes = document.text.len() as u64;
         self.stats.bytes += bytes;
@@ -433,6 +442,7 @@ impl<'p> BulkLoader<'p> {
         self.stats.replaced += outcome.replaced;
         self.stats.commits += 1;
         self.batch.insert.clear();
+        self.batch.pages.clear();
         if length >= self.options.max_barrel_bytes {
             self.barrel = None;
         }

@@ -1,10 +1,14 @@
-//! Approximate mode: candidates from the band tables of the sketch segments
-//! (book min-hash, window min-hash and simhash), then the same LCS
-//! verification as exact mode. Nothing here bounds what is missed: a
+//! Approximate mode: candidates from the key tables of the sketch segments
+//! (book min-hash, window min-hash and simhash bands, and min-hash values),
+//! then the same LCS verification as exact mode. A band key proposes every
+//! book it lists; value keys are counted, and a book is proposed when it
+//! shares at least [`MIN_SHARED_VALUES`] of them, an estimated Jaccard
+//! similarity of `MIN_SHARED_VALUES / K`. Nothing here bounds what is missed: a
 //! related book whose sketches share no band key with the query's is not
 //! found. `eval` reports the recall this costs.
 
 use roaring::RoaringBitmap;
+use std::collections::HashMap;
 
 use super::Reader;
 use crate::index::Index;
@@ -21,6 +25,9 @@ use crate::Result;
 pub const MIN_KEY_CAP: usize = 64;
 /// See [`MIN_KEY_CAP`]: keys shared by more than 1% of the books are skipped.
 pub const KEY_CAP_DIVISOR: usize = 100;
+/// Least number of book min-hash positions on which a book must agree with
+/// the query to be proposed by the value table.
+pub const MIN_SHARED_VALUES: u32 = 3;
 
 /// Candidates each source proposed for one query (a book may come from
 /// several sources).
@@ -32,8 +39,23 @@ pub struct SourceCounts {
     pub window_minhash: u64,
     /// Books sharing a simhash band key and within the Hamming distance.
     pub simhash: u64,
+    /// Books agreeing with the query on at least [`MIN_SHARED_VALUES`]
+    /// book min-hash positions.
+    pub minhash_values: u64,
     /// Keys skipped for listing too many books (see [`MIN_KEY_CAP`]).
     pub skipped_keys: u64,
+}
+
+/// "book min-hash 3, window min-hash 9, simhash 1, min-hash values 2; 4
+/// keys skipped as too common".
+impl std::fmt::Display for SourceCounts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "book min-hash {}, window min-hash {}, simhash {}, min-hash values {}; {} keys skipped as too common",
+            self.book_minhash, self.window_minhash, self.simhash, self.minhash_values, self.skipped_keys
+        )
+    }
 }
 
 impl SourceCounts {
@@ -42,6 +64,7 @@ impl SourceCounts {
             Table::Book => self.book_minhash += n,
             Table::Window => self.window_minhash += n,
             Table::SimHash => self.simhash += n,
+            Table::Value => self.minhash_values += n,
         }
     }
 
@@ -50,6 +73,7 @@ impl SourceCounts {
         self.book_minhash += other.book_minhash;
         self.window_minhash += other.window_minhash;
         self.simhash += other.simhash;
+        self.minhash_values += other.minhash_values;
         self.skipped_keys += other.skipped_keys;
     }
 }
@@ -64,8 +88,8 @@ pub(crate) struct Sketches {
     key_cap: usize,
 }
 
-/// A query's band keys, per table.
-pub(crate) type QueryKeys = [Vec<u64>; 3];
+/// A query's keys, per table.
+pub(crate) type QueryKeys = [Vec<u64>; Table::ALL.len()];
 
 impl Sketches {
     /// Reads the segments listed in `listed` for the books of `reader_ids`
@@ -123,12 +147,18 @@ impl Sketches {
         )
     }
 
+    /// The sketch options the index was created with.
+    pub(crate) fn options(&self) -> &SketchOptions {
+        &self.options
+    }
+
     pub(crate) fn simhash_of_slot(&self, slot: u32) -> SimHash128 {
         self.simhash[slot as usize]
     }
 
-    /// Reader slots sharing a band key with `keys` (simhash ones within the
-    /// Hamming distance of `simhash`) for which `wanted` holds, sorted.
+    /// Reader slots proposed by `keys` (simhash ones within the Hamming
+    /// distance of `simhash`, value ones sharing enough values; see the
+    /// module docs) for which `wanted` holds, sorted.
     pub(crate) fn candidates(
         &self,
         reader: &Reader,
@@ -142,7 +172,7 @@ impl Sketches {
         let near = |slot: u32| self.simhash[slot as usize].hamming(&simhash) <= distance;
         for table in Table::ALL {
             let keep = |slot: u32| wanted(slot) && (table != Table::SimHash || near(slot));
-            let mut found = RoaringBitmap::new();
+            let mut hits: HashMap<u32, u32> = HashMap::new();
             for &key in &keys[table as usize] {
                 let listed: Vec<u32> = self
                     .segments
@@ -153,9 +183,23 @@ impl Sketches {
                     counts.skipped_keys += 1;
                     continue;
                 }
-                let slots = listed.into_iter().filter_map(|id| reader.slot_of_id(id));
-                found.extend(slots.filter(|&slot| keep(slot)));
+                for slot in listed.into_iter().filter_map(|id| reader.slot_of_id(id)) {
+                    *hits.entry(slot).or_default() += 1;
+                }
             }
+            let least = if table == Table::Value {
+                std::env::var("SV")
+                    .ok()
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(MIN_SHARED_VALUES)
+            } else {
+                1
+            };
+            let found: RoaringBitmap = hits
+                .into_iter()
+                .filter(|&(slot, n)| n >= least && keep(slot))
+                .map(|(slot, _)| slot)
+                .collect();
             counts.add(table, found.len());
             all |= found;
         }

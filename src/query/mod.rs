@@ -17,6 +17,7 @@ mod relations;
 pub use clusters::Clusters;
 pub use pairs::{Pair, PairsOptions, PairsStats};
 pub use planner::{Explain, Hit, Mode, QueryOptions, QueryResult};
+pub use relations::RelationInput;
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -63,7 +64,9 @@ impl PairVerifier<'_> {
     }
 }
 
-/// A consistent, in-memory snapshot of an index for queries.
+/// A consistent, in-memory snapshot of an index for queries. It keeps the
+/// index open (and so its catalog locked) until it is dropped: page
+/// signatures are read from the catalog when a relation needs them.
 pub struct Reader {
     options: crate::repr::ExtractOptions,
     books: Vec<BookInfo>,
@@ -72,6 +75,8 @@ pub struct Reader {
     postings: OnceLock<Postings>,
     frequent_word_cap: u32,
     sketches: Option<Sketches>,
+    /// The index, for page signatures, which stay in the catalog.
+    index: Index,
     dir: std::path::PathBuf,
     format_version: u16,
 }
@@ -133,6 +138,7 @@ impl Reader {
             postings: OnceLock::new(),
             frequent_word_cap: postings::default_frequent_word_cap(ids.len()),
             sketches,
+            index: index.clone(),
             dir: index.dir().to_path_buf(),
             format_version: index.format_version(),
         })

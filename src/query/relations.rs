@@ -1,12 +1,32 @@
 //! Relations of stored books: the matched word positions of a pair's
-//! unique-word LCS, the sparse portion map they give, and its class
-//! ([`crate::relate`]).
+//! unique-word LCS, the sparse portion map they give, and the pair's class
+//! ([`crate::relate`]). When both books have pages, the class comes from
+//! their stored page signatures (SAME_PAGINATION, DIFFERENT_PAGINATION,
+//! CONTIGUOUS_SUBSET, OVERLAPPING_TEXT); otherwise from the portion map
+//! (duplicate, contains, overlap).
 
 use super::Reader;
 use crate::relate::map::matched_positions;
-use crate::relate::{classify_map, MapOptions, PortionMap, Relation};
-use crate::repr::UniqueWordSeq;
+use crate::relate::{
+    classify_map, classify_pages, MapOptions, PageOptions, PageSignals, PortionMap, Relation,
+};
+use crate::repr::minhash::page_signatures;
+use crate::repr::{MinHashSig, UniqueWordSeq};
+use crate::text::PAGE_BREAK;
 use crate::{Error, Result};
+
+/// A book to relate to stored books: a stored one, or a new text extracted
+/// with the index's options.
+#[derive(Debug, Clone, Copy)]
+pub struct RelationInput<'a> {
+    /// Its unique-word sequence.
+    pub sequence: &'a UniqueWordSeq,
+    /// Its word count.
+    pub words: u64,
+    /// Its page signatures ([`Reader::pages_of_text`]); empty when it has
+    /// no pages.
+    pub pages: &'a [MinHashSig],
+}
 
 impl Reader {
     /// The word positions (in `a`, in `b`) of the elements of one LCS of
@@ -42,24 +62,53 @@ impl Reader {
         self.portion_map_with(self.sequence(a)?, words, b, options)
     }
 
-    /// The relation of the stored books `a` and `b` (duplicate, contains or
-    /// overlap), from their portion map with the default options.
-    pub fn relation(&self, a: &str, b: &str) -> Result<Relation> {
-        Ok(classify_map(&self.portion_map(
-            a,
-            b,
-            &MapOptions::default(),
-        )?))
+    /// The stored page signatures of the book under `key`, in page order:
+    /// empty when it has one page, when the index stores no pages (format 2
+    /// and older), or when the book was deleted after this reader opened.
+    /// They are read from the catalog on each call.
+    pub fn pages(&self, key: &str) -> Result<Vec<MinHashSig>> {
+        let id = self.book(key)?.id;
+        let snapshot = self.index.catalog().snapshot()?;
+        Ok(snapshot.pages(id)?.unwrap_or_default())
     }
 
-    /// The relation of a book given by its unique-word sequence and word
-    /// count to the stored book `b`.
-    pub fn relation_with(&self, sequence: &UniqueWordSeq, words: u64, b: &str) -> Result<Relation> {
-        Ok(classify_map(&self.portion_map_with(
-            sequence,
-            words,
-            b,
-            &MapOptions::default(),
+    /// The page signatures of a new text, made as the index makes them:
+    /// empty when the text has no page break or the index stores no pages.
+    pub fn pages_of_text(&self, text: &str) -> Vec<MinHashSig> {
+        match &self.sketches {
+            Some(sketches) if text.contains(PAGE_BREAK) => {
+                page_signatures(text, &sketches.options().window_options())
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// The relation of the stored books `a` and `b` (see the module docs).
+    pub fn relation(&self, a: &str, b: &str) -> Result<Relation> {
+        let pages = self.pages(a)?;
+        let input = RelationInput {
+            sequence: self.sequence(a)?,
+            words: self.book(a)?.words,
+            pages: &pages,
+        };
+        self.relation_with(&input, b)
+    }
+
+    /// The relation of `a` to the stored book `b`: from page signals when
+    /// both have pages, else from their portion map with the default
+    /// options.
+    pub fn relation_with(&self, a: &RelationInput<'_>, b: &str) -> Result<Relation> {
+        let b_pages = self.pages(b)?;
+        if a.pages.is_empty() || b_pages.is_empty() {
+            let map = self.portion_map_with(a.sequence, a.words, b, &MapOptions::default())?;
+            return Ok(classify_map(&map));
+        }
+        let options = PageOptions {
+            seed: self.sketches()?.options().book.seed,
+            ..PageOptions::default()
+        };
+        Ok(classify_pages(&PageSignals::compute(
+            a.pages, &b_pages, &options,
         )?))
     }
 }

@@ -14,7 +14,19 @@
 //!   anthology or a book with a different pagination; a contained book's
 //!   windows meet the container's windows with high Jaccard similarity even
 //!   though the books' whole-book Jaccard is tiny;
-//! - the **simhash-128** of character 4-grams ([`crate::repr::simhash`]).
+//! - the **simhash-128** of character 4-grams ([`crate::repr::simhash`]);
+//! - **page min-hashes**, when the text has pages (at least one form feed):
+//!   34 min-hashes of each page's 5-word shingles
+//!   ([`crate::repr::minhash::page_signatures`]), in page order. They are
+//!   stored, not banded: the relation classifier compares the pages of two
+//!   books ([`crate::relate::pages`]).
+//!
+//! **Value keys.** Each position i of the book min-hash is also a key of
+//! its own, `band_key(Value, i, [value])`: the min-hash value → books
+//! postings of the Google Books paper (Algorithm 1). Two books share as
+//! many value keys as their signatures agree on positions, K times the
+//! estimate of their Jaccard similarity, so counting shared value keys
+//! estimates the similarity of every candidate at once.
 //!
 //! **Band keys.** A min-hash signature becomes keys by its [`BandLayout`]:
 //! `b` bands of `r` consecutive values (two books that agree on all `r`
@@ -32,8 +44,11 @@
 
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
-use super::minhash::{mix64, oph_signature, shingle_hashes, MinHashOptions, MinHashSig};
+use super::minhash::{
+    mix64, oph_signature, page_signatures, shingle_hashes, MinHashOptions, MinHashSig,
+};
 use super::simhash::{simhash, SimHash128, SimHashOptions};
+use crate::text::PAGE_BREAK;
 use crate::{Error, Result};
 
 /// Salt of the window cut hash (see the module docs).
@@ -149,11 +164,13 @@ pub enum Table {
     Window = 1,
     /// Band keys of simhash fingerprints.
     SimHash = 2,
+    /// One key per position and value of the book min-hash signature.
+    Value = 3,
 }
 
 impl Table {
     /// Every table, in storage order.
-    pub const ALL: [Table; 3] = [Table::Book, Table::Window, Table::SimHash];
+    pub const ALL: [Table; 4] = [Table::Book, Table::Window, Table::SimHash, Table::Value];
 
     /// The table's name in explanations.
     pub fn name(self) -> &'static str {
@@ -161,6 +178,7 @@ impl Table {
             Table::Book => "book min-hash",
             Table::Window => "window min-hash",
             Table::SimHash => "simhash",
+            Table::Value => "min-hash value",
         }
     }
 }
@@ -171,7 +189,7 @@ pub struct SketchOptions {
     /// Words per shingle and the shingle/densification seed, shared by book
     /// and window signatures; `num_hashes` is K of the book signature (100).
     pub book: MinHashOptions,
-    /// Min-hashes per window signature (34).
+    /// Min-hashes per window signature and per page signature (34).
     pub window_hashes: usize,
     /// Mean shingles per window (800).
     pub window_shingles: u32,
@@ -245,6 +263,9 @@ pub struct BookSketch {
     pub windows: Vec<MinHashSig>,
     /// Simhash-128 of character n-grams.
     pub simhash: SimHash128,
+    /// Min-hash of each page, in page order; empty when the text has no
+    /// page break.
+    pub pages: Vec<MinHashSig>,
 }
 
 impl BookSketch {
@@ -255,10 +276,16 @@ impl BookSketch {
         let windows = content_windows(&shingles, options.window_shingles)
             .map(|window| oph_signature(window, options.window_hashes, seed))
             .collect();
+        let pages = if text.contains(PAGE_BREAK) {
+            page_signatures(text, &options.window_options())
+        } else {
+            Vec::new()
+        };
         BookSketch {
             book: oph_signature(&shingles, options.book.num_hashes, seed),
             windows,
             simhash: simhash(text, &options.simhash),
+            pages,
         }
     }
 
@@ -278,11 +305,26 @@ impl BookSketch {
                     keys.push(band_key(table, band as u16, &[bits]));
                 }
             }
+            Table::Value => keys = value_keys(&self.book),
         }
         keys.sort_unstable();
         keys.dedup();
         keys
     }
+}
+
+/// The value keys of a book min-hash signature, sorted (see the module
+/// docs): one per position, none for an empty signature.
+pub fn value_keys(sig: &MinHashSig) -> Vec<u64> {
+    let mut keys = Vec::new();
+    let layout = BandLayout::Bands {
+        bands: sig.0.len() as u16,
+        rows: 1,
+    };
+    signature_keys(sig, Table::Value, layout, &mut keys);
+    keys.sort_unstable();
+    keys.dedup();
+    keys
 }
 
 /// The content-defined windows of a shingle stream (see the module docs).

@@ -1,5 +1,6 @@
 //! The catalog: a redb database holding the format version, the creation
-//! options, the books, the committed length of every barrel and the list of
+//! options, the books, the page signatures of paged books
+//! ([`super::pages`]), the committed length of every barrel and the list of
 //! sketch segments. One write
 //! transaction publishes a batch of books; a read transaction is a snapshot.
 
@@ -8,8 +9,9 @@ use redb::{Database, ReadableTable, ReadableTableMetadata, TableDefinition};
 use std::path::{Path, PathBuf};
 
 use super::format::{check_version, FORMAT_VERSION};
+use super::pages;
 use crate::repr::sketch::{BandLayout, SketchOptions};
-use crate::repr::{ExtractOptions, MinHashOptions, SimHashOptions};
+use crate::repr::{ExtractOptions, MinHashOptions, MinHashSig, SimHashOptions};
 use crate::text::MAX_WORD_BYTES;
 use crate::{Error, Result};
 
@@ -18,6 +20,7 @@ const BOOKS: TableDefinition<u32, &[u8]> = TableDefinition::new("books");
 const KEYS: TableDefinition<&str, u32> = TableDefinition::new("keys");
 const BARRELS: TableDefinition<u32, u64> = TableDefinition::new("barrels");
 const SEGMENTS: TableDefinition<u32, u64> = TableDefinition::new("segments");
+const PAGES: TableDefinition<u32, &[u8]> = TableDefinition::new("pages");
 
 const META_FORMAT_VERSION: &str = "format_version";
 const META_EXTRACT_OPTIONS: &str = "extract_options";
@@ -212,6 +215,9 @@ pub fn decode_sketch_options(bytes: &[u8]) -> Option<SketchOptions> {
 pub struct CatalogBatch {
     /// Books to record, with their internal ids.
     pub insert: Vec<(u32, BookEntry)>,
+    /// Page signature values ([`super::pages::encode`]) of inserted books
+    /// that have pages.
+    pub pages: Vec<(u32, Vec<u8>)>,
     /// Keys of books to remove.
     pub delete_keys: Vec<String>,
     /// New committed lengths of barrels.
@@ -366,9 +372,11 @@ impl Catalog {
                 let mut outcome = CommitOutcome::default();
                 let mut books = txn.open_table(BOOKS)?;
                 let mut keys = txn.open_table(KEYS)?;
+                let mut pages = txn.open_table(PAGES)?;
                 for key in &batch.delete_keys {
                     if let Some(old) = keys.remove(key.as_str())? {
                         books.remove(old.value())?;
+                        pages.remove(old.value())?;
                         outcome.deleted += 1;
                     }
                 }
@@ -376,11 +384,15 @@ impl Catalog {
                 for (id, entry) in &batch.insert {
                     if let Some(old) = keys.insert(entry.key.as_str(), *id)? {
                         books.remove(old.value())?;
+                        pages.remove(old.value())?;
                         outcome.replaced += 1;
                     }
                     bytes.clear();
                     entry.encode_into(&mut bytes);
                     books.insert(*id, bytes.as_slice())?;
+                }
+                for (id, value) in &batch.pages {
+                    pages.insert(*id, value.as_slice())?;
                 }
                 let mut barrels = txn.open_table(BARRELS)?;
                 for &(barrel, len) in &batch.barrel_lengths {
@@ -485,6 +497,40 @@ impl CatalogSnapshot<'_> {
                 out.push((number.value(), len.value()));
             }
             Ok(out)
+        })
+    }
+
+    /// The page signatures of book `id`; `None` when it has none stored
+    /// (one page, or a catalog older than format 3).
+    pub fn pages(&self, id: u32) -> Result<Option<Vec<MinHashSig>>> {
+        contain_panics(&self.catalog.path, || {
+            let table = match self.txn.open_table(PAGES) {
+                Ok(table) => table,
+                Err(redb::TableError::TableDoesNotExist(_)) => return Ok(None),
+                Err(e) => return Err(self.err(e)),
+            };
+            let value = table.get(id).map_err(|e| self.err(e))?;
+            value
+                .map(|bytes| pages::decode(bytes.value(), &self.catalog.path, id))
+                .transpose()
+        })
+    }
+
+    /// Calls `f` with every book id that has page signatures stored and
+    /// its decoded signatures, in id order; stops at the first error.
+    pub fn each_pages(&self, mut f: impl FnMut(u32, Vec<MinHashSig>) -> Result<()>) -> Result<()> {
+        contain_panics(&self.catalog.path, || {
+            let table = match self.txn.open_table(PAGES) {
+                Ok(table) => table,
+                Err(redb::TableError::TableDoesNotExist(_)) => return Ok(()),
+                Err(e) => return Err(self.err(e)),
+            };
+            for item in table.iter().map_err(|e| self.err(e))? {
+                let (id, bytes) = item.map_err(|e| self.err(e))?;
+                let id = id.value();
+                f(id, pages::decode(bytes.value(), &self.catalog.path, id)?)?;
+            }
+            Ok(())
         })
     }
 

@@ -11,7 +11,7 @@ use crate::{Error, Result};
 pub const MAGIC: [u8; 8] = [0x89, b'S', b'T', b'M', b'\r', b'\n', 0x1a, b'\n'];
 
 /// The format version this build writes.
-pub const FORMAT_VERSION: u16 = 2;
+pub const FORMAT_VERSION: u16 = 3;
 
 /// The oldest format version this build reads.
 pub const OLDEST_SUPPORTED_FORMAT_VERSION: u16 = 1;

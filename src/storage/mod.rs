@@ -1,10 +1,11 @@
 //! Everything written to disk: the common file header, barrels of
-//! unique-word sequences, segments of sketches and band tables, and the
-//! redb catalog. `storage-format.md` at the
+//! unique-word sequences, segments of sketches and key tables, page
+//! signatures, and the redb catalog. `storage-format.md` at the
 //! repository root documents these byte by byte. Nothing here knows about
 //! queries.
 
 pub mod barrel;
 pub mod catalog;
 pub mod format;
+pub mod pages;
 pub mod segment;

@@ -1,5 +1,8 @@
 //! Sketch segments: immutable files holding the sketches of a set of books
-//! and the band tables built from them (band key → sorted book ids).
+//! (book min-hash and simhash) and the key tables built from them (band or
+//! value key → sorted book ids). Page signatures are not here but in the
+//! catalog ([`super::pages`]): they are read a pair at a time, and a reader
+//! holds its segments in memory.
 //!
 //! Each committed load batch writes one segment; the catalog lists the
 //! segments that are part of the index. Deleting or replacing a book does
@@ -12,26 +15,30 @@
 //! Layout (all integers little-endian; see `storage-format.md`):
 //!
 //! ```text
-//! file header (16 bytes, kind 2)
+//! file header (16 bytes, kind 2, version 3)
 //! u32 book_count, u32 k (min-hashes per book signature)
 //! book_count × { u32 book id, u128 simhash, k × u64 min-hash }   ids strictly increasing
-//! book keys: 3·book_count × u32 end     cumulative key counts for (book 0, table 0),
+//! book keys: 4·book_count × u32 end     cumulative key counts for (book 0, table 0),
 //!                                       (book 0, table 1), ... non-decreasing
 //!            total × u64 key            each (book, table) list strictly increasing
-//! 3 × table (book min-hash, window min-hash, simhash):
+//! 4 × table (book min-hash, window min-hash, simhash, min-hash value):
 //!     u32 key_count, u32 entry_count
 //!     key_count × u64 key       strictly increasing
 //!     key_count × u32 end       cumulative entry counts, strictly increasing, last = entry_count
 //!     entry_count × u32 book id strictly increasing within a key
 //! u64 XXH3-64 of every byte before it
 //! ```
+//!
+//! A version-2 segment has only the first three tables (so 3·book_count key
+//! ends); it reads as a version-3 segment whose value table is empty.
 
 use byteorder::{ByteOrder, LittleEndian};
 use std::io::Write;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use xxhash_rust::xxh3::xxh3_64;
 
-use super::format::{FileHeader, FileKind, HEADER_LEN};
+use super::format::{FileHeader, FileKind, FORMAT_VERSION, HEADER_LEN};
 use crate::error::IoContext;
 use crate::repr::minhash::MAX_HASHES;
 use crate::repr::sketch::Table;
@@ -39,6 +46,8 @@ use crate::repr::{BookSketch, MinHashSig, SimHash128};
 use crate::{Error, Result};
 
 const TABLES: usize = Table::ALL.len();
+/// Tables in a version-2 segment (no value table).
+const TABLES_V2: usize = 3;
 const CHECKSUM_LEN: usize = 8;
 
 /// The sketch of one book and its band keys, ready for a segment.
@@ -71,8 +80,9 @@ impl SketchRecord {
 }
 
 /// Encodes records (any order; ids distinct) into segment bytes with `k`
-/// min-hashes per book. `InvalidArgument` when a count would not fit the
-/// format's u32 fields (over 2^32 − 1 keys or entries in one segment).
+/// min-hashes per book (missing values are written as `u64::MAX`).
+/// `InvalidArgument` when a count would not fit the format's u32 fields
+/// (over 2^32 − 1 keys or entries in one segment).
 pub fn encode(records: &mut [SketchRecord], k: usize) -> Result<Vec<u8>> {
     records.sort_unstable_by_key(|r| r.book_id);
     let tables = Table::ALL.map(|table| {
@@ -187,6 +197,9 @@ pub struct Segment {
     bytes: Vec<u8>,
     book_count: usize,
     k: usize,
+    /// Tables stored: 3 in a version-2 segment, else 4.
+    table_count: usize,
+    books_at: usize,
     key_ends_at: usize,
     book_keys_at: usize,
     book_key_count: usize,
@@ -242,7 +255,8 @@ impl Segment {
     /// Checks `bytes` as a segment read from `path`: header, checksum, then
     /// every count, order and bound, so later lookups cannot fail.
     pub fn decode(bytes: Vec<u8>, path: &Path) -> Result<Segment> {
-        FileHeader::decode_from(&bytes, FileKind::Segment, path)?;
+        let header = FileHeader::decode_from(&bytes, FileKind::Segment, path)?;
+        let version_2 = header.version <= 2;
         let corrupted = |offset: usize, what: String| Error::Corrupted {
             path: path.to_path_buf(),
             offset: offset as u64,
@@ -272,15 +286,13 @@ impl Segment {
         if !(1..=MAX_HASHES).contains(&k) {
             return Err(cursor.corrupted(format!("{k} min-hashes per book")));
         }
+        let table_count = if version_2 { TABLES_V2 } else { TABLES };
         let books_at = cursor.skip(book_count, 20 + 8 * k, "book sketches")?;
-        let key_ends_at = cursor.skip(book_count, 4 * TABLES, "book key counts")?;
-        let book_key_count = match book_count {
-            0 => 0,
-            n => LittleEndian::read_u32(&bytes[key_ends_at + 4 * (TABLES * n - 1)..]) as usize,
-        };
+        let key_ends_at = cursor.skip(book_count, 4 * table_count, "book key counts")?;
+        let book_key_count = last_end(&bytes, key_ends_at, table_count * book_count);
         let book_keys_at = cursor.skip(book_key_count, 8, "book keys")?;
         let mut tables = [TableSpan::default(); TABLES];
-        for span in &mut tables {
+        for span in &mut tables[..table_count] {
             let key_count = cursor.u32()? as usize;
             let entry_count = cursor.u32()? as usize;
             *span = TableSpan {
@@ -299,30 +311,30 @@ impl Segment {
             bytes,
             book_count,
             k,
+            table_count,
+            books_at,
             key_ends_at,
             book_keys_at,
             book_key_count,
             tables,
         };
-        segment.check_order(books_at)?;
+        segment.check_order()?;
         Ok(segment)
     }
 
-    fn check_order(&self, books_at: usize) -> Result<()> {
+    fn check_order(&self) -> Result<()> {
         let corrupted = |what: String| Error::Corrupted {
             path: self.path.clone(),
             offset: 0,
             what,
         };
-        let stride = 20 + 8 * self.k;
+        let stride = self.book_stride();
         let ids = (0..self.book_count)
-            .map(|i| LittleEndian::read_u32(&self.bytes[books_at + i * stride..]));
+            .map(|i| LittleEndian::read_u32(&self.bytes[self.books_at + i * stride..]));
         if !strictly_increasing(ids) {
             return Err(corrupted("book ids out of order".into()));
         }
-        let ends = (0..TABLES * self.book_count)
-            .map(|j| LittleEndian::read_u32(&self.bytes[self.key_ends_at + 4 * j..]));
-        if !non_decreasing(ends) {
+        if !non_decreasing(self.ends(self.key_ends_at, self.table_count * self.book_count)) {
             return Err(corrupted("book key counts out of order".into()));
         }
         for slot in 0..self.book_count {
@@ -373,12 +385,24 @@ impl Segment {
         self.k
     }
 
+    /// The format version the segment was written with.
+    pub fn version(&self) -> u16 {
+        if self.table_count == TABLES_V2 {
+            2
+        } else {
+            FORMAT_VERSION
+        }
+    }
+
+    fn book_stride(&self) -> usize {
+        20 + 8 * self.k
+    }
+
     /// Every book's id, simhash and min-hash signature, in id order.
     pub fn books(&self) -> impl Iterator<Item = (u32, SimHash128, MinHashSig)> + '_ {
-        let stride = 20 + 8 * self.k;
-        let start = HEADER_LEN + 8;
+        let stride = self.book_stride();
         (0..self.book_count).map(move |i| {
-            let at = start + i * stride;
+            let at = self.books_at + i * stride;
             let id = LittleEndian::read_u32(&self.bytes[at..]);
             let simhash = SimHash128(LittleEndian::read_u128(&self.bytes[at + 4..]));
             let mut values = vec![0u64; self.k];
@@ -387,22 +411,37 @@ impl Segment {
         })
     }
 
+    /// The `count` cumulative `u32` ends at `at`.
+    fn ends(&self, at: usize, count: usize) -> impl Iterator<Item = u32> + '_ {
+        (0..count).map(move |j| LittleEndian::read_u32(&self.bytes[at + 4 * j..]))
+    }
+
+    /// Item `j`'s range under the `count` cumulative ends at `at`, clamped to
+    /// `total` (ends are checked to be non-decreasing when decoded).
+    fn range(&self, at: usize, count: usize, j: usize, total: usize) -> Range<usize> {
+        if j >= count {
+            return 0..0;
+        }
+        let end_of =
+            |j: usize| (LittleEndian::read_u32(&self.bytes[at + 4 * j..]) as usize).min(total);
+        let end = end_of(j);
+        let start = if j == 0 { 0 } else { end_of(j - 1).min(end) };
+        start..end
+    }
+
     /// The band keys of `table` of the book at position `slot` of
-    /// [`Segment::books`], sorted.
+    /// [`Segment::books`], sorted; empty for a table the segment lacks.
     pub fn book_keys(&self, slot: usize, table: Table) -> impl Iterator<Item = u64> + '_ {
-        let j = TABLES * slot + table as usize;
-        let end_of = |j: usize| {
-            let end = LittleEndian::read_u32(&self.bytes[self.key_ends_at + 4 * j..]) as usize;
-            end.min(self.book_key_count)
-        };
-        let (start, end) = if slot < self.book_count {
-            let end = end_of(j);
-            (if j == 0 { 0 } else { end_of(j - 1).min(end) }, end)
+        let t = table as usize;
+        let range = if t < self.table_count && slot < self.book_count {
+            let count = self.table_count * self.book_count;
+            let j = self.table_count * slot + t;
+            self.range(self.key_ends_at, count, j, self.book_key_count)
         } else {
-            (0, 0)
+            0..0
         };
         let at = self.book_keys_at;
-        (start..end).map(move |i| LittleEndian::read_u64(&self.bytes[at + 8 * i..]))
+        range.map(move |i| LittleEndian::read_u64(&self.bytes[at + 8 * i..]))
     }
 
     /// Distinct keys and entries of `table`.
@@ -487,6 +526,18 @@ fn partition_point(len: usize, mut below: impl FnMut(usize) -> bool) -> usize {
     low
 }
 
+/// The last of `count` cumulative `u32` ends at `at` (0 when `count` is 0),
+/// read before the ends are known to lie inside `bytes`: out of range reads
+/// as `usize::MAX`, which the following size check refuses.
+fn last_end(bytes: &[u8], at: usize, count: usize) -> usize {
+    match count {
+        0 => 0,
+        n => bytes
+            .get(at + 4 * (n - 1)..at + 4 * n)
+            .map_or(usize::MAX, |b| LittleEndian::read_u32(b) as usize),
+    }
+}
+
 fn non_decreasing<T: PartialOrd>(items: impl Iterator<Item = T>) -> bool {
     let mut previous = None;
     for item in items {
@@ -551,7 +602,7 @@ pub fn merge(segments: &[&Segment], live: impl Fn(u32) -> bool) -> Result<Vec<u8
 mod tests {
     use super::*;
 
-    fn record(id: u32, keys: [&[u64]; 3]) -> SketchRecord {
+    fn record(id: u32, keys: [&[u64]; 4]) -> SketchRecord {
         SketchRecord {
             book_id: id,
             simhash: SimHash128(u128::from(id) << 64 | 7),
@@ -562,9 +613,9 @@ mod tests {
 
     fn sample() -> Vec<SketchRecord> {
         vec![
-            record(9, [&[1, 5], &[2], &[]]),
-            record(3, [&[5, 8], &[], &[4]]),
-            record(4, [&[5], &[2, 3], &[4]]),
+            record(9, [&[1, 5], &[2], &[], &[70]]),
+            record(3, [&[5, 8], &[], &[4], &[70, 71]]),
+            record(4, [&[5], &[2, 3], &[4], &[]]),
         ]
     }
 
@@ -586,6 +637,8 @@ mod tests {
         assert_eq!(look(Table::Book, 6), Vec::<u32>::new());
         assert_eq!(look(Table::Window, 2), [4, 9]);
         assert_eq!(look(Table::SimHash, 4), [3, 4]);
+        assert_eq!(look(Table::Value, 70), [3, 9]);
+        assert_eq!(segment.version(), FORMAT_VERSION);
         assert_eq!(segment.table_len(Table::Book), (3, 5));
         let keys = |slot, t| segment.book_keys(slot, t).collect::<Vec<u64>>();
         assert_eq!(keys(1, Table::Window), [2, 3]);
@@ -597,7 +650,7 @@ mod tests {
     #[test]
     fn merge_drops_dead_books_and_empty_keys() {
         let a = decoded(encode(&mut sample(), 4).unwrap());
-        let b = decoded(encode(&mut [record(12, [&[8, 99], &[], &[]])], 4).unwrap());
+        let b = decoded(encode(&mut [record(12, [&[8, 99], &[], &[], &[]])], 4).unwrap());
         let merged = decoded(merge(&[&a, &b], |id| id != 3).unwrap());
         let ids: Vec<u32> = merged.books().map(|(id, _, _)| id).collect();
         assert_eq!(ids, [4, 9, 12]);
@@ -608,6 +661,8 @@ mod tests {
             merged.book_keys(2, Table::Book).collect::<Vec<_>>(),
             [8, 99]
         );
+        assert_eq!(merged.lookup(Table::Value, 71).count(), 0);
+        assert_eq!(merged.lookup(Table::Value, 70).collect::<Vec<_>>(), [9]);
     }
 
     #[test]

@@ -8,7 +8,9 @@
 
 mod tokenise;
 
-pub use tokenise::{normalise, tokenise, tokenise_spans, Token, TokenStats, MAX_WORD_BYTES};
+pub use tokenise::{
+    normalise, tokenise, tokenise_spans, Token, TokenStats, MAX_WORD_BYTES, PAGE_BREAK,
+};
 
 use std::borrow::Cow;
 

@@ -27,6 +27,8 @@ pub struct TokenStats {
     pub overlong_tokens: u64,
 }
 
+/// The page break: a form feed ends a page.
+pub const PAGE_BREAK: char = '\x0c';
 const SOFT_HYPHEN: char = '\u{ad}';
 
 fn is_apostrophe(c: char) -> bool {
@@ -136,7 +138,7 @@ pub fn tokenise_spans(text: &str, mut emit: impl FnMut(Token<'_>, Range<usize>))
             }
         }
         buffer.end(&mut emit);
-        if c == '\x0c' {
+        if c == PAGE_BREAK {
             buffer.stats.page_breaks += 1;
             emit(Token::PageBreak, at..at + 1);
         }
@@ -159,7 +161,7 @@ pub fn normalise(text: &str) -> String {
             at_page_start = false;
         }
         Token::PageBreak => {
-            out.push('\x0c');
+            out.push(PAGE_BREAK);
             at_page_start = true;
         }
     });

@@ -11,7 +11,7 @@ use stemmata::relate::{Relation, Side};
 use stemmata::repr::unique_words::extract;
 use stemmata::{
     Clusters, Document, Error, Hit, Index, LoadEvent, LoadOptions, Mode, PairsOptions,
-    QueryOptions, Reader, Result, Score,
+    QueryOptions, Reader, RelationInput, Result, Score,
 };
 
 use crate::output::{bar, print_json};
@@ -69,10 +69,7 @@ fn candidate_sources(
             " sharing a unique word ({entries_scanned} posting entries scanned; {frequent} of the query's words skipped as frequent, counted in bounds)"
         ),
         (None, _) => format!(" sharing a unique word ({entries_scanned} posting entries scanned)"),
-        (Some(s), _) => format!(
-            " (book min-hash {}, window min-hash {}, simhash {}; {} keys skipped as too common)",
-            s.book_minhash, s.window_minhash, s.simhash, s.skipped_keys
-        ),
+        (Some(s), _) => format!(" ({s})"),
     }
 }
 
@@ -337,9 +334,16 @@ fn hit_relations(
     match query {
         QueryBook::Stored(key) => hits.iter().map(|h| reader.relation(key, &h.key)).collect(),
         QueryBook::Text(text) => {
-            let features = extract(&stemmata::text::decode(text).text, index.options());
+            let text = stemmata::text::decode(text).text;
+            let features = extract(&text, index.options());
+            let pages = reader.pages_of_text(&text);
+            let input = RelationInput {
+                sequence: &features.sequence,
+                words: features.words,
+                pages: &pages,
+            };
             hits.iter()
-                .map(|h| reader.relation_with(&features.sequence, features.words, &h.key))
+                .map(|h| reader.relation_with(&input, &h.key))
                 .collect()
         }
     }
@@ -741,14 +745,15 @@ pub fn verify(args: VerifyArgs) -> Result<ExitCode> {
         print_json(&stats)?;
     } else {
         println!(
-            "ok: {} books, {} records, {} barrel bytes checked; {} segments ({} bytes, {} sketched books, {} dead sketches)",
+            "ok: {} books, {} records, {} barrel bytes checked; {} segments ({} bytes, {} sketched books, {} dead sketches); {} books with page signatures",
             stats.books,
             stats.records,
             stats.bytes,
             stats.segments,
             stats.segment_bytes,
             stats.sketched_books,
-            stats.dead_sketches
+            stats.dead_sketches,
+            stats.paged_books
         );
     }
     Ok(ExitCode::SUCCESS)

@@ -1,0 +1,77 @@
+//! An index written by format version 2 still opens, verifies and answers
+//! queries in both modes and relations (from the portion map: format 2
+//! stores no page signatures); it is read-only: loads and deletes give
+//! `OldFormat`, because its segments have the version-2 layout.
+
+mod common;
+
+use std::path::Path;
+
+use stemmata::relate::RelationClass;
+use stemmata::storage::format::{FORMAT_VERSION, MAGIC, OLDEST_SUPPORTED_FORMAT_VERSION};
+use stemmata::{Document, Error, Index, Mode, QueryOptions};
+
+const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/v2");
+
+fn fixture_copy() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    common::copy_dir(&Path::new(FIXTURE).join("index"), dir.path());
+    dir
+}
+
+#[test]
+fn a_version_2_index_opens_verifies_and_answers_both_modes() {
+    const { assert!(OLDEST_SUPPORTED_FORMAT_VERSION <= 2 && 2 < FORMAT_VERSION) };
+    let segment = std::fs::read(Path::new(FIXTURE).join("index/segments/000001.seg")).unwrap();
+    assert_eq!(
+        (&segment[..8], &segment[8..10]),
+        (&MAGIC[..], &[2u8, 0][..])
+    );
+
+    let dir = fixture_copy();
+    let index = Index::open(dir.path()).unwrap();
+    assert_eq!(index.format_version(), 2);
+    let verified = index.verify().unwrap();
+    assert_eq!((verified.books, verified.sketched_books), (3, 3));
+
+    let reader = index.reader().unwrap();
+    assert_eq!(reader.unsketched_books(), 0);
+    for mode in [Mode::Exact, Mode::Approximate] {
+        let options = QueryOptions {
+            mode,
+            ..QueryOptions::default()
+        };
+        let hits = reader.query_key("alpha", &options).unwrap().hits;
+        let keys: Vec<&str> = hits.iter().map(|h| h.key.as_str()).collect();
+        assert_eq!(keys, ["beta"], "{mode:?}");
+    }
+    // gamma has two pages, but format 2 stored no page signatures.
+    assert_eq!(reader.book("gamma").unwrap().pages, 2);
+    assert!(reader.pages("gamma").unwrap().is_empty());
+    let relation = reader.relation("alpha", "beta").unwrap();
+    assert_ne!(relation.class, RelationClass::SamePagination);
+}
+
+#[test]
+fn writing_to_a_version_2_index_is_old_format_and_changes_nothing() {
+    let dir = fixture_copy();
+    let before = common::snapshot_files(dir.path());
+    let index = Index::open(dir.path()).unwrap();
+    let doc = Document::new("delta", common::text(1_000, 300));
+    for (what, result) in [
+        ("load", index.load([Ok(doc)]).map(|_| ())),
+        ("delete", index.delete(&["alpha"]).map(|_| ())),
+    ] {
+        match result {
+            Err(Error::OldFormat { path, found, .. }) => {
+                assert_eq!((path.as_path(), found), (dir.path(), 2), "{what}")
+            }
+            other => panic!("{what}: expected OldFormat, got {other:?}"),
+        }
+    }
+    drop(index);
+    assert!(
+        common::snapshot_files(dir.path()) == before,
+        "a refused write changed the files"
+    );
+}
