@@ -188,10 +188,7 @@ impl Sketches {
                 }
             }
             let least = if table == Table::Value {
-                std::env::var("SV")
-                    .ok()
-                    .and_then(|v| v.parse().ok())
-                    .unwrap_or(MIN_SHARED_VALUES)
+                MIN_SHARED_VALUES
             } else {
                 1
             };

@@ -380,6 +380,11 @@ impl Catalog {
                         outcome.deleted += 1;
                     }
                 }
+                // Before the books: replacing a key within the batch then
+                // removes the page signatures of the id it replaces.
+                for (id, value) in &batch.pages {
+                    pages.insert(*id, value.as_slice())?;
+                }
                 let mut bytes = Vec::new();
                 for (id, entry) in &batch.insert {
                     if let Some(old) = keys.insert(entry.key.as_str(), *id)? {
@@ -390,9 +395,6 @@ impl Catalog {
                     bytes.clear();
                     entry.encode_into(&mut bytes);
                     books.insert(*id, bytes.as_slice())?;
-                }
-                for (id, value) in &batch.pages {
-                    pages.insert(*id, value.as_slice())?;
                 }
                 let mut barrels = txn.open_table(BARRELS)?;
                 for &(barrel, len) in &batch.barrel_lengths {
