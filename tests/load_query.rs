@@ -355,3 +355,49 @@ fn loading_the_same_key_again_replaces_the_book() {
     assert_eq!(reader.book("twice").unwrap().unique_words, 400);
     index.verify().unwrap();
 }
+
+#[test]
+fn books_are_written_in_input_order_whatever_order_the_workers_finish_in() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = Index::create(dir.path()).unwrap();
+    let mut loader = index
+        .bulk_loader(stemmata::LoadOptions {
+            batch_books: 7,
+            threads: 4,
+            ..stemmata::LoadOptions::default()
+        })
+        .unwrap();
+    // Long and short documents alternate, so later ones often finish first;
+    // every tenth key comes back later with a text of 30 words.
+    let size = |i: u32| if i.is_multiple_of(3) { 30_000 } else { 50 };
+    for i in 0..120u32 {
+        let key = if i % 10 == 9 {
+            format!("k{}", i - 9)
+        } else {
+            format!("k{i}")
+        };
+        let words = if i % 10 == 9 { 30 } else { size(i) };
+        loader
+            .add(Document::new(key, common::text(i * 100, words)))
+            .unwrap();
+    }
+    let stats = loader.finish().unwrap();
+    assert_eq!((stats.books, stats.replaced), (120, 12));
+    let reader = index.reader().unwrap();
+    let ids: Vec<(u32, &str)> = (0..120u32)
+        .filter(|i| i % 10 != 9)
+        .map(|i| format!("k{i}"))
+        .filter_map(|key| reader.book(&key).ok().map(|b| (b.id, b.key.as_str())))
+        .collect();
+    assert_eq!(ids.len(), 108);
+    for (i, &(id, key)) in ids.iter().enumerate() {
+        let place: u32 = key[1..].parse().unwrap();
+        if place.is_multiple_of(10) {
+            // Replaced by the document nine places later.
+            assert_eq!((id, reader.book(key).unwrap().words), (place + 9, 30));
+        } else {
+            assert_eq!(id, place, "book {i}");
+        }
+    }
+    index.verify().unwrap();
+}

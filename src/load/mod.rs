@@ -2,7 +2,9 @@
 //!
 //! The caller's thread feeds documents to worker threads (crossbeam
 //! channels) that decode, tokenise, extract the unique-word sequence and
-//! compress it; the caller's thread then appends the records to a barrel and,
+//! compress it; the caller's thread then appends the records to a barrel, in
+//! the order the documents were queued (so ids follow input order, and of
+//! two documents with one key the later one wins), and,
 //! every [`LoadOptions::batch_books`] books, syncs the barrel, writes the
 //! batch's sketches as one segment and commits one catalog transaction that
 //! publishes the batch. At the end, segments are compacted when there are
@@ -14,6 +16,7 @@ pub(crate) mod segments;
 pub mod sources;
 
 use crossbeam::channel::{bounded, unbounded, Receiver, Sender};
+use std::collections::BTreeMap;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -218,15 +221,31 @@ fn prepare(
 
 type Progress<'p> = Box<dyn FnMut(&LoadEvent<'_>) + 'p>;
 
+/// A queued item and its place in the input order.
+type Work = (u64, Result<Document>);
+/// A prepared item and its place in the input order.
+type Done = (u64, Result<Prepared>);
+
+/// Prepared documents held while waiting for an earlier one, per worker
+/// thread, before queueing more waits for the earliest: bounds the memory a
+/// slow document can make the others hold.
+const REORDER_PER_THREAD: usize = 16;
+
 /// Loads many documents into an index. Obtain one from [`Index::bulk_loader`].
 pub struct BulkLoader<'p> {
     index: Index,
     options: LoadOptions,
     _writer: WriterGuard,
-    work: Option<Sender<Result<Document>>>,
-    done: Receiver<Result<Prepared>>,
+    work: Option<Sender<Work>>,
+    done: Receiver<Done>,
     workers: Vec<JoinHandle<()>>,
     in_flight: usize,
+    /// Place of the next queued item.
+    next_queued: u64,
+    /// Place of the next item to write.
+    next_written: u64,
+    /// Prepared items that arrived before an earlier one.
+    waiting: BTreeMap<u64, Result<Prepared>>,
     barrel: Option<(u32, BarrelWriter)>,
     next_barrel: u32,
     next_segment: u32,
@@ -258,17 +277,17 @@ impl<'p> BulkLoader<'p> {
             }
             _ => None,
         };
-        let (work_tx, work_rx) = bounded::<Result<Document>>(options.threads * 4);
-        let (done_tx, done_rx) = unbounded();
+        let (work_tx, work_rx) = bounded::<Work>(options.threads * 4);
+        let (done_tx, done_rx) = unbounded::<Done>();
         let extract_options = *index.options();
         let workers = (0..options.threads)
             .map(|_| {
                 let (rx, tx) = (work_rx.clone(), done_tx.clone());
                 std::thread::spawn(move || {
-                    for item in rx {
+                    for (place, item) in rx {
                         let result =
                             item.and_then(|doc| prepare(doc, &extract_options, &sketch_options));
-                        if tx.send(result).is_err() {
+                        if tx.send((place, result)).is_err() {
                             break;
                         }
                     }
@@ -283,6 +302,9 @@ impl<'p> BulkLoader<'p> {
             done: done_rx,
             workers,
             in_flight: 0,
+            next_queued: 0,
+            next_written: 0,
+            waiting: BTreeMap::new(),
             barrel,
             next_barrel,
             next_segment,
@@ -311,11 +333,34 @@ impl<'p> BulkLoader<'p> {
     /// skipped document (it names its file) and the load goes on.
     pub fn submit(&mut self, item: Result<Document>) -> Result<()> {
         let work = self.work.as_ref().expect("work channel open until finish");
-        work.send(item)
+        work.send((self.next_queued, item))
             .map_err(|_| Error::InvalidArgument("loader workers stopped".into()))?;
+        self.next_queued += 1;
         self.in_flight += 1;
-        while let Ok(result) = self.done.try_recv() {
-            self.in_flight -= 1;
+        while let Ok(done) = self.done.try_recv() {
+            self.arrive(done)?;
+        }
+        while self.waiting.len() >= REORDER_PER_THREAD * self.options.threads {
+            self.receive()?;
+        }
+        Ok(())
+    }
+
+    /// Waits for one prepared item and writes what is then in order.
+    fn receive(&mut self) -> Result<()> {
+        let done = self
+            .done
+            .recv()
+            .map_err(|_| Error::InvalidArgument("loader workers stopped".into()))?;
+        self.arrive(done)
+    }
+
+    /// Takes a prepared item and writes every item now in input order.
+    fn arrive(&mut self, (place, result): Done) -> Result<()> {
+        self.in_flight -= 1;
+        self.waiting.insert(place, result);
+        while let Some(result) = self.waiting.remove(&self.next_written) {
+            self.next_written += 1;
             self.write(result)?;
         }
         Ok(())
@@ -456,12 +501,7 @@ impl<'p> BulkLoader<'p> {
     pub fn finish(mut self) -> Result<LoadStats> {
         self.work = None;
         while self.in_flight > 0 {
-            let result = self
-                .done
-                .recv()
-                .map_err(|_| Error::InvalidArgument("loader workers stopped".into()))?;
-            self.in_flight -= 1;
-            self.write(result)?;
+            self.receive()?;
         }
         self.commit()?;
         for worker in self.workers.drain(..) {
