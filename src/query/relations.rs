@@ -12,6 +12,7 @@ use crate::relate::{
 };
 use crate::repr::minhash::page_signatures;
 use crate::repr::{MinHashSig, UniqueWordSeq};
+use crate::storage::pages;
 use crate::text::PAGE_BREAK;
 use crate::{Error, Result};
 
@@ -72,12 +73,16 @@ impl Reader {
         Ok(snapshot.pages(id)?.unwrap_or_default())
     }
 
-    /// The page signatures of a new text, made as the index makes them:
-    /// empty when the text has no page break or the index stores no pages.
+    /// The page signatures of a new text, made and reduced as the index
+    /// stores them ([`crate::storage::pages`]): empty when the text has no
+    /// page break or the index stores no pages.
     pub fn pages_of_text(&self, text: &str) -> Vec<MinHashSig> {
         match &self.sketches {
             Some(sketches) if text.contains(PAGE_BREAK) => {
                 page_signatures(text, &sketches.options().window_options())
+                    .iter()
+                    .map(pages::reduce)
+                    .collect()
             }
             _ => Vec::new(),
         }

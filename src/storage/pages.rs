@@ -6,12 +6,20 @@
 //! a reader holds its segments in memory; at about 67 pages per 20K-word
 //! book they would be the largest part of a segment.
 //!
+//! **b-bit values.** Each min-hash is stored as its high 32 bits (b-bit
+//! minwise hashing, b = 32), half the bytes of the full value. Two values
+//! that differ collide with probability 2^-32, so similarity estimates do not
+//! move measurably; a value keeps its one-permutation bin, which the high
+//! bits fix, so the union of page signatures still works. The empty value
+//! `u64::MAX` reads back as itself. [`reduce`] gives a new text's
+//! signatures the same form before they are compared with stored ones.
+//!
 //! Layout (all integers little-endian; see `storage-format.md`):
 //!
 //! ```text
 //! u16 k               min-hashes per page (the index's window_hashes, 34)
 //! u32 page_count      at least 2
-//! page_count × k × u64  page signatures, in page order
+//! page_count × k × u32  high 32 bits of the page min-hashes, in page order
 //! u64 XXH3-64 of every byte before it
 //! ```
 
@@ -26,16 +34,37 @@ use crate::{Error, Result};
 const FIXED_LEN: usize = 2 + 4;
 const CHECKSUM_LEN: usize = 8;
 
+/// Bytes per stored value.
+const VALUE_LEN: usize = 4;
+
+/// The stored form of a min-hash value: its high 32 bits.
+fn stored(value: u64) -> u32 {
+    (value >> 32) as u32
+}
+
+/// The value a stored one reads back as.
+fn loaded(stored: u32) -> u64 {
+    match stored {
+        u32::MAX => u64::MAX,
+        high => u64::from(high) << 32,
+    }
+}
+
+/// `signature` as it reads back from storage.
+pub fn reduce(signature: &MinHashSig) -> MinHashSig {
+    MinHashSig(signature.0.iter().map(|&v| loaded(stored(v))).collect())
+}
+
 /// The value bytes of `pages`, each signature cut or padded (with
 /// `u64::MAX`) to `k` values.
 pub fn encode(pages: &[MinHashSig], k: usize) -> Vec<u8> {
-    let mut out = Vec::with_capacity(FIXED_LEN + 8 * k * pages.len() + CHECKSUM_LEN);
+    let mut out = Vec::with_capacity(FIXED_LEN + VALUE_LEN * k * pages.len() + CHECKSUM_LEN);
     out.extend_from_slice(&(k as u16).to_le_bytes());
     out.extend_from_slice(&(pages.len() as u32).to_le_bytes());
     for page in pages {
         for i in 0..k {
             let value = page.0.get(i).copied().unwrap_or(u64::MAX);
-            out.extend_from_slice(&value.to_le_bytes());
+            out.extend_from_slice(&stored(value).to_le_bytes());
         }
     }
     let sum = checksum(&out);
@@ -78,7 +107,7 @@ pub fn decode(bytes: &[u8], path: &Path, book_id: u32) -> Result<Vec<MinHashSig>
         ));
     }
     let body = &bytes[FIXED_LEN..body_end];
-    if count.checked_mul(8 * k) != Some(body.len()) {
+    if count.checked_mul(VALUE_LEN * k) != Some(body.len()) {
         return Err(corrupted(
             FIXED_LEN,
             format!(
@@ -88,11 +117,10 @@ pub fn decode(bytes: &[u8], path: &Path, book_id: u32) -> Result<Vec<MinHashSig>
         ));
     }
     Ok(body
-        .chunks_exact(8 * k)
+        .chunks_exact(VALUE_LEN * k)
         .map(|page| {
-            let mut values = vec![0u64; k];
-            LittleEndian::read_u64_into(page, &mut values);
-            MinHashSig(values)
+            let values = page.chunks_exact(VALUE_LEN).map(LittleEndian::read_u32);
+            MinHashSig(values.map(loaded).collect())
         })
         .collect())
 }
@@ -102,14 +130,27 @@ mod tests {
     use super::*;
 
     fn sample() -> Vec<MinHashSig> {
-        vec![MinHashSig(vec![1, 2, 3]), MinHashSig(vec![u64::MAX, 5, 6])]
+        vec![
+            MinHashSig(vec![1 << 32 | 9, 2 << 32, 0xffff_fffe_0000_0001]),
+            MinHashSig(vec![u64::MAX; 3]),
+        ]
     }
 
     #[test]
-    fn round_trip() {
+    fn round_trip_keeps_the_high_bits_and_empty_pages() {
         let bytes = encode(&sample(), 3);
-        assert_eq!(bytes.len(), 6 + 48 + 8);
-        assert_eq!(decode(&bytes, Path::new("c"), 7).unwrap(), sample());
+        assert_eq!(bytes.len(), 6 + 24 + 8);
+        let decoded = decode(&bytes, Path::new("c"), 7).unwrap();
+        assert_eq!(
+            decoded,
+            [
+                MinHashSig(vec![1 << 32, 2 << 32, 0xffff_fffe_0000_0000]),
+                MinHashSig(vec![u64::MAX; 3])
+            ]
+        );
+        assert!(decoded[1].is_empty());
+        let reduced: Vec<MinHashSig> = sample().iter().map(reduce).collect();
+        assert_eq!(decoded, reduced);
     }
 
     #[test]
