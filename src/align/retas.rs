@@ -234,9 +234,11 @@ pub fn align_texts(a: &str, b: &str, options: &RetasOptions) -> Result<Alignment
 
 /// Aligns two tokenised texts.
 pub(crate) fn align_words(texts: &WordTexts, options: &RetasOptions) -> Alignment {
-    let (matches, mut stats) =
-        WordAligner::new(texts.vocabulary.len(), options).matches(&texts.a.ids, &texts.b.ids);
-    let spans = spans::build(texts, &matches, options, &mut stats);
+    let mut aligner = WordAligner::new(texts.vocabulary.len(), options);
+    let whole = (0..texts.a.len(), 0..texts.b.len());
+    let matches = aligner.matches(&texts.a.ids, &texts.b.ids, whole.0.clone(), whole.1.clone());
+    let mut stats = aligner.stats();
+    let spans = spans::build(texts, whole, &matches, options, &mut stats);
     Alignment::new(texts, spans, stats)
 }
 
