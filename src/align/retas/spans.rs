@@ -252,6 +252,7 @@ impl SpanBuilder<'_> {
             a_words: a,
             b_words: b,
             kind,
+            moved: false,
         });
     }
 }
