@@ -19,6 +19,10 @@
 //!   text's [`STOP_WORDS`] most frequent words (the thesis used the 100 most
 //!   frequent English words; taking them from the clean text works for any
 //!   language).
+//!
+//! The alignment is the in-order one ([`RetasOptions::find_moved`] is
+//! turned off): a passage moved in the OCR text counts as missing where the
+//! clean text has it and as extra where the OCR text has it.
 
 use serde::Serialize;
 use std::ops::Range;
@@ -69,7 +73,11 @@ pub fn ocr_accuracy(clean: &str, ocr: &str, options: &RetasOptions) -> Result<Oc
             "the clean text has no words to measure against".to_string(),
         ));
     }
-    let alignment = align_words(&texts, options);
+    let in_order = RetasOptions {
+        find_moved: false,
+        ..*options
+    };
+    let alignment = align_words(&texts, &in_order);
     let clean_chars = joined_len(&texts, &texts.a.ids, &(0..texts.a.len()));
     let extent = ocr_extent(&alignment);
     let char_errors = ErrorCounter::new(&texts, options).count(&alignment, &extent);

@@ -25,17 +25,26 @@
 //!    [`RetasOptions::max_edit_share`] of its characters an edited one, and
 //!    the rest stays unaligned.
 //!
+//! 6. **Moved passages** (when [`RetasOptions::find_moved`]): the steps
+//!    above align in order only, so a passage moved between editions stays
+//!    unaligned in both texts. A second pass anchors on the words unique in
+//!    both remainders, takes the runs of anchors that follow each other in
+//!    both texts, and aligns each as a block by steps 3–5; a block of at
+//!    least [`RetasOptions::min_moved_words`] aligned words is kept, its
+//!    spans marked [`AlignedSpan::moved`] (module `moved`).
+//!
 //! Every dynamic-programming table is capped at
 //! [`RetasOptions::max_dp_cells`] cells. A stretch too large is cut at its
 //! shorter run nearest the diagonal until the pieces fit; a piece without a
 //! run that still does not fit is left unaligned (counted in
-//! [`RetasStats`]). The result, [`Alignment`], lists ordered,
-//! non-overlapping spans that increase in both texts.
+//! [`RetasStats`]). The result, [`Alignment`], lists non-overlapping spans
+//! in order of A; the spans not marked moved increase in B too.
 
 mod anchors;
 mod chain;
 mod chars;
 mod dp;
+mod moved;
 mod spans;
 mod words;
 
@@ -69,6 +78,13 @@ pub struct RetasOptions {
     /// are at most this share of the characters of its longer side. Default
     /// 0.5; valid 0.0..=1.0.
     pub max_edit_share: f64,
+    /// Look for passages moved between the texts after the in-order
+    /// alignment (step 6). Default true.
+    pub find_moved: bool,
+    /// Fewest words of A a moved passage must align to count: shorter
+    /// matches out of order are common phrases as often as moved text.
+    /// Default 40. Any value is valid (0 counts as 1).
+    pub min_moved_words: u32,
 }
 
 impl Default for RetasOptions {
@@ -78,6 +94,8 @@ impl Default for RetasOptions {
             max_dp_cells: 2_000_000,
             max_depth: 32,
             max_edit_share: 0.5,
+            find_moved: true,
+            min_moved_words: 40,
         }
     }
 }
@@ -143,6 +161,10 @@ pub struct AlignedSpan {
     /// Exact or edited.
     #[serde(flatten)]
     pub kind: SpanKind,
+    /// Found by the pass for moved passages out of the order of the other
+    /// spans: its B words lie before the spans that precede it in A, or
+    /// after those that follow it.
+    pub moved: bool,
 }
 
 /// Counts from one alignment.
@@ -163,6 +185,12 @@ pub struct RetasStats {
     pub capped_words_a: u32,
     /// Words of B in those stretches.
     pub capped_words_b: u32,
+    /// Spans marked moved.
+    pub moved_spans: u32,
+    /// Words of A in moved spans.
+    pub moved_words_a: u32,
+    /// Words of B in moved spans.
+    pub moved_words_b: u32,
 }
 
 /// The alignment of two texts A and B.
@@ -180,14 +208,18 @@ pub struct Alignment {
     pub share_a: f64,
     /// `aligned_words_b / words_b`.
     pub share_b: f64,
-    /// Spans in text order, increasing in both texts, not overlapping.
+    /// Spans in order of A, not overlapping in either text. The spans not
+    /// marked [`AlignedSpan::moved`] increase in B too; a moved span does
+    /// not: it lies in B before the spans preceding it, or after those
+    /// following it.
     pub spans: Vec<AlignedSpan>,
     /// How the alignment went.
     pub stats: RetasStats,
 }
 
 impl Alignment {
-    /// The word ranges of each span in A and in B.
+    /// The word ranges of each span in A and in B, in order of A (the
+    /// ranges in B of moved spans are out of order).
     pub fn word_range_pairs(&self) -> Vec<(Range<u32>, Range<u32>)> {
         self.spans
             .iter()
@@ -234,9 +266,18 @@ pub fn align_texts(a: &str, b: &str, options: &RetasOptions) -> Result<Alignment
 
 /// Aligns two tokenised texts.
 pub(crate) fn align_words(texts: &WordTexts, options: &RetasOptions) -> Alignment {
-    let (matches, mut stats) =
-        WordAligner::new(texts.vocabulary.len(), options).matches(&texts.a.ids, &texts.b.ids);
-    let spans = spans::build(texts, &matches, options, &mut stats);
+    let mut aligner = WordAligner::new(texts.vocabulary.len(), options);
+    let whole = (0..texts.a.len(), 0..texts.b.len());
+    let matches = aligner.matches(&texts.a.ids, &texts.b.ids, whole.0.clone(), whole.1.clone());
+    let mut stats = aligner.stats();
+    let mut spans = spans::build(texts, whole, &matches, options, &mut stats);
+    if options.find_moved {
+        let found = moved::find(texts, &spans, options, &mut stats);
+        if !found.is_empty() {
+            spans.extend(found);
+            spans.sort_unstable_by_key(|s| s.a_words.start);
+        }
+    }
     Alignment::new(texts, spans, stats)
 }
 
@@ -260,27 +301,177 @@ mod tests {
             .collect()
     }
 
-    /// Checks what every alignment must satisfy.
+    /// Checks what every alignment must satisfy: spans in order of A, the
+    /// spans not moved in order of B too, no word in two spans, counts that
+    /// agree with the spans.
     fn check_invariants(alignment: &Alignment, a: &str, b: &str) {
         let mut end = (0, 0, 0, 0);
         for span in &alignment.spans {
             assert!(!span.a_words.is_empty() && !span.b_words.is_empty());
-            assert!(span.a_words.start >= end.0 && span.b_words.start >= end.1);
-            assert!(span.a_bytes.start >= end.2 && span.b_bytes.start >= end.3);
+            assert!(span.a_words.start >= end.0 && span.a_bytes.start >= end.2);
             assert!(span.a_words.end <= alignment.words_a);
             assert!(span.b_words.end <= alignment.words_b);
             assert!(a.get(span.a_bytes.clone()).is_some());
             assert!(b.get(span.b_bytes.clone()).is_some());
-            end = (
-                span.a_words.end,
-                span.b_words.end,
-                span.a_bytes.end,
-                span.b_bytes.end,
-            );
+            (end.0, end.2) = (span.a_words.end, span.a_bytes.end);
+            if !span.moved {
+                assert!(span.b_words.start >= end.1 && span.b_bytes.start >= end.3);
+                (end.1, end.3) = (span.b_words.end, span.b_bytes.end);
+            }
         }
-        let aligned: u32 = alignment.spans.iter().map(|s| s.a_words.len() as u32).sum();
-        assert_eq!(aligned, alignment.aligned_words_a);
+        let mut in_b: Vec<&AlignedSpan> = alignment.spans.iter().collect();
+        in_b.sort_by_key(|s| s.b_words.start);
+        for pair in in_b.windows(2) {
+            assert!(pair[0].b_words.end <= pair[1].b_words.start, "{pair:?}");
+            assert!(pair[0].b_bytes.end <= pair[1].b_bytes.start, "{pair:?}");
+        }
+        let sum = |side: fn(&AlignedSpan) -> &Range<u32>, moved_only: bool| -> u32 {
+            let spans = alignment.spans.iter().filter(|s| s.moved || !moved_only);
+            spans.map(|s| side(s).len() as u32).sum()
+        };
+        assert_eq!(sum(|s| &s.a_words, false), alignment.aligned_words_a);
+        assert_eq!(sum(|s| &s.b_words, false), alignment.aligned_words_b);
+        assert_eq!(sum(|s| &s.a_words, true), alignment.stats.moved_words_a);
+        assert_eq!(sum(|s| &s.b_words, true), alignment.stats.moved_words_b);
+        let moved = alignment.spans.iter().filter(|s| s.moved).count();
+        assert_eq!(moved as u32, alignment.stats.moved_spans);
         assert!((0.0..=1.0).contains(&alignment.share_a));
+        assert!((0.0..=1.0).contains(&alignment.share_b));
+    }
+
+    /// Word range of the spans marked moved (`true`) or not, in A and in B
+    /// (from the first span's start to the last span's end).
+    fn extent(alignment: &Alignment, moved: bool) -> (Range<u32>, Range<u32>) {
+        let spans: Vec<&AlignedSpan> = alignment
+            .spans
+            .iter()
+            .filter(|s| s.moved == moved)
+            .collect();
+        let (first, last) = (spans[0], spans[spans.len() - 1]);
+        let b_start = spans.iter().map(|s| s.b_words.start).min().unwrap();
+        let b_end = spans.iter().map(|s| s.b_words.end).max().unwrap();
+        (first.a_words.start..last.a_words.end, b_start..b_end)
+    }
+
+    /// The parts x, m, y, z of [`moved_passage_texts`]: 500, 300, 1,000 and
+    /// 500 words.
+    fn moved_passage_parts() -> [String; 4] {
+        [(500, 21), (300, 22), (1_000, 23), (500, 24)].map(|(n, seed)| work_text(n, seed))
+    }
+
+    /// A = x m y z, B = x y m z: the passage m (300 words) moved after y.
+    fn moved_passage_texts() -> (String, String) {
+        let [x, m, y, z] = moved_passage_parts();
+        (
+            format!("{x}\n\n{m}\n\n{y}\n\n{z}"),
+            format!("{x}\n\n{y}\n\n{m}\n\n{z}"),
+        )
+    }
+
+    #[test]
+    fn a_moved_passage_is_found_where_it_is_in_both_texts_and_marked_moved() {
+        let (a, b) = moved_passage_texts();
+        let alignment = align(&a, &b);
+        check_invariants(&alignment, &a, &b);
+        assert_eq!((alignment.share_a, alignment.share_b), (1.0, 1.0));
+        assert_eq!(extent(&alignment, true), (500..800, 1_500..1_800));
+        assert!(alignment
+            .spans
+            .iter()
+            .filter(|s| s.moved)
+            .all(|s| s.kind == SpanKind::Exact));
+        assert_eq!(alignment.stats.moved_words_a, 300);
+        assert_eq!(alignment.stats.moved_words_b, 300);
+        let in_order = alignment.spans.iter().filter(|s| !s.moved);
+        assert_eq!(in_order.map(|s| s.a_words.len()).sum::<usize>(), 2_000);
+    }
+
+    #[test]
+    fn a_moved_passage_with_ocr_noise_is_still_found() {
+        let (a, _) = moved_passage_texts();
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(3);
+        let [x, m, y, z] = moved_passage_parts().map(|part| ocr_noise(&part, 0.03, &mut rng));
+        let noisy = format!("{x}\n\n{y}\n\n{m}\n\n{z}");
+        let alignment = align(&a, &noisy);
+        check_invariants(&alignment, &a, &noisy);
+        let (moved_a, moved_b) = extent(&alignment, true);
+        assert!(moved_a.start >= 500 && moved_a.end <= 800, "{moved_a:?}");
+        assert!(
+            alignment.stats.moved_words_a >= 280,
+            "{:?}",
+            alignment.stats
+        );
+        let m_start = (words(&x).len() + words(&y).len()) as u32;
+        let m_end = m_start + words(&m).len() as u32;
+        assert!(
+            moved_b.start >= m_start && moved_b.end <= m_end,
+            "{moved_b:?}"
+        );
+        assert!(moved_b.len() as u32 >= m_end - m_start - 20, "{moved_b:?}");
+        assert!(alignment.share_a > 0.97, "{}", alignment.share_a);
+    }
+
+    #[test]
+    fn without_the_second_pass_a_moved_passage_stays_unaligned() {
+        let (a, b) = moved_passage_texts();
+        let in_order = RetasOptions {
+            find_moved: false,
+            ..RetasOptions::default()
+        };
+        let alignment = align_texts(&a, &b, &in_order).unwrap();
+        check_invariants(&alignment, &a, &b);
+        assert!(alignment.spans.iter().all(|s| !s.moved));
+        assert_eq!(alignment.stats.moved_spans, 0);
+        // m, apart from chance matches of common words.
+        assert!(
+            alignment.aligned_words_a < 2_000 + 60,
+            "{}",
+            alignment.aligned_words_a
+        );
+        assert!(alignment.aligned_words_a >= 2_000);
+    }
+
+    #[test]
+    fn a_moved_phrase_shorter_than_the_minimum_is_not_a_moved_passage() {
+        let phrase = work_text(30, 25);
+        let (x, y) = (work_text(600, 26), work_text(600, 27));
+        let a = format!("{x}\n\n{phrase}\n\n{y}");
+        let b = format!("{phrase}\n\n{x}\n\n{y}");
+        let alignment = align(&a, &b);
+        check_invariants(&alignment, &a, &b);
+        assert_eq!(alignment.stats.moved_spans, 0, "{alignment:?}");
+        let shorter = RetasOptions {
+            min_moved_words: 20,
+            ..RetasOptions::default()
+        };
+        let alignment = align_texts(&a, &b, &shorter).unwrap();
+        check_invariants(&alignment, &a, &b);
+        assert_eq!(alignment.stats.moved_words_a, 30, "{:?}", alignment.stats);
+    }
+
+    #[test]
+    fn unrelated_texts_have_no_moved_passages() {
+        // Two halves of one generated work: the same lexicon and style, so
+        // common words and phrases match by chance, but no passage.
+        let loose = RetasOptions {
+            min_moved_words: 5,
+            ..RetasOptions::default()
+        };
+        for seed in 0..3 {
+            let text = work_text(20_000, 40 + seed);
+            let halves: Vec<&str> = text.split_whitespace().collect();
+            let (a, b) = (halves[..10_000].join(" "), halves[10_000..].join(" "));
+            for options in [RetasOptions::default(), loose] {
+                let alignment = align_texts(&a, &b, &options).unwrap();
+                check_invariants(&alignment, &a, &b);
+                assert!(
+                    alignment.aligned_words_a > 100,
+                    "{}",
+                    alignment.aligned_words_a
+                );
+                assert_eq!(alignment.stats.moved_spans, 0, "{:?}", alignment.stats);
+            }
+        }
     }
 
     #[test]
@@ -457,8 +648,11 @@ mod tests {
             b in "[abcé \\n-]{0,300}",
             leaf_words in 1u32..40,
             max_dp_cells in 0u64..5_000,
+            min_moved_words in 0u32..8,
         ) {
-            let options = RetasOptions { leaf_words, max_dp_cells, ..RetasOptions::default() };
+            let options = RetasOptions {
+                leaf_words, max_dp_cells, min_moved_words, ..RetasOptions::default()
+            };
             let alignment = align_texts(&a, &b, &options).unwrap();
             check_invariants(&alignment, &a, &b);
         }

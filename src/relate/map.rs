@@ -16,9 +16,10 @@
 //!   map from two sequences.
 //!
 //! The alignment is given as pairs of word ranges (a range in book A, a range
-//! in book B), increasing and not overlapping on both sides: the shape of a
-//! full-text aligner's matched runs, and of single matched words
-//! (`p..p + 1, q..q + 1`).
+//! in book B), increasing in A and not overlapping on either side: the shape
+//! of a full-text aligner's matched runs, and of single matched words
+//! (`p..p + 1, q..q + 1`). The ranges in B usually increase too; those of a
+//! passage moved between the books go back or ahead.
 //!
 //! **Regions** join matched bins of A to matched bins of B. Each range pair
 //! is cut where either side crosses a bin boundary (the two ranges are
@@ -269,7 +270,7 @@ pub struct PortionMap {
 
 impl PortionMap {
     /// The map of an alignment of books `a` and `b`: `aligned` gives pairs of
-    /// word ranges (in A, in B), increasing and not overlapping on each side,
+    /// word ranges (in A, in B), increasing in A, not overlapping on each side,
     /// within each book's words. `InvalidArgument` when the options, the
     /// eligible positions or the ranges break these rules.
     pub fn build(
@@ -350,25 +351,32 @@ fn positions_of(pairs: &[(u32, u32)], a: &UniqueWordSeq, b: &UniqueWordSeq) -> V
 }
 
 /// Collects the range pairs, checking that they are in bounds, increasing
-/// and not overlapping on both sides.
+/// in A and not overlapping in A or in B.
 fn checked_pairs(
     aligned: impl IntoIterator<Item = (Range<u32>, Range<u32>)>,
     a_words: u32,
     b_words: u32,
 ) -> Result<Vec<(Range<u32>, Range<u32>)>> {
     let mut pairs: Vec<(Range<u32>, Range<u32>)> = Vec::new();
-    let (mut a_end, mut b_end) = (0, 0);
+    let mut a_end = 0;
     for (ra, rb) in aligned {
         let ordered = ra.start <= ra.end && rb.start <= rb.end;
         let in_books = ra.end <= a_words && rb.end <= b_words;
-        let after = ra.start >= a_end && rb.start >= b_end;
-        if !(ordered && in_books && after) {
+        if !(ordered && in_books && ra.start >= a_end) {
             return Err(Error::InvalidArgument(format!(
-                "aligned ranges {ra:?} (A) and {rb:?} (B) must lie within the books ({a_words} and {b_words} words) and after the previous pair ({a_end} and {b_end})"
+                "aligned ranges {ra:?} (A) and {rb:?} (B) must lie within the books ({a_words} and {b_words} words), in A after the previous pair (word {a_end})"
             )));
         }
-        (a_end, b_end) = (ra.end.max(a_end), rb.end.max(b_end));
+        a_end = ra.end.max(a_end);
         pairs.push((ra, rb));
+    }
+    let mut in_b: Vec<&Range<u32>> = pairs.iter().map(|(_, rb)| rb).collect();
+    in_b.sort_unstable_by_key(|rb| (rb.start, rb.end));
+    if let Some(w) = in_b.windows(2).find(|w| w[0].end > w[1].start) {
+        return Err(Error::InvalidArgument(format!(
+            "aligned ranges {:?} and {:?} overlap in B",
+            w[0], w[1]
+        )));
     }
     Ok(pairs)
 }
@@ -389,7 +397,7 @@ fn regions(
                 continue;
             }
             match regions.last_mut() {
-                Some(last) if bin_a <= last.a_bins.end && bin_b <= last.b_bins.end => {
+                Some(last) if next_to(bin_a, &last.a_bins) && next_to(bin_b, &last.b_bins) => {
                     last.a_bins.end = last.a_bins.end.max(bin_a + 1);
                     last.b_bins.end = last.b_bins.end.max(bin_b + 1);
                 }
@@ -407,6 +415,11 @@ fn regions(
         region.b_words = bin_span(b, &region.b_bins);
     }
     regions
+}
+
+/// Whether `bin` is the last of `bins` or the one after it.
+fn next_to(bin: u32, bins: &Range<u32>) -> bool {
+    bin + 1 >= bins.end && bin <= bins.end
 }
 
 /// The words of bins `bins` of `map`.
@@ -605,6 +618,31 @@ mod tests {
     }
 
     #[test]
+    fn a_moved_passage_is_a_region_of_its_own() {
+        // A's words 400..600 are B's 1000..1200; the rest is in order.
+        let aligned = [
+            (0..400, 0..400),
+            (400..600, 1000..1200),
+            (600..1000, 400..800),
+            (1000..1200, 800..1000),
+        ];
+        let map = PortionMap::build(
+            MapBook::full_text(1200),
+            MapBook::full_text(1200),
+            aligned,
+            &MapOptions::default(),
+        )
+        .unwrap();
+        assert_eq!((map.a.coverage, map.b.coverage), (1.0, 1.0));
+        let bins: Vec<(Range<u32>, Range<u32>)> = map
+            .regions
+            .iter()
+            .map(|r| (r.a_bins.clone(), r.b_bins.clone()))
+            .collect();
+        assert_eq!(bins, [(0..2, 0..2), (2..3, 5..6), (3..6, 2..5)]);
+    }
+
+    #[test]
     fn bad_input_is_an_error_not_a_panic() {
         let build =
             |aligned: Vec<(Range<u32>, Range<u32>)>, eligible: &[u32], options: MapOptions| {
@@ -618,7 +656,8 @@ mod tests {
         let defaults = MapOptions::default();
         assert!(build(vec![(0..101, 0..10)], &[], defaults).is_err());
         assert!(build(vec![(10..20, 0..10), (15..30, 20..30)], &[], defaults).is_err());
-        assert!(build(vec![(10..20, 50..60), (30..40, 0..10)], &[], defaults).is_err());
+        assert!(build(vec![(10..20, 50..60), (30..40, 55..70)], &[], defaults).is_err());
+        assert!(build(vec![(30..40, 0..10), (10..20, 50..60)], &[], defaults).is_err());
         #[allow(clippy::reversed_empty_ranges)]
         let reversed = vec![(20..10, 0..1)];
         assert!(build(reversed, &[], defaults).is_err());

@@ -85,13 +85,21 @@ impl WordAligner {
         }
     }
 
-    /// Every matched word pair of `a` and `b`, in order: anchors found
-    /// recursively, then the word-level LCS of each leaf; and the counts of
-    /// the recursion.
-    pub fn matches(mut self, a: &[u32], b: &[u32]) -> (Vec<WordMatch>, RetasStats) {
+    /// Every matched word pair of the words `area_a` of `a` and `area_b`
+    /// of `b`, in order: anchors found recursively, then the word-level LCS
+    /// of each leaf. The counts of the recursion add up in [`Self::stats`]
+    /// over the calls; its `anchors` are those of the last call's first
+    /// level.
+    pub fn matches(
+        &mut self,
+        a: &[u32],
+        b: &[u32],
+        area_a: Range<u32>,
+        area_b: Range<u32>,
+    ) -> Vec<WordMatch> {
         self.work.push(Work::Segment(Segment {
-            a: 0..a.len() as u32,
-            b: 0..b.len() as u32,
+            a: area_a,
+            b: area_b,
             depth: 0,
         }));
         while let Some(item) = self.work.pop() {
@@ -100,7 +108,12 @@ impl WordAligner {
                 Work::Segment(segment) => self.split_or_align(segment, a, b),
             }
         }
-        (self.matches, self.stats)
+        std::mem::take(&mut self.matches)
+    }
+
+    /// The counts of the calls so far.
+    pub fn stats(&self) -> RetasStats {
+        self.stats
     }
 
     /// Splits `segment` at its anchors (pushing the parts on the work
@@ -255,7 +268,8 @@ mod tests {
 
     fn matches_of(a: &[u32], b: &[u32], options: &RetasOptions) -> Vec<Pair> {
         let vocabulary = a.iter().chain(b).max().map_or(0, |&m| m as usize + 1);
-        let (found, _) = WordAligner::new(vocabulary, options).matches(a, b);
+        let (area_a, area_b) = (0..a.len() as u32, 0..b.len() as u32);
+        let found = WordAligner::new(vocabulary, options).matches(a, b, area_a, area_b);
         found.iter().map(|m| (m.a, m.b)).collect()
     }
 
@@ -314,7 +328,9 @@ mod tests {
             leaf_words: 3,
             ..RetasOptions::default()
         };
-        let (found, stats) = WordAligner::new(4, &options).matches(&a, &b);
+        let mut aligner = WordAligner::new(4, &options);
+        let found = aligner.matches(&a, &b, 0..4, 0..4);
+        let stats = aligner.stats();
         let anchors: Vec<bool> = found.iter().map(|m| m.anchor).collect();
         // 2 and 3 are unique; the 1s are matched by the leaves around them.
         assert_eq!(anchors, [false, true, true, false]);

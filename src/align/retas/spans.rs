@@ -10,9 +10,11 @@ use super::chars::{CharAligner, Group};
 use super::words::WordTexts;
 use super::{AlignedSpan, RetasOptions, RetasStats, SpanKind};
 
-/// The spans of the alignment whose word matches are `matches`.
+/// The spans of the alignment of the words `area.0` of A with the words
+/// `area.1` of B whose word matches (all within the area) are `matches`.
 pub fn build(
     texts: &WordTexts,
+    area: (Range<u32>, Range<u32>),
     matches: &[WordMatch],
     options: &RetasOptions,
     stats: &mut RetasStats,
@@ -25,7 +27,7 @@ pub fn build(
         spans: Vec::new(),
         stats,
     }
-    .build(matches)
+    .build(area, matches)
 }
 
 /// Runs of consecutive word matches with fewer words than this and no
@@ -111,8 +113,8 @@ struct SpanBuilder<'a> {
 }
 
 impl SpanBuilder<'_> {
-    fn build(mut self, matches: &[WordMatch]) -> Vec<AlignedSpan> {
-        let mut next = (0, 0);
+    fn build(mut self, area: (Range<u32>, Range<u32>), matches: &[WordMatch]) -> Vec<AlignedSpan> {
+        let mut next = (area.0.start, area.1.start);
         let mut loose = Vec::new();
         for run in runs(matches) {
             if run.anchor || run.words >= FIXED_RUN_WORDS {
@@ -124,8 +126,7 @@ impl SpanBuilder<'_> {
                 loose.push(run);
             }
         }
-        let end = (self.texts.a.len(), self.texts.b.len());
-        self.region(next, end, &loose);
+        self.region(next, (area.0.end, area.1.end), &loose);
         self.spans
     }
 
@@ -251,6 +252,7 @@ impl SpanBuilder<'_> {
             a_words: a,
             b_words: b,
             kind,
+            moved: false,
         });
     }
 }
