@@ -204,3 +204,24 @@ fn align_map_writes_svg_or_an_html_page() {
         common::stderr(&output)
     );
 }
+
+#[test]
+fn a_moved_passage_is_marked_in_the_table_of_spans_and_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = work_text(3_000, 41);
+    let words: Vec<&str> = work.split_whitespace().collect();
+    let (head, rest) = words.split_at(600);
+    let (middle, tail) = rest.split_at(1_800);
+    let a = [head, middle, tail].concat().join(" ");
+    // B moves the first 600 words to the end.
+    let b = [middle, tail, head].concat().join(" ");
+    let (pa, pb) = (dir.path().join("a.txt"), dir.path().join("b.txt"));
+    std::fs::write(&pa, a).unwrap();
+    std::fs::write(&pb, b).unwrap();
+    let output = run(&[Path::new("align"), &pa, &pb]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{}", common::stderr(&output));
+    assert!(stdout.contains("exact moved"), "{stdout}");
+    let summary = stdout.lines().find(|l| l.contains(" spans (")).unwrap();
+    assert!(!summary.contains("; 0 moved"), "{summary}");
+}

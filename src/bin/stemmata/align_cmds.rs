@@ -248,9 +248,11 @@ fn print_summary(pair: &AlignedPair) {
         .count();
     let stats = &al.stats;
     println!(
-        "{} spans ({exact} exact, {} edited); {} anchors, {} leaves, depth {}; {} stretches over the table cap; {:.3} s",
+        "{} spans ({exact} exact, {} edited; {} moved, {} words of A); {} anchors, {} leaves, depth {}; {} stretches over the table cap; {:.3} s",
         al.spans.len(),
         al.spans.len() - exact,
+        stats.moved_spans,
+        stats.moved_words_a,
         stats.anchors,
         stats.leaves,
         stats.depth,
@@ -259,11 +261,12 @@ fn print_summary(pair: &AlignedPair) {
     );
 }
 
-/// One line per span: word ranges, kind, edit distance, the start of A's text.
+/// One line per span: word ranges, kind (`moved` marks a passage out of
+/// the order of B), edit distance, the start of A's text.
 fn print_spans(pair: &AlignedPair) {
     println!();
     println!(
-        "{:>19}  {:>19}  {:<6}  {:>8}  A text",
+        "{:>19}  {:>19}  {:<12}  {:>8}  A text",
         "A words", "B words", "kind", "distance"
     );
     for span in &pair.alignment.spans {
@@ -271,13 +274,18 @@ fn print_spans(pair: &AlignedPair) {
             SpanKind::Exact => ("exact", String::new()),
             SpanKind::Edited { distance, .. } => ("edited", distance.to_string()),
         };
+        let kind = if span.moved {
+            format!("{kind} moved")
+        } else {
+            kind.to_string()
+        };
         let excerpt: String = pair.a.text[span.a_bytes.clone()]
             .chars()
             .take(48)
             .map(|c| if c.is_whitespace() { ' ' } else { c })
             .collect();
         println!(
-            "{:>19}  {:>19}  {kind:<6}  {distance:>8}  {excerpt}",
+            "{:>19}  {:>19}  {kind:<12}  {distance:>8}  {excerpt}",
             format!("{}..{}", span.a_words.start, span.a_words.end),
             format!("{}..{}", span.b_words.start, span.b_words.end),
         );
