@@ -1,6 +1,6 @@
 //! `--relations` on `query` and `pairs`: each hit or pair says how the books
-//! relate (duplicate, contains with the container, overlap), in the
-//! readable output and in JSON.
+//! relate (duplicate, contains with the container, overlap; the page
+//! classes when both books have pages), in the readable output and in JSON.
 
 mod common;
 
@@ -153,4 +153,44 @@ fn pairs_relations_in_tsv_and_json_lines() {
             assert!(relation.get("container").is_none());
         }
     }
+}
+
+/// `text` cut into pages of `per_page` words, separated by form feeds.
+fn paginate(text: &str, per_page: usize) -> String {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    words
+        .chunks(per_page)
+        .map(|page| page.join(" "))
+        .collect::<Vec<_>>()
+        .join("\n\x0c")
+}
+
+#[test]
+fn paged_books_get_the_page_classes() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = common::text(0, 12_000);
+    let volume: String = text
+        .split_whitespace()
+        .skip(3_000)
+        .take(4_500)
+        .collect::<Vec<_>>()
+        .join(" ");
+    let books = vec![
+        ("book".to_string(), paginate(&text, 300)),
+        ("repaginated".to_string(), paginate(&text, 230)),
+        ("volume".to_string(), paginate(&volume, 300)),
+    ];
+    common::write_txt_books(&dir.path().join("in"), &books);
+    stemmata(&["load", "idx", "in", "--create", "-q"], dir.path());
+    let out = stemmata(
+        &["query", "idx", "--key", "book", "--relations", "--json"],
+        dir.path(),
+    );
+    let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let relation = relation_of(&result["hits"], "repaginated");
+    assert_eq!(relation["class"], "different_pagination", "{relation}");
+    let relation = relation_of(&result["hits"], "volume");
+    assert_eq!(relation["class"], "contiguous_subset", "{relation}");
+    assert_eq!(relation["container"], "a", "{relation}");
+    assert!(relation["signals"]["pages"].is_object(), "{relation}");
 }
