@@ -142,6 +142,28 @@ pub fn checksum(bytes: &[u8]) -> u64 {
     xxhash_rust::xxh3::xxh3_64(bytes)
 }
 
+/// Bytes of a trailing [`checksum`] of everything before it.
+pub const CHECKSUM_LEN: usize = 8;
+
+/// The bytes of `bytes` before its trailing checksum, when that checksum
+/// matches them; else `ChecksumMismatch` naming `path`, at the checksum's
+/// offset. The caller has checked that `bytes` holds at least
+/// [`CHECKSUM_LEN`] bytes.
+pub(crate) fn checked_body<'a>(bytes: &'a [u8], path: &Path) -> Result<&'a [u8]> {
+    let (body, stored) = bytes.split_at(bytes.len() - CHECKSUM_LEN);
+    let expected = LittleEndian::read_u64(stored);
+    let got = checksum(body);
+    if got != expected {
+        return Err(Error::ChecksumMismatch {
+            path: path.to_path_buf(),
+            offset: body.len() as u64,
+            expected,
+            got,
+        });
+    }
+    Ok(body)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

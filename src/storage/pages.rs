@@ -23,7 +23,7 @@
 //! u64 XXH3-64 of every byte before it
 //! ```
 
-use super::format::checksum;
+use super::format::{checked_body, checksum, CHECKSUM_LEN};
 use byteorder::{ByteOrder, LittleEndian};
 use std::path::Path;
 
@@ -32,7 +32,6 @@ use crate::repr::MinHashSig;
 use crate::{Error, Result};
 
 const FIXED_LEN: usize = 2 + 4;
-const CHECKSUM_LEN: usize = 8;
 
 /// Bytes per stored value.
 const VALUE_LEN: usize = 4;
@@ -84,17 +83,7 @@ pub fn decode(bytes: &[u8], path: &Path, book_id: u32) -> Result<Vec<MinHashSig>
     if bytes.len() < FIXED_LEN + CHECKSUM_LEN {
         return Err(corrupted(0, format!("{} bytes, too short", bytes.len())));
     }
-    let body_end = bytes.len() - CHECKSUM_LEN;
-    let stored = LittleEndian::read_u64(&bytes[body_end..]);
-    let sum = checksum(&bytes[..body_end]);
-    if sum != stored {
-        return Err(Error::ChecksumMismatch {
-            path: path.to_path_buf(),
-            offset: body_end as u64,
-            expected: stored,
-            got: sum,
-        });
-    }
+    let body_end = checked_body(bytes, path)?.len();
     let k = LittleEndian::read_u16(bytes) as usize;
     let count = LittleEndian::read_u32(&bytes[2..]) as usize;
     if !(1..=MAX_HASHES).contains(&k) {

@@ -36,9 +36,10 @@ use byteorder::{ByteOrder, LittleEndian};
 use std::io::Write;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
-use xxhash_rust::xxh3::xxh3_64;
 
-use super::format::{FileHeader, FileKind, FORMAT_VERSION, HEADER_LEN};
+use super::format::{
+    checked_body, checksum, FileHeader, FileKind, CHECKSUM_LEN, FORMAT_VERSION, HEADER_LEN,
+};
 use crate::error::IoContext;
 use crate::repr::minhash::MAX_HASHES;
 use crate::repr::sketch::Table;
@@ -48,7 +49,6 @@ use crate::{Error, Result};
 const TABLES: usize = Table::ALL.len();
 /// Tables in a version-2 segment (no value table).
 const TABLES_V2: usize = 3;
-const CHECKSUM_LEN: usize = 8;
 
 /// The sketch of one book and its band keys, ready for a segment.
 #[derive(Debug, Clone)]
@@ -135,7 +135,7 @@ fn encode_parts(
     for entries in tables {
         encode_table(entries, &mut out);
     }
-    let sum = xxh3_64(&out);
+    let sum = checksum(&out);
     out.extend_from_slice(&sum.to_le_bytes());
     Ok(out)
 }
@@ -265,17 +265,7 @@ impl Segment {
         if bytes.len() < HEADER_LEN + 8 + CHECKSUM_LEN {
             return Err(corrupted(0, "segment shorter than its fixed fields".into()));
         }
-        let body_end = bytes.len() - CHECKSUM_LEN;
-        let stored = LittleEndian::read_u64(&bytes[body_end..]);
-        let sum = xxh3_64(&bytes[..body_end]);
-        if sum != stored {
-            return Err(Error::ChecksumMismatch {
-                path: path.to_path_buf(),
-                offset: body_end as u64,
-                expected: stored,
-                got: sum,
-            });
-        }
+        let body_end = checked_body(&bytes, path)?.len();
         let mut cursor = Cursor {
             bytes: &bytes[..body_end],
             at: HEADER_LEN,
@@ -690,7 +680,7 @@ mod tests {
         let second = first + 20 + 8 * 4;
         bytes[first] = 4;
         bytes[second] = 3;
-        let sum = xxh3_64(&bytes[..body_end]);
+        let sum = checksum(&bytes[..body_end]);
         bytes[body_end..].copy_from_slice(&sum.to_le_bytes());
         let error = Segment::decode(bytes, Path::new("seg")).unwrap_err();
         assert!(error.to_string().contains("out of order"), "{error}");
