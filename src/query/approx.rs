@@ -8,7 +8,6 @@
 //! found. `eval` reports the recall this costs.
 
 use roaring::RoaringBitmap;
-use std::collections::HashMap;
 
 use super::Reader;
 use crate::index::Index;
@@ -172,7 +171,7 @@ impl Sketches {
         let near = |slot: u32| self.simhash[slot as usize].hamming(&simhash) <= distance;
         for table in Table::ALL {
             let keep = |slot: u32| wanted(slot) && (table != Table::SimHash || near(slot));
-            let mut hits: HashMap<u32, u32> = HashMap::new();
+            let mut hits: Vec<u32> = Vec::new();
             for &key in &keys[table as usize] {
                 let listed: Vec<u32> = self
                     .segments
@@ -183,19 +182,19 @@ impl Sketches {
                     counts.skipped_keys += 1;
                     continue;
                 }
-                for slot in listed.into_iter().filter_map(|id| reader.slot_of_id(id)) {
-                    *hits.entry(slot).or_default() += 1;
-                }
+                hits.extend(listed.into_iter().filter_map(|id| reader.slot_of_id(id)));
             }
             let least = if table == Table::Value {
-                MIN_SHARED_VALUES
+                MIN_SHARED_VALUES as usize
             } else {
                 1
             };
+            // Each key lists a book once, so a book's run is its shared keys.
+            hits.sort_unstable();
             let found: RoaringBitmap = hits
-                .into_iter()
-                .filter(|&(slot, n)| n >= least && keep(slot))
-                .map(|(slot, _)| slot)
+                .chunk_by(|a, b| a == b)
+                .filter(|run| run.len() >= least && keep(run[0]))
+                .map(|run| run[0])
                 .collect();
             counts.add(table, found.len());
             all |= found;

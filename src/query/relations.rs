@@ -68,9 +68,12 @@ impl Reader {
     /// and older), or when the book was deleted after this reader opened.
     /// They are read from the catalog on each call.
     pub fn pages(&self, key: &str) -> Result<Vec<MinHashSig>> {
-        let id = self.book(key)?.id;
+        let book = self.book(key)?;
+        if book.pages <= 1 {
+            return Ok(Vec::new());
+        }
         let snapshot = self.index.catalog().snapshot()?;
-        Ok(snapshot.pages(id)?.unwrap_or_default())
+        Ok(snapshot.pages(book.id)?.unwrap_or_default())
     }
 
     /// The page signatures of a new text, made and reduced as the index
@@ -103,8 +106,11 @@ impl Reader {
     /// both have pages, else from their portion map with the default
     /// options.
     pub fn relation_with(&self, a: &RelationInput<'_>, b: &str) -> Result<Relation> {
-        let b_pages = self.pages(b)?;
-        if a.pages.is_empty() || b_pages.is_empty() {
+        let b_pages = match a.pages {
+            [] => Vec::new(),
+            _ => self.pages(b)?,
+        };
+        if b_pages.is_empty() {
             let map = self.portion_map_with(a.sequence, a.words, b, &MapOptions::default())?;
             return Ok(classify_map(&map));
         }
