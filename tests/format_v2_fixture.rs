@@ -7,6 +7,7 @@ mod common;
 
 use std::path::Path;
 
+use stemmata::relate::classify::Signals;
 use stemmata::relate::RelationClass;
 use stemmata::storage::format::{FORMAT_VERSION, MAGIC, OLDEST_SUPPORTED_FORMAT_VERSION};
 use stemmata::{Document, Error, Index, Mode, QueryOptions};
@@ -48,8 +49,11 @@ fn a_version_2_index_opens_verifies_and_answers_both_modes() {
     // gamma has two pages, but format 2 stored no page signatures.
     assert_eq!(reader.book("gamma").unwrap().pages, 2);
     assert!(reader.pages("gamma").unwrap().is_empty());
-    let relation = reader.relation("alpha", "beta").unwrap();
-    assert_ne!(relation.class, RelationClass::SamePagination);
+    // So even gamma against itself is classed from its portion map, where a
+    // format-3 index would use its pages (same pagination).
+    let relation = reader.relation("gamma", "gamma").unwrap();
+    assert!(matches!(relation.signals, Signals::Map(_)), "{relation:?}");
+    assert_eq!(relation.class, RelationClass::Duplicate, "{relation:?}");
 }
 
 #[test]
