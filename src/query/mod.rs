@@ -68,17 +68,15 @@ impl PairVerifier<'_> {
 /// index open (and so its catalog locked) until it is dropped: page
 /// signatures are read from the catalog when a relation needs them.
 pub struct Reader {
-    options: crate::repr::ExtractOptions,
     books: Vec<BookInfo>,
     sequences: Vec<UniqueWordSeq>,
     by_key: HashMap<String, u32>,
     postings: OnceLock<Postings>,
     frequent_word_cap: u32,
     sketches: Option<Sketches>,
-    /// The index, for page signatures, which stay in the catalog.
+    /// The index: its options, and page signatures, which stay in the
+    /// catalog.
     index: Index,
-    dir: std::path::PathBuf,
-    format_version: u16,
 }
 
 impl Reader {
@@ -131,7 +129,6 @@ impl Reader {
             .map(|(i, b)| (b.key.clone(), i as u32))
             .collect();
         Ok(Reader {
-            options: *index.options(),
             books,
             sequences,
             by_key,
@@ -139,8 +136,6 @@ impl Reader {
             frequent_word_cap: postings::default_frequent_word_cap(ids.len()),
             sketches,
             index: index.clone(),
-            dir: index.dir().to_path_buf(),
-            format_version: index.format_version(),
         })
     }
 
@@ -164,8 +159,8 @@ impl Reader {
     /// The sketches, or `OldFormat` when the index has none.
     pub(crate) fn sketches(&self) -> Result<&Sketches> {
         self.sketches.as_ref().ok_or_else(|| Error::OldFormat {
-            path: self.dir.clone(),
-            found: self.format_version,
+            path: self.index.dir().to_path_buf(),
+            found: self.index.format_version(),
             needs: "search in approximate mode (it has no sketches)".to_string(),
         })
     }
@@ -249,7 +244,7 @@ impl Reader {
     /// Books related to a new text, extracted with the index's options.
     pub fn query_text(&self, text: &[u8], options: &QueryOptions) -> Result<QueryResult> {
         let decoded = decode(text);
-        let features = extract(&decoded.text, &self.options);
+        let features = extract(&decoded.text, self.index.options());
         match options.mode {
             Mode::Exact => Ok(self.query_sequence(&features.sequence, None, options)),
             Mode::Approximate => {
