@@ -7,11 +7,9 @@
 
 use super::Reader;
 use crate::relate::map::matched_positions;
-use crate::relate::{
-    classify_map, classify_pages, MapOptions, PageOptions, PageSignals, PortionMap, Relation,
-};
+use crate::relate::{classify_books, MapOptions, PageOptions, PortionMap, Relation};
 use crate::repr::minhash::page_signatures;
-use crate::repr::{MinHashSig, UniqueWordSeq};
+use crate::repr::{MinHashSig, UniqueWordSeq, DEFAULT_HASH_SEED};
 use crate::storage::pages;
 use crate::text::PAGE_BREAK;
 use crate::{Error, Result};
@@ -110,17 +108,16 @@ impl Reader {
             [] => Vec::new(),
             _ => self.pages(b)?,
         };
-        if b_pages.is_empty() {
-            let map = self.portion_map_with(a.sequence, a.words, b, &MapOptions::default())?;
-            return Ok(classify_map(&map));
-        }
         let options = PageOptions {
-            seed: self.sketches()?.options().book.seed,
+            seed: self
+                .sketches
+                .as_ref()
+                .map_or(DEFAULT_HASH_SEED, |s| s.options().book.seed),
             ..PageOptions::default()
         };
-        Ok(classify_pages(&PageSignals::compute(
-            a.pages, &b_pages, &options,
-        )?))
+        classify_books(a.pages, &b_pages, &options, || {
+            self.portion_map_with(a.sequence, a.words, b, &MapOptions::default())
+        })
     }
 }
 

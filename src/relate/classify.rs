@@ -56,7 +56,10 @@
 use serde::Serialize;
 
 use super::map::{Bin, BookMap, PortionMap};
-use super::pages::PageSignals;
+use super::pages::{PageOptions, PageSignals};
+use crate::repr::MinHashSig;
+use crate::Result;
+use std::borrow::Borrow;
 
 /// Below this best confidence a pair is overlapping text.
 pub const MIN_CONFIDENCE: f64 = 0.5;
@@ -362,6 +365,21 @@ fn has_region(map: &PortionMap) -> bool {
     map.regions
         .iter()
         .any(|r| r.a_bins.len().min(r.b_bins.len()) as u32 >= least.max(1))
+}
+
+/// The relation of two books: from their page signals when both have page
+/// signatures, else from the portion map `map` gives (called only then).
+pub fn classify_books<M: Borrow<PortionMap>>(
+    a_pages: &[MinHashSig],
+    b_pages: &[MinHashSig],
+    page_options: &PageOptions,
+    map: impl FnOnce() -> Result<M>,
+) -> Result<Relation> {
+    if a_pages.is_empty() || b_pages.is_empty() {
+        return Ok(classify_map(map()?.borrow()));
+    }
+    let signals = PageSignals::compute(a_pages, b_pages, page_options)?;
+    Ok(classify_pages(&signals))
 }
 
 /// The relation of two paged books, from their page signals (see the

@@ -19,6 +19,6 @@ pub mod map;
 pub mod pages;
 pub mod svg;
 
-pub use classify::{classify_map, classify_pages, Relation, RelationClass, Side};
+pub use classify::{classify_books, classify_map, classify_pages, Relation, RelationClass, Side};
 pub use map::{Bin, BookMap, Eligible, MapBook, MapOptions, PortionMap, Region};
 pub use pages::{PageOptions, PageSignals};

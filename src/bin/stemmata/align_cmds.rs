@@ -10,12 +10,9 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use stemmata::align::{self, Alignment, RetasOptions, SpanKind, STOP_WORDS};
-use stemmata::relate::{
-    classify_map, classify_pages, MapBook, MapOptions, PageOptions, PageSignals, PortionMap,
-    Relation,
-};
+use stemmata::relate::{classify_books, MapBook, MapOptions, PageOptions, PortionMap, Relation};
 use stemmata::repr::minhash::{page_signatures, MinHashOptions};
-use stemmata::text::{decode, looks_binary, tokenise};
+use stemmata::text::{decode, looks_binary, tokenise, PAGE_BREAK};
 use stemmata::{Error, Result};
 
 use crate::output::print_json;
@@ -216,18 +213,16 @@ fn write_map(path: &Path, map: &PortionMap, pair: &AlignedPair) -> Result<()> {
 /// The pair's relation: from page signals when both texts have more than one
 /// page, else from the portion map.
 fn relation(pair: &AlignedPair, map: &PortionMap) -> Result<Relation> {
-    let paged = |text: &str| text.contains('\x0c');
-    if paged(&pair.a.text) && paged(&pair.b.text) {
-        let options = MinHashOptions::pages();
-        let signals = PageSignals::compute(
-            &page_signatures(&pair.a.text, &options),
-            &page_signatures(&pair.b.text, &options),
-            &PageOptions::default(),
-        )?;
-        Ok(classify_pages(&signals))
-    } else {
-        Ok(classify_map(map))
-    }
+    let pages = |text: &str| match text.contains(PAGE_BREAK) {
+        true => page_signatures(text, &MinHashOptions::pages()),
+        false => Vec::new(),
+    };
+    classify_books(
+        &pages(&pair.a.text),
+        &pages(&pair.b.text),
+        &PageOptions::default(),
+        || Ok(map),
+    )
 }
 
 fn print_summary(pair: &AlignedPair) {
