@@ -413,6 +413,56 @@ pub fn page_signatures(text: &str, options: &MinHashOptions) -> Vec<MinHashSig> 
     pages
 }
 
+/// The book's shingle fingerprints ([`shingle_hashes`]) and the signatures
+/// of its pages with `page_hashes` min-hashes each ([`page_signatures`] with
+/// `options` but `page_hashes`), from one pass over the text. A shingle that
+/// lies inside one page is the same five words for the book and for the
+/// page, so it is hashed once; a page run only needs its own fingerprint
+/// when the page holds fewer words than a shingle.
+pub fn shingles_and_pages(
+    text: &str,
+    options: &MinHashOptions,
+    page_hashes: usize,
+) -> (Vec<u64>, Vec<MinHashSig>) {
+    let len = options.shingle_len();
+    let k = page_hashes.clamp(1, MAX_HASHES);
+    let mut book = Shingler::new(len, options.seed);
+    // Fed only the first `len` words of each page.
+    let mut page_start = Shingler::new(len, options.seed);
+    let mut page_words = 0usize;
+    let mut bins = Bins::new(k);
+    let mut hashes = Vec::new();
+    let mut pages = Vec::new();
+    let mut end_page = |page_start: &mut Shingler, bins: &mut Bins, page_words: &mut usize| {
+        if let Some(hash) = page_start.finish() {
+            bins.insert(hash);
+        }
+        *page_words = 0;
+        pages.push(std::mem::replace(bins, Bins::new(k)).finish(options.seed));
+    };
+    tokenise(text, |token| match token {
+        Token::Word(word) => {
+            let shingle = book.push(word);
+            hashes.extend(shingle);
+            page_words += 1;
+            // The page's first shingle is also the book's; later ones are
+            // the book's.
+            let page_shingle = if page_words <= len {
+                page_start.push(word)
+            } else {
+                shingle
+            };
+            if let Some(hash) = page_shingle {
+                bins.insert(hash);
+            }
+        }
+        Token::PageBreak => end_page(&mut page_start, &mut bins, &mut page_words),
+    });
+    end_page(&mut page_start, &mut bins, &mut page_words);
+    hashes.extend(book.finish());
+    (hashes, pages)
+}
+
 /// The one-permutation signature of the union of the sets behind
 /// `signatures` (all with the same K, made with densification seed `seed`):
 /// bin i keeps the least of the values the signatures hold in bin i's own
@@ -816,6 +866,30 @@ mod tests {
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(64))]
+
+        #[test]
+        fn one_pass_gives_the_book_shingles_and_the_page_signatures(
+            words in prop::collection::vec((0usize..40, 0u8..20), 0..300),
+            shingle_len in 1usize..7,
+            page_hashes in 1usize..50,
+        ) {
+            // Word w of a 40-word vocabulary (two letters: the tokeniser
+            // drops digits), then a page break when the second number is 0
+            // (about one word in 20).
+            let text: String = words
+                .iter()
+                .map(|&(w, b)| {
+                    let word = [b'a' + (w / 26) as u8, b'a' + (w % 26) as u8];
+                    let brk = if b == 0 { "\x0c" } else { "" };
+                    format!("{} {brk}", String::from_utf8_lossy(&word))
+                })
+                .collect();
+            let options = MinHashOptions { shingle_len, ..MinHashOptions::default() };
+            let page_options = MinHashOptions { num_hashes: page_hashes, ..options };
+            let (hashes, pages) = shingles_and_pages(&text, &options, page_hashes);
+            prop_assert_eq!(hashes, shingle_hashes(&text, &options));
+            prop_assert_eq!(pages, page_signatures(&text, &page_options));
+        }
 
         #[test]
         fn identical_texts_have_similarity_one(seed in any::<u64>(), words in 1usize..400, k in 1usize..300) {

@@ -45,7 +45,7 @@
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
 use super::minhash::{
-    mix64, oph_signature, page_signatures, shingle_hashes, MinHashOptions, MinHashSig,
+    mix64, oph_signature, shingle_hashes, shingles_and_pages, MinHashOptions, MinHashSig,
 };
 use super::simhash::{simhash, SimHash128, SimHashOptions};
 use crate::text::PAGE_BREAK;
@@ -271,16 +271,15 @@ pub struct BookSketch {
 impl BookSketch {
     /// The sketch of normalised-on-the-fly `text`.
     pub fn compute(text: &str, options: &SketchOptions) -> BookSketch {
-        let shingles = shingle_hashes(text, &options.book);
+        let (shingles, pages) = if text.contains(PAGE_BREAK) {
+            shingles_and_pages(text, &options.book, options.window_hashes)
+        } else {
+            (shingle_hashes(text, &options.book), Vec::new())
+        };
         let seed = options.book.seed;
         let windows = content_windows(&shingles, options.window_shingles)
             .map(|window| oph_signature(window, options.window_hashes, seed))
             .collect();
-        let pages = if text.contains(PAGE_BREAK) {
-            page_signatures(text, &options.window_options())
-        } else {
-            Vec::new()
-        };
         BookSketch {
             book: oph_signature(&shingles, options.book.num_hashes, seed),
             windows,
