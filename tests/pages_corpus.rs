@@ -52,10 +52,11 @@
 //! 0.52). Contains pairs on the container's plates are a contiguous subset
 //! of a 38/39 (the illustrated Raven, five pages, is overlapping text at
 //! 0.52); independently paginated with the same P only 9/39. Different
-//! works by one author are kept apart 625/630 with the same P: five pairs
-//! of Altsheler novels, which share one or two pages (a series
-//! advertisement), are same pagination on those two matched pages of
-//! about 300; 630/630 as two printings.
+//! works by one author are kept apart 630/630 in both pairings; before
+//! same pagination required both books' pages covered (see
+//! `relate::classify`), five pairs of Altsheler novels that share one or
+//! two pages (a series advertisement) were same pagination with the same
+//! P (625/630).
 //!
 //! **Divergent pairs** ([`DIVERGENT`]): pairs whose texts share too few
 //! 5-word shingles for page signatures to find the same text, or whose
