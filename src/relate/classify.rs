@@ -537,6 +537,42 @@ mod tests {
         .unwrap()
     }
 
+    /// Page signals of two 300-page books whose `matched` pages (from the
+    /// first on) match one to one with similarity 0.76.
+    fn page_signals(matched: u32) -> PageSignals {
+        let coverage = f64::from(matched) / 300.0;
+        PageSignals {
+            pages_a: 300,
+            pages_b: 300,
+            book_similarity: 0.76 * coverage,
+            page_based_similarity: 0.76,
+            matched_pages: matched,
+            coverage_a: coverage,
+            coverage_b: coverage,
+            fit: Some(crate::relate::pages::LinearFit {
+                slope: 1.0,
+                offset: 0.0,
+                delta_page_count: 0.0,
+                unexplained_share: 0.0,
+            }),
+            consecutive_correlation: 0.0,
+            denser: Side::A,
+        }
+    }
+
+    #[test]
+    fn same_pagination_needs_both_books_covered_not_just_a_straight_fit() {
+        // Two different novels that share two pages (a series
+        // advertisement): a fit through two points is straight and explains
+        // everything, yet the books are not the same text.
+        let two_pages = classify_pages(&page_signals(2));
+        assert_eq!(two_pages.class, RelationClass::OverlappingText);
+        assert_eq!(
+            classify_pages(&page_signals(300)).class,
+            RelationClass::SamePagination
+        );
+    }
+
     #[test]
     fn same_text_is_a_duplicate() {
         let relation = classify_map(&full_text_map(10_000, 10_000, &[(0..10_000, 0..10_000)]));
