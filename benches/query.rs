@@ -32,7 +32,7 @@ fn query(c: &mut Criterion) {
     group.bench_function("brute_force_top10", |b| {
         b.iter(|| {
             next = (next + 1) % keys.len();
-            let sequence = reader.sequence(&keys[next]).unwrap();
+            let sequence = reader.hashes(&keys[next]).unwrap();
             reader.brute_force(sequence, Some(next as u32), &options)
         })
     });

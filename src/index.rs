@@ -12,7 +12,7 @@ use std::sync::Arc;
 use crate::error::IoContext;
 use crate::load::segments::MAX_DEAD_SHARE;
 use crate::load::{BulkLoader, LoadOptions};
-use crate::query::Reader;
+use crate::query::{BookInfo, Reader};
 use crate::repr::sketch::{value_keys, BandLayout, SketchOptions, Table};
 use crate::repr::ExtractOptions;
 use crate::repr::MinHashSig;
@@ -368,28 +368,56 @@ impl Index {
         id: u32,
         entry: &BookEntry,
     ) -> Result<Record> {
-        let reader = barrels.get(&entry.barrel).ok_or_else(|| Error::Corrupted {
+        let reader = barrels
+            .get(&entry.barrel)
+            .ok_or_else(|| self.unknown_barrel(entry))?;
+        self.record_in(reader, id, entry)
+    }
+
+    /// The record of book `id` in `barrel`, checked to belong to it.
+    pub(crate) fn record_in(
+        &self,
+        barrel: &BarrelReader,
+        id: u32,
+        entry: &BookEntry,
+    ) -> Result<Record> {
+        let record = barrel.record_at(entry.offset)?;
+        owned_by(
+            record,
+            barrel.path(),
+            entry.offset,
+            id,
+            &entry.key,
+            entry.unique_words,
+        )
+    }
+
+    /// The record of `book` read alone from its barrel at `place` (see
+    /// [`crate::storage::barrel::read_record`]), checked to belong to it.
+    pub(crate) fn read_book_record(&self, book: &BookInfo, place: RecordPlace) -> Result<Record> {
+        let path = self.barrel_path(place.barrel);
+        let record = crate::storage::barrel::read_record(&path, place.offset, place.len)?;
+        owned_by(
+            record,
+            &path,
+            place.offset,
+            book.id,
+            &book.key,
+            book.unique_words,
+        )
+    }
+
+    /// The error for a book whose entry names a barrel the catalog does
+    /// not list.
+    pub(crate) fn unknown_barrel(&self, entry: &BookEntry) -> Error {
+        Error::Corrupted {
             path: self.catalog().path().to_path_buf(),
             offset: 0,
             what: format!(
                 "book {:?} points at unknown barrel {}",
                 entry.key, entry.barrel
             ),
-        })?;
-        let record = reader.record_at(entry.offset)?;
-        if record.book_id != id || record.sequence.len() != entry.unique_words as usize {
-            return Err(Error::Corrupted {
-                path: reader.path().to_path_buf(),
-                offset: entry.offset,
-                what: format!(
-                    "record of book id {} with {} elements does not belong to book {:?} (id {id})",
-                    record.book_id,
-                    record.sequence.len(),
-                    entry.key
-                ),
-            });
         }
-        Ok(record)
     }
 
     /// Checks everything: every barrel record's checksum and payload, that
@@ -629,4 +657,46 @@ fn check_value_keys(segment: &Segment, slot: usize, id: u32, signature: &MinHash
         offset: 0,
         what: format!("book id {id}'s value keys do not match its min-hash signature"),
     })
+}
+
+/// Where a book's barrel record is, for reading it alone later.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RecordPlace {
+    pub barrel: u32,
+    pub offset: u64,
+    pub len: u32,
+}
+
+impl RecordPlace {
+    pub(crate) fn of(entry: &BookEntry) -> Self {
+        RecordPlace {
+            barrel: entry.barrel,
+            offset: entry.offset,
+            len: entry.record_len,
+        }
+    }
+}
+
+/// `record`, found at `offset` of `path`, if it is the record of book `id`
+/// (key `key`) with `unique_words` elements.
+fn owned_by(
+    record: Record,
+    path: &Path,
+    offset: u64,
+    id: u32,
+    key: &str,
+    unique_words: u32,
+) -> Result<Record> {
+    if record.book_id != id || record.sequence.len() != unique_words as usize {
+        return Err(Error::Corrupted {
+            path: path.to_path_buf(),
+            offset,
+            what: format!(
+                "record of book id {} with {} elements does not belong to book {key:?} (id {id})",
+                record.book_id,
+                record.sequence.len(),
+            ),
+        });
+    }
+    Ok(record)
 }

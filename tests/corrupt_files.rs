@@ -112,6 +112,30 @@ fn a_flipped_byte_in_the_last_record_header_is_found_by_verify() {
 }
 
 #[test]
+fn a_record_damaged_after_a_reader_opened_fails_the_reads_of_its_positions() {
+    let dir = closed_index();
+    let barrel = common::barrel(dir.path(), 1);
+    let offsets = record_offsets(&barrel);
+    let index = Index::open(dir.path()).unwrap();
+    let reader = index.reader().unwrap();
+    let hashes = reader.hashes("b2").unwrap().to_vec();
+    let before = reader.sequence("b2").unwrap();
+    assert_eq!(before.hashes, hashes);
+    // A reader keeps the hashes in memory and reads positions from the
+    // record when asked: damage to it now shows there, naming the barrel.
+    flip(&barrel, offsets[2] + 24 + 5);
+    match reader.sequence("b2") {
+        Err(e @ Error::ChecksumMismatch { .. }) => {
+            assert!(e.to_string().contains(&barrel.display().to_string()), "{e}")
+        }
+        other => panic!("expected ChecksumMismatch, got {other:?}"),
+    }
+    assert!(reader.matched_positions("b2", "b3").is_err());
+    assert_eq!(reader.hashes("b2").unwrap(), hashes);
+    assert!(reader.sequence("b3").is_ok());
+}
+
+#[test]
 fn a_barrel_truncated_below_its_committed_length_fails_open_as_corrupted() {
     let dir = closed_index();
     let barrel = common::barrel(dir.path(), 1);

@@ -181,12 +181,7 @@ fn index_of(case: &Case) -> (tempfile::TempDir, Index, Vec<Vec<u32>>) {
     (dir, index, books)
 }
 
-fn all_scores(
-    reader: &Reader,
-    query: &stemmata::repr::UniqueWordSeq,
-    exclude: Option<u32>,
-    score: Score,
-) -> Vec<f64> {
+fn all_scores(reader: &Reader, query: &[u32], exclude: Option<u32>, score: Score) -> Vec<f64> {
     let everything = QueryOptions {
         score,
         top_k: 0,
@@ -214,12 +209,12 @@ proptest! {
         let reader = index.reader().unwrap().with_frequent_word_cap(case.frequent_cap);
         prop_assert_eq!(reader.len(), books.len());
         for (slot, info) in reader.books().iter().enumerate() {
-            let sequence = reader.sequence(&info.key).unwrap();
+            let sequence = reader.hashes(&info.key).unwrap();
             // Not vacuous: every book sharing a unique word is a hit at
             // threshold zero under containment.
             let shares = reader.books().iter().enumerate().any(|(other, b)| {
                 other != slot
-                    && reader.sequence(&b.key).unwrap().hashes.iter().any(|h| sequence.hashes.contains(h))
+                    && reader.hashes(&b.key).unwrap().iter().any(|h| sequence.contains(h))
             });
             let any = !all_scores(&reader, sequence, Some(slot as u32), Score::Containment).is_empty();
             prop_assert_eq!(any, shares);
@@ -238,7 +233,7 @@ proptest! {
         let queries = build(case.vocab, &[case.books.clone(), case.queries.clone()].concat());
         for words in &queries[books.len()..] {
             let text = text_of(words);
-            let sequence = extract(&text, index.options()).sequence;
+            let sequence = extract(&text, index.options()).sequence.hashes;
             for score in Score::ALL {
                 let scores = all_scores(&reader, &sequence, None, score);
                 for ask in &case.asks {
@@ -264,7 +259,7 @@ proptest! {
         for score in Score::ALL {
             for ask in &case.asks {
                 // Thresholds picked from the scores of the first book's pairs.
-                let first = reader.sequence(&reader.books()[0].key).unwrap();
+                let first = reader.hashes(&reader.books()[0].key).unwrap();
                 let min_score = ask.options(score, &all_scores(&reader, first, Some(0), score)).min_score;
                 let mut found = BTreeMap::new();
                 let options = PairsOptions {
@@ -284,11 +279,11 @@ proptest! {
                 let mut brute = BTreeMap::new();
                 let every = QueryOptions { score, top_k: 0, min_score, ..QueryOptions::default() };
                 for (a, info) in reader.books().iter().enumerate() {
-                    let sequence = reader.sequence(&info.key).unwrap();
+                    let sequence = reader.hashes(&info.key).unwrap();
                     for hit in reader.brute_force(sequence, Some(a as u32), &every) {
                         let b = slot_of[hit.key.as_str()];
                         let o = hit.overlap;
-                        prop_assert_eq!((o.query_unique, o.hit_unique), (sequence.len() as u32, reader.sequence(&hit.key).unwrap().len() as u32));
+                        prop_assert_eq!((o.query_unique, o.hit_unique), (sequence.len() as u32, reader.hashes(&hit.key).unwrap().len() as u32));
                         if (a as u32) < b {
                             brute.insert((a as u32, b), (hit.score, o.common, o.lcs));
                         }

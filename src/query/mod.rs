@@ -1,9 +1,11 @@
 //! Queries over a snapshot of the index: top-k and threshold queries for a
 //! book or new text, and the all-pairs job.
 //!
-//! A [`Reader`] reads the catalog in one read transaction, decodes every
-//! book's sequence from the barrels and reads the sketch segments; the
-//! unique-word postings of exact mode are built in memory on first use.
+//! A [`Reader`] reads the catalog in one read transaction, keeps every
+//! book's unique-word hashes from the barrels (one barrel at a time; word
+//! positions are read again, one record at a time, when a relation needs
+//! them) and reads the sketch segments; the unique-word postings of exact
+//! mode are built in memory on first use.
 //! Loads that commit later do not change it. [`Reader::relation`] tells how
 //! two stored books relate (`relations.rs`).
 
@@ -19,11 +21,13 @@ pub use pairs::{Pair, PairsOptions, PairsStats};
 pub use planner::{Explain, Hit, Mode, QueryOptions, QueryResult};
 pub use relations::RelationInput;
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::OnceLock;
 
-use crate::index::Index;
+use crate::index::{Index, RecordPlace};
 use crate::repr::{unique_words::extract, UniqueWordSeq};
+use crate::storage::barrel::BarrelReader;
+use crate::storage::catalog::BookEntry;
 use crate::text::decode;
 use crate::{Error, Result};
 use approx::Sketches;
@@ -64,12 +68,19 @@ impl PairVerifier<'_> {
     }
 }
 
-/// A consistent, in-memory snapshot of an index for queries. It keeps the
-/// index open (and so its catalog locked) until it is dropped: page
-/// signatures are read from the catalog when a relation needs them.
+/// A consistent snapshot of an index for queries. It holds in memory what
+/// every query needs: each book's unique-word hashes (in text order) and
+/// the sketch segments. What only relations need is read on demand: word
+/// positions from the barrels (one record per book, never rewritten) and
+/// page signatures from the catalog. So it keeps the index open (and its
+/// catalog locked) until it is dropped.
 pub struct Reader {
     books: Vec<BookInfo>,
-    sequences: Vec<UniqueWordSeq>,
+    /// Each book's unique-word hashes in text order (its sequence without
+    /// the positions).
+    sequences: Vec<Vec<u32>>,
+    /// Where each book's full record is in the barrels.
+    places: Vec<RecordPlace>,
     by_key: HashMap<String, u32>,
     postings: OnceLock<Postings>,
     frequent_word_cap: u32,
@@ -100,13 +111,13 @@ impl Reader {
     fn open_snapshot(index: &Index) -> Result<Reader> {
         let snapshot = index.catalog().snapshot()?;
         let entries = snapshot.books()?;
-        let barrels = index.open_barrels(&snapshot)?;
+        let barrels = snapshot.barrels()?;
         let segments = snapshot.segments()?;
         drop(snapshot);
+        let sequences = read_hashes(index, &barrels, &entries)?;
+        let places = entries.iter().map(|(_, e)| RecordPlace::of(e)).collect();
         let mut books = Vec::with_capacity(entries.len());
-        let mut sequences = Vec::with_capacity(entries.len());
         for (id, entry) in entries {
-            sequences.push(index.book_record(&barrels, id, &entry)?.sequence);
             books.push(BookInfo {
                 id,
                 key: entry.key,
@@ -131,6 +142,7 @@ impl Reader {
         Ok(Reader {
             books,
             sequences,
+            places,
             by_key,
             postings: OnceLock::new(),
             frequent_word_cap: postings::default_frequent_word_cap(ids.len()),
@@ -200,9 +212,21 @@ impl Reader {
         self.slot_of(key).map(|slot| &self.books[slot as usize])
     }
 
-    /// The unique-word sequence of the book stored under `key`.
-    pub fn sequence(&self, key: &str) -> Result<&UniqueWordSeq> {
-        self.slot_of(key).map(|slot| &self.sequences[slot as usize])
+    /// The unique-word sequence of the book stored under `key`, with its
+    /// word positions: read from its barrel record.
+    pub fn sequence(&self, key: &str) -> Result<UniqueWordSeq> {
+        let slot = self.slot_of(key)? as usize;
+        let record = self
+            .index
+            .read_book_record(&self.books[slot], self.places[slot])?;
+        Ok(record.sequence)
+    }
+
+    /// The unique-word hashes of the book stored under `key`, in text order
+    /// (its sequence without the positions), from memory.
+    pub fn hashes(&self, key: &str) -> Result<&[u32]> {
+        self.slot_of(key)
+            .map(|slot| self.sequences[slot as usize].as_slice())
     }
 
     fn slot_of(&self, key: &str) -> Result<u32> {
@@ -246,11 +270,37 @@ impl Reader {
         let decoded = decode(text);
         let features = extract(&decoded.text, self.index.options());
         match options.mode {
-            Mode::Exact => Ok(self.query_sequence(&features.sequence, None, options)),
+            Mode::Exact => Ok(self.query_sequence(&features.sequence.hashes, None, options)),
             Mode::Approximate => {
                 let (keys, simhash) = self.sketches()?.keys_of_text(&decoded.text);
-                Ok(self.query_bands(&features.sequence, &keys, simhash, None, options))
+                Ok(self.query_bands(&features.sequence.hashes, &keys, simhash, None, options))
             }
         }
     }
+}
+/// The unique-word hashes of every book of `entries`, in their order, read
+/// one barrel at a time, so that at most one barrel (up to
+/// [`crate::load::LoadOptions::max_barrel_bytes`]) is in memory at once.
+fn read_hashes(
+    index: &Index,
+    barrels: &[(u32, u64)],
+    entries: &[(u32, BookEntry)],
+) -> Result<Vec<Vec<u32>>> {
+    let mut slots_by_barrel: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+    for (slot, (_, entry)) in entries.iter().enumerate() {
+        slots_by_barrel.entry(entry.barrel).or_default().push(slot);
+    }
+    let committed: HashMap<u32, u64> = barrels.iter().copied().collect();
+    let mut hashes = vec![Vec::new(); entries.len()];
+    for (barrel, slots) in slots_by_barrel {
+        let Some(&len) = committed.get(&barrel) else {
+            return Err(index.unknown_barrel(&entries[slots[0]].1));
+        };
+        let reader = BarrelReader::open(&index.barrel_path(barrel), len)?;
+        for slot in slots {
+            let (id, entry) = &entries[slot];
+            hashes[slot] = index.record_in(&reader, *id, entry)?.sequence.hashes;
+        }
+    }
+    Ok(hashes)
 }

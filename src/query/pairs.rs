@@ -166,12 +166,12 @@ impl Reader {
         let keys = sketches.keys_of_slot(a);
         let simhash = sketches.simhash_of_slot(a);
         let (candidates, sources) = sketches.candidates(self, &keys, simhash, wanted);
-        let x = SequenceIndex::new(&self.sequences[a as usize].hashes);
+        let x = SequenceIndex::new(&self.sequences[a as usize]);
         let mut scratch = Vec::new();
         let pairs = candidates
             .iter()
             .filter_map(|&b| {
-                let overlap = x.align(&self.sequences[b as usize].hashes, &mut scratch);
+                let overlap = x.align(&self.sequences[b as usize], &mut scratch);
                 let score = options.score.value(&overlap);
                 Self::reaches(score, options).then_some(Pair {
                     a,

@@ -12,7 +12,6 @@ use super::postings::{Candidate, Join, Probe};
 use super::Reader;
 use crate::align::{Overlap, Score, SequenceIndex};
 use crate::repr::SimHash128;
-use crate::repr::UniqueWordSeq;
 
 /// Where candidates come from.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
@@ -249,7 +248,7 @@ impl Reader {
     /// consistent.
     pub(crate) fn query_sequence(
         &self,
-        query: &UniqueWordSeq,
+        query: &[u32],
         exclude: Option<u32>,
         options: &QueryOptions,
     ) -> QueryResult {
@@ -263,7 +262,7 @@ impl Reader {
         let probe = match exclude {
             Some(slot) => Probe::Book(slot),
             None => {
-                resolved = self.postings().resolve(&query.hashes);
+                resolved = self.postings().resolve(query);
                 Probe::Words(&resolved)
             }
         };
@@ -327,7 +326,7 @@ impl Reader {
     /// with `keys` (see [`super::approx`]).
     pub(crate) fn query_bands(
         &self,
-        query: &UniqueWordSeq,
+        query: &[u32],
         keys: &QueryKeys,
         simhash: SimHash128,
         exclude: Option<u32>,
@@ -362,7 +361,7 @@ impl Reader {
     /// every book: the baseline the planner is tested and benchmarked against.
     pub fn brute_force(
         &self,
-        query: &UniqueWordSeq,
+        query: &[u32],
         exclude: Option<u32>,
         options: &QueryOptions,
     ) -> Vec<Hit> {
@@ -374,15 +373,15 @@ impl Reader {
     /// top-k hits that qualify under `options`.
     fn align_top(
         &self,
-        query: &UniqueWordSeq,
+        query: &[u32],
         slots: impl Iterator<Item = u32>,
         options: &QueryOptions,
     ) -> Vec<Hit> {
-        let x = SequenceIndex::new(&query.hashes);
+        let x = SequenceIndex::new(query);
         let mut scratch = Vec::new();
         let mut top = TopK::new(options.top_k);
         for slot in slots {
-            let overlap = x.align(&self.sequences[slot as usize].hashes, &mut scratch);
+            let overlap = x.align(&self.sequences[slot as usize], &mut scratch);
             let score = options.score.value(&overlap);
             if Self::qualifies(score, options) {
                 top.offer(Ranked {

@@ -27,7 +27,6 @@
 //! of |X ∩ Y|; for a copy it equals it. The planner prunes with it.
 
 use crate::align::{lis_len, Overlap, Score};
-use crate::repr::UniqueWordSeq;
 
 /// The posting list of one word: an index into [`Postings`]' word table.
 pub type WordId = u32;
@@ -85,7 +84,7 @@ pub fn default_frequent_word_cap(books: usize) -> u32 {
 impl Postings {
     /// Builds postings over `sequences`, indexed by position in the slice;
     /// words unique in more than `frequent_cap` books get no entries.
-    pub fn build(sequences: &[UniqueWordSeq], frequent_cap: u32) -> Self {
+    pub fn build(sequences: &[Vec<u32>], frequent_cap: u32) -> Self {
         let total: usize = sequences.iter().map(|s| s.len()).sum();
         let mut book_starts = Vec::with_capacity(sequences.len() + 1);
         let mut element_books = Vec::with_capacity(total);
@@ -102,7 +101,6 @@ impl Postings {
         for (sequence, &start) in sequences.iter().zip(&book_starts) {
             keys.extend(
                 sequence
-                    .hashes
                     .iter()
                     .enumerate()
                     .map(|(index, &h)| ((h as u64) << 32) | (start as u64 + index as u64)),
@@ -580,11 +578,8 @@ mod tests {
     use super::*;
     use crate::align::SequenceIndex;
 
-    fn seq(hashes: &[u32]) -> UniqueWordSeq {
-        UniqueWordSeq {
-            hashes: hashes.to_vec(),
-            positions: (0..hashes.len() as u32).collect(),
-        }
+    fn seq(hashes: &[u32]) -> Vec<u32> {
+        hashes.to_vec()
     }
 
     #[test]
@@ -625,7 +620,7 @@ mod tests {
         ];
         let postings = Postings::build(&books, u32::MAX);
         let x = [1, 2, 3, 4, 5];
-        assert_eq!(postings.word_ids_of(0), postings.resolve(&books[0].hashes));
+        assert_eq!(postings.word_ids_of(0), postings.resolve(&books[0]));
         let ids = postings.resolve(&x);
         let mut join = Join::new(books.len());
         let probe = Probe::Words(&ids);
@@ -640,8 +635,7 @@ mod tests {
         assert_eq!(by_rescan, by_lookup);
         assert_eq!(by_rescan.len(), 3);
         for (book, overlap) in by_rescan {
-            let direct =
-                SequenceIndex::new(&x).align(&books[book as usize].hashes, &mut Vec::new());
+            let direct = SequenceIndex::new(&x).align(&books[book as usize], &mut Vec::new());
             assert_eq!(overlap, direct, "book {book}");
             let bound = keep.iter().find(|c| c.book == book).unwrap().lcs_at_most;
             assert!(bound >= overlap.lcs);
@@ -671,7 +665,7 @@ mod tests {
         join.align(&postings, &probe, 3, &keep, |b, o| aligned.push((b, o)));
         for (book, overlap) in aligned {
             let direct =
-                SequenceIndex::new(&[1, 2, 4]).align(&books[book as usize].hashes, &mut Vec::new());
+                SequenceIndex::new(&[1, 2, 4]).align(&books[book as usize], &mut Vec::new());
             assert_eq!(overlap, direct, "book {book}");
             let candidate = keep.iter().find(|c| c.book == book).unwrap();
             for score in Score::ALL {

@@ -32,7 +32,7 @@ impl Reader {
     /// the stored books `a` and `b`'s unique-word sequences, increasing in
     /// both. `UnknownKey` when either is not stored.
     pub fn matched_positions(&self, a: &str, b: &str) -> Result<Vec<(u32, u32)>> {
-        Ok(matched_positions(self.sequence(a)?, self.sequence(b)?))
+        Ok(matched_positions(&self.sequence(a)?, &self.sequence(b)?))
     }
 
     /// The sparse portion map of a book given by its unique-word sequence
@@ -49,7 +49,7 @@ impl Reader {
         PortionMap::from_unique_words(
             sequence,
             word_count(words, "the first book")?,
-            self.sequence(b)?,
+            &self.sequence(b)?,
             word_count(other.words, b)?,
             options,
         )
@@ -58,7 +58,7 @@ impl Reader {
     /// The sparse portion map of the stored books `a` and `b`.
     pub fn portion_map(&self, a: &str, b: &str, options: &MapOptions) -> Result<PortionMap> {
         let words = self.book(a)?.words;
-        self.portion_map_with(self.sequence(a)?, words, b, options)
+        self.portion_map_with(&self.sequence(a)?, words, b, options)
     }
 
     /// The stored page signatures of the book under `key`, in page order:
@@ -92,8 +92,9 @@ impl Reader {
     /// The relation of the stored books `a` and `b` (see the module docs).
     pub fn relation(&self, a: &str, b: &str) -> Result<Relation> {
         let pages = self.pages(a)?;
+        let sequence = self.sequence(a)?;
         let input = RelationInput {
-            sequence: self.sequence(a)?,
+            sequence: &sequence,
             words: self.book(a)?.words,
             pages: &pages,
         };

@@ -181,6 +181,41 @@ fn open_checked(path: &Path, committed_len: u64, options: &OpenOptions) -> Resul
     Ok(file)
 }
 
+/// Reads and decodes the one record of `len` bytes at `offset` of the
+/// barrel at `path`, without reading the rest of the file: for readers that
+/// keep only part of each record in memory and fetch the rest on demand.
+/// Committed records are never rewritten, so this is safe at any time
+/// after the commit that recorded them.
+pub fn read_record(path: &Path, offset: u64, len: u32) -> Result<Record> {
+    let corrupted = |what: String| Error::Corrupted {
+        path: path.to_path_buf(),
+        offset,
+        what,
+    };
+    if offset < HEADER_LEN as u64 || (len as usize) < RECORD_HEADER_LEN {
+        return Err(corrupted(format!(
+            "no record of {len} bytes can start at offset {offset}"
+        )));
+    }
+    let mut file = File::open(path).at(path)?;
+    file.seek(SeekFrom::Start(offset)).at(path)?;
+    let mut bytes = Vec::new();
+    file.take(u64::from(len)).read_to_end(&mut bytes).at(path)?;
+    if bytes.len() != len as usize {
+        return Err(corrupted(format!(
+            "record of {len} bytes runs past the end of the barrel"
+        )));
+    }
+    let record = decode_record(&bytes, offset, path)?;
+    if record.len != u64::from(len) {
+        return Err(corrupted(format!(
+            "record is {} bytes, its catalog entry says {len}",
+            record.len
+        )));
+    }
+    Ok(record)
+}
+
 /// Checks a committed barrel the way opening an index does: its length and
 /// its header, nothing more.
 pub fn check(path: &Path, committed_len: u64) -> Result<()> {
@@ -355,6 +390,31 @@ mod tests {
         let committed = writer.sync().unwrap();
         let reader = BarrelReader::open(&path, committed).unwrap();
         assert_eq!(reader.record_at(second).unwrap().book_id, 9);
+    }
+
+    #[test]
+    fn one_record_reads_alone_and_a_wrong_place_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("000001.brl");
+        let mut writer = BarrelWriter::create(&path).unwrap();
+        let (first, second) = (
+            EncodedSequence::encode(&sequence(5)),
+            EncodedSequence::encode(&sequence(9)),
+        );
+        writer.append(1, &first);
+        let offset = writer.append(2, &second);
+        writer.sync().unwrap();
+        let len = second.record_len() as u32;
+        let record = read_record(&path, offset, len).unwrap();
+        assert_eq!((record.book_id, record.sequence), (2, sequence(9)));
+        for (offset, len) in [
+            (offset, len - 1),
+            (offset, len + 1),
+            (offset - 4, len),
+            (0, len),
+        ] {
+            assert!(read_record(&path, offset, len).is_err(), "{offset} {len}");
+        }
     }
 
     #[test]

@@ -68,7 +68,7 @@ pub fn sequences_of(index: &Index) -> BTreeMap<String, UniqueWordSeq> {
     reader
         .books()
         .iter()
-        .map(|b| (b.key.clone(), reader.sequence(&b.key).unwrap().clone()))
+        .map(|b| (b.key.clone(), reader.sequence(&b.key).unwrap()))
         .collect()
 }
 

@@ -101,7 +101,7 @@ fn bench_verification(reader: &Reader, dp_pairs: usize, figures: &mut Figures) -
     let keys: Vec<&str> = reader.books().iter().map(|b| b.key.as_str()).collect();
     let sequences = keys
         .iter()
-        .map(|k| reader.sequence(k).map(|s| s.hashes.as_slice()))
+        .map(|k| reader.hashes(k))
         .collect::<Result<Vec<_>>>()?;
     let pairs = sample_pairs(sequences.len(), 20_000);
     let mut verifier = reader.pair_verifier();
@@ -206,7 +206,7 @@ fn bench_queries(reader: &Reader, queries: usize, figures: &mut Figures) -> Resu
         let result = reader.query_key(key, &options)?;
         planned.push(seconds(started.elapsed()) * 1e3);
         if i < 30 {
-            let sequence = reader.sequence(key)?;
+            let sequence = reader.hashes(key)?;
             let slot = ((i * 7919) % books.len()) as u32;
             let started = Instant::now();
             let hits = reader.brute_force(sequence, Some(slot), &options);
