@@ -90,35 +90,45 @@ impl Reader {
     }
 
     /// The relation of the stored books `a` and `b` (see the module docs).
+    /// Word positions are read from the barrels only when the portion map
+    /// is needed.
     pub fn relation(&self, a: &str, b: &str) -> Result<Relation> {
-        let pages = self.pages(a)?;
-        let sequence = self.sequence(a)?;
-        let input = RelationInput {
-            sequence: &sequence,
-            words: self.book(a)?.words,
-            pages: &pages,
-        };
-        self.relation_with(&input, b)
+        let a_pages = self.pages(a)?;
+        let b_pages = self.pages_if(!a_pages.is_empty(), b)?;
+        classify_books(&a_pages, &b_pages, &self.page_options(), || {
+            self.portion_map(a, b, &MapOptions::default())
+        })
     }
 
     /// The relation of `a` to the stored book `b`: from page signals when
     /// both have pages, else from their portion map with the default
     /// options.
     pub fn relation_with(&self, a: &RelationInput<'_>, b: &str) -> Result<Relation> {
-        let b_pages = match a.pages {
-            [] => Vec::new(),
-            _ => self.pages(b)?,
-        };
-        let options = PageOptions {
+        let b_pages = self.pages_if(!a.pages.is_empty(), b)?;
+        classify_books(a.pages, &b_pages, &self.page_options(), || {
+            self.portion_map_with(a.sequence, a.words, b, &MapOptions::default())
+        })
+    }
+
+    /// `b`'s page signatures when `wanted`: a pair is classified by pages
+    /// only when both books have them.
+    fn pages_if(&self, wanted: bool, b: &str) -> Result<Vec<MinHashSig>> {
+        if wanted {
+            self.pages(b)
+        } else {
+            Ok(Vec::new())
+        }
+    }
+
+    /// Page-signal options with the index's densification seed.
+    fn page_options(&self) -> PageOptions {
+        PageOptions {
             seed: self
                 .sketches
                 .as_ref()
                 .map_or(DEFAULT_HASH_SEED, |s| s.options().book.seed),
             ..PageOptions::default()
-        };
-        classify_books(a.pages, &b_pages, &options, || {
-            self.portion_map_with(a.sequence, a.words, b, &MapOptions::default())
-        })
+        }
     }
 }
 
