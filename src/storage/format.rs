@@ -44,6 +44,14 @@ impl FileKind {
             FileKind::Segment => FLAG_XXH3,
         }
     }
+
+    /// What a file of this kind is called in messages.
+    pub fn noun(self) -> &'static str {
+        match self {
+            FileKind::Barrel => "barrel",
+            FileKind::Segment => "segment",
+        }
+    }
 }
 
 /// The 16-byte header at the start of every file.

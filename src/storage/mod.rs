@@ -1,9 +1,10 @@
-//! Everything written to disk: the common file header, barrels of
-//! unique-word sequences, segments of sketches and key tables, page
+//! Everything written to disk: the common file header, append-only files,
+//! barrels of unique-word sequences, segments of sketches and key tables, page
 //! signatures, and the redb catalog. `storage-format.md` at the
 //! repository root documents these byte by byte. Nothing here knows about
 //! queries.
 
+pub mod append;
 pub mod barrel;
 pub mod catalog;
 pub mod format;
