@@ -37,9 +37,7 @@ use std::io::Write;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use super::format::{
-    checked_body, checksum, FileHeader, FileKind, CHECKSUM_LEN, FORMAT_VERSION, HEADER_LEN,
-};
+use super::format::{checked_body, checksum, FileHeader, FileKind, CHECKSUM_LEN, HEADER_LEN};
 use crate::error::IoContext;
 use crate::repr::minhash::MAX_HASHES;
 use crate::repr::sketch::Table;
@@ -197,6 +195,8 @@ pub struct Segment {
     bytes: Vec<u8>,
     book_count: usize,
     k: usize,
+    /// The format version in its header.
+    version: u16,
     /// Tables stored: 3 in a version-2 segment, else 4.
     table_count: usize,
     books_at: usize,
@@ -301,6 +301,7 @@ impl Segment {
             bytes,
             book_count,
             k,
+            version: header.version,
             table_count,
             books_at,
             key_ends_at,
@@ -377,11 +378,7 @@ impl Segment {
 
     /// The format version the segment was written with.
     pub fn version(&self) -> u16 {
-        if self.table_count == TABLES_V2 {
-            2
-        } else {
-            FORMAT_VERSION
-        }
+        self.version
     }
 
     fn book_stride(&self) -> usize {
@@ -628,7 +625,7 @@ mod tests {
         assert_eq!(look(Table::Window, 2), [4, 9]);
         assert_eq!(look(Table::SimHash, 4), [3, 4]);
         assert_eq!(look(Table::Value, 70), [3, 9]);
-        assert_eq!(segment.version(), FORMAT_VERSION);
+        assert_eq!(segment.version(), crate::storage::format::FORMAT_VERSION);
         assert_eq!(segment.table_len(Table::Book), (3, 5));
         let keys = |slot, t| segment.book_keys(slot, t).collect::<Vec<u64>>();
         assert_eq!(keys(1, Table::Window), [2, 3]);
