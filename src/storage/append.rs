@@ -1,8 +1,8 @@
-//! Append-only files of records (barrels): the 16-byte header of their
-//! kind, then records back to back. Only the first *committed length*
-//! bytes count, the length a catalog commit recorded after the bytes were
-//! synced; bytes past it (a torn tail) are never read and are cut off when
-//! the next writer reopens the file.
+//! Append-only files, the common ground of barrels and page files: the
+//! 16-byte header of their kind, then records back to back. Only the first
+//! *committed length* bytes count, the length a catalog commit recorded
+//! after the bytes were synced; bytes past it (a torn tail) are never read
+//! and are cut off when the next writer reopens the file.
 
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};

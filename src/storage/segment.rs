@@ -15,7 +15,7 @@
 //! Layout (all integers little-endian; see `storage-format.md`):
 //!
 //! ```text
-//! file header (16 bytes, kind 2, version 3)
+//! file header (16 bytes, kind 2, version 4; version 3 has the same layout)
 //! u32 book_count, u32 k (min-hashes per book signature)
 //! book_count × { u32 book id, u128 simhash, k × u64 min-hash }   ids strictly increasing
 //! book keys: 4·book_count × u32 end     cumulative key counts for (book 0, table 0),
@@ -30,7 +30,7 @@
 //! ```
 //!
 //! A version-2 segment has only the first three tables (so 3·book_count key
-//! ends); it reads as a version-3 segment whose value table is empty.
+//! ends); it reads as a later segment whose value table is empty.
 
 use byteorder::{ByteOrder, LittleEndian};
 use std::io::Write;
@@ -265,7 +265,7 @@ impl Segment {
         if bytes.len() < HEADER_LEN + 8 + CHECKSUM_LEN {
             return Err(corrupted(0, "segment shorter than its fixed fields".into()));
         }
-        let body_end = checked_body(&bytes, path)?.len();
+        let body_end = checked_body(&bytes, path, 0)?.len();
         let mut cursor = Cursor {
             bytes: &bytes[..body_end],
             at: HEADER_LEN,

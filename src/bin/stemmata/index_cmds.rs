@@ -724,6 +724,10 @@ pub fn stats(args: StatsArgs) -> Result<ExitCode> {
             "segments       {} ({} bytes)",
             stats.segments, stats.segment_bytes
         );
+        println!(
+            "page files     {} ({} bytes)",
+            stats.page_files, stats.page_file_bytes
+        );
         println!("catalog        {} bytes", stats.catalog_bytes);
     }
     Ok(ExitCode::SUCCESS)
@@ -745,7 +749,7 @@ pub fn verify(args: VerifyArgs) -> Result<ExitCode> {
         print_json(&stats)?;
     } else {
         println!(
-            "ok: {} books, {} records, {} barrel bytes checked; {} segments ({} bytes, {} sketched books, {} dead sketches); {} books with page signatures",
+            "ok: {} books, {} records, {} barrel bytes checked; {} segments ({} bytes, {} sketched books, {} dead sketches); {} books with page signatures, {} page files ({} bytes)",
             stats.books,
             stats.records,
             stats.bytes,
@@ -753,7 +757,9 @@ pub fn verify(args: VerifyArgs) -> Result<ExitCode> {
             stats.segment_bytes,
             stats.sketched_books,
             stats.dead_sketches,
-            stats.paged_books
+            stats.paged_books,
+            stats.page_files,
+            stats.page_file_bytes
         );
     }
     Ok(ExitCode::SUCCESS)
