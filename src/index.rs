@@ -281,14 +281,16 @@ impl Index {
     /// write must not mix segment layouts, or catalog page signatures and
     /// page files, in one index.
     fn require_current_format(&self) -> Result<()> {
-        match self.format_version() {
-            FORMAT_VERSION => Ok(()),
-            found => Err(Error::OldFormat {
-                path: self.dir().to_path_buf(),
-                found,
-                needs: "write (loads and deletes keep its format: its segment layout and where its page signatures are)".into(),
-            }),
-        }
+        let needs = match self.format_version() {
+            FORMAT_VERSION => return Ok(()),
+            3 => "write (format 4 keeps page signatures in page files, not in the catalog)",
+            _ => "write (loads and deletes keep its format: its segment layout and where its page signatures are)",
+        };
+        Err(Error::OldFormat {
+            path: self.dir().to_path_buf(),
+            found: self.format_version(),
+            needs: needs.into(),
+        })
     }
 
     pub(crate) fn catalog(&self) -> &Catalog {
@@ -303,11 +305,12 @@ impl Index {
         self.segment_dir().join(format!("{segment:06}.seg"))
     }
 
+    pub(crate) fn page_dir(&self) -> PathBuf {
+        self.shared.dir.join(PAGE_DIR)
+    }
+
     pub(crate) fn page_file_path(&self, file: u32) -> PathBuf {
-        self.shared
-            .dir
-            .join(PAGE_DIR)
-            .join(format!("{file:06}.pgs"))
+        self.page_dir().join(format!("{file:06}.pgs"))
     }
 
     pub(crate) fn barrel_path(&self, barrel: u32) -> PathBuf {
@@ -590,8 +593,9 @@ impl Index {
         Ok(())
     }
 
-    /// Checks that `segment` has the index's format version and min-hashes
-    /// per book.
+    /// Checks that `segment` has the layout of the index's format version
+    /// (an upgraded format-4 index keeps its version-3 segments) and its
+    /// min-hashes per book.
     fn check_segment_shape(&self, segment: &Segment, sketch: &SketchOptions) -> Result<()> {
         let corrupted = |what: String| Error::Corrupted {
             path: segment.path().to_path_buf(),
@@ -599,7 +603,7 @@ impl Index {
             what,
         };
         let version = self.format_version();
-        if segment.version() != version {
+        if !crate::storage::segment::same_layout(segment.version(), version) {
             return Err(corrupted(format!(
                 "segment of format version {} in an index of version {version}",
                 segment.version()

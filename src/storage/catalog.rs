@@ -454,6 +454,46 @@ impl Catalog {
     }
 }
 
+impl Catalog {
+    /// Makes a format-3 catalog format 4 in one write transaction: each
+    /// book's `pages` value becomes its `locators` entry, `page_files`
+    /// gets the committed `lengths` of the page files holding the records,
+    /// and `format_version` becomes 4. After an error, none of it is
+    /// visible.
+    #[allow(clippy::result_large_err)]
+    pub fn upgrade_pages(
+        &self,
+        locators: &[(u32, PageLocator)],
+        lengths: &[(u32, u64)],
+    ) -> Result<()> {
+        contain_panics(&self.path, || {
+            self.write(|txn| {
+                let mut pages = txn.open_table(PAGES)?;
+                for (id, locator) in locators {
+                    pages.insert(*id, locator.encode().as_slice())?;
+                }
+                let mut page_files = txn.open_table(PAGE_FILES)?;
+                for &(file, len) in lengths {
+                    page_files.insert(file, len)?;
+                }
+                let mut meta = txn.open_table(META)?;
+                meta.insert(META_FORMAT_VERSION, 4u16.to_le_bytes().as_slice())?;
+                Ok(())
+            })
+        })
+    }
+
+    /// Gives the space of removed and replaced values back to the file
+    /// system: redb's compaction, repeated while it makes progress.
+    pub fn compact(&mut self) -> Result<()> {
+        let path = self.path.clone();
+        contain_panics(&path, || {
+            while self.db.compact().map_err(|e| catalog_error(&path, e))? {}
+            Ok(())
+        })
+    }
+}
+
 /// A read transaction over the catalog.
 pub struct CatalogSnapshot<'a> {
     catalog: &'a Catalog,

@@ -188,6 +188,12 @@ struct TableSpan {
     books_at: usize,
 }
 
+/// Whether segments whose headers carry versions `a` and `b` have one
+/// layout: three key tables up to version 2, four from version 3 on.
+pub fn same_layout(a: u16, b: u16) -> bool {
+    (a <= 2) == (b <= 2)
+}
+
 /// A decoded, checked segment held in memory.
 #[derive(Debug)]
 pub struct Segment {
