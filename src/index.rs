@@ -469,8 +469,12 @@ impl Index {
     /// listed segment: its length, checksum and order (as readers do), its
     /// min-hashes per book against the index's sketch options, its band
     /// tables against its books' keys, and that every book is sketched in
-    /// exactly one listed segment. A compaction that removes a listed
-    /// segment while this runs restarts the check on a fresh snapshot.
+    /// exactly one listed segment; and the page signatures: every listed
+    /// page file's header and committed length, and that exactly the live
+    /// books of more than one page have a locator pointing at a valid
+    /// record of that book with one signature per page. A compaction that
+    /// removes a listed segment while this runs restarts the check on a
+    /// fresh snapshot.
     pub fn verify(&self) -> Result<VerifyStats> {
         let mut attempts = 0;
         loop {

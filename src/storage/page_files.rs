@@ -86,9 +86,9 @@ impl PageFileWriter {
         Ok(PageFileWriter { number, file })
     }
 
-    /// Appends the record of `book_id` ([`pages::encode_record`]); returns
-    /// its locator, or `InvalidArgument` for a record of 4 GiB or more.
-    /// Buffered until [`sync`](Self::sync).
+    /// Appends `record` ([`pages::encode_record`]); returns its locator, or
+    /// `InvalidArgument` for a record of 4 GiB or more. Buffered until
+    /// [`sync`](Self::sync).
     pub fn append(&mut self, record: &[u8]) -> Result<PageLocator> {
         let len = u32::try_from(record.len()).map_err(|_| {
             Error::InvalidArgument(format!(
