@@ -112,12 +112,17 @@ impl fmt::Display for Error {
                 "{}: format version {found} is not supported (this build reads {oldest}..={newest})",
                 path.display()
             ),
-            Error::OldFormat { path, found, needs } => write!(
-                f,
-                "{}: written by format version {found}, which this build reads but cannot use to {needs} (format {} can): load the collection into a new index",
-                path.display(),
-                crate::storage::format::FORMAT_VERSION
-            ),
+            Error::OldFormat { path, found, needs } => {
+                let remedy = match found {
+                    3 => "`stemmata upgrade` (Index::upgrade) makes it format 4 in place",
+                    _ => "load the collection into a new index",
+                };
+                write!(
+                    f,
+                    "{}: written by format version {found}, which this build reads but cannot use to {needs}: {remedy}",
+                    path.display(),
+                )
+            }
             Error::NotAnIndex(path) => write!(f, "{}: not a stemmata index", path.display()),
             Error::AlreadyExists(path) => {
                 write!(f, "{}: an index already exists here", path.display())

@@ -2,8 +2,10 @@
 //! deleting books, statistics and `verify`.
 //!
 //! Layout: `catalog.redb` (the catalog), `barrels/NNNNNN.brl` (the
-//! sequences) and `segments/NNNNNN.seg` (sketches and band tables). An index directory is opened by one process at a time; inside
-//! it, any number of [`Reader`]s and one [`BulkLoader`] work side by side.
+//! sequences), `segments/NNNNNN.seg` (sketches and band tables) and
+//! `pages/NNNNNN.pgs` (page signatures). An index directory is opened by
+//! one process at a time; inside it, any number of [`Reader`]s and one
+//! [`BulkLoader`] work side by side.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -17,8 +19,11 @@ use crate::repr::sketch::{value_keys, BandLayout, SketchOptions, Table};
 use crate::repr::ExtractOptions;
 use crate::repr::MinHashSig;
 use crate::storage::barrel::{BarrelReader, Record};
-use crate::storage::catalog::{BookEntry, Catalog, CatalogBatch, CatalogOptions, CatalogSnapshot};
-use crate::storage::format::FORMAT_VERSION;
+use crate::storage::catalog::{
+    BookEntry, Catalog, CatalogBatch, CatalogOptions, CatalogSnapshot, StoredPages,
+};
+use crate::storage::format::{FileKind, FORMAT_VERSION};
+use crate::storage::page_files::PageFileReader;
 use crate::storage::segment::Segment;
 use crate::{Error, Result};
 use std::collections::{HashMap, HashSet};
@@ -26,6 +31,7 @@ use std::collections::{HashMap, HashSet};
 const CATALOG_FILE: &str = "catalog.redb";
 const BARREL_DIR: &str = "barrels";
 const SEGMENT_DIR: &str = "segments";
+const PAGE_DIR: &str = "pages";
 
 /// Sets the creation options of a new index. Every option here changes what
 /// stored data means, so it is stored in the catalog and fixed for the index.
@@ -103,6 +109,7 @@ impl IndexBuilder {
         }
         std::fs::create_dir_all(dir.join(BARREL_DIR)).at(dir)?;
         std::fs::create_dir_all(dir.join(SEGMENT_DIR)).at(dir)?;
+        std::fs::create_dir_all(dir.join(PAGE_DIR)).at(dir)?;
         let catalog = Catalog::create(&catalog_path, &self.options, &self.sketch)?;
         let options = CatalogOptions {
             version: FORMAT_VERSION,
@@ -147,6 +154,10 @@ pub struct IndexStats {
     pub segments: u64,
     /// Bytes of the listed segments, as the catalog records them.
     pub segment_bytes: u64,
+    /// Page files (none before format 4).
+    pub page_files: u64,
+    /// Committed page-file bytes, records of deleted and replaced books included.
+    pub page_file_bytes: u64,
 }
 
 /// What `verify` checked.
@@ -167,8 +178,13 @@ pub struct VerifyStats {
     /// Sketches in the segments of books since deleted or replaced; readers
     /// skip them and a compaction drops them.
     pub dead_sketches: u64,
-    /// Books with page signatures in the catalog, all decoded and checked.
+    /// Books with page signatures, all read, decoded and checked.
     pub paged_books: u64,
+    /// Page files whose header and committed length were checked (none
+    /// before format 4).
+    pub page_files: u64,
+    /// Committed page-file bytes, records of deleted and replaced books included.
+    pub page_file_bytes: u64,
 }
 
 /// A guard on the single writer of an index; released on drop.
@@ -194,7 +210,8 @@ impl Index {
     }
 
     /// Opens the index in `dir`: checks the catalog's format version and
-    /// every barrel's header and committed length. Reads nothing else.
+    /// every barrel's and page file's header and committed length. Reads
+    /// nothing else.
     pub fn open(dir: impl AsRef<Path>) -> Result<Index> {
         let dir = dir.as_ref();
         let catalog_path = dir.join(CATALOG_FILE);
@@ -203,7 +220,7 @@ impl Index {
         }
         let (catalog, options) = Catalog::open(&catalog_path)?;
         let index = Index::from_parts(dir, catalog, options);
-        index.check_barrels()?;
+        index.check_files()?;
         Ok(index)
     }
 
@@ -218,9 +235,14 @@ impl Index {
         }
     }
 
-    fn check_barrels(&self) -> Result<()> {
-        for (barrel, committed) in self.shared.catalog.snapshot()?.barrels()? {
+    fn check_files(&self) -> Result<()> {
+        let snapshot = self.shared.catalog.snapshot()?;
+        for (barrel, committed) in snapshot.barrels()? {
             crate::storage::barrel::check(&self.barrel_path(barrel), committed)?;
+        }
+        for (file, committed) in snapshot.page_files()? {
+            let path = self.page_file_path(file);
+            crate::storage::append::check(&path, FileKind::Pages, committed)?;
         }
         Ok(())
     }
@@ -256,16 +278,19 @@ impl Index {
     }
 
     /// `OldFormat` unless the index has the format this build writes: a
-    /// write must not mix segment layouts in one index.
+    /// write must not mix segment layouts, or catalog page signatures and
+    /// page files, in one index.
     fn require_current_format(&self) -> Result<()> {
-        match self.format_version() {
-            FORMAT_VERSION => Ok(()),
-            found => Err(Error::OldFormat {
-                path: self.dir().to_path_buf(),
-                found,
-                needs: "write (loads and deletes keep sketches in its segment layout)".into(),
-            }),
-        }
+        let needs = match self.format_version() {
+            FORMAT_VERSION => return Ok(()),
+            3 => "write (format 4 keeps page signatures in page files, not in the catalog)",
+            _ => "write (loads and deletes keep its format: its segment layout and where its page signatures are)",
+        };
+        Err(Error::OldFormat {
+            path: self.dir().to_path_buf(),
+            found: self.format_version(),
+            needs: needs.into(),
+        })
     }
 
     pub(crate) fn catalog(&self) -> &Catalog {
@@ -278,6 +303,14 @@ impl Index {
 
     pub(crate) fn segment_path(&self, segment: u32) -> PathBuf {
         self.segment_dir().join(format!("{segment:06}.seg"))
+    }
+
+    pub(crate) fn page_dir(&self) -> PathBuf {
+        self.shared.dir.join(PAGE_DIR)
+    }
+
+    pub(crate) fn page_file_path(&self, file: u32) -> PathBuf {
+        self.page_dir().join(format!("{file:06}.pgs"))
     }
 
     pub(crate) fn barrel_path(&self, barrel: u32) -> PathBuf {
@@ -309,7 +342,8 @@ impl Index {
     }
 
     /// Deletes the books stored under `keys` in one transaction; returns how
-    /// many existed. Their records stay in the barrels as dead bytes.
+    /// many existed. Their records stay in the barrels and page files as
+    /// dead bytes.
     pub fn delete(&self, keys: &[&str]) -> Result<u64> {
         let _writer = self.lock_writer()?;
         let snapshot = self.catalog().snapshot()?;
@@ -333,6 +367,7 @@ impl Index {
         let books = snapshot.books()?;
         let barrels = snapshot.barrels()?;
         let segments = snapshot.segments()?;
+        let page_files = snapshot.page_files()?;
         let catalog_path = self.catalog().path();
         Ok(IndexStats {
             books: books.len() as u64,
@@ -344,6 +379,8 @@ impl Index {
             catalog_bytes: std::fs::metadata(catalog_path).at(catalog_path)?.len(),
             segments: segments.len() as u64,
             segment_bytes: segments.iter().map(|&(_, len)| len).sum(),
+            page_files: page_files.len() as u64,
+            page_file_bytes: page_files.iter().map(|&(_, len)| len).sum(),
         })
     }
 
@@ -359,6 +396,41 @@ impl Index {
                 BarrelReader::open(&self.barrel_path(barrel), committed).map(|r| (barrel, r))
             })
             .collect()
+    }
+
+    /// The page signatures of book `id` in `snapshot`: `None` when it has
+    /// none stored. In format 4, one record read from its page file.
+    pub(crate) fn stored_pages(
+        &self,
+        snapshot: &CatalogSnapshot<'_>,
+        id: u32,
+    ) -> Result<Option<Vec<MinHashSig>>> {
+        match snapshot.pages(id)? {
+            None => Ok(None),
+            Some(StoredPages::Signatures(pages)) => Ok(Some(pages)),
+            Some(StoredPages::Locator(locator)) => {
+                let files = snapshot.page_files()?;
+                let mut reader = self.open_page_file(&files, locator.file, id)?;
+                reader.read(&locator, id).map(Some)
+            }
+        }
+    }
+
+    /// Opens page file `file`, one of the committed `files`, for the
+    /// locator of book `id`.
+    fn open_page_file(&self, files: &[(u32, u64)], file: u32, id: u32) -> Result<PageFileReader> {
+        match files.binary_search_by_key(&file, |&(n, _)| n) {
+            Ok(i) => PageFileReader::open(&self.page_file_path(file), files[i].1),
+            Err(_) => Err(self.unknown_page_file(id, file)),
+        }
+    }
+
+    fn unknown_page_file(&self, id: u32, file: u32) -> Error {
+        Error::Corrupted {
+            path: self.catalog().path().to_path_buf(),
+            offset: 0,
+            what: format!("page locator of book id {id} points at unknown page file {file}"),
+        }
     }
 
     /// The record of book `id`, checked to belong to it.
@@ -396,7 +468,12 @@ impl Index {
     /// [`crate::storage::barrel::read_record`]), checked to belong to it.
     pub(crate) fn read_book_record(&self, book: &BookInfo, place: RecordPlace) -> Result<Record> {
         let path = self.barrel_path(place.barrel);
-        let record = crate::storage::barrel::read_record(&path, place.offset, place.len)?;
+        let record = crate::storage::barrel::read_record(
+            &path,
+            place.committed_len,
+            place.offset,
+            place.len,
+        )?;
         owned_by(
             record,
             &path,
@@ -425,8 +502,12 @@ impl Index {
     /// listed segment: its length, checksum and order (as readers do), its
     /// min-hashes per book against the index's sketch options, its band
     /// tables against its books' keys, and that every book is sketched in
-    /// exactly one listed segment. A compaction that removes a listed
-    /// segment while this runs restarts the check on a fresh snapshot.
+    /// exactly one listed segment; and the page signatures: every listed
+    /// page file's header and committed length, and that exactly the live
+    /// books of more than one page have a locator pointing at a valid
+    /// record of that book with one signature per page. A compaction that
+    /// removes a listed segment while this runs restarts the check on a
+    /// fresh snapshot.
     pub fn verify(&self) -> Result<VerifyStats> {
         let mut attempts = 0;
         loop {
@@ -482,9 +563,11 @@ impl Index {
         Ok(stats)
     }
 
-    /// Checks the page signatures: every stored one decodes, belongs to a
-    /// live book and has one signature of `window_hashes` values per page;
-    /// in a format-3 index, every live book of more than one page has them.
+    /// Checks the page signatures: every `pages` entry belongs to a live
+    /// book, and its signatures (read from the page file its locator points
+    /// at, in format 4) decode and hold one signature of `window_hashes`
+    /// values per page of the book; from format 3 on, every live book of
+    /// more than one page has an entry.
     fn verify_pages(
         &self,
         snapshot: &CatalogSnapshot<'_>,
@@ -503,12 +586,27 @@ impl Index {
                 .ok()
                 .map(|i| &books[i].1)
         };
-        snapshot.each_pages(|id, pages| {
+        let files = snapshot.page_files()?;
+        let mut readers: HashMap<u32, PageFileReader> = HashMap::new();
+        for &(file, committed) in &files {
+            let path = self.page_file_path(file);
+            readers.insert(file, PageFileReader::open(&path, committed)?);
+            stats.page_files += 1;
+            stats.page_file_bytes += committed;
+        }
+        snapshot.each_pages(|id, stored| {
             let entry = entry_of(id).ok_or_else(|| {
                 corrupted(format!(
                     "page signatures of book id {id}, which is not live"
                 ))
             })?;
+            let pages = match stored {
+                StoredPages::Signatures(pages) => pages,
+                StoredPages::Locator(locator) => readers
+                    .get_mut(&locator.file)
+                    .ok_or_else(|| self.unknown_page_file(id, locator.file))?
+                    .read(&locator, id)?,
+            };
             let k = pages.first().map_or(0, |p| p.0.len());
             if pages.len() != entry.pages as usize || k != sketch.window_hashes {
                 return Err(corrupted(format!(
@@ -532,8 +630,9 @@ impl Index {
         Ok(())
     }
 
-    /// Checks that `segment` has the index's format version and min-hashes
-    /// per book.
+    /// Checks that `segment` has the layout of the index's format version
+    /// (an upgraded format-4 index keeps its version-3 segments) and its
+    /// min-hashes per book.
     fn check_segment_shape(&self, segment: &Segment, sketch: &SketchOptions) -> Result<()> {
         let corrupted = |what: String| Error::Corrupted {
             path: segment.path().to_path_buf(),
@@ -541,7 +640,7 @@ impl Index {
             what,
         };
         let version = self.format_version();
-        if segment.version() != version {
+        if !crate::storage::segment::same_layout(segment.version(), version) {
             return Err(corrupted(format!(
                 "segment of format version {} in an index of version {version}",
                 segment.version()
@@ -663,14 +762,19 @@ fn check_value_keys(segment: &Segment, slot: usize, id: u32, signature: &MinHash
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct RecordPlace {
     pub barrel: u32,
+    /// The barrel's committed length in the snapshot the place is from.
+    pub committed_len: u64,
     pub offset: u64,
     pub len: u32,
 }
 
 impl RecordPlace {
-    pub(crate) fn of(entry: &BookEntry) -> Self {
+    /// The place of `entry`'s record in its barrel, of committed length
+    /// `committed_len`.
+    pub(crate) fn of(entry: &BookEntry, committed_len: u64) -> Self {
         RecordPlace {
             barrel: entry.barrel,
+            committed_len,
             offset: entry.offset,
             len: entry.record_len,
         }

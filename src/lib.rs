@@ -47,6 +47,7 @@ pub mod repr;
 pub mod storage;
 pub mod synth;
 pub mod text;
+mod upgrade;
 
 pub use align::{Overlap, Score};
 pub use error::{Error, Result};
@@ -56,6 +57,7 @@ pub use query::{
     BookInfo, Clusters, Hit, Mode, Pair, PairsOptions, PairsStats, QueryOptions, QueryResult,
     Reader, RelationInput,
 };
+pub use upgrade::UpgradeStats;
 
 /// Small helpers for examples and tests.
 pub mod testing {

@@ -1,6 +1,7 @@
 //! A load killed at any moment (SIGKILL) loses at most its uncommitted
 //! batch: the index opens, verifies, keeps every earlier book unchanged and
-//! holds whole batches of the killed load, each with the right sequence.
+//! holds whole batches of the killed load, each with the right sequence and
+//! page signatures (the generated books have pages).
 
 mod common;
 
@@ -10,7 +11,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use stemmata::repr::UniqueWordSeq;
+use stemmata::repr::{MinHashSig, UniqueWordSeq};
 use stemmata::Index;
 
 const BATCH: usize = 10;
@@ -73,13 +74,29 @@ fn load_and_kill(index: &Path, input: &Path, extra: &[&str], delay: Duration) ->
     !status.success()
 }
 
-/// Opens and verifies the index; returns its books' sequences.
-fn open_and_verify(dir: &Path) -> BTreeMap<String, UniqueWordSeq> {
+/// What a book holds: its sequence and page signatures.
+type Stored = (UniqueWordSeq, Vec<MinHashSig>);
+
+/// Opens and verifies the index; returns its books' sequences and page
+/// signatures.
+fn open_and_verify(dir: &Path) -> BTreeMap<String, Stored> {
     let index = Index::open(dir).expect("the index opens after a kill");
     let verified = index.verify().expect("the index verifies after a kill");
-    let sequences = common::sequences_of(&index);
-    assert_eq!(verified.books as usize, sequences.len());
-    sequences
+    let reader = index.reader().unwrap();
+    let books: BTreeMap<String, Stored> = common::sequences_of(&index)
+        .into_iter()
+        .map(|(key, sequence)| {
+            let pages = reader.pages(&key).unwrap();
+            (key, (sequence, pages))
+        })
+        .collect();
+    assert_eq!(verified.books as usize, books.len());
+    let paged = books
+        .values()
+        .filter(|(_, pages)| !pages.is_empty())
+        .count();
+    assert_eq!(verified.paged_books as usize, paged);
+    books
 }
 
 /// `n` delays from a few ms to `until` times the expected load time.
@@ -103,6 +120,8 @@ fn a_load_killed_at_any_moment_keeps_earlier_books_and_whole_batches() {
     let expected = load_to_end(&reference_dir, &second, &serial);
     let reference = open_and_verify(&reference_dir);
     assert_eq!(reference.len(), 200);
+    let paged = reference.values().filter(|(_, p)| !p.is_empty()).count();
+    assert!(paged >= 100, "only {paged} of 200 books have pages");
 
     let dir = root.path().join("index");
     load_to_end(&dir, &first, &["--create"]);
@@ -168,14 +187,7 @@ fn a_load_killed_at_any_moment_keeps_earlier_books_and_whole_batches() {
 }
 
 fn copy_index(from: &Path, to: &Path) {
-    for dir in ["barrels", "segments"] {
-        std::fs::create_dir_all(to.join(dir)).unwrap();
-        for entry in std::fs::read_dir(from.join(dir)).unwrap() {
-            let path = entry.unwrap().path();
-            std::fs::copy(&path, to.join(dir).join(path.file_name().unwrap())).unwrap();
-        }
-    }
-    std::fs::copy(from.join("catalog.redb"), to.join("catalog.redb")).unwrap();
+    common::copy_dir(from, to);
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! The 16-byte file header: `FileHeader::decode_from` must return `Err` on
-//! any bytes, and a header it accepts must re-encode to the same 16 bytes.
+//! any bytes, and a header it accepts, for any file kind, must be of that
+//! kind and re-encode to the same 16 bytes.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -7,10 +8,12 @@ use std::path::Path;
 use stemmata::storage::format::{FileHeader, FileKind, HEADER_LEN};
 
 fuzz_target!(|data: &[u8]| {
-    if let Ok(header) = FileHeader::decode_from(data, FileKind::Barrel, Path::new("fuzz")) {
-        assert_eq!(header.kind, FileKind::Barrel);
-        let mut out = Vec::new();
-        header.encode_into(&mut out);
-        assert_eq!(out, &data[..HEADER_LEN]);
+    for kind in [FileKind::Barrel, FileKind::Segment, FileKind::Pages] {
+        if let Ok(header) = FileHeader::decode_from(data, kind, Path::new("fuzz")) {
+            assert_eq!(header.kind, kind);
+            let mut out = Vec::new();
+            header.encode_into(&mut out);
+            assert_eq!(out, &data[..HEADER_LEN]);
+        }
     }
 });

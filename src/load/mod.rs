@@ -2,15 +2,17 @@
 //!
 //! The caller's thread feeds documents to worker threads (crossbeam
 //! channels) that decode, tokenise, extract the unique-word sequence and
-//! compress it; the caller's thread then appends the records to a barrel, in
-//! the order the documents were queued (so ids follow input order, and of
-//! two documents with one key the later one wins), and,
-//! every [`LoadOptions::batch_books`] books, syncs the barrel, writes the
-//! batch's sketches as one segment and commits one catalog transaction that
-//! publishes the batch. At the end, segments are compacted when there are
-//! more than [`segments::MAX_SEGMENTS`]. A crash or a dropped loader
-//! loses only the uncommitted batch; bytes it wrote past the committed barrel
-//! length are ignored and cut off by the next loader.
+//! compress it; the caller's thread then appends the records to a barrel,
+//! and the page signatures of books with pages to a page file, in the order
+//! the documents were queued (so ids follow input order, and of two
+//! documents with one key the later one wins), and, every
+//! [`LoadOptions::batch_books`] books, syncs the barrel and the page file,
+//! writes the batch's sketches as one segment and commits one catalog
+//! transaction that publishes the batch. At the end, segments are compacted
+//! when there are more than [`segments::MAX_SEGMENTS`]. A crash or a
+//! dropped loader loses only the uncommitted batch; bytes it wrote past the
+//! committed barrel and page-file lengths are ignored and cut off by the
+//! next loader.
 
 pub(crate) mod segments;
 pub mod sources;
@@ -21,9 +23,10 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::index::{Index, WriterGuard};
-use crate::repr::{unique_words::extract, BookSketch, ExtractOptions, SketchOptions};
+use crate::repr::{unique_words::extract, BookSketch, ExtractOptions, MinHashSig, SketchOptions};
 use crate::storage::barrel::{BarrelWriter, EncodedSequence, MAX_RECORD_ELEMENTS};
 use crate::storage::catalog::{BookEntry, CatalogBatch};
+use crate::storage::page_files::PageFileWriter;
 use crate::storage::pages;
 use crate::storage::segment::SketchRecord;
 use crate::text::{decode, looks_binary, MAX_WORD_BYTES};
@@ -66,8 +69,8 @@ pub struct LoadOptions {
     pub threads: usize,
     /// Books per catalog commit. Default 1000, at least 1.
     pub batch_books: usize,
-    /// A barrel is closed and a new one started once it exceeds this size.
-    /// Default 1 GiB.
+    /// A barrel or page file is closed and a new one started once it
+    /// exceeds this size. Default 1 GiB.
     pub max_barrel_bytes: u64,
 }
 
@@ -162,8 +165,8 @@ struct Prepared {
     invalid_utf8_sequences: u64,
     encoding: &'static str,
     sketch: SketchRecord,
-    /// The catalog value of its page signatures, when it has pages.
-    page_signatures: Option<Vec<u8>>,
+    /// Its page signatures; empty when it has one page.
+    page_signatures: Vec<MinHashSig>,
 }
 
 /// The work of a worker thread: checks, decodes and extracts one document.
@@ -202,12 +205,15 @@ fn prepare(
     if features.words >= u32::MAX as u64 || features.sequence.len() > MAX_RECORD_ELEMENTS as usize {
         return Err(bad("too long: over 2^32 words or 2^26 unique words"));
     }
+    // A page-file record is at most 4 GiB (its length is a u32).
+    let page_bytes = 4 * sketch_options.window_hashes as u64 * u64::from(features.pages);
+    if page_bytes >= u64::from(u32::MAX) - 64 {
+        return Err(bad("too many pages: their signatures take 4 GiB or more"));
+    }
     let sketch = BookSketch::compute(&decoded.text, sketch_options);
-    let page_signatures = (!sketch.pages.is_empty())
-        .then(|| pages::encode(&sketch.pages, sketch_options.window_hashes));
     Ok(Prepared {
         sketch: SketchRecord::new(0, &sketch, sketch_options),
-        page_signatures,
+        page_signatures: sketch.pages,
         encoded: EncodedSequence::encode(&features.sequence),
         words: features.words,
         pages: features.pages,
@@ -248,6 +254,10 @@ pub struct BulkLoader<'p> {
     waiting: BTreeMap<u64, Result<Prepared>>,
     barrel: Option<(u32, BarrelWriter)>,
     next_barrel: u32,
+    page_file: Option<PageFileWriter>,
+    next_page_file: u32,
+    /// Min-hashes per page signature.
+    page_hashes: usize,
     next_segment: u32,
     sketches: Vec<SketchRecord>,
     batch: CatalogBatch,
@@ -269,11 +279,19 @@ impl<'p> BulkLoader<'p> {
         let snapshot = index.catalog().snapshot()?;
         let next_book_id = snapshot.next_book_id()?;
         let barrels = snapshot.barrels()?;
+        let page_files = snapshot.page_files()?;
         drop(snapshot);
         let next_barrel = barrels.last().map_or(1, |&(n, _)| n + 1);
         let barrel = match barrels.last() {
             Some(&(n, len)) if len < options.max_barrel_bytes => {
                 Some((n, BarrelWriter::append_to(&index.barrel_path(n), len)?))
+            }
+            _ => None,
+        };
+        let next_page_file = page_files.last().map_or(1, |&(n, _)| n + 1);
+        let page_file = match page_files.last() {
+            Some(&(n, len)) if len < options.max_barrel_bytes => {
+                Some(PageFileWriter::append_to(&index.page_file_path(n), n, len)?)
             }
             _ => None,
         };
@@ -307,6 +325,9 @@ impl<'p> BulkLoader<'p> {
             waiting: BTreeMap::new(),
             barrel,
             next_barrel,
+            page_file,
+            next_page_file,
+            page_hashes: sketch_options.window_hashes,
             next_segment,
             sketches: Vec::new(),
             batch: CatalogBatch {
@@ -417,8 +438,10 @@ impl<'p> BulkLoader<'p> {
         let mut sketch = prepared.sketch;
         sketch.book_id = id;
         self.sketches.push(sketch);
-        if let Some(value) = prepared.page_signatures {
-            self.batch.pages.push((id, value));
+        if !prepared.page_signatures.is_empty() {
+            let record = pages::encode_record(id, &prepared.page_signatures, self.page_hashes);
+            let locator = self.current_page_file()?.append(&record)?;
+            self.batch.pages.push((id, locator));
         }
         let document = prepared.document;
         let bytes = document.text.len() as u64;
@@ -469,7 +492,18 @@ impl<'p> BulkLoader<'p> {
         Ok((*number, writer))
     }
 
-    /// Syncs the barrel and publishes the batch in one catalog transaction.
+    fn current_page_file(&mut self) -> Result<&mut PageFileWriter> {
+        if self.page_file.is_none() {
+            let number = self.next_page_file;
+            let writer = PageFileWriter::create(&self.index.page_file_path(number), number)?;
+            self.next_page_file += 1;
+            self.page_file = Some(writer);
+        }
+        Ok(self.page_file.as_mut().expect("page file opened above"))
+    }
+
+    /// Syncs the barrel and the page file and publishes the batch in one
+    /// catalog transaction.
     fn commit(&mut self) -> Result<()> {
         if self.batch.insert.is_empty() {
             return Ok(());
@@ -477,6 +511,10 @@ impl<'p> BulkLoader<'p> {
         let (number, barrel) = self.barrel.as_mut().expect("a batch implies a barrel");
         let length = barrel.sync()?;
         self.batch.barrel_lengths = vec![(*number, length)];
+        self.batch.page_file_lengths = match self.page_file.as_mut() {
+            Some(file) => vec![(file.number(), file.sync()?)],
+            None => Vec::new(),
+        };
         let segment = self.next_segment;
         let segment_len = segments::write(&self.index, segment, &mut self.sketches)?;
         self.next_segment += 1;
@@ -490,6 +528,11 @@ impl<'p> BulkLoader<'p> {
         self.batch.pages.clear();
         if length >= self.options.max_barrel_bytes {
             self.barrel = None;
+        }
+        if let Some(&(_, len)) = self.batch.page_file_lengths.first() {
+            if len >= self.options.max_barrel_bytes {
+                self.page_file = None;
+            }
         }
         let books = self.stats.books;
         self.emit(LoadEvent::Committed { books });

@@ -114,8 +114,13 @@ impl Reader {
         let barrels = snapshot.barrels()?;
         let segments = snapshot.segments()?;
         drop(snapshot);
-        let sequences = read_hashes(index, &barrels, &entries)?;
-        let places = entries.iter().map(|(_, e)| RecordPlace::of(e)).collect();
+        let committed: HashMap<u32, u64> = barrels.into_iter().collect();
+        let sequences = read_hashes(index, &committed, &entries)?;
+        // Every entry's barrel is committed: read_hashes read them all.
+        let places = entries
+            .iter()
+            .map(|(_, e)| RecordPlace::of(e, committed[&e.barrel]))
+            .collect();
         let mut books = Vec::with_capacity(entries.len());
         for (id, entry) in entries {
             books.push(BookInfo {
@@ -279,18 +284,18 @@ impl Reader {
     }
 }
 /// The unique-word hashes of every book of `entries`, in their order, read
-/// one barrel at a time, so that at most one barrel (up to
+/// one barrel at a time (`committed`: each barrel's committed length), so
+/// that at most one barrel (up to
 /// [`crate::load::LoadOptions::max_barrel_bytes`]) is in memory at once.
 fn read_hashes(
     index: &Index,
-    barrels: &[(u32, u64)],
+    committed: &HashMap<u32, u64>,
     entries: &[(u32, BookEntry)],
 ) -> Result<Vec<Vec<u32>>> {
     let mut slots_by_barrel: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
     for (slot, (_, entry)) in entries.iter().enumerate() {
         slots_by_barrel.entry(entry.barrel).or_default().push(slot);
     }
-    let committed: HashMap<u32, u64> = barrels.iter().copied().collect();
     let mut hashes = vec![Vec::new(); entries.len()];
     for (barrel, slots) in slots_by_barrel {
         let Some(&len) = committed.get(&barrel) else {

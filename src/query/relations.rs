@@ -64,14 +64,18 @@ impl Reader {
     /// The stored page signatures of the book under `key`, in page order:
     /// empty when it has one page, when the index stores no pages (format 2
     /// and older), or when the book was deleted after this reader opened.
-    /// They are read from the catalog on each call.
+    /// They are read on each call: one record of a page file (from the
+    /// catalog in format 3).
     pub fn pages(&self, key: &str) -> Result<Vec<MinHashSig>> {
         let book = self.book(key)?;
         if book.pages <= 1 {
             return Ok(Vec::new());
         }
         let snapshot = self.index.catalog().snapshot()?;
-        Ok(snapshot.pages(book.id)?.unwrap_or_default())
+        Ok(self
+            .index
+            .stored_pages(&snapshot, book.id)?
+            .unwrap_or_default())
     }
 
     /// The page signatures of a new text, made and reduced as the index

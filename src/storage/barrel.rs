@@ -3,17 +3,17 @@
 //! A record is a 24-byte header (stored length, raw length, book id, element
 //! count, XXH3-64 checksum of the header's first 16 bytes and the frame)
 //! followed by a zstd frame of the element hashes and position deltas. A
-//! record counts only once a catalog commit records a barrel length covering
-//! it; bytes past the committed length (a torn tail) are never read and are
-//! cut off when the next writer opens the barrel.
+//! barrel is an append-only file ([`super::append`]): a record counts only
+//! once a catalog commit records a barrel length covering it.
 
 use byteorder::{ByteOrder, LittleEndian};
 use std::fs::{File, OpenOptions};
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use xxhash_rust::xxh3::Xxh3;
 
-use super::format::{FileHeader, FileKind, HEADER_LEN};
+use super::append::{self, AppendWriter};
+use super::format::{FileKind, HEADER_LEN};
 use crate::error::IoContext;
 use crate::repr::UniqueWordSeq;
 use crate::{Error, Result};
@@ -163,55 +163,25 @@ fn decode_payload(raw: &[u8], n: usize) -> Option<UniqueWordSeq> {
     Some(UniqueWordSeq { hashes, positions })
 }
 
-/// Opens the barrel at `path` with `options`, checking that it holds at
-/// least its `committed_len` bytes and starts with a barrel header.
-fn open_checked(path: &Path, committed_len: u64, options: &OpenOptions) -> Result<File> {
-    let mut file = options.open(path).at(path)?;
-    let on_disk = file.metadata().at(path)?.len();
-    if on_disk < committed_len {
-        return Err(Error::Corrupted {
-            path: path.to_path_buf(),
-            offset: on_disk,
-            what: format!("barrel is shorter than its committed length {committed_len}"),
-        });
-    }
-    let mut header = [0u8; HEADER_LEN];
-    file.read_exact(&mut header).at(path)?;
-    FileHeader::decode_from(&header, FileKind::Barrel, path)?;
-    Ok(file)
-}
-
 /// Reads and decodes the one record of `len` bytes at `offset` of the
-/// barrel at `path`, without reading the rest of the file: for readers that
-/// keep only part of each record in memory and fetch the rest on demand.
-/// Committed records are never rewritten, so this is safe at any time
-/// after the commit that recorded them.
-pub fn read_record(path: &Path, offset: u64, len: u32) -> Result<Record> {
-    let corrupted = |what: String| Error::Corrupted {
-        path: path.to_path_buf(),
-        offset,
-        what,
-    };
-    if offset < HEADER_LEN as u64 || (len as usize) < RECORD_HEADER_LEN {
-        return Err(corrupted(format!(
-            "no record of {len} bytes can start at offset {offset}"
-        )));
-    }
+/// barrel at `path` whose committed length is `committed_len`, without
+/// reading the rest of the file: for readers that keep only part of each
+/// record in memory and fetch the rest on demand. Committed records are
+/// never rewritten, so this is safe at any time after the commit that
+/// recorded them.
+pub fn read_record(path: &Path, committed_len: u64, offset: u64, len: u32) -> Result<Record> {
     let mut file = File::open(path).at(path)?;
-    file.seek(SeekFrom::Start(offset)).at(path)?;
-    let mut bytes = Vec::new();
-    file.take(u64::from(len)).read_to_end(&mut bytes).at(path)?;
-    if bytes.len() != len as usize {
-        return Err(corrupted(format!(
-            "record of {len} bytes runs past the end of the barrel"
-        )));
-    }
+    let bytes = append::read_committed(&mut file, path, committed_len, offset, len)?;
     let record = decode_record(&bytes, offset, path)?;
     if record.len != u64::from(len) {
-        return Err(corrupted(format!(
-            "record is {} bytes, its catalog entry says {len}",
-            record.len
-        )));
+        return Err(Error::Corrupted {
+            path: path.to_path_buf(),
+            offset,
+            what: format!(
+                "record is {} bytes, its catalog entry says {len}",
+                record.len
+            ),
+        });
     }
     Ok(record)
 }
@@ -219,76 +189,43 @@ pub fn read_record(path: &Path, offset: u64, len: u32) -> Result<Record> {
 /// Checks a committed barrel the way opening an index does: its length and
 /// its header, nothing more.
 pub fn check(path: &Path, committed_len: u64) -> Result<()> {
-    open_checked(path, committed_len, OpenOptions::new().read(true)).map(drop)
+    append::check(path, FileKind::Barrel, committed_len)
 }
 
 /// Appends records to one barrel file.
 #[derive(Debug)]
-pub struct BarrelWriter {
-    path: PathBuf,
-    file: File,
-    len: u64,
-    pending: Vec<u8>,
-}
+pub struct BarrelWriter(AppendWriter);
 
 impl BarrelWriter {
     /// Starts a new barrel at `path`, replacing any uncommitted file there.
     pub fn create(path: &Path) -> Result<Self> {
-        let mut file = File::create(path).at(path)?;
-        let mut header = Vec::with_capacity(HEADER_LEN);
-        FileHeader::new(FileKind::Barrel).encode_into(&mut header);
-        file.write_all(&header).at(path)?;
-        super::format::sync_parent_dir(path)?;
-        Ok(BarrelWriter {
-            path: path.to_path_buf(),
-            file,
-            len: HEADER_LEN as u64,
-            pending: Vec::new(),
-        })
+        AppendWriter::create(path, FileKind::Barrel).map(BarrelWriter)
     }
 
     /// Reopens a barrel for appending after its last committed record,
     /// cutting off any torn tail beyond `committed_len`.
     pub fn append_to(path: &Path, committed_len: u64) -> Result<Self> {
-        let mut file = open_checked(
-            path,
-            committed_len,
-            OpenOptions::new().read(true).write(true),
-        )?;
-        file.set_len(committed_len).at(path)?;
-        file.seek(SeekFrom::Start(committed_len)).at(path)?;
-        Ok(BarrelWriter {
-            path: path.to_path_buf(),
-            file,
-            len: committed_len,
-            pending: Vec::new(),
-        })
+        AppendWriter::append_to(path, FileKind::Barrel, committed_len).map(BarrelWriter)
     }
 
     /// Appends a record for `book_id`; returns its offset. Buffered until [`sync`](Self::sync).
     pub fn append(&mut self, book_id: u32, sequence: &EncodedSequence) -> u64 {
-        let offset = self.len;
-        sequence.encode_into(book_id, &mut self.pending);
-        self.len += sequence.record_len();
-        offset
+        self.0.append(|out| sequence.encode_into(book_id, out)).0
     }
 
     /// Length the barrel will have once synced.
     pub fn len(&self) -> u64 {
-        self.len
+        self.0.len()
     }
 
     /// True when only the header is written.
     pub fn is_empty(&self) -> bool {
-        self.len == HEADER_LEN as u64
+        self.0.is_empty()
     }
 
     /// Writes buffered records and syncs them to disk; returns the length to commit.
     pub fn sync(&mut self) -> Result<u64> {
-        self.file.write_all(&self.pending).at(&self.path)?;
-        self.pending.clear();
-        self.file.sync_data().at(&self.path)?;
-        Ok(self.len)
+        self.0.sync()
     }
 }
 
@@ -302,7 +239,8 @@ pub struct BarrelReader {
 impl BarrelReader {
     /// Reads the first `committed_len` bytes of the barrel at `path` and checks its header.
     pub fn open(path: &Path, committed_len: u64) -> Result<Self> {
-        let mut file = open_checked(path, committed_len, OpenOptions::new().read(true))?;
+        let options = OpenOptions::new().read(true).to_owned();
+        let mut file = append::open_checked(path, FileKind::Barrel, committed_len, &options)?;
         file.seek(SeekFrom::Start(0)).at(path)?;
         let mut bytes = Vec::with_capacity(committed_len as usize);
         Read::by_ref(&mut file)
@@ -403,9 +341,9 @@ mod tests {
         );
         writer.append(1, &first);
         let offset = writer.append(2, &second);
-        writer.sync().unwrap();
+        let committed = writer.sync().unwrap();
         let len = second.record_len() as u32;
-        let record = read_record(&path, offset, len).unwrap();
+        let record = read_record(&path, committed, offset, len).unwrap();
         assert_eq!((record.book_id, record.sequence), (2, sequence(9)));
         for (offset, len) in [
             (offset, len - 1),
@@ -413,7 +351,10 @@ mod tests {
             (offset - 4, len),
             (0, len),
         ] {
-            assert!(read_record(&path, offset, len).is_err(), "{offset} {len}");
+            assert!(
+                read_record(&path, committed, offset, len).is_err(),
+                "{offset} {len}"
+            );
         }
     }
 

@@ -1,14 +1,16 @@
 //! The catalog: a redb database holding the format version, the creation
-//! options, the books, the page signatures of paged books
-//! ([`super::pages`]), the committed length of every barrel and the list of
-//! sketch segments. One write
-//! transaction publishes a batch of books; a read transaction is a snapshot.
+//! options, the books, where the page signatures of paged books are (a
+//! [`PageLocator`] into a page file; in format 3, the signatures
+//! themselves, [`super::pages`]), the committed length of every barrel and
+//! page file and the list of sketch segments. One write transaction
+//! publishes a batch of books; a read transaction is a snapshot.
 
 use byteorder::{ByteOrder, LittleEndian};
 use redb::{Database, ReadableTable, ReadableTableMetadata, TableDefinition};
 use std::path::{Path, PathBuf};
 
 use super::format::{check_version, FORMAT_VERSION};
+use super::page_files::PageLocator;
 use super::pages;
 use crate::repr::sketch::{BandLayout, SketchOptions};
 use crate::repr::{ExtractOptions, MinHashOptions, MinHashSig, SimHashOptions};
@@ -21,6 +23,7 @@ const KEYS: TableDefinition<&str, u32> = TableDefinition::new("keys");
 const BARRELS: TableDefinition<u32, u64> = TableDefinition::new("barrels");
 const SEGMENTS: TableDefinition<u32, u64> = TableDefinition::new("segments");
 const PAGES: TableDefinition<u32, &[u8]> = TableDefinition::new("pages");
+const PAGE_FILES: TableDefinition<u32, u64> = TableDefinition::new("page_files");
 
 const META_FORMAT_VERSION: &str = "format_version";
 const META_EXTRACT_OPTIONS: &str = "extract_options";
@@ -215,13 +218,14 @@ pub fn decode_sketch_options(bytes: &[u8]) -> Option<SketchOptions> {
 pub struct CatalogBatch {
     /// Books to record, with their internal ids.
     pub insert: Vec<(u32, BookEntry)>,
-    /// Page signature values ([`super::pages::encode`]) of inserted books
-    /// that have pages.
-    pub pages: Vec<(u32, Vec<u8>)>,
+    /// Where the page signatures of inserted books that have pages are.
+    pub pages: Vec<(u32, PageLocator)>,
     /// Keys of books to remove.
     pub delete_keys: Vec<String>,
     /// New committed lengths of barrels.
     pub barrel_lengths: Vec<(u32, u64)>,
+    /// New committed lengths of page files.
+    pub page_file_lengths: Vec<(u32, u64)>,
     /// Segments to list, with their lengths.
     pub add_segments: Vec<(u32, u64)>,
     /// Segments to unlist (merged into an added one).
@@ -250,11 +254,23 @@ pub struct CatalogOptions {
     pub sketch: Option<SketchOptions>,
 }
 
+/// A book's entry in the `pages` table, decoded by the catalog's format
+/// version.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StoredPages {
+    /// Format 3: the page signatures themselves.
+    Signatures(Vec<MinHashSig>),
+    /// Format 4: where they are in a page file.
+    Locator(PageLocator),
+}
+
 /// The catalog database.
 #[derive(Debug)]
 pub struct Catalog {
     path: PathBuf,
     db: Database,
+    /// Its format version, which decides what `pages` values hold.
+    version: u16,
 }
 
 // Transaction bodies return redb's own (large) error type; it is boxed once,
@@ -268,6 +284,7 @@ impl Catalog {
             let catalog = Catalog {
                 path: path.to_path_buf(),
                 db,
+                version: FORMAT_VERSION,
             };
             catalog.write(|txn| {
                 let mut meta = txn.open_table(META)?;
@@ -282,6 +299,8 @@ impl Catalog {
                 txn.open_table(BOOKS)?;
                 txn.open_table(KEYS)?;
                 txn.open_table(BARRELS)?;
+                txn.open_table(PAGES)?;
+                txn.open_table(PAGE_FILES)?;
                 Ok(())
             })?;
             Ok(catalog)
@@ -296,9 +315,10 @@ impl Catalog {
                 redb::DatabaseError::DatabaseAlreadyOpen => Error::Locked(path.to_path_buf()),
                 other => catalog_error(path, other),
             })?;
-            let catalog = Catalog {
+            let mut catalog = Catalog {
                 path: path.to_path_buf(),
                 db,
+                version: 0,
             };
             let snapshot = catalog.snapshot()?;
             let version = snapshot.meta(META_FORMAT_VERSION)?;
@@ -318,6 +338,7 @@ impl Catalog {
                 None
             };
             drop(snapshot);
+            catalog.version = version;
             let options = CatalogOptions {
                 version,
                 extract,
@@ -337,6 +358,15 @@ impl Catalog {
             path: self.path.clone(),
             offset: 0,
             what: what.to_string(),
+        }
+    }
+
+    /// Decodes the `pages` value of book `id` by the catalog's version.
+    fn stored_pages(&self, bytes: &[u8], id: u32) -> Result<StoredPages> {
+        if self.version <= 3 {
+            pages::decode_value(bytes, &self.path, id).map(StoredPages::Signatures)
+        } else {
+            PageLocator::decode(bytes, &self.path, id).map(StoredPages::Locator)
         }
     }
 
@@ -382,8 +412,8 @@ impl Catalog {
                 }
                 // Before the books: replacing a key within the batch then
                 // removes the page signatures of the id it replaces.
-                for (id, value) in &batch.pages {
-                    pages.insert(*id, value.as_slice())?;
+                for (id, locator) in &batch.pages {
+                    pages.insert(*id, locator.encode().as_slice())?;
                 }
                 let mut bytes = Vec::new();
                 for (id, entry) in &batch.insert {
@@ -399,6 +429,10 @@ impl Catalog {
                 let mut barrels = txn.open_table(BARRELS)?;
                 for &(barrel, len) in &batch.barrel_lengths {
                     barrels.insert(barrel, len)?;
+                }
+                let mut page_files = txn.open_table(PAGE_FILES)?;
+                for &(file, len) in &batch.page_file_lengths {
+                    page_files.insert(file, len)?;
                 }
                 if !batch.add_segments.is_empty() || !batch.remove_segments.is_empty() {
                     let mut segments = txn.open_table(SEGMENTS)?;
@@ -416,6 +450,46 @@ impl Catalog {
                 )?;
                 Ok(outcome)
             })
+        })
+    }
+}
+
+impl Catalog {
+    /// Makes a format-3 catalog format 4 in one write transaction: each
+    /// book's `pages` value becomes its `locators` entry, `page_files`
+    /// gets the committed `lengths` of the page files holding the records,
+    /// and `format_version` becomes 4. After an error, none of it is
+    /// visible.
+    #[allow(clippy::result_large_err)]
+    pub fn upgrade_pages(
+        &self,
+        locators: &[(u32, PageLocator)],
+        lengths: &[(u32, u64)],
+    ) -> Result<()> {
+        contain_panics(&self.path, || {
+            self.write(|txn| {
+                let mut pages = txn.open_table(PAGES)?;
+                for (id, locator) in locators {
+                    pages.insert(*id, locator.encode().as_slice())?;
+                }
+                let mut page_files = txn.open_table(PAGE_FILES)?;
+                for &(file, len) in lengths {
+                    page_files.insert(file, len)?;
+                }
+                let mut meta = txn.open_table(META)?;
+                meta.insert(META_FORMAT_VERSION, 4u16.to_le_bytes().as_slice())?;
+                Ok(())
+            })
+        })
+    }
+
+    /// Gives the space of removed and replaced values back to the file
+    /// system: redb's compaction, repeated while it makes progress.
+    pub fn compact(&mut self) -> Result<()> {
+        let path = self.path.clone();
+        contain_panics(&path, || {
+            while self.db.compact().map_err(|e| catalog_error(&path, e))? {}
+            Ok(())
         })
     }
 }
@@ -487,24 +561,12 @@ impl CatalogSnapshot<'_> {
     /// Every listed segment with its length, in number order; none in a
     /// format-1 catalog.
     pub fn segments(&self) -> Result<Vec<(u32, u64)>> {
-        contain_panics(&self.catalog.path, || {
-            let table = match self.txn.open_table(SEGMENTS) {
-                Ok(table) => table,
-                Err(redb::TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
-                Err(e) => return Err(self.err(e)),
-            };
-            let mut out = Vec::new();
-            for item in table.iter().map_err(|e| self.err(e))? {
-                let (number, len) = item.map_err(|e| self.err(e))?;
-                out.push((number.value(), len.value()));
-            }
-            Ok(out)
-        })
+        self.lengths(SEGMENTS)
     }
 
-    /// The page signatures of book `id`; `None` when it has none stored
-    /// (one page, or a catalog older than format 3).
-    pub fn pages(&self, id: u32) -> Result<Option<Vec<MinHashSig>>> {
+    /// The `pages` entry of book `id`; `None` when it has none (one page,
+    /// or a catalog older than format 3).
+    pub fn pages(&self, id: u32) -> Result<Option<StoredPages>> {
         contain_panics(&self.catalog.path, || {
             let table = match self.txn.open_table(PAGES) {
                 Ok(table) => table,
@@ -513,14 +575,14 @@ impl CatalogSnapshot<'_> {
             };
             let value = table.get(id).map_err(|e| self.err(e))?;
             value
-                .map(|bytes| pages::decode(bytes.value(), &self.catalog.path, id))
+                .map(|bytes| self.catalog.stored_pages(bytes.value(), id))
                 .transpose()
         })
     }
 
-    /// Calls `f` with every book id that has page signatures stored and
-    /// its decoded signatures, in id order; stops at the first error.
-    pub fn each_pages(&self, mut f: impl FnMut(u32, Vec<MinHashSig>) -> Result<()>) -> Result<()> {
+    /// Calls `f` with every book id that has a `pages` entry and that
+    /// entry, in id order; stops at the first error.
+    pub fn each_pages(&self, mut f: impl FnMut(u32, StoredPages) -> Result<()>) -> Result<()> {
         contain_panics(&self.catalog.path, || {
             let table = match self.txn.open_table(PAGES) {
                 Ok(table) => table,
@@ -530,20 +592,36 @@ impl CatalogSnapshot<'_> {
             for item in table.iter().map_err(|e| self.err(e))? {
                 let (id, bytes) = item.map_err(|e| self.err(e))?;
                 let id = id.value();
-                f(id, pages::decode(bytes.value(), &self.catalog.path, id)?)?;
+                f(id, self.catalog.stored_pages(bytes.value(), id)?)?;
             }
             Ok(())
         })
     }
 
+    /// Every page file with its committed length, in number order; none
+    /// before format 4.
+    pub fn page_files(&self) -> Result<Vec<(u32, u64)>> {
+        self.lengths(PAGE_FILES)
+    }
+
     /// Every barrel with its committed length, in barrel order.
     pub fn barrels(&self) -> Result<Vec<(u32, u64)>> {
+        self.lengths(BARRELS)
+    }
+
+    /// Every entry of a table of file numbers and lengths, in number order;
+    /// none when the table does not exist.
+    fn lengths(&self, definition: TableDefinition<u32, u64>) -> Result<Vec<(u32, u64)>> {
         contain_panics(&self.catalog.path, || {
-            let table = self.txn.open_table(BARRELS).map_err(|e| self.err(e))?;
+            let table = match self.txn.open_table(definition) {
+                Ok(table) => table,
+                Err(redb::TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
+                Err(e) => return Err(self.err(e)),
+            };
             let mut out = Vec::new();
             for item in table.iter().map_err(|e| self.err(e))? {
-                let (barrel, len) = item.map_err(|e| self.err(e))?;
-                out.push((barrel.value(), len.value()));
+                let (number, len) = item.map_err(|e| self.err(e))?;
+                out.push((number.value(), len.value()));
             }
             Ok(out)
         })

@@ -11,7 +11,7 @@ use crate::{Error, Result};
 pub const MAGIC: [u8; 8] = [0x89, b'S', b'T', b'M', b'\r', b'\n', 0x1a, b'\n'];
 
 /// The format version this build writes.
-pub const FORMAT_VERSION: u16 = 3;
+pub const FORMAT_VERSION: u16 = 4;
 
 /// The oldest format version this build reads.
 pub const OLDEST_SUPPORTED_FORMAT_VERSION: u16 = 1;
@@ -32,16 +32,27 @@ pub enum FileKind {
     Barrel = 1,
     /// A segment of book sketches and band tables.
     Segment = 2,
+    /// A page file of page signatures.
+    Pages = 3,
 }
 
 impl FileKind {
     /// The flags files of this kind carry: barrels are zstd-compressed and
-    /// checksummed; segments are checksummed and stored raw, so they can be
-    /// searched in place.
+    /// checksummed; segments and page files are checksummed and stored raw,
+    /// so they can be searched in place or read a record at a time.
     pub fn flags(self) -> u32 {
         match self {
             FileKind::Barrel => FLAG_ZSTD | FLAG_XXH3,
-            FileKind::Segment => FLAG_XXH3,
+            FileKind::Segment | FileKind::Pages => FLAG_XXH3,
+        }
+    }
+
+    /// What a file of this kind is called in messages.
+    pub fn noun(self) -> &'static str {
+        match self {
+            FileKind::Barrel => "barrel",
+            FileKind::Segment => "segment",
+            FileKind::Pages => "page file",
         }
     }
 }
@@ -145,18 +156,19 @@ pub fn checksum(bytes: &[u8]) -> u64 {
 /// Bytes of a trailing [`checksum`] of everything before it.
 pub const CHECKSUM_LEN: usize = 8;
 
-/// The bytes of `bytes` before its trailing checksum, when that checksum
-/// matches them; else `ChecksumMismatch` naming `path`, at the checksum's
-/// offset. The caller has checked that `bytes` holds at least
-/// [`CHECKSUM_LEN`] bytes.
-pub(crate) fn checked_body<'a>(bytes: &'a [u8], path: &Path) -> Result<&'a [u8]> {
+/// The bytes of `bytes`, found at byte `offset` of `path`, before its
+/// trailing checksum, when that checksum matches them; else
+/// `ChecksumMismatch` naming `path`, at the checksum's offset in the file.
+/// The caller has checked that `bytes` holds at least [`CHECKSUM_LEN`]
+/// bytes.
+pub(crate) fn checked_body<'a>(bytes: &'a [u8], path: &Path, offset: u64) -> Result<&'a [u8]> {
     let (body, stored) = bytes.split_at(bytes.len() - CHECKSUM_LEN);
     let expected = LittleEndian::read_u64(stored);
     let got = checksum(body);
     if got != expected {
         return Err(Error::ChecksumMismatch {
             path: path.to_path_buf(),
-            offset: body.len() as u64,
+            offset: offset + body.len() as u64,
             expected,
             got,
         });

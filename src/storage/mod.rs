@@ -1,11 +1,13 @@
-//! Everything written to disk: the common file header, barrels of
-//! unique-word sequences, segments of sketches and key tables, page
-//! signatures, and the redb catalog. `storage-format.md` at the
+//! Everything written to disk: the common file header, append-only files,
+//! barrels of unique-word sequences, segments of sketches and key tables,
+//! page files of page signatures, and the redb catalog. `storage-format.md` at the
 //! repository root documents these byte by byte. Nothing here knows about
 //! queries.
 
+pub mod append;
 pub mod barrel;
 pub mod catalog;
 pub mod format;
+pub mod page_files;
 pub mod pages;
 pub mod segment;

@@ -1,10 +1,12 @@
-//! Page signatures in the catalog: the value of the `pages` table, one per
-//! book that has more than one page, holding the min-hash of each page.
+//! The byte codec of page signatures, the min-hash of each page of a book
+//! that has more than one page: the record of a page file
+//! ([`super::page_files`], format 4) and the value of the catalog's `pages`
+//! table in format 3.
 //!
-//! They live in the catalog, not in the segments, because they are read a
-//! pair of books at a time (to classify a relation) and never scanned, while
-//! a reader holds its segments in memory; at about 67 pages per 20K-word
-//! book they would be the largest part of a segment.
+//! They are kept out of the segments because they are read a pair of books
+//! at a time (to classify a relation) and never scanned, while a reader
+//! holds its segments in memory; at about 67 pages per 20K-word book they
+//! would be the largest part of a segment.
 //!
 //! **b-bit values.** Each min-hash is stored as its high 32 bits (b-bit
 //! minwise hashing, b = 32), half the bytes of the full value. Two values
@@ -17,6 +19,7 @@
 //! Layout (all integers little-endian; see `storage-format.md`):
 //!
 //! ```text
+//! u32 book_id         the book (a page-file record only; not in a format-3 value)
 //! u16 k               min-hashes per page (the index's window_hashes, 34)
 //! u32 page_count      at least 2
 //! page_count × k × u32  high 32 bits of the page min-hashes, in page order
@@ -54,10 +57,15 @@ pub fn reduce(signature: &MinHashSig) -> MinHashSig {
     MinHashSig(signature.0.iter().map(|&v| loaded(stored(v))).collect())
 }
 
-/// The value bytes of `pages`, each signature cut or padded (with
-/// `u64::MAX`) to `k` values.
-pub fn encode(pages: &[MinHashSig], k: usize) -> Vec<u8> {
-    let mut out = Vec::with_capacity(FIXED_LEN + VALUE_LEN * k * pages.len() + CHECKSUM_LEN);
+/// Bytes of a page-file record's book id.
+const BOOK_ID_LEN: usize = 4;
+
+/// The page-file record of book `book_id` holding `pages`, each signature
+/// cut or padded (with `u64::MAX`) to `k` values.
+pub fn encode_record(book_id: u32, pages: &[MinHashSig], k: usize) -> Vec<u8> {
+    let len = BOOK_ID_LEN + FIXED_LEN + VALUE_LEN * k * pages.len() + CHECKSUM_LEN;
+    let mut out = Vec::with_capacity(len);
+    out.extend_from_slice(&book_id.to_le_bytes());
     out.extend_from_slice(&(k as u16).to_le_bytes());
     out.extend_from_slice(&(pages.len() as u32).to_le_bytes());
     for page in pages {
@@ -71,34 +79,73 @@ pub fn encode(pages: &[MinHashSig], k: usize) -> Vec<u8> {
     out
 }
 
-/// Decodes the page signatures of book `book_id` stored in the catalog at
-/// `path`; `Corrupted` (naming the catalog, the book and the byte offset in
-/// the value) or `ChecksumMismatch` on damaged bytes, never a panic.
-pub fn decode(bytes: &[u8], path: &Path, book_id: u32) -> Result<Vec<MinHashSig>> {
-    let corrupted = |offset: usize, what: String| Error::Corrupted {
+/// Decodes the page-file record of book `book_id` found at byte `offset`
+/// of `path`: `Corrupted` (naming the file, the book and the byte offset in
+/// the file) or `ChecksumMismatch` on damaged bytes or a record of another
+/// book, never a panic.
+pub fn decode_record(
+    bytes: &[u8],
+    path: &Path,
+    offset: u64,
+    book_id: u32,
+) -> Result<Vec<MinHashSig>> {
+    let pages = decode_sealed(bytes, BOOK_ID_LEN, path, offset, book_id)?;
+    let stored_id = LittleEndian::read_u32(bytes);
+    if stored_id != book_id {
+        return Err(corrupted(
+            path,
+            offset,
+            book_id,
+            format!("the record belongs to book id {stored_id}"),
+        ));
+    }
+    Ok(pages)
+}
+
+/// Decodes the format-3 catalog value of book `book_id` stored in the
+/// catalog at `path`; errors as [`decode_record`]'s, with offsets in the
+/// value.
+pub fn decode_value(bytes: &[u8], path: &Path, book_id: u32) -> Result<Vec<MinHashSig>> {
+    decode_sealed(bytes, 0, path, 0, book_id)
+}
+
+fn corrupted(path: &Path, offset: u64, book_id: u32, what: String) -> Error {
+    Error::Corrupted {
         path: path.to_path_buf(),
-        offset: offset as u64,
+        offset,
         what: format!("page signatures of book id {book_id}: {what}"),
-    };
-    if bytes.len() < FIXED_LEN + CHECKSUM_LEN {
+    }
+}
+
+/// Decodes checksummed page signatures that follow `prefix` bytes (checked
+/// by the caller) in `bytes`, found at byte `offset` of `path`.
+fn decode_sealed(
+    bytes: &[u8],
+    prefix: usize,
+    path: &Path,
+    offset: u64,
+    book_id: u32,
+) -> Result<Vec<MinHashSig>> {
+    let corrupted = |at: usize, what: String| corrupted(path, offset + at as u64, book_id, what);
+    if bytes.len() < prefix + FIXED_LEN + CHECKSUM_LEN {
         return Err(corrupted(0, format!("{} bytes, too short", bytes.len())));
     }
-    let body_end = checked_body(bytes, path)?.len();
-    let k = LittleEndian::read_u16(bytes) as usize;
-    let count = LittleEndian::read_u32(&bytes[2..]) as usize;
+    let body_end = checked_body(bytes, path, offset)?.len();
+    let k = LittleEndian::read_u16(&bytes[prefix..]) as usize;
+    let count = LittleEndian::read_u32(&bytes[prefix + 2..]) as usize;
     if !(1..=MAX_HASHES).contains(&k) {
-        return Err(corrupted(0, format!("{k} min-hashes per page")));
+        return Err(corrupted(prefix, format!("{k} min-hashes per page")));
     }
     if count < 2 {
         return Err(corrupted(
-            2,
+            prefix + 2,
             format!("{count} pages; at least 2 are stored"),
         ));
     }
-    let body = &bytes[FIXED_LEN..body_end];
+    let body = &bytes[prefix + FIXED_LEN..body_end];
     if count.checked_mul(VALUE_LEN * k) != Some(body.len()) {
         return Err(corrupted(
-            FIXED_LEN,
+            prefix + FIXED_LEN,
             format!(
                 "{count} pages of {k} min-hashes do not fill {} bytes",
                 body.len()
@@ -125,47 +172,104 @@ mod tests {
         ]
     }
 
-    #[test]
-    fn round_trip_keeps_the_high_bits_and_empty_pages() {
-        let bytes = encode(&sample(), 3);
-        assert_eq!(bytes.len(), 6 + 24 + 8);
-        let decoded = decode(&bytes, Path::new("c"), 7).unwrap();
-        assert_eq!(
-            decoded,
-            [
-                MinHashSig(vec![1 << 32, 2 << 32, 0xffff_fffe_0000_0000]),
-                MinHashSig(vec![u64::MAX; 3])
-            ]
-        );
-        assert!(decoded[1].is_empty());
-        let reduced: Vec<MinHashSig> = sample().iter().map(reduce).collect();
-        assert_eq!(decoded, reduced);
+    /// The format-3 value holding what the record of `pages` holds: the
+    /// record without its book id, checksummed again.
+    fn value(pages: &[MinHashSig], k: usize) -> Vec<u8> {
+        let record = encode_record(0, pages, k);
+        let mut value = record[BOOK_ID_LEN..record.len() - CHECKSUM_LEN].to_vec();
+        let sum = checksum(&value);
+        value.extend_from_slice(&sum.to_le_bytes());
+        value
     }
 
     #[test]
-    fn every_damaged_or_cut_value_is_an_error() {
-        let bytes = encode(&sample(), 3);
-        for i in 0..bytes.len() {
-            let mut damaged = bytes.clone();
+    fn records_and_values_round_trip_keeping_the_high_bits_and_empty_pages() {
+        let expected = [
+            MinHashSig(vec![1 << 32, 2 << 32, 0xffff_fffe_0000_0000]),
+            MinHashSig(vec![u64::MAX; 3]),
+        ];
+        let record = encode_record(7, &sample(), 3);
+        assert_eq!(record.len(), 4 + 6 + 24 + 8);
+        assert_eq!(&record[..4], &[7, 0, 0, 0]);
+        let decoded = decode_record(&record, Path::new("p"), 100, 7).unwrap();
+        assert_eq!(decoded, expected);
+        assert!(decoded[1].is_empty());
+        let reduced: Vec<MinHashSig> = sample().iter().map(reduce).collect();
+        assert_eq!(decoded, reduced);
+        let value = value(&sample(), 3);
+        assert_eq!(value.len(), 6 + 24 + 8);
+        assert_eq!(decode_value(&value, Path::new("c"), 7).unwrap(), expected);
+    }
+
+    #[test]
+    fn every_damaged_or_cut_record_or_value_is_an_error() {
+        let record = encode_record(7, &sample(), 3);
+        let value = value(&sample(), 3);
+        for i in 0..record.len() {
+            let mut damaged = record.clone();
             damaged[i] ^= 0x10;
-            assert!(decode(&damaged, Path::new("c"), 7).is_err(), "byte {i}");
+            assert!(
+                decode_record(&damaged, Path::new("p"), 16, 7).is_err(),
+                "byte {i}"
+            );
         }
-        for len in 0..bytes.len() {
-            assert!(decode(&bytes[..len], Path::new("c"), 7).is_err(), "{len}");
+        for len in 0..record.len() {
+            assert!(
+                decode_record(&record[..len], Path::new("p"), 16, 7).is_err(),
+                "{len}"
+            );
+        }
+        for i in 0..value.len() {
+            let mut damaged = value.clone();
+            damaged[i] ^= 0x10;
+            assert!(
+                decode_value(&damaged, Path::new("c"), 7).is_err(),
+                "byte {i}"
+            );
+        }
+        for len in 0..value.len() {
+            assert!(
+                decode_value(&value[..len], Path::new("c"), 7).is_err(),
+                "{len}"
+            );
+        }
+    }
+
+    #[test]
+    fn errors_name_the_file_the_book_and_the_offset_in_the_file() {
+        let mut record = encode_record(7, &sample(), 3);
+        let error = decode_record(&record, Path::new("000002.pgs"), 500, 8).unwrap_err();
+        match &error {
+            Error::Corrupted { path, offset, what } => {
+                assert_eq!((path.as_path(), *offset), (Path::new("000002.pgs"), 500));
+                assert!(
+                    what.contains("book id 8") && what.contains("book id 7"),
+                    "{what}"
+                );
+            }
+            other => panic!("expected Corrupted, got {other:?}"),
+        }
+        let last = record.len() - 1;
+        record[last] ^= 1;
+        match decode_record(&record, Path::new("000002.pgs"), 500, 7).unwrap_err() {
+            Error::ChecksumMismatch { path, offset, .. } => {
+                assert_eq!((path.as_path(), offset), (Path::new("000002.pgs"), 534))
+            }
+            other => panic!("expected ChecksumMismatch, got {other:?}"),
         }
     }
 
     #[test]
     fn a_single_page_or_a_wrong_count_with_a_valid_checksum_is_refused() {
-        let one = encode(&sample()[..1], 3);
-        let error = decode(&one, Path::new("c"), 7).unwrap_err();
+        let one = encode_record(7, &sample()[..1], 3);
+        let error = decode_record(&one, Path::new("p"), 16, 7).unwrap_err();
         assert!(error.to_string().contains("at least 2"), "{error}");
-        let mut wrong = encode(&sample(), 3);
-        wrong[2] = 3;
+        let mut wrong = encode_record(7, &sample(), 3);
+        wrong[6] = 3;
         let body_end = wrong.len() - 8;
         let sum = checksum(&wrong[..body_end]);
         wrong[body_end..].copy_from_slice(&sum.to_le_bytes());
-        let error = decode(&wrong, Path::new("c"), 7).unwrap_err();
+        let error = decode_record(&wrong, Path::new("p"), 16, 7).unwrap_err();
         assert!(error.to_string().contains("do not fill"), "{error}");
     }
 }

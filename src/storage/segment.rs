@@ -15,7 +15,7 @@
 //! Layout (all integers little-endian; see `storage-format.md`):
 //!
 //! ```text
-//! file header (16 bytes, kind 2, version 3)
+//! file header (16 bytes, kind 2, version 4; version 3 has the same layout)
 //! u32 book_count, u32 k (min-hashes per book signature)
 //! book_count × { u32 book id, u128 simhash, k × u64 min-hash }   ids strictly increasing
 //! book keys: 4·book_count × u32 end     cumulative key counts for (book 0, table 0),
@@ -30,16 +30,14 @@
 //! ```
 //!
 //! A version-2 segment has only the first three tables (so 3·book_count key
-//! ends); it reads as a version-3 segment whose value table is empty.
+//! ends); it reads as a later segment whose value table is empty.
 
 use byteorder::{ByteOrder, LittleEndian};
 use std::io::Write;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use super::format::{
-    checked_body, checksum, FileHeader, FileKind, CHECKSUM_LEN, FORMAT_VERSION, HEADER_LEN,
-};
+use super::format::{checked_body, checksum, FileHeader, FileKind, CHECKSUM_LEN, HEADER_LEN};
 use crate::error::IoContext;
 use crate::repr::minhash::MAX_HASHES;
 use crate::repr::sketch::Table;
@@ -190,6 +188,12 @@ struct TableSpan {
     books_at: usize,
 }
 
+/// Whether segments whose headers carry versions `a` and `b` have one
+/// layout: three key tables up to version 2, four from version 3 on.
+pub fn same_layout(a: u16, b: u16) -> bool {
+    (a <= 2) == (b <= 2)
+}
+
 /// A decoded, checked segment held in memory.
 #[derive(Debug)]
 pub struct Segment {
@@ -197,6 +201,8 @@ pub struct Segment {
     bytes: Vec<u8>,
     book_count: usize,
     k: usize,
+    /// The format version in its header.
+    version: u16,
     /// Tables stored: 3 in a version-2 segment, else 4.
     table_count: usize,
     books_at: usize,
@@ -265,7 +271,7 @@ impl Segment {
         if bytes.len() < HEADER_LEN + 8 + CHECKSUM_LEN {
             return Err(corrupted(0, "segment shorter than its fixed fields".into()));
         }
-        let body_end = checked_body(&bytes, path)?.len();
+        let body_end = checked_body(&bytes, path, 0)?.len();
         let mut cursor = Cursor {
             bytes: &bytes[..body_end],
             at: HEADER_LEN,
@@ -301,6 +307,7 @@ impl Segment {
             bytes,
             book_count,
             k,
+            version: header.version,
             table_count,
             books_at,
             key_ends_at,
@@ -377,11 +384,7 @@ impl Segment {
 
     /// The format version the segment was written with.
     pub fn version(&self) -> u16 {
-        if self.table_count == TABLES_V2 {
-            2
-        } else {
-            FORMAT_VERSION
-        }
+        self.version
     }
 
     fn book_stride(&self) -> usize {
@@ -628,7 +631,7 @@ mod tests {
         assert_eq!(look(Table::Window, 2), [4, 9]);
         assert_eq!(look(Table::SimHash, 4), [3, 4]);
         assert_eq!(look(Table::Value, 70), [3, 9]);
-        assert_eq!(segment.version(), FORMAT_VERSION);
+        assert_eq!(segment.version(), crate::storage::format::FORMAT_VERSION);
         assert_eq!(segment.table_len(Table::Book), (3, 5));
         let keys = |slot, t| segment.book_keys(slot, t).collect::<Vec<u64>>();
         assert_eq!(keys(1, Table::Window), [2, 3]);

@@ -1,4 +1,5 @@
-//! The index subcommands: create, load, query, pairs, delete, stats, verify.
+//! The index subcommands: create, load, query, pairs, delete, stats, verify,
+//! upgrade.
 
 use clap::{Args, ValueEnum};
 use std::fs::File;
@@ -724,6 +725,10 @@ pub fn stats(args: StatsArgs) -> Result<ExitCode> {
             "segments       {} ({} bytes)",
             stats.segments, stats.segment_bytes
         );
+        println!(
+            "page files     {} ({} bytes)",
+            stats.page_files, stats.page_file_bytes
+        );
         println!("catalog        {} bytes", stats.catalog_bytes);
     }
     Ok(ExitCode::SUCCESS)
@@ -745,7 +750,7 @@ pub fn verify(args: VerifyArgs) -> Result<ExitCode> {
         print_json(&stats)?;
     } else {
         println!(
-            "ok: {} books, {} records, {} barrel bytes checked; {} segments ({} bytes, {} sketched books, {} dead sketches); {} books with page signatures",
+            "ok: {} books, {} records, {} barrel bytes checked; {} segments ({} bytes, {} sketched books, {} dead sketches); {} books with page signatures, {} page files ({} bytes)",
             stats.books,
             stats.records,
             stats.bytes,
@@ -753,7 +758,57 @@ pub fn verify(args: VerifyArgs) -> Result<ExitCode> {
             stats.segment_bytes,
             stats.sketched_books,
             stats.dead_sketches,
-            stats.paged_books
+            stats.paged_books,
+            stats.page_files,
+            stats.page_file_bytes
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub const UPGRADE_ABOUT: &str = "\
+Upgrade a format-3 index to format 4 in place.
+
+Format 3 keeps each paged book's page signatures in the catalog \
+(catalog.redb), where they take about twice their size; format 4 keeps them \
+in append-only page files (pages/NNNNNN.pgs) and the catalog only a 16-byte \
+locator per book. This build reads a format-3 index but does not write to it: \
+loads and deletes on it fail until it is upgraded.
+
+The upgrade writes every page signature of the catalog to page files, syncs \
+them, then in one catalog transaction replaces the catalog's values with \
+locators and sets the format version to 4; it then compacts the catalog. If \
+it is stopped before that transaction, the index is still a valid format-3 \
+index and the upgrade can be run again. Sequences and sketches are kept as \
+they are. A format-4 index is left as it is. Only format 3 upgrades: a \
+format-1 or format-2 index cannot be upgraded in place; load its collection \
+into a new index. The index must not be open in another process.";
+
+#[derive(Args)]
+pub struct UpgradeArgs {
+    /// The index directory.
+    pub index: PathBuf,
+    /// Print what was done as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn upgrade(args: UpgradeArgs) -> Result<ExitCode> {
+    let (_, stats) = Index::upgrade(&args.index)?;
+    if args.json {
+        print_json(&stats)?;
+    } else if stats.from_version == stats.to_version {
+        println!("already format {}: nothing to do", stats.to_version);
+    } else {
+        println!(
+            "upgraded from format {} to {}: page signatures of {} books moved to {} page files ({} bytes); catalog {} -> {} bytes",
+            stats.from_version,
+            stats.to_version,
+            stats.paged_books,
+            stats.page_files,
+            stats.page_file_bytes,
+            stats.catalog_bytes_before,
+            stats.catalog_bytes_after
         );
     }
     Ok(ExitCode::SUCCESS)

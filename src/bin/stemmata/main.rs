@@ -40,6 +40,9 @@ enum Command {
     Stats(index_cmds::StatsArgs),
     /// Check every checksum and catalog entry of an index.
     Verify(index_cmds::VerifyArgs),
+    /// Upgrade a format-3 index to format 4 in place.
+    #[command(long_about = index_cmds::UPGRADE_ABOUT)]
+    Upgrade(index_cmds::UpgradeArgs),
     /// Align two texts word by word and character by character (RETAS).
     Align(align_cmds::AlignArgs),
     /// Measure the character, word and stop-word accuracy of an OCR text
@@ -69,6 +72,7 @@ fn main() -> ExitCode {
         Command::Delete(args) => index_cmds::delete(args),
         Command::Stats(args) => index_cmds::stats(args),
         Command::Verify(args) => index_cmds::verify(args),
+        Command::Upgrade(args) => index_cmds::upgrade(args),
         Command::Align(args) => align_cmds::align(args),
         Command::OcrAccuracy(args) => align_cmds::ocr_accuracy(args),
         Command::Demo(args) => demo::run(args),
