@@ -3,7 +3,6 @@
 
 mod common;
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use redb::TableDefinition;
@@ -404,16 +403,7 @@ fn a_torn_barrel_tail_is_ignored_on_open_and_cut_off_by_the_next_load() {
     let barrel = common::barrel(dir.path(), 1);
     let committed = std::fs::metadata(&barrel).unwrap().len();
     let before = common::sequences_of(&Index::open(dir.path()).unwrap());
-    // Half of a plausible record, then noise: what a crash mid-append leaves.
-    let mut tail = std::fs::read(&barrel).unwrap()[16..16 + 40].to_vec();
-    tail.extend((0..10_000u32).map(|i| (i * 31 % 251) as u8));
-    std::fs::OpenOptions::new()
-        .append(true)
-        .open(&barrel)
-        .unwrap()
-        .write_all(&tail)
-        .unwrap();
-    let torn = committed + tail.len() as u64;
+    let torn = common::append_torn_tail(&barrel, 40, 10_000);
 
     let index = Index::open(dir.path()).unwrap();
     let verified = index.verify().unwrap();

@@ -6,7 +6,6 @@
 
 mod common;
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use redb::{ReadableTable, TableDefinition};
@@ -160,16 +159,7 @@ fn a_torn_page_file_tail_is_ignored_on_open_and_cut_off_by_the_next_load() {
     let file = page_file(dir.path(), 1);
     let committed = std::fs::metadata(&file).unwrap().len();
     let before = all_pages(&Index::open(dir.path()).unwrap());
-    // Half of a plausible record, then noise: what a crash mid-append leaves.
-    let mut tail = std::fs::read(&file).unwrap()[16..16 + 300].to_vec();
-    tail.extend((0..5_000u32).map(|i| (i * 31 % 251) as u8));
-    std::fs::OpenOptions::new()
-        .append(true)
-        .open(&file)
-        .unwrap()
-        .write_all(&tail)
-        .unwrap();
-    let torn = committed + tail.len() as u64;
+    let torn = common::append_torn_tail(&file, 300, 5_000);
 
     let index = Index::open(dir.path()).unwrap();
     let verified = index.verify().unwrap();

@@ -128,6 +128,42 @@ pub fn snapshot_files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     out
 }
 
+/// Opens the old-format index in `dir` and checks that loading `doc` and
+/// deleting `delete_key` are both `OldFormat` (found `version`) and leave
+/// every file as it was.
+pub fn assert_writes_refused(dir: &Path, version: u16, doc: Document, delete_key: &str) {
+    let before = snapshot_files(dir);
+    let index = Index::open(dir).unwrap();
+    for (what, result) in [
+        ("load", index.load([Ok(doc)]).map(|_| ())),
+        ("delete", index.delete(&[delete_key]).map(|_| ())),
+    ] {
+        match result {
+            Err(stemmata::Error::OldFormat { path, found, .. }) => {
+                assert_eq!((path.as_path(), found), (dir, version), "{what}")
+            }
+            other => panic!("{what}: expected OldFormat, got {other:?}"),
+        }
+    }
+    drop(index);
+    assert!(
+        snapshot_files(dir) == before,
+        "a refused write changed the files"
+    );
+}
+
+/// Appends to the append-only file at `path` what a crash in the middle of
+/// an append leaves: the first `copied` bytes of its first record, then
+/// `noise` bytes of noise. Returns the file's new length.
+pub fn append_torn_tail(path: &Path, copied: usize, noise: u32) -> u64 {
+    use std::io::Write;
+    let mut tail = std::fs::read(path).unwrap()[16..16 + copied].to_vec();
+    tail.extend((0..noise).map(|i| (i * 31 % 251) as u8));
+    let mut file = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+    file.write_all(&tail).unwrap();
+    file.metadata().unwrap().len()
+}
+
 /// The path of barrel `n` of the index in `dir`.
 pub fn barrel(dir: &Path, n: u32) -> PathBuf {
     dir.join("barrels").join(format!("{n:06}.brl"))
