@@ -42,5 +42,8 @@ if ! cmp -s "$here/requirements.txt" "$stamp"; then
 fi
 
 (cd "$root" && cargo build --release --quiet --bin stemmata)
+# Wherever cargo put it (CARGO_TARGET_DIR or build.target-dir may move it).
+target_dir="$(cd "$root" && cargo metadata --format-version 1 --no-deps |
+    "$venv/bin/python" -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')"
 
-exec "$venv/bin/python" "$here/compare.py" "$corpus" --stemmata "$root/target/release/stemmata" "$@"
+exec "$venv/bin/python" "$here/compare.py" "$corpus" --stemmata "$target_dir/release/stemmata" "$@"
