@@ -100,7 +100,7 @@ fn missing_empty_binary_and_wordless_files_are_errors_naming_the_file() {
     std::fs::write(&binary, b"\x00\x01\x02binary\x00").unwrap();
     std::fs::write(&wordless, "1 2 3 ... 42").unwrap();
     for (bad, why) in [
-        (&empty, "empty file"),
+        (&empty, "empty text"),
         (&binary, "binary data"),
         (&wordless, "no words"),
         (&missing, "No such file"),

@@ -29,7 +29,7 @@ use crate::storage::catalog::{BookEntry, CatalogBatch};
 use crate::storage::page_files::PageFileWriter;
 use crate::storage::pages;
 use crate::storage::segment::SketchRecord;
-use crate::text::{decode, looks_binary, MAX_WORD_BYTES};
+use crate::text::{decode, no_words_reason, unreadable};
 use crate::{Error, Result};
 
 /// One book to load.
@@ -182,23 +182,13 @@ fn prepare(
     if document.key.is_empty() {
         return Err(bad("empty key"));
     }
-    if document.text.is_empty() {
-        return Err(bad("empty text"));
-    }
-    if looks_binary(&document.text) {
-        return Err(bad("binary data (NUL or control bytes), not text"));
+    if let Some(reason) = unreadable(&document.text) {
+        return Err(bad(reason));
     }
     let decoded = decode(&document.text);
     let features = extract(&decoded.text, options);
     if features.words == 0 {
-        let overlong = features.token_stats.overlong_tokens;
-        return Err(bad(&if overlong > 0 {
-            format!(
-                "no words after normalisation ({overlong} tokens over {MAX_WORD_BYTES} bytes dropped)"
-            )
-        } else {
-            "no words after normalisation".to_string()
-        }));
+        return Err(bad(&no_words_reason(&features.token_stats)));
     }
     // Positions are u32 and a record holds at most MAX_RECORD_ELEMENTS:
     // refuse what could be written but not read back.

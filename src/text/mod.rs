@@ -97,6 +97,30 @@ fn decode_utf8(bytes: &[u8]) -> Decoded<'_> {
     }
 }
 
+/// Why `bytes` cannot be taken as a text, if they cannot: they are empty,
+/// or [binary](looks_binary). The loader and the alignment commands give
+/// these reasons in the same words.
+pub fn unreadable(bytes: &[u8]) -> Option<&'static str> {
+    if bytes.is_empty() {
+        Some("empty text")
+    } else if looks_binary(bytes) {
+        Some("binary data (NUL or control bytes), not text")
+    } else {
+        None
+    }
+}
+
+/// The reason given for a text in which tokenising (with `stats`) found no
+/// word; it says how many overlong tokens were dropped, if any.
+pub fn no_words_reason(stats: &TokenStats) -> String {
+    match stats.overlong_tokens {
+        0 => "no words after normalisation".to_string(),
+        overlong => format!(
+            "no words after normalisation ({overlong} tokens over {MAX_WORD_BYTES} bytes dropped)"
+        ),
+    }
+}
+
 /// True when `bytes` looks like a binary file rather than text: it holds NUL
 /// bytes, or more than 10% of its first 64 KiB are control characters other
 /// than tab, line feed, carriage return and form feed. Text with a UTF-16

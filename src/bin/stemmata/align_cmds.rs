@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use stemmata::align::{self, Alignment, RetasOptions, SpanKind, STOP_WORDS};
 use stemmata::relate::{classify_books, MapBook, MapOptions, PageOptions, PortionMap, Relation};
 use stemmata::repr::minhash::{page_signatures, MinHashOptions};
-use stemmata::text::{decode, looks_binary, tokenise, PAGE_BREAK};
+use stemmata::text::{decode, no_words_reason, tokenise, unreadable, PAGE_BREAK};
 use stemmata::{Error, Result};
 
 use crate::output::print_json;
@@ -90,15 +90,13 @@ pub fn read_text(path: &Path) -> Result<TextFile> {
         source_name: path.display().to_string(),
         reason: reason.to_string(),
     };
-    if bytes.is_empty() {
-        return Err(bad("empty file"));
-    }
-    if looks_binary(&bytes) {
-        return Err(bad("binary data (NUL or control bytes), not text"));
+    if let Some(reason) = unreadable(&bytes) {
+        return Err(bad(reason));
     }
     let text = decode(&bytes).text.into_owned();
-    if tokenise(&text, |_| {}).words == 0 {
-        return Err(bad("no words after normalisation"));
+    let stats = tokenise(&text, |_| {});
+    if stats.words == 0 {
+        return Err(bad(&no_words_reason(&stats)));
     }
     Ok(TextFile {
         path: path.to_path_buf(),
