@@ -185,6 +185,8 @@ pub struct VerifyStats {
     pub page_files: u64,
     /// Committed page-file bytes, records of deleted and replaced books included.
     pub page_file_bytes: u64,
+    /// Records in page files (live, deleted and replaced), all checksummed.
+    pub page_records: u64,
 }
 
 /// A guard on the single writer of an index; released on drop.
@@ -588,12 +590,19 @@ impl Index {
         };
         let files = snapshot.page_files()?;
         let mut readers: HashMap<u32, PageFileReader> = HashMap::new();
+        let mut records = HashSet::new();
         for &(file, committed) in &files {
             let path = self.page_file_path(file);
-            readers.insert(file, PageFileReader::open(&path, committed)?);
+            let mut reader = PageFileReader::open(&path, committed)?;
+            reader.each_record(file, |locator, _| {
+                records.insert(locator);
+                Ok(())
+            })?;
+            readers.insert(file, reader);
             stats.page_files += 1;
             stats.page_file_bytes += committed;
         }
+        stats.page_records = records.len() as u64;
         snapshot.each_pages(|id, stored| {
             let entry = entry_of(id).ok_or_else(|| {
                 corrupted(format!(
@@ -602,10 +611,17 @@ impl Index {
             })?;
             let pages = match stored {
                 StoredPages::Signatures(pages) => pages,
-                StoredPages::Locator(locator) => readers
-                    .get_mut(&locator.file)
-                    .ok_or_else(|| self.unknown_page_file(id, locator.file))?
-                    .read(&locator, id)?,
+                StoredPages::Locator(locator) => {
+                    let reader = readers
+                        .get_mut(&locator.file)
+                        .ok_or_else(|| self.unknown_page_file(id, locator.file))?;
+                    if !records.contains(&locator) {
+                        return Err(corrupted(format!(
+                            "the page locator of book id {id} ({locator:?}) is not a record of its page file"
+                        )));
+                    }
+                    reader.read(&locator, id)?
+                }
             };
             let k = pages.first().map_or(0, |p| p.0.len());
             if pages.len() != entry.pages as usize || k != sketch.window_hashes {

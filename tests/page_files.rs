@@ -2,7 +2,7 @@
 //! records there, found through the catalog's locators. A damaged record is
 //! an error naming the page file, never a panic or wrong signatures; a torn
 //! tail is ignored and cut off by the next load; records of deleted books
-//! stay as dead bytes.
+//! stay as dead bytes, which verify checks as well.
 
 mod common;
 
@@ -120,6 +120,33 @@ fn every_damaged_page_file_byte_is_an_error_naming_the_file_never_a_panic() {
             .unwrap()
             .paged_books,
         6
+    );
+}
+
+#[test]
+fn verify_checks_the_dead_records_too() {
+    let dir = closed_index();
+    let index = Index::open(dir.path()).unwrap();
+    index.delete(&["p0"]).unwrap();
+    let verified = index.verify().unwrap();
+    assert_eq!((verified.paged_books, verified.page_records), (5, 6));
+    drop(index);
+    // Inside p0's record, now dead: no reader reads it, verify does.
+    let file = page_file(dir.path(), 1);
+    let mut bytes = std::fs::read(&file).unwrap();
+    bytes[16 + 40] ^= 0x20;
+    std::fs::write(&file, &bytes).unwrap();
+    let index = Index::open(dir.path()).unwrap();
+    let reader = index.reader().unwrap();
+    for key in ["p1", "p5"] {
+        assert!(reader.pages(key).is_ok(), "{key}");
+    }
+    let error = index.verify().unwrap_err();
+    assert!(names(&error, &file), "{error}");
+    // The offset is within p0's record (three pages: 18 + 3 × 136 bytes).
+    assert!(
+        matches!(error, Error::ChecksumMismatch { offset, .. } if (16..16 + 18 + 3 * 136).contains(&offset)),
+        "{error:?}"
     );
 }
 

@@ -12,7 +12,7 @@ use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
 
 use super::append::{self, AppendWriter};
-use super::format::FileKind;
+use super::format::{FileKind, HEADER_LEN};
 use super::pages;
 use crate::repr::MinHashSig;
 use crate::{Error, Result};
@@ -22,7 +22,7 @@ pub const LOCATOR_LEN: usize = 16;
 
 /// Where the page signatures of one book are: the catalog's `pages` value
 /// in format 4.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct PageLocator {
     /// Number of the page file.
     pub file: u32,
@@ -132,6 +132,43 @@ impl PageFileReader {
             file,
             committed_len,
         })
+    }
+
+    /// Every record of the committed prefix in file order, each checked
+    /// (checksum and layout) and given to `f` with its locator and book id;
+    /// the first damaged record, or bytes that are not a whole record, stop
+    /// the walk with an error naming the file and the offset.
+    pub fn each_record(
+        &mut self,
+        file_number: u32,
+        mut f: impl FnMut(PageLocator, u32) -> Result<()>,
+    ) -> Result<()> {
+        let mut offset = HEADER_LEN as u64;
+        while offset < self.committed_len {
+            let head: [u8; pages::RECORD_HEAD_LEN] = append::read_committed(
+                &mut self.file,
+                &self.path,
+                self.committed_len,
+                offset,
+                pages::RECORD_HEAD_LEN as u32,
+            )?
+            .try_into()
+            .expect("read_committed reads the length asked for");
+            let (book_id, len) = pages::record_head(&head);
+            let locator = PageLocator {
+                file: file_number,
+                offset,
+                len: len.ok_or_else(|| Error::Corrupted {
+                    path: self.path.clone(),
+                    offset,
+                    what: "a page-file record longer than 4 GiB".into(),
+                })?,
+            };
+            self.read(&locator, book_id)?;
+            f(locator, book_id)?;
+            offset += u64::from(locator.len);
+        }
+        Ok(())
     }
 
     /// The page signatures of book `book_id` in the record `locator`

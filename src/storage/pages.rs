@@ -79,6 +79,20 @@ pub fn encode_record(book_id: u32, pages: &[MinHashSig], k: usize) -> Vec<u8> {
     out
 }
 
+/// Bytes of a page-file record's head: book id, k and page count.
+pub const RECORD_HEAD_LEN: usize = BOOK_ID_LEN + FIXED_LEN;
+
+/// From a page-file record's head (its first [`RECORD_HEAD_LEN`] bytes):
+/// the book id and the record's whole length, `None` when that length
+/// overflows a `u32`.
+pub fn record_head(head: &[u8; RECORD_HEAD_LEN]) -> (u32, Option<u32>) {
+    let book_id = LittleEndian::read_u32(head);
+    let k = u64::from(LittleEndian::read_u16(&head[BOOK_ID_LEN..]));
+    let count = u64::from(LittleEndian::read_u32(&head[BOOK_ID_LEN + 2..]));
+    let len = (RECORD_HEAD_LEN + CHECKSUM_LEN) as u64 + VALUE_LEN as u64 * k * count;
+    (book_id, u32::try_from(len).ok())
+}
+
 /// Decodes the page-file record of book `book_id` found at byte `offset`
 /// of `path`: `Corrupted` (naming the file, the book and the byte offset in
 /// the file) or `ChecksumMismatch` on damaged bytes or a record of another

@@ -750,7 +750,7 @@ pub fn verify(args: VerifyArgs) -> Result<ExitCode> {
         print_json(&stats)?;
     } else {
         println!(
-            "ok: {} books, {} records, {} barrel bytes checked; {} segments ({} bytes, {} sketched books, {} dead sketches); {} books with page signatures, {} page files ({} bytes)",
+            "ok: {} books, {} records, {} barrel bytes checked; {} segments ({} bytes, {} sketched books, {} dead sketches); {} books with page signatures, {} page files ({} bytes, {} records)",
             stats.books,
             stats.records,
             stats.bytes,
@@ -760,7 +760,8 @@ pub fn verify(args: VerifyArgs) -> Result<ExitCode> {
             stats.dead_sketches,
             stats.paged_books,
             stats.page_files,
-            stats.page_file_bytes
+            stats.page_file_bytes,
+            stats.page_records
         );
     }
     Ok(ExitCode::SUCCESS)
