@@ -588,17 +588,15 @@ impl Index {
                 .ok()
                 .map(|i| &books[i].1)
         };
-        let files = snapshot.page_files()?;
-        let mut readers: HashMap<u32, PageFileReader> = HashMap::new();
-        let mut records = HashSet::new();
-        for &(file, committed) in &files {
+        // Every record of every page file, each read and checked once:
+        // locator → (book id, its page signatures).
+        let mut records = HashMap::new();
+        for (file, committed) in snapshot.page_files()? {
             let path = self.page_file_path(file);
-            let mut reader = PageFileReader::open(&path, committed)?;
-            reader.each_record(file, |locator, _| {
-                records.insert(locator);
+            PageFileReader::open(&path, committed)?.each_record(file, |locator, id, pages| {
+                records.insert(locator, (id, pages));
                 Ok(())
             })?;
-            readers.insert(file, reader);
             stats.page_files += 1;
             stats.page_file_bytes += committed;
         }
@@ -611,17 +609,23 @@ impl Index {
             })?;
             let pages = match stored {
                 StoredPages::Signatures(pages) => pages,
-                StoredPages::Locator(locator) => {
-                    let reader = readers
-                        .get_mut(&locator.file)
-                        .ok_or_else(|| self.unknown_page_file(id, locator.file))?;
-                    if !records.contains(&locator) {
-                        return Err(corrupted(format!(
-                            "the page locator of book id {id} ({locator:?}) is not a record of its page file"
-                        )));
+                StoredPages::Locator(locator) => match records.remove(&locator) {
+                    Some((owner, pages)) if owner == id => pages,
+                    Some((owner, _)) => {
+                        return Err(Error::Corrupted {
+                            path: self.page_file_path(locator.file),
+                            offset: locator.offset,
+                            what: format!(
+                                "page signatures of book id {id}: the record belongs to book id {owner}"
+                            ),
+                        })
                     }
-                    reader.read(&locator, id)?
-                }
+                    None => {
+                        return Err(corrupted(format!(
+                            "the page locator of book id {id} ({locator:?}) is not a record of a listed page file"
+                        )))
+                    }
+                },
             };
             let k = pages.first().map_or(0, |p| p.0.len());
             if pages.len() != entry.pages as usize || k != sketch.window_hashes {

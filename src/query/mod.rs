@@ -72,8 +72,8 @@ impl PairVerifier<'_> {
 /// every query needs: each book's unique-word hashes (in text order) and
 /// the sketch segments. What only relations need is read on demand: word
 /// positions from the barrels (one record per book, never rewritten) and
-/// page signatures from the catalog. So it keeps the index open (and its
-/// catalog locked) until it is dropped.
+/// page signatures from the page files (the catalog, in format 3). So it
+/// keeps the index open (and its catalog locked) until it is dropped.
 pub struct Reader {
     books: Vec<BookInfo>,
     /// Each book's unique-word hashes in text order (its sequence without
@@ -85,8 +85,8 @@ pub struct Reader {
     postings: OnceLock<Postings>,
     frequent_word_cap: u32,
     sketches: Option<Sketches>,
-    /// The index: its options, and page signatures, which stay in the
-    /// catalog.
+    /// The index: its options, and where positions and page signatures
+    /// are read from.
     index: Index,
 }
 
@@ -283,6 +283,7 @@ impl Reader {
         }
     }
 }
+
 /// The unique-word hashes of every book of `entries`, in their order, read
 /// one barrel at a time (`committed`: each barrel's committed length), so
 /// that at most one barrel (up to

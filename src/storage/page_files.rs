@@ -135,13 +135,14 @@ impl PageFileReader {
     }
 
     /// Every record of the committed prefix in file order, each checked
-    /// (checksum and layout) and given to `f` with its locator and book id;
+    /// (checksum and layout) and given to `f` with its locator, book id and
+    /// page signatures;
     /// the first damaged record, or bytes that are not a whole record, stop
     /// the walk with an error naming the file and the offset.
     pub fn each_record(
         &mut self,
         file_number: u32,
-        mut f: impl FnMut(PageLocator, u32) -> Result<()>,
+        mut f: impl FnMut(PageLocator, u32, Vec<MinHashSig>) -> Result<()>,
     ) -> Result<()> {
         let mut offset = HEADER_LEN as u64;
         while offset < self.committed_len {
@@ -164,8 +165,8 @@ impl PageFileReader {
                     what: "a page-file record longer than 4 GiB".into(),
                 })?,
             };
-            self.read(&locator, book_id)?;
-            f(locator, book_id)?;
+            let signatures = self.read(&locator, book_id)?;
+            f(locator, book_id, signatures)?;
             offset += u64::from(locator.len);
         }
         Ok(())

@@ -1,8 +1,8 @@
 //! Sketch segments: immutable files holding the sketches of a set of books
 //! (book min-hash and simhash) and the key tables built from them (band or
-//! value key → sorted book ids). Page signatures are not here but in the
-//! catalog ([`super::pages`]): they are read a pair at a time, and a reader
-//! holds its segments in memory.
+//! value key → sorted book ids). Page signatures are not here but in page
+//! files ([`super::page_files`]): they are read a pair at a time, and a
+//! reader holds its segments in memory.
 //!
 //! Each committed load batch writes one segment; the catalog lists the
 //! segments that are part of the index. Deleting or replacing a book does
