@@ -9,7 +9,7 @@
 //! write transaction, as a catalog table would.
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
-use redb::{Database, TableDefinition};
+use redb::{Database, ReadableDatabase, TableDefinition};
 use std::path::Path;
 use stemmata::repr::minhash::mix64;
 use stemmata::repr::{MinHashSig, SimHash128};

@@ -58,6 +58,14 @@ pub enum Error {
     },
     /// `path` is not a stemmata index (no catalog, or not ours).
     NotAnIndex(PathBuf),
+    /// The creation of the index in this directory was interrupted before
+    /// it finished: creating it again starts afresh.
+    IncompleteIndex(PathBuf),
+    /// The index was written by an older build whose catalog this build
+    /// opens only after `stemmata upgrade` ([`crate::Index::upgrade`]).
+    UpgradeRequired(PathBuf),
+    /// A write was asked of an index opened read-only.
+    ReadOnly(PathBuf),
     /// `create` was asked for a directory that already holds an index.
     AlreadyExists(PathBuf),
     /// Another process holds the index, or another loader is active in this one.
@@ -114,7 +122,7 @@ impl fmt::Display for Error {
             ),
             Error::OldFormat { path, found, needs } => {
                 let remedy = match found {
-                    3 => "`stemmata upgrade` (Index::upgrade) makes it format 4 in place",
+                    3 | 4 => "`stemmata upgrade` (Index::upgrade) makes it the current format in place",
                     _ => "load the collection into a new index",
                 };
                 write!(
@@ -124,6 +132,22 @@ impl fmt::Display for Error {
                 )
             }
             Error::NotAnIndex(path) => write!(f, "{}: not a stemmata index", path.display()),
+            Error::IncompleteIndex(path) => write!(
+                f,
+                "{}: the creation of this index was interrupted before it finished; create it again (`stemmata create`, or `stemmata load --create`) to start afresh",
+                path.display()
+            ),
+            Error::UpgradeRequired(path) => write!(
+                f,
+                "{}: written by an older stemmata (format 4 or earlier); `stemmata upgrade {}` converts it in place",
+                path.display(),
+                path.display()
+            ),
+            Error::ReadOnly(path) => write!(
+                f,
+                "{}: the index is open read-only; open it for writing to change it",
+                path.display()
+            ),
             Error::AlreadyExists(path) => {
                 write!(f, "{}: an index already exists here", path.display())
             }

@@ -20,15 +20,18 @@ use crate::repr::ExtractOptions;
 use crate::repr::MinHashSig;
 use crate::storage::barrel::{BarrelReader, Record};
 use crate::storage::catalog::{
-    BookEntry, Catalog, CatalogBatch, CatalogOptions, CatalogSnapshot, StoredPages,
+    Access, BookEntry, Catalog, CatalogBatch, CatalogOptions, CatalogSnapshot, StoredPages,
 };
-use crate::storage::format::{FileKind, FORMAT_VERSION};
+use crate::storage::format::{sync_dir, FileKind, FORMAT_VERSION};
 use crate::storage::page_files::PageFileReader;
 use crate::storage::segment::Segment;
 use crate::{Error, Result};
 use std::collections::{HashMap, HashSet};
 
-const CATALOG_FILE: &str = "catalog.redb";
+pub(crate) const CATALOG_FILE: &str = "catalog.redb";
+/// The catalog of an index being created, renamed to [`CATALOG_FILE`] once
+/// complete: the rename publishes the index.
+const NEW_CATALOG_FILE: &str = "catalog.redb.new";
 const BARREL_DIR: &str = "barrels";
 const SEGMENT_DIR: &str = "segments";
 const PAGE_DIR: &str = "pages";
@@ -103,21 +106,96 @@ impl IndexBuilder {
             )));
         }
         let dir = dir.as_ref();
-        let catalog_path = dir.join(CATALOG_FILE);
-        if catalog_path.exists() {
-            return Err(Error::AlreadyExists(dir.to_path_buf()));
-        }
-        std::fs::create_dir_all(dir.join(BARREL_DIR)).at(dir)?;
-        std::fs::create_dir_all(dir.join(SEGMENT_DIR)).at(dir)?;
-        std::fs::create_dir_all(dir.join(PAGE_DIR)).at(dir)?;
-        let catalog = Catalog::create(&catalog_path, &self.options, &self.sketch)?;
-        let options = CatalogOptions {
-            version: FORMAT_VERSION,
-            extract: self.options,
-            sketch: Some(self.sketch),
-        };
-        Ok(Index::from_parts(dir, catalog, options))
+        prepare_new_dir(dir)?;
+        let new_catalog = dir.join(NEW_CATALOG_FILE);
+        Catalog::create(&new_catalog, &self.options, &self.sketch)?;
+        std::fs::File::open(&new_catalog)
+            .and_then(|file| file.sync_all())
+            .at(&new_catalog)?;
+        sync_dir(dir)?;
+        std::fs::rename(&new_catalog, dir.join(CATALOG_FILE)).at(dir)?;
+        sync_dir(dir)?;
+        Index::open(dir)
     }
+}
+
+/// Makes `dir` ready to receive a new index: created when missing (its
+/// parent synced), else it must be empty or hold what an interrupted
+/// creation leaves (the three empty subdirectories and an unpublished
+/// catalog, which is removed). Then creates the subdirectories. Nothing in
+/// it is an index until the catalog is renamed into place.
+fn prepare_new_dir(dir: &Path) -> Result<()> {
+    if dir.join(CATALOG_FILE).symlink_metadata().is_ok() {
+        return Err(Error::AlreadyExists(dir.to_path_buf()));
+    }
+    match std::fs::symlink_metadata(dir) {
+        Ok(meta) if meta.is_dir() => {
+            if !holds_only_creation_leftovers(dir)? {
+                return Err(Error::InvalidArgument(format!(
+                    "{}: the directory is not empty and holds no index; create the index in a new or empty directory",
+                    dir.display()
+                )));
+            }
+        }
+        Ok(_) => {
+            return Err(Error::InvalidArgument(format!(
+                "{}: not a directory",
+                dir.display()
+            )))
+        }
+        Err(_) => {
+            std::fs::create_dir_all(dir).at(dir)?;
+            if let Some(parent) = dir.parent() {
+                sync_dir(parent)?;
+            }
+        }
+    }
+    let new_catalog = dir.join(NEW_CATALOG_FILE);
+    if new_catalog.symlink_metadata().is_ok() {
+        std::fs::remove_file(&new_catalog).at(&new_catalog)?;
+    }
+    for sub in [BARREL_DIR, SEGMENT_DIR, PAGE_DIR] {
+        let path = dir.join(sub);
+        if path.symlink_metadata().is_err() {
+            std::fs::create_dir(&path).at(&path)?;
+        }
+    }
+    sync_dir(dir)
+}
+
+/// True when every entry of `dir` is one an interrupted creation leaves:
+/// an empty `barrels`, `segments` or `pages` directory, or an unpublished
+/// catalog. An empty directory qualifies.
+fn holds_only_creation_leftovers(dir: &Path) -> Result<bool> {
+    for entry in std::fs::read_dir(dir).at(dir)? {
+        let entry = entry.at(dir)?;
+        let name = entry.file_name();
+        let path = entry.path();
+        let kind = entry.file_type().at(&path)?;
+        let leftover = if name == NEW_CATALOG_FILE {
+            kind.is_file()
+        } else if [BARREL_DIR, SEGMENT_DIR, PAGE_DIR]
+            .iter()
+            .any(|d| name == *d)
+        {
+            kind.is_dir() && std::fs::read_dir(&path).at(&path)?.next().is_none()
+        } else {
+            false
+        };
+        if !leftover {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+/// True when `dir` holds no catalog but what an interrupted creation left.
+fn is_incomplete_index(dir: &Path) -> bool {
+    dir.join(NEW_CATALOG_FILE).is_file()
+        || ([BARREL_DIR, SEGMENT_DIR, PAGE_DIR]
+            .iter()
+            .all(|sub| dir.join(sub).is_dir())
+            && holds_only_creation_leftovers(dir).unwrap_or(false))
 }
 
 pub(crate) struct Shared {
@@ -163,6 +241,9 @@ pub struct IndexStats {
 /// What `verify` checked.
 #[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct VerifyStats {
+    /// Bytes of the catalog file whose pages and trees redb's integrity
+    /// check read.
+    pub catalog_bytes: u64,
     /// Books whose record was read and checked.
     pub books: u64,
     /// Records in barrels (live, deleted and replaced), all checksummed.
@@ -211,22 +292,44 @@ impl Index {
         Index::builder().create(dir)
     }
 
-    /// Opens the index in `dir`: checks the catalog's format version and
-    /// every barrel's and page file's header and committed length. Reads
-    /// nothing else.
+    /// Opens the index in `dir` for reading and writing: checks the
+    /// catalog's format version and every barrel's and page file's header
+    /// and committed length. Reads nothing else. One process at a time opens
+    /// an index for writing (`Locked` otherwise); readers in other processes
+    /// ([`Index::open_read_only`]) may share it meanwhile.
     pub fn open(dir: impl AsRef<Path>) -> Result<Index> {
-        let dir = dir.as_ref();
+        Index::open_with(dir.as_ref(), Access::ReadWrite)
+    }
+
+    /// Opens the index in `dir` for reading only: never writes a byte, needs
+    /// only read permission (a read-only file system will do), and shares
+    /// the index with any number of other readers and one writer, in this
+    /// process or others. Loads and deletes return `ReadOnly`.
+    pub fn open_read_only(dir: impl AsRef<Path>) -> Result<Index> {
+        Index::open_with(dir.as_ref(), Access::ReadOnly)
+    }
+
+    fn open_with(dir: &Path, access: Access) -> Result<Index> {
         let catalog_path = dir.join(CATALOG_FILE);
-        if !catalog_path.is_file() {
-            return Err(Error::NotAnIndex(dir.to_path_buf()));
+        match catalog_path.symlink_metadata() {
+            Ok(meta) if meta.is_file() => {}
+            Ok(meta) if meta.file_type().is_symlink() && access == Access::ReadWrite => {
+                return Err(Error::InvalidArgument(format!(
+                    "{}: is a symbolic link; an index's files must be its own",
+                    catalog_path.display()
+                )))
+            }
+            Ok(_) if catalog_path.is_file() => {}
+            _ if is_incomplete_index(dir) => return Err(Error::IncompleteIndex(dir.to_path_buf())),
+            _ => return Err(Error::NotAnIndex(dir.to_path_buf())),
         }
-        let (catalog, options) = Catalog::open(&catalog_path)?;
+        let (catalog, options) = Catalog::open(&catalog_path, access)?;
         let index = Index::from_parts(dir, catalog, options);
         index.check_files()?;
         Ok(index)
     }
 
-    fn from_parts(dir: &Path, catalog: Catalog, options: CatalogOptions) -> Index {
+    pub(crate) fn from_parts(dir: &Path, catalog: Catalog, options: CatalogOptions) -> Index {
         Index {
             shared: Arc::new(Shared {
                 dir: dir.to_path_buf(),
@@ -322,8 +425,12 @@ impl Index {
             .join(format!("{barrel:06}.brl"))
     }
 
-    /// Takes the writer role; `Err(Locked)` while another loader holds it.
+    /// Takes the writer role; `Err(Locked)` while another loader holds it,
+    /// `Err(ReadOnly)` when the index was opened read-only.
     pub(crate) fn lock_writer(&self) -> Result<WriterGuard> {
+        if self.catalog().access() == Access::ReadOnly {
+            return Err(Error::ReadOnly(self.dir().to_path_buf()));
+        }
         self.require_current_format()?;
         if self.shared.writer_active.swap(true, Ordering::AcqRel) {
             return Err(Error::Locked(self.shared.dir.clone()));
@@ -499,7 +606,9 @@ impl Index {
         }
     }
 
-    /// Checks everything: every barrel record's checksum and payload, that
+    /// Checks everything: the catalog database itself (every page and tree,
+    /// by redb's integrity check on a copy in memory: the file is not
+    /// written), every barrel record's checksum and payload, that
     /// every book's catalog entry points at a record of that book, and every
     /// listed segment: its length, checksum and order (as readers do), its
     /// min-hashes per book against the index's sketch options, its band
@@ -511,9 +620,16 @@ impl Index {
     /// removes a listed segment while this runs restarts the check on a
     /// fresh snapshot.
     pub fn verify(&self) -> Result<VerifyStats> {
+        let catalog_bytes = Catalog::check_integrity(self.catalog().path())?;
         let mut attempts = 0;
         loop {
             match self.verify_snapshot() {
+                Ok(stats) => {
+                    return Ok(VerifyStats {
+                        catalog_bytes,
+                        ..stats
+                    })
+                }
                 Err(Error::Io { path, source })
                     if source.kind() == std::io::ErrorKind::NotFound
                         && path.starts_with(self.segment_dir())

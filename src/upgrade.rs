@@ -1,29 +1,40 @@
-//! Upgrading a format-3 index to format 4 in place: its page signatures
-//! move from the values of the catalog's `pages` table into page files.
+//! Upgrading an index written by an older build, in place.
 //!
-//! Every value is decoded (so a damaged one stops the upgrade before
-//! anything changes) and appended as a page-file record; the page files
-//! are synced; then one catalog transaction replaces every value with its
-//! record's locator, records the page files' committed lengths and sets
-//! the format version to 4. A crash before that transaction leaves the
-//! format-3 index as it was, with unlisted page files that a format-3
-//! reader never looks at and that the next upgrade or load overwrites.
-//! Barrels and segments are kept: format 4 writes them with the layouts of
-//! format 3.
+//! Formats 1 to 4 kept the catalog in redb's file format 2, which this
+//! build's redb does not read. The upgrade works on a copy of the catalog,
+//! `catalog.redb.upgrade`: converts it to redb's file format 3 (with the
+//! redb release that reads both), moves a format-3 index's page signatures
+//! from the catalog's `pages` values into page files (every value decoded
+//! first, so a damaged one stops the upgrade before anything changes; the
+//! page files synced before the catalog lists them), sets the format
+//! version, compacts and syncs the copy, and then renames it over
+//! `catalog.redb`. That rename is the one moment the index changes: a crash
+//! before it leaves the old index as it was (with an unpublished copy and
+//! unlisted page files, which the next upgrade or load replaces), a crash
+//! after it leaves the upgraded index. Barrels and segments are kept: the
+//! current format writes them with the layouts of formats 3 and 4.
+//!
+//! A format-1 or format-2 index gets a converted catalog and keeps its
+//! format: this build reads it but cannot load into it (its sketches or
+//! page signatures would need the texts).
 
 use std::path::Path;
 
 use crate::error::IoContext;
 use crate::load::LoadOptions;
 use crate::repr::MinHashSig;
-use crate::storage::catalog::{Catalog, StoredPages};
-use crate::storage::format::sync_parent_dir;
+use crate::storage::catalog::{Access, Catalog, StoredPages};
+use crate::storage::format::{sync_dir, sync_parent_dir, FORMAT_VERSION};
 use crate::storage::page_files::{PageFileWriter, PageLocator};
 use crate::storage::pages;
 use crate::{Error, Index, Result};
 
 /// Page-file bytes written between two syncs: bounds what the writer buffers.
 const SYNC_BYTES: usize = 64 << 20;
+
+/// The copy of the catalog an upgrade works on, renamed over the catalog
+/// when it is complete.
+const UPGRADE_CATALOG_FILE: &str = "catalog.redb.upgrade";
 
 /// What an upgrade did.
 #[derive(Debug, Clone, Default, serde::Serialize)]
@@ -32,6 +43,8 @@ pub struct UpgradeStats {
     pub from_version: u16,
     /// The format version it has now.
     pub to_version: u16,
+    /// Whether the catalog was converted to redb's current file format.
+    pub catalog_converted: bool,
     /// Books whose page signatures moved into page files.
     pub paged_books: u64,
     /// Page files written.
@@ -72,7 +85,9 @@ impl Mover<'_> {
             self.file = Some(PageFileWriter::create(&path, number)?);
             self.next_file += 1;
         }
-        let file = self.file.as_mut().expect("page file started above");
+        let Some(file) = self.file.as_mut() else {
+            unreachable!("page file started above")
+        };
         self.moved.locators.push((id, file.append(&record)?));
         self.unsynced += record.len();
         if self.unsynced >= SYNC_BYTES {
@@ -99,47 +114,86 @@ fn file_len(path: &Path) -> Result<u64> {
 }
 
 impl Index {
-    /// Upgrades the index in `dir` in place to format 4 and returns it
-    /// opened, with what was done. A format-4 index is returned as it is.
-    /// Only a format-3 index upgrades: a format-1 or format-2 one is
-    /// `OldFormat` and is left untouched (load its collection into a new
-    /// index). The index must not be open elsewhere (`Locked`).
+    /// Upgrades the index in `dir` in place to the current format and
+    /// returns it opened, with what was done. An index of the current
+    /// format is returned as it is. Formats 3 and 4 become the current
+    /// format; formats 1 and 2 get a catalog this build reads and keep
+    /// their format (read-only: load their collection into a new index to
+    /// write). The index must not be open elsewhere (`Locked`).
     pub fn upgrade(dir: impl AsRef<Path>) -> Result<(Index, UpgradeStats)> {
         let dir = dir.as_ref();
-        let index = Index::open(dir)?;
-        let catalog_path = index.catalog().path().to_path_buf();
-        let mut stats = UpgradeStats {
-            from_version: index.format_version(),
-            to_version: 4,
-            catalog_bytes_before: file_len(&catalog_path)?,
-            ..UpgradeStats::default()
-        };
-        match stats.from_version {
-            4 => {
-                stats.catalog_bytes_after = stats.catalog_bytes_before;
-                return Ok((index, stats));
+        match Index::open(dir) {
+            Ok(index) => {
+                let version = index.format_version();
+                let bytes = file_len(index.catalog().path())?;
+                let stats = UpgradeStats {
+                    from_version: version,
+                    to_version: version,
+                    catalog_bytes_before: bytes,
+                    catalog_bytes_after: bytes,
+                    ..UpgradeStats::default()
+                };
+                Ok((index, stats))
             }
-            3 => {}
-            found => {
-                return Err(Error::OldFormat {
-                    path: dir.to_path_buf(),
-                    found,
-                    needs: "upgrade in place (only a format-3 index upgrades)".into(),
-                })
-            }
+            Err(Error::UpgradeRequired(_)) => convert(dir),
+            Err(other) => Err(other),
         }
-        let Moved { locators, lengths } = move_pages(&index)?;
-        index.catalog().upgrade_pages(&locators, &lengths)?;
-        drop(index);
-        let (mut catalog, _) = Catalog::open(&catalog_path)?;
-        catalog.compact()?;
-        drop(catalog);
-        stats.paged_books = locators.len() as u64;
-        stats.page_files = lengths.len() as u64;
-        stats.page_file_bytes = lengths.iter().map(|&(_, len)| len).sum();
-        stats.catalog_bytes_after = file_len(&catalog_path)?;
-        Ok((Index::open(dir)?, stats))
     }
+}
+
+/// Upgrades the index in `dir`, whose catalog is in redb's file format 2,
+/// through a converted copy of its catalog (see the module docs).
+fn convert(dir: &Path) -> Result<(Index, UpgradeStats)> {
+    let catalog_path = dir.join(crate::index::CATALOG_FILE);
+    let copy = dir.join(UPGRADE_CATALOG_FILE);
+    // Held open until the copy replaces it: older builds, which open the
+    // catalog with this redb release, wait or fail meanwhile.
+    let original = redb2::Database::open(&catalog_path).map_err(|e| match e {
+        redb2::DatabaseError::DatabaseAlreadyOpen => Error::Locked(dir.to_path_buf()),
+        other => Error::Io {
+            path: catalog_path.clone(),
+            source: std::io::Error::other(format!("cannot open the old catalog: {other}")),
+        },
+    })?;
+    let mut stats = UpgradeStats {
+        catalog_converted: true,
+        catalog_bytes_before: file_len(&catalog_path)?,
+        ..UpgradeStats::default()
+    };
+    if copy.symlink_metadata().is_ok() {
+        std::fs::remove_file(&copy).at(&copy)?;
+    }
+    std::fs::copy(&catalog_path, &copy).at(&copy)?;
+    Catalog::convert_file_format(&copy)?;
+    let (catalog, options) = Catalog::open(&copy, Access::ReadWrite)?;
+    stats.from_version = options.version;
+    let index = Index::from_parts(dir, catalog, options);
+    match stats.from_version {
+        3 => {
+            let Moved { locators, lengths } = move_pages(&index)?;
+            index
+                .catalog()
+                .upgrade(FORMAT_VERSION, &locators, &lengths)?;
+            stats.paged_books = locators.len() as u64;
+            stats.page_files = lengths.len() as u64;
+            stats.page_file_bytes = lengths.iter().map(|&(_, len)| len).sum();
+        }
+        4 => index.catalog().upgrade(FORMAT_VERSION, &[], &[])?,
+        _ => {}
+    }
+    drop(index);
+    let (mut catalog, options) = Catalog::open(&copy, Access::ReadWrite)?;
+    stats.to_version = options.version;
+    catalog.compact()?;
+    catalog.close()?;
+    std::fs::File::open(&copy)
+        .and_then(|file| file.sync_all())
+        .at(&copy)?;
+    std::fs::rename(&copy, &catalog_path).at(dir)?;
+    sync_dir(dir)?;
+    drop(original);
+    stats.catalog_bytes_after = file_len(&catalog_path)?;
+    Ok((Index::open(dir)?, stats))
 }
 
 /// Writes every `pages` value of the format-3 `index` as a page-file

@@ -108,8 +108,9 @@ fn verify_passes_after_deletes_and_the_records_stay_as_dead_bytes() {
         300
     );
     assert_eq!(index.verify().unwrap().books, 8);
+    // Verifying needs only read access: it runs beside the open writer.
     let output = common::run(common::cli().arg("verify").arg(dir.path()));
-    assert!(output.status.code() == Some(1), "index is still open here");
+    assert!(output.status.success(), "{}", common::stderr(&output));
     drop(index);
     let output = common::run(common::cli().arg("verify").arg(dir.path()));
     assert!(output.status.success(), "{}", common::stderr(&output));

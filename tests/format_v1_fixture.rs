@@ -1,5 +1,5 @@
-//! An index written by format version 1 still opens, verifies and answers
-//! exact queries, with the sequences its texts give today; it is read-only:
+//! An index written by format version 1, once `Index::upgrade` has
+//! converted its catalog, opens, verifies and answers exact queries, with the sequences its texts give today; it is read-only:
 //! writes and approximate mode, which need sketches, give `OldFormat`.
 
 mod common;
@@ -20,6 +20,9 @@ fn a_version_1_index_opens_verifies_and_answers_queries() {
 
     let dir = tempfile::tempdir().unwrap();
     common::copy_dir(&Path::new(FIXTURE).join("index"), dir.path());
+    // Its catalog converted to the current redb file format; it keeps its
+    // format version.
+    Index::upgrade(dir.path()).unwrap();
     let index = Index::open(dir.path()).unwrap();
     assert_eq!(index.options(), &ExtractOptions::default());
     assert_eq!(index.verify().unwrap().books, 3);
@@ -50,6 +53,9 @@ fn a_version_1_index_opens_verifies_and_answers_queries() {
 fn fixture_copy() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     common::copy_dir(&Path::new(FIXTURE).join("index"), dir.path());
+    // Its catalog converted to the current redb file format; it keeps its
+    // format version.
+    Index::upgrade(dir.path()).unwrap();
     dir
 }
 
@@ -67,7 +73,7 @@ fn assert_old_format<T>(result: Result<T>, dir: &Path, what: &str) {
 #[test]
 fn loading_into_a_version_1_index_is_old_format_and_changes_nothing() {
     let dir = fixture_copy();
-    let before = common::snapshot_files(dir.path());
+    let before = common::snapshot_index(dir.path());
     let index = Index::open(dir.path()).unwrap();
     assert_eq!(index.format_version(), 1);
     assert_eq!(index.sketch_options(), None);
@@ -91,8 +97,8 @@ fn loading_into_a_version_1_index_is_old_format_and_changes_nothing() {
     );
     drop(index);
     assert!(
-        common::snapshot_files(dir.path()) == before,
-        "a refused write changed the files"
+        common::snapshot_index(dir.path()) == before,
+        "a refused write changed the index"
     );
     assert!(!dir.path().join("segments").exists());
 
@@ -109,7 +115,7 @@ fn loading_into_a_version_1_index_is_old_format_and_changes_nothing() {
     let stderr = common::stderr(&output);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("format version 1"), "{stderr}");
-    assert!(common::snapshot_files(dir.path()) == before);
+    assert!(common::snapshot_index(dir.path()) == before);
     assert_eq!(Index::open(dir.path()).unwrap().verify().unwrap().books, 3);
 }
 

@@ -1,5 +1,5 @@
-//! An index written by format version 2 still opens, verifies and answers
-//! queries in both modes and relations (from the portion map: format 2
+//! An index written by format version 2, once `Index::upgrade` has
+//! converted its catalog, opens, verifies and answers queries in both modes and relations (from the portion map: format 2
 //! stores no page signatures); it is read-only: loads and deletes give
 //! `OldFormat`, because its segments have the version-2 layout.
 
@@ -17,6 +17,9 @@ const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/v2");
 fn fixture_copy() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     common::copy_dir(&Path::new(FIXTURE).join("index"), dir.path());
+    // Its catalog converted to the current redb file format; it keeps its
+    // format version.
+    Index::upgrade(dir.path()).unwrap();
     dir
 }
 

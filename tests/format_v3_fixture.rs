@@ -1,8 +1,9 @@
-//! An index written by format version 3, which keeps page signatures as
-//! values of the catalog's `pages` table, still opens, verifies, answers
-//! queries and reads those page signatures, so paged books still relate by
-//! their pages; it is read-only: loads and deletes give `OldFormat`, since
-//! format 4 keeps page signatures in page files.
+//! An index written by format version 3 (page signatures as values of the
+//! catalog's `pages` table, the catalog in redb's file format 2) is refused
+//! until `Index::upgrade` makes it the current format, and the refusal
+//! writes nothing. Upgraded, it verifies, answers both modes, reads its
+//! page signatures (moved into a page file), relates its paged books by
+//! them, and takes loads and deletes.
 
 mod common;
 
@@ -11,42 +12,63 @@ use std::path::Path;
 use stemmata::relate::classify::Signals;
 use stemmata::relate::RelationClass;
 use stemmata::repr::minhash::page_signatures;
-use stemmata::storage::format::{FORMAT_VERSION, MAGIC, OLDEST_SUPPORTED_FORMAT_VERSION};
+use stemmata::storage::format::{FORMAT_VERSION, MAGIC};
 use stemmata::storage::pages::reduce;
-use stemmata::{Document, Index, Mode, QueryOptions};
+use stemmata::{Document, Error, Index, Mode, QueryOptions};
 
 const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/v3");
-
-fn fixture_copy() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    common::copy_dir(&Path::new(FIXTURE).join("index"), dir.path());
-    dir
-}
 
 fn fixture_text(key: &str) -> String {
     std::fs::read_to_string(Path::new(FIXTURE).join(format!("texts/{key}.txt"))).unwrap()
 }
 
 #[test]
-fn a_version_3_index_opens_verifies_and_answers_both_modes() {
-    const { assert!(OLDEST_SUPPORTED_FORMAT_VERSION <= 3 && 3 <= FORMAT_VERSION) };
+fn a_version_3_index_is_refused_until_upgraded_and_the_refusal_writes_nothing() {
+    let dir = common::fixture_copy("v3");
+    let before = common::snapshot_files(dir.path());
+    for result in [Index::open(dir.path()), Index::open_read_only(dir.path())] {
+        match result {
+            Err(Error::UpgradeRequired(path)) => assert_eq!(path, dir.path()),
+            other => panic!("expected UpgradeRequired, got {:?}", other.err()),
+        }
+    }
+    assert!(common::snapshot_files(dir.path()) == before);
+}
+
+#[test]
+fn an_upgraded_version_3_index_verifies_and_answers_both_modes() {
     let segment = std::fs::read(Path::new(FIXTURE).join("index/segments/000001.seg")).unwrap();
     assert_eq!(
         (&segment[..8], &segment[8..10]),
         (&MAGIC[..], &[3u8, 0][..])
     );
 
-    let dir = fixture_copy();
-    let index = Index::open(dir.path()).unwrap();
-    assert_eq!(index.format_version(), 3);
+    let dir = common::fixture_copy("v3");
+    let (index, stats) = Index::upgrade(dir.path()).unwrap();
+    assert_eq!(
+        (
+            stats.from_version,
+            stats.to_version,
+            stats.catalog_converted
+        ),
+        (3, FORMAT_VERSION, true)
+    );
+    // Two records: 18 bytes plus 136 per page, after the 16-byte header.
+    let page_bytes = 16 + (18 + 136 * 4) + (18 + 136 * 3);
+    assert_eq!(
+        (stats.paged_books, stats.page_files, stats.page_file_bytes),
+        (2, 1, page_bytes)
+    );
+    assert_eq!(index.format_version(), FORMAT_VERSION);
     let verified = index.verify().unwrap();
     assert_eq!(
         (
             verified.books,
             verified.sketched_books,
-            verified.paged_books
+            verified.paged_books,
+            verified.page_file_bytes
         ),
-        (4, 4, 2)
+        (4, 4, 2, page_bytes)
     );
 
     let reader = index.reader().unwrap();
@@ -62,9 +84,9 @@ fn a_version_3_index_opens_verifies_and_answers_both_modes() {
 }
 
 #[test]
-fn a_version_3_index_reads_its_page_signatures_from_the_catalog() {
-    let dir = fixture_copy();
-    let index = Index::open(dir.path()).unwrap();
+fn an_upgraded_version_3_index_reads_its_page_signatures_and_relates_by_them() {
+    let dir = common::upgraded_fixture("v3");
+    let index = Index::open_read_only(dir.path()).unwrap();
     let reader = index.reader().unwrap();
     let options = index.sketch_options().unwrap().window_options();
     for (key, pages) in [("gamma", 4), ("delta", 3)] {
@@ -104,9 +126,25 @@ fn a_version_3_index_reads_its_page_signatures_from_the_catalog() {
 }
 
 #[test]
-fn writing_to_a_version_3_index_is_old_format_and_changes_nothing() {
-    const { assert!(FORMAT_VERSION > 3) };
-    let dir = fixture_copy();
-    let doc = Document::new("epsilon", fixture_text("gamma"));
-    common::assert_writes_refused(dir.path(), 3, doc, "gamma");
+fn an_upgraded_version_3_index_takes_loads_and_deletes() {
+    let dir = common::upgraded_fixture("v3");
+    let index = Index::open(dir.path()).unwrap();
+    let stats = index
+        .load([Ok(Document::new("epsilon", fixture_text("gamma")))])
+        .unwrap();
+    assert_eq!(stats.books, 1);
+    assert_eq!(index.delete(&["beta"]).unwrap(), 1);
+    let verified = index.verify().unwrap();
+    assert_eq!((verified.books, verified.paged_books), (4, 3));
+    let reader = index.reader().unwrap();
+    assert_eq!(
+        reader.pages("epsilon").unwrap(),
+        reader.pages("gamma").unwrap()
+    );
+    let relation = reader.relation("epsilon", "gamma").unwrap();
+    assert_eq!(
+        relation.class,
+        RelationClass::SamePagination,
+        "{relation:?}"
+    );
 }

@@ -5,13 +5,19 @@
 //! page file and the list of sketch segments. One write transaction
 //! publishes a batch of books; a read transaction is a snapshot.
 
+use super::overlay::MemoryOverlay;
 use byteorder::{ByteOrder, LittleEndian};
-use redb::{Database, ReadableTable, ReadableTableMetadata, TableDefinition};
+use redb::backends::FileBackend;
+use redb::{
+    ConcurrencyMode, Database, ReadOnlyDatabase, ReadableDatabase, ReadableTable,
+    ReadableTableMetadata, TableDefinition,
+};
 use std::path::{Path, PathBuf};
 
 use super::format::{check_version, FORMAT_VERSION};
 use super::page_files::PageLocator;
 use super::pages;
+use crate::error::IoContext;
 use crate::repr::sketch::{BandLayout, SketchOptions};
 use crate::repr::{ExtractOptions, MinHashOptions, MinHashSig, SimHashOptions};
 use crate::text::MAX_WORD_BYTES;
@@ -264,11 +270,57 @@ pub enum StoredPages {
     Locator(PageLocator),
 }
 
+/// How the catalog database is open.
+enum Db {
+    /// For writing: this process is the index's one writer.
+    Writer(Database),
+    /// For reading only: the file is opened read-only and never written,
+    /// beside any number of other readers and one writer, in any process.
+    Reader(ReadOnlyDatabase),
+    /// For reading only, a catalog whose last writer did not close it
+    /// (killed, or crashed): redb's repair on open runs on a
+    /// [`MemoryOverlay`], so the file is still never written.
+    Recovered(Database),
+    /// Closed (while the catalog is dropped or closed).
+    Closed,
+}
+
+impl std::fmt::Debug for Db {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Db::Writer(_) => "Writer",
+            Db::Reader(_) => "Reader",
+            Db::Recovered(_) => "Recovered",
+            Db::Closed => "Closed",
+        })
+    }
+}
+
+/// How a catalog is opened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// Read and write: one process at a time (`Locked` otherwise).
+    ReadWrite,
+    /// Read only: never writes a byte, needs only read permission, and
+    /// shares the file with other readers and a writer.
+    ReadOnly,
+}
+
+/// redb's settings for every open of a catalog: one writing process and
+/// any number of reading processes share the file (byte-range locks), and
+/// every commit saves the allocator state, so that the open after a crash
+/// needs no repair walk.
+fn builder() -> redb::Builder {
+    let mut builder = redb::Builder::new();
+    builder.set_concurrency_mode(ConcurrencyMode::SingleWriter);
+    builder
+}
+
 /// The catalog database.
 #[derive(Debug)]
 pub struct Catalog {
     path: PathBuf,
-    db: Database,
+    db: Db,
     /// Its format version, which decides what `pages` values hold.
     version: u16,
 }
@@ -277,13 +329,28 @@ pub struct Catalog {
 // at the boundary, by `catalog_error`.
 #[allow(clippy::result_large_err)]
 impl Catalog {
-    /// Creates a catalog at `path` with `options` and `sketch` options.
-    pub fn create(path: &Path, options: &ExtractOptions, sketch: &SketchOptions) -> Result<Self> {
+    /// Creates a catalog at `path` (which must not exist) with `options` and
+    /// `sketch` options, writes its meta table in one durable commit and
+    /// closes it. The caller publishes it by renaming the file.
+    pub(crate) fn create(
+        path: &Path,
+        options: &ExtractOptions,
+        sketch: &SketchOptions,
+    ) -> Result<()> {
         contain_panics(path, || {
-            let db = Database::create(path).map_err(|e| catalog_error(path, e))?;
+            let file = std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create_new(true)
+                .open(path)
+                .at(path)?;
+            let backend = FileBackend::new(file).map_err(|e| catalog_error(path, e))?;
+            let db = builder()
+                .create_with_backend(backend)
+                .map_err(|e| catalog_error(path, e))?;
             let catalog = Catalog {
                 path: path.to_path_buf(),
-                db,
+                db: Db::Writer(db),
                 version: FORMAT_VERSION,
             };
             catalog.write(|txn| {
@@ -303,49 +370,123 @@ impl Catalog {
                 txn.open_table(PAGE_FILES)?;
                 Ok(())
             })?;
-            Ok(catalog)
+            catalog.close()
         })
     }
 
-    /// Opens the catalog at `path`, checking its format version; returns it
-    /// with the options the index was created with.
-    pub fn open(path: &Path) -> Result<(Self, CatalogOptions)> {
+    /// Opens the catalog at `path` with `access`, checking its format
+    /// version; returns it with the options the index was created with. A
+    /// catalog in redb's file format 2 (stemmata formats 1 to 4) is
+    /// `UpgradeRequired`. Opening for writing reads the catalog read-only
+    /// first, so that a catalog refused is never written.
+    pub fn open(path: &Path, access: Access) -> Result<(Self, CatalogOptions)> {
+        if access == Access::ReadWrite {
+            // Read first: a catalog this build must refuse (a newer or
+            // older format, damaged options) is refused without a write.
+            Catalog::open(path, Access::ReadOnly)?.0.close()?;
+        }
         contain_panics(path, || {
-            let db = Database::open(path).map_err(|e| match e {
-                redb::DatabaseError::DatabaseAlreadyOpen => Error::Locked(path.to_path_buf()),
-                other => catalog_error(path, other),
-            })?;
+            let db = match access {
+                Access::ReadWrite => builder().open(path).map(Db::Writer),
+                Access::ReadOnly => match builder().open_read_only(path) {
+                    Err(redb::DatabaseError::RepairAborted) => {
+                        Catalog::open_recovered(path).map(Db::Recovered)
+                    }
+                    other => other.map(Db::Reader),
+                },
+            }
+            .map_err(|e| open_error(path, e))?;
             let mut catalog = Catalog {
                 path: path.to_path_buf(),
                 db,
                 version: 0,
             };
-            let snapshot = catalog.snapshot()?;
-            let version = snapshot.meta(META_FORMAT_VERSION)?;
-            let version = <[u8; 2]>::try_from(version.as_slice())
-                .map(u16::from_le_bytes)
-                .map_err(|_| catalog.corrupted("format_version is not 2 bytes"))?;
-            check_version(version, path)?;
-            let extract = decode_options(&snapshot.meta(META_EXTRACT_OPTIONS)?)
-                .ok_or_else(|| catalog.corrupted("extract_options do not decode"))?;
-            let sketch = if version >= 2 {
-                let bytes = snapshot.meta(META_SKETCH_OPTIONS)?;
-                Some(
-                    decode_sketch_options(&bytes)
-                        .ok_or_else(|| catalog.corrupted("sketch_options do not decode"))?,
-                )
-            } else {
-                None
-            };
-            drop(snapshot);
-            catalog.version = version;
-            let options = CatalogOptions {
-                version,
-                extract,
-                sketch,
-            };
+            let options = catalog.read_options()?;
+            catalog.version = options.version;
             Ok((catalog, options))
         })
+    }
+
+    /// Opens the catalog at `path`, whose last writer did not close it,
+    /// through a [`MemoryOverlay`] of the file opened read-only: redb's
+    /// repair reads the file and writes only to memory.
+    fn open_recovered(path: &Path) -> std::result::Result<Database, redb::DatabaseError> {
+        let file = std::fs::File::open(path)?;
+        // Alone with its overlay: no other process shares it.
+        redb::Builder::new().create_with_backend(MemoryOverlay::new(file)?)
+    }
+
+    /// Reads and checks the format version and the creation options.
+    fn read_options(&self) -> Result<CatalogOptions> {
+        let snapshot = self.snapshot()?;
+        let version = snapshot.meta(META_FORMAT_VERSION)?;
+        let version = <[u8; 2]>::try_from(version.as_slice())
+            .map(u16::from_le_bytes)
+            .map_err(|_| self.corrupted("format_version is not 2 bytes"))?;
+        check_version(version, &self.path)?;
+        let extract = decode_options(&snapshot.meta(META_EXTRACT_OPTIONS)?)
+            .ok_or_else(|| self.corrupted("extract_options do not decode"))?;
+        let sketch = if version >= 2 {
+            let bytes = snapshot.meta(META_SKETCH_OPTIONS)?;
+            Some(
+                decode_sketch_options(&bytes)
+                    .ok_or_else(|| self.corrupted("sketch_options do not decode"))?,
+            )
+        } else {
+            None
+        };
+        Ok(CatalogOptions {
+            version,
+            extract,
+            sketch,
+        })
+    }
+
+    /// Closes the database, returning what redb reports on the way (a
+    /// dropped database ignores it).
+    pub(crate) fn close(mut self) -> Result<()> {
+        let db = std::mem::replace(&mut self.db, Db::Closed);
+        contain_panics(&self.path, || {
+            match db {
+                Db::Writer(db) | Db::Recovered(db) => db.close(),
+                Db::Reader(db) => db.close(),
+                Db::Closed => Ok(()),
+            }
+            .map_err(|e| catalog_error(&self.path, e))
+        })
+    }
+
+    /// Checks the whole catalog file as redb knows it (every page's checksum
+    /// and every tree), through a [`MemoryOverlay`]: the file itself is
+    /// never written. `Corrupted` names the file when anything is damaged.
+    pub(crate) fn check_integrity(path: &Path) -> Result<u64> {
+        let file = std::fs::File::open(path).at(path)?;
+        let len = file.metadata().at(path)?.len();
+        let damaged = |detail: String| Error::Corrupted {
+            path: path.to_path_buf(),
+            offset: 0,
+            what: format!("the catalog database is damaged ({detail})"),
+        };
+        contain_panics(path, || {
+            let backend = MemoryOverlay::new(file).at(path)?;
+            // Alone with its overlay: no other process shares it.
+            let mut db = redb::Builder::new()
+                .create_with_backend(backend)
+                .map_err(|e| damaged(e.to_string()))?;
+            match db.check_integrity() {
+                Ok(true) => Ok(len),
+                Ok(false) => Err(damaged("redb's integrity check had to repair it".into())),
+                Err(e) => Err(damaged(e.to_string())),
+            }
+        })
+    }
+
+    /// How the catalog is open.
+    pub fn access(&self) -> Access {
+        match self.db {
+            Db::Writer(_) => Access::ReadWrite,
+            Db::Reader(_) | Db::Recovered(_) | Db::Closed => Access::ReadOnly,
+        }
     }
 
     /// The catalog file.
@@ -374,8 +515,10 @@ impl Catalog {
         &self,
         f: impl FnOnce(&redb::WriteTransaction) -> std::result::Result<T, redb::Error>,
     ) -> Result<T> {
+        let db = self.writer()?;
         let run = || -> std::result::Result<T, redb::Error> {
-            let txn = self.db.begin_write()?;
+            let mut txn = db.begin_write()?;
+            txn.set_quick_repair(true);
             let value = f(&txn)?;
             txn.commit()?;
             Ok(value)
@@ -383,13 +526,27 @@ impl Catalog {
         run().map_err(|e| catalog_error(&self.path, e))
     }
 
+    /// The database for writing; `ReadOnly` when it was opened read-only.
+    fn writer(&self) -> Result<&Database> {
+        match &self.db {
+            Db::Writer(db) => Ok(db),
+            Db::Reader(_) | Db::Recovered(_) | Db::Closed => Err(Error::ReadOnly(
+                self.path.parent().unwrap_or(&self.path).to_path_buf(),
+            )),
+        }
+    }
+
     /// A consistent read-only view of the catalog.
     pub fn snapshot(&self) -> Result<CatalogSnapshot<'_>> {
         contain_panics(&self.path, || {
-            let txn = self
-                .db
-                .begin_read()
-                .map_err(|e| catalog_error(&self.path, e))?;
+            let txn = match &self.db {
+                Db::Writer(db) | Db::Recovered(db) => db.begin_read(),
+                Db::Reader(db) => db.begin_read(),
+                Db::Closed => Err(redb::TransactionError::Storage(
+                    redb::StorageError::DatabaseClosed,
+                )),
+            }
+            .map_err(|e| catalog_error(&self.path, e))?;
             Ok(CatalogSnapshot { catalog: self, txn })
         })
     }
@@ -455,14 +612,15 @@ impl Catalog {
 }
 
 impl Catalog {
-    /// Makes a format-3 catalog format 4 in one write transaction: each
-    /// book's `pages` value becomes its `locators` entry, `page_files`
-    /// gets the committed `lengths` of the page files holding the records,
-    /// and `format_version` becomes 4. After an error, none of it is
-    /// visible.
+    /// Makes the catalog format `to_version` in one write transaction:
+    /// `locators` become the `pages` entries of their books (a format-3
+    /// catalog's page signatures moved into page files), `lengths` the
+    /// committed lengths of those page files, and `format_version` becomes
+    /// `to_version`. After an error, none of it is visible.
     #[allow(clippy::result_large_err)]
-    pub fn upgrade_pages(
+    pub(crate) fn upgrade(
         &self,
+        to_version: u16,
         locators: &[(u32, PageLocator)],
         lengths: &[(u32, u64)],
     ) -> Result<()> {
@@ -477,9 +635,28 @@ impl Catalog {
                     page_files.insert(file, len)?;
                 }
                 let mut meta = txn.open_table(META)?;
-                meta.insert(META_FORMAT_VERSION, 4u16.to_le_bytes().as_slice())?;
+                meta.insert(META_FORMAT_VERSION, to_version.to_le_bytes().as_slice())?;
                 Ok(())
             })
+        })
+    }
+
+    /// Converts the catalog file at `path` from redb's file format 2, which
+    /// every stemmata format before 5 wrote, to redb's file format 3 in
+    /// place, with the redb release that reads both. The caller runs it on
+    /// a copy and publishes the copy by renaming it.
+    pub(crate) fn convert_file_format(path: &Path) -> Result<()> {
+        let failed = |e: &dyn std::fmt::Display| Error::Io {
+            path: path.to_path_buf(),
+            source: std::io::Error::other(format!(
+                "converting the catalog to redb's file format 3 failed: {e}"
+            )),
+        };
+        contain_panics(path, || {
+            let mut db = redb2::Database::open(path).map_err(|e| failed(&e))?;
+            db.upgrade().map_err(|e| failed(&e))?;
+            drop(db);
+            Ok(())
         })
     }
 
@@ -487,10 +664,24 @@ impl Catalog {
     /// system: redb's compaction, repeated while it makes progress.
     pub fn compact(&mut self) -> Result<()> {
         let path = self.path.clone();
+        let Db::Writer(db) = &mut self.db else {
+            return Err(Error::ReadOnly(
+                path.parent().unwrap_or(&path).to_path_buf(),
+            ));
+        };
         contain_panics(&path, || {
-            while self.db.compact().map_err(|e| catalog_error(&path, e))? {}
+            while db.compact().map_err(|e| catalog_error(&path, e))? {}
             Ok(())
         })
+    }
+}
+
+impl Drop for Catalog {
+    /// Closes the database; a damaged file can make redb panic while it
+    /// closes, which is contained here like every other panic of redb.
+    fn drop(&mut self) {
+        let db = std::mem::replace(&mut self.db, Db::Closed);
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || drop(db)));
     }
 }
 
@@ -644,6 +835,21 @@ fn contain_panics<T>(path: &Path, f: impl FnOnce() -> Result<T>) -> Result<T> {
             what: format!("catalog is damaged (the database engine failed: {detail})"),
         })
     })
+}
+
+/// The error of opening the catalog at `path`: `Locked` while another
+/// process writes, `UpgradeRequired` for redb's file format 2.
+fn open_error(path: &Path, e: redb::DatabaseError) -> Error {
+    let dir = path.parent().unwrap_or(path).to_path_buf();
+    match e {
+        redb::DatabaseError::DatabaseAlreadyOpen => Error::Locked(dir),
+        redb::DatabaseError::UpgradeRequired(_) => Error::UpgradeRequired(dir),
+        redb::DatabaseError::Storage(redb::StorageError::Io(source)) => Error::Io {
+            path: path.to_path_buf(),
+            source,
+        },
+        other => catalog_error(path, other),
+    }
 }
 
 fn catalog_error(path: &Path, e: impl Into<redb::Error>) -> Error {

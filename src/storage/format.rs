@@ -11,7 +11,7 @@ use crate::{Error, Result};
 pub const MAGIC: [u8; 8] = [0x89, b'S', b'T', b'M', b'\r', b'\n', 0x1a, b'\n'];
 
 /// The format version this build writes.
-pub const FORMAT_VERSION: u16 = 4;
+pub const FORMAT_VERSION: u16 = 5;
 
 /// The oldest format version this build reads.
 pub const OLDEST_SUPPORTED_FORMAT_VERSION: u16 = 1;
@@ -139,8 +139,19 @@ pub fn check_version(found: u16, path: &Path) -> Result<()> {
 /// Syncs the directory holding `path`, making a newly created file's name
 /// durable (a no-op where directories cannot be opened, as on Windows).
 pub fn sync_parent_dir(path: &Path) -> Result<()> {
-    let Some(dir) = path.parent() else {
-        return Ok(());
+    match path.parent() {
+        Some(dir) => sync_dir(dir),
+        None => Ok(()),
+    }
+}
+
+/// Syncs directory `dir`, making the names created, renamed or removed in
+/// it durable (a no-op where directories cannot be opened, as on Windows).
+pub fn sync_dir(dir: &Path) -> Result<()> {
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
     };
     match std::fs::File::open(dir) {
         Ok(handle) if cfg!(unix) => handle.sync_all().at(dir),

@@ -8,6 +8,7 @@ pub mod append;
 pub mod barrel;
 pub mod catalog;
 pub mod format;
+mod overlay;
 pub mod page_files;
 pub mod pages;
 pub mod segment;

@@ -128,11 +128,24 @@ pub fn snapshot_files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     out
 }
 
+/// What the index in `dir` holds: every file but the catalog byte for byte,
+/// and what the catalog lists (opened read-only). Opening an index for
+/// writing and closing it rewrites bookkeeping pages of the catalog
+/// database without changing what it holds; this compares what it holds.
+pub fn snapshot_index(dir: &Path) -> (BTreeMap<PathBuf, Vec<u8>>, String) {
+    let mut files = snapshot_files(dir);
+    files.remove(&dir.join("catalog.redb"));
+    let index = Index::open_read_only(dir).unwrap();
+    let reader = index.reader().unwrap();
+    let listed = format!("{:?} {:?}", index.stats().unwrap(), reader.books());
+    (files, listed)
+}
+
 /// Opens the old-format index in `dir` and checks that loading `doc` and
 /// deleting `delete_key` are both `OldFormat` (found `version`) and leave
-/// every file as it was.
+/// the index as it was.
 pub fn assert_writes_refused(dir: &Path, version: u16, doc: Document, delete_key: &str) {
-    let before = snapshot_files(dir);
+    let before = snapshot_index(dir);
     let index = Index::open(dir).unwrap();
     for (what, result) in [
         ("load", index.load([Ok(doc)]).map(|_| ())),
@@ -147,8 +160,8 @@ pub fn assert_writes_refused(dir: &Path, version: u16, doc: Document, delete_key
     }
     drop(index);
     assert!(
-        snapshot_files(dir) == before,
-        "a refused write changed the files"
+        snapshot_index(dir) == before,
+        "a refused write changed the index"
     );
 }
 
@@ -222,4 +235,26 @@ pub fn copy_dir(from: &Path, to: &Path) {
             std::fs::copy(entry.path(), target).unwrap();
         }
     }
+}
+
+/// A copy of the fixture index of format `version` ("v1" .. "v4") in a
+/// new temporary directory, upgraded in place (`Index::upgrade`): its
+/// catalog converted to the current redb file format, and formats 3 and 4
+/// made the current format.
+pub fn upgraded_fixture(version: &str) -> tempfile::TempDir {
+    let dir = fixture_copy(version);
+    Index::upgrade(dir.path()).unwrap();
+    dir
+}
+
+/// A copy of the fixture index of format `version` ("v1" .. "v4") in a
+/// new temporary directory, as it is.
+pub fn fixture_copy(version: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(version)
+        .join("index");
+    copy_dir(&fixture, dir.path());
+    dir
 }

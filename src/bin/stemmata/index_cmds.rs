@@ -212,7 +212,7 @@ fn input_documents(path: &Path, format: InputFormat) -> Result<(DocumentIter, u6
 
 fn open_or_create(dir: &Path, create: bool) -> Result<Index> {
     match Index::open(dir) {
-        Err(Error::NotAnIndex(_)) if create => Index::create(dir),
+        Err(Error::NotAnIndex(_) | Error::IncompleteIndex(_)) if create => Index::create(dir),
         other => other,
     }
 }
@@ -377,7 +377,7 @@ fn query_json(
 }
 
 pub fn query(args: QueryArgs) -> Result<ExitCode> {
-    let index = Index::open(&args.index)?;
+    let index = Index::open_read_only(&args.index)?;
     let reader = args.score.reader(&index)?;
     let options = QueryOptions {
         mode: args.score.mode,
@@ -570,7 +570,7 @@ pub fn pairs(mut args: PairsArgs) -> Result<ExitCode> {
     if args.json {
         args.format = PairsFormat::Jsonl;
     }
-    let index = Index::open(&args.index)?;
+    let index = Index::open_read_only(&args.index)?;
     let reader = args.score.reader(&index)?;
     let mut options = PairsOptions::with_score(args.score.score);
     options.min_score = args.score.min_score();
@@ -709,7 +709,7 @@ pub struct StatsArgs {
 }
 
 pub fn stats(args: StatsArgs) -> Result<ExitCode> {
-    let index = Index::open(&args.index)?;
+    let index = Index::open_read_only(&args.index)?;
     let stats = index.stats()?;
     if args.json {
         print_json(&stats)?;
@@ -744,13 +744,14 @@ pub struct VerifyArgs {
 }
 
 pub fn verify(args: VerifyArgs) -> Result<ExitCode> {
-    let index = Index::open(&args.index)?;
+    let index = Index::open_read_only(&args.index)?;
     let stats = index.verify()?;
     if args.json {
         print_json(&stats)?;
     } else {
         println!(
-            "ok: {} books, {} records, {} barrel bytes checked; {} segments ({} bytes, {} sketched books, {} dead sketches); {} books with page signatures, {} page files ({} bytes, {} records)",
+            "ok: catalog ({} bytes) intact; {} books, {} records, {} barrel bytes checked; {} segments ({} bytes, {} sketched books, {} dead sketches); {} books with page signatures, {} page files ({} bytes, {} records)",
+            stats.catalog_bytes,
             stats.books,
             stats.records,
             stats.bytes,
@@ -768,22 +769,20 @@ pub fn verify(args: VerifyArgs) -> Result<ExitCode> {
 }
 
 pub const UPGRADE_ABOUT: &str = "\
-Upgrade a format-3 index to format 4 in place.
+Upgrade an index written by an older stemmata to the current format, in place.
 
-Format 3 keeps each paged book's page signatures in the catalog \
-(catalog.redb), where they take about twice their size; format 4 keeps them \
-in append-only page files (pages/NNNNNN.pgs) and the catalog only a 16-byte \
-locator per book. This build reads a format-3 index but does not write to it: \
-loads and deletes on it fail until it is upgraded.
-
-The upgrade writes every page signature of the catalog to page files, syncs \
-them, then in one catalog transaction replaces the catalog's values with \
-locators and sets the format version to 4; it then compacts the catalog. If \
-it is stopped before that transaction, the index is still a valid format-3 \
-index and the upgrade can be run again. Sequences and sketches are kept as \
-they are. A format-4 index is left as it is. Only format 3 upgrades: a \
-format-1 or format-2 index cannot be upgraded in place; load its collection \
-into a new index. The index must not be open in another process.";
+Formats 1 to 4 keep the catalog (catalog.redb) in the file format of an \
+older release of its database engine, which this build does not open: every \
+command on such an index says to run `stemmata upgrade`. The upgrade converts \
+a copy of the catalog; for a format-3 index it also moves the page signatures \
+kept in the catalog into page files (pages/NNNNNN.pgs); it sets the format \
+version, compacts and syncs the copy, and then renames it over the catalog. \
+That rename is the only moment the index changes: stopped before it, the \
+index is as it was and the upgrade can be run again. Sequences and sketches \
+are kept as they are. Formats 3 and 4 become the current format; a format-1 \
+or format-2 index gets a catalog this build reads and stays read-only (load \
+its collection into a new index to add books). An index of the current \
+format is left as it is. The index must not be open in another process.";
 
 #[derive(Args)]
 pub struct UpgradeArgs {
@@ -798,11 +797,11 @@ pub fn upgrade(args: UpgradeArgs) -> Result<ExitCode> {
     let (_, stats) = Index::upgrade(&args.index)?;
     if args.json {
         print_json(&stats)?;
-    } else if stats.from_version == stats.to_version {
+    } else if !stats.catalog_converted {
         println!("already format {}: nothing to do", stats.to_version);
     } else {
         println!(
-            "upgraded from format {} to {}: page signatures of {} books moved to {} page files ({} bytes); catalog {} -> {} bytes",
+            "upgraded from format {} to {}: catalog converted; page signatures of {} books moved to {} page files ({} bytes); catalog {} -> {} bytes",
             stats.from_version,
             stats.to_version,
             stats.paged_books,

@@ -40,7 +40,7 @@ enum Command {
     Stats(index_cmds::StatsArgs),
     /// Check every checksum and catalog entry of an index.
     Verify(index_cmds::VerifyArgs),
-    /// Upgrade a format-3 index to format 4 in place.
+    /// Upgrade an index written by an older stemmata, in place.
     #[command(long_about = index_cmds::UPGRADE_ABOUT)]
     Upgrade(index_cmds::UpgradeArgs),
     /// Align two texts word by word and character by character (RETAS).
@@ -64,7 +64,25 @@ fn main() -> ExitCode {
     // for any shell tool, instead of failing the next print.
     sigpipe::reset();
     let cli = Cli::parse();
-    let result = match cli.command {
+    panics::keep_quiet();
+    match std::panic::catch_unwind(|| run(cli.command)) {
+        Ok(Ok(code)) => code,
+        Ok(Err(error)) => {
+            eprintln!("error: {error}");
+            ExitCode::from(1)
+        }
+        Err(_) => {
+            eprintln!(
+                "error: internal error ({}); nothing past the last commit was written. Please report it, with RUST_BACKTRACE=1 output",
+                panics::last_message()
+            );
+            ExitCode::from(70)
+        }
+    }
+}
+
+fn run(command: Command) -> stemmata::Result<ExitCode> {
+    match command {
         Command::Create(args) => index_cmds::create(args),
         Command::Load(args) => index_cmds::load(args),
         Command::Query(args) => index_cmds::query(args),
@@ -79,12 +97,41 @@ fn main() -> ExitCode {
         Command::Eval(args) => eval::run(args),
         Command::Bench(args) => bench::run(args),
         Command::BenchScale(args) => scale::run(args),
-    };
-    match result {
-        Ok(code) => code,
-        Err(error) => {
-            eprintln!("error: {error}");
-            ExitCode::from(1)
+    }
+}
+
+/// Panics stay out of the user's terminal: the library turns those of its
+/// dependencies into errors, and any other one is reported by `main` as an
+/// internal error in one line. `RUST_BACKTRACE` brings the usual report back.
+mod panics {
+    use std::sync::Mutex;
+
+    static LAST: Mutex<String> = Mutex::new(String::new());
+
+    /// Replaces the panic hook with one that only remembers the message.
+    pub fn keep_quiet() {
+        if std::env::var_os("RUST_BACKTRACE").is_some() {
+            return;
         }
+        std::panic::set_hook(Box::new(|info| {
+            let message = info
+                .payload()
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| info.payload().downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            let place = info
+                .location()
+                .map(|l| format!(" at {}:{}", l.file(), l.line()))
+                .unwrap_or_default();
+            if let Ok(mut last) = LAST.lock() {
+                *last = format!("{message}{place}");
+            }
+        }));
+    }
+
+    /// The message of the last panic.
+    pub fn last_message() -> String {
+        LAST.lock().map(|m| m.clone()).unwrap_or_default()
     }
 }

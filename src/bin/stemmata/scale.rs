@@ -455,7 +455,7 @@ fn with_truth(found: Recall, truth: u64) -> Recall {
 /// Opens a reader on the index and times `count` top-10 queries by key.
 fn time_queries(dir: &Path, search: Search, count: usize) -> Result<Queries> {
     let started = Instant::now();
-    let mut reader = Index::open(dir)?.reader()?;
+    let mut reader = Index::open_read_only(dir)?.reader()?;
     if let Some(cap) = search.frequent_word_cap {
         reader = reader.with_frequent_word_cap(cap);
     }
