@@ -15,7 +15,8 @@ use crate::{Error, Result};
 /// Longest JSON Lines line accepted (256 MiB): a longer one is skipped.
 pub const MAX_JSON_LINE_BYTES: usize = 256 << 20;
 
-/// The `.txt` files of `dir` (not recursive), in name order; key = file stem.
+/// The `.txt` files of `dir` (not recursive), in name order; key = file
+/// stem (see [`read_text_file`]).
 pub fn text_files(dir: &Path) -> Result<impl Iterator<Item = Result<Document>>> {
     let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
         .at(dir)?
@@ -26,13 +27,23 @@ pub fn text_files(dir: &Path) -> Result<impl Iterator<Item = Result<Document>>> 
     Ok(paths.into_iter().map(|path| read_text_file(&path)))
 }
 
-/// Reads one text file as a document keyed by its file stem.
+/// Reads one text file as a document keyed by its file stem. A file whose
+/// stem is not valid UTF-8 is a `BadDocument`, not read: made lossy, two
+/// such names could become one key.
 pub fn read_text_file(path: &Path) -> Result<Document> {
+    let key = match path.file_stem().map(|s| s.to_str()) {
+        Some(Some(stem)) => stem.to_string(),
+        Some(None) => {
+            return Err(Error::BadDocument {
+                source_name: path.display().to_string(),
+                reason: "file name is not valid UTF-8, so it cannot be a key: rename the file, \
+                         or load it through JSON Lines with its key given"
+                    .into(),
+            })
+        }
+        None => String::new(),
+    };
     let text = std::fs::read(path).at(path)?;
-    let key = path
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
     Ok(Document {
         key,
         text,
@@ -276,5 +287,31 @@ mod tests {
         let items: Vec<_> = json_lines_from_reader(input, Path::new("mem")).collect();
         assert_eq!(items.len(), 1);
         assert_eq!(items[0].as_ref().unwrap().source_name, "mem:2");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn text_files_whose_names_are_not_utf8_are_skipped_not_merged() {
+        use std::os::unix::ffi::OsStrExt;
+        let dir = tempfile::tempdir().unwrap();
+        for name in [&b"a\xff.txt"[..], b"a\xfe.txt", "a\u{FFFD}.txt".as_bytes()] {
+            let path = dir.path().join(std::ffi::OsStr::from_bytes(name));
+            std::fs::write(path, "words").unwrap();
+        }
+        let items: Vec<_> = text_files(dir.path()).unwrap().collect();
+        assert_eq!(items.len(), 3);
+        let keys: Vec<&str> = items
+            .iter()
+            .filter_map(|d| d.as_ref().ok())
+            .map(|d| d.key.as_str())
+            .collect();
+        assert_eq!(keys, ["a\u{FFFD}"]);
+        for item in items.iter().filter(|d| d.is_err()) {
+            let message = item.as_ref().unwrap_err().to_string();
+            assert!(
+                message.contains("not valid UTF-8") && message.contains("rename"),
+                "{message}"
+            );
+        }
     }
 }

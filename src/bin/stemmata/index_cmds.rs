@@ -249,6 +249,16 @@ pub fn load(args: LoadArgs) -> Result<ExitCode> {
             source_name,
             reason,
         } => report.suspend(|| eprintln!("skipped {source_name}: {reason}")),
+        LoadEvent::DuplicateKey {
+            key,
+            source_name,
+            earlier_source_name,
+        } => report.suspend(|| {
+            eprintln!(
+                "warning: key {}: {source_name} replaces {earlier_source_name} of this load (the later document wins)",
+                stemmata::load::keys::display_key(key)
+            )
+        }),
         LoadEvent::InvalidUtf8 {
             source_name,
             invalid_sequences,
@@ -271,13 +281,14 @@ pub fn load(args: LoadArgs) -> Result<ExitCode> {
     } else {
         let secs = stats.elapsed.as_secs_f64().max(1e-9);
         println!(
-            "loaded {} books ({:.1} MB, {} words) in {:.2} s ({:.1} MB/s); {} replaced, {} skipped, {} with invalid UTF-8{}",
+            "loaded {} books ({:.1} MB, {} words) in {:.2} s ({:.1} MB/s); {} replaced, {} duplicate keys, {} skipped, {} with invalid UTF-8{}",
             stats.books,
             stats.bytes as f64 / 1e6,
             stats.words,
             secs,
             stats.bytes as f64 / 1e6 / secs,
             stats.replaced,
+            stats.duplicate_keys.len(),
             stats.skipped.len(),
             stats.invalid_utf8_documents,
             stats.first_id.map_or(String::new(), |id| format!(
