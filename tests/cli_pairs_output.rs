@@ -1,11 +1,13 @@
-//! What `pairs` writes: the same bytes for any number of threads.
+//! What `pairs` writes: the same bytes for any number of threads, and whole
+//! lines whatever the keys.
 
 mod common;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use stemmata::Index;
+use stemmata::storage::catalog::{Catalog, CatalogBatch};
+use stemmata::{Document, Index};
 
 /// An index in `dir/idx` of a generated collection of `families` families.
 fn collection_index(dir: &Path, families: usize) -> PathBuf {
@@ -61,4 +63,117 @@ fn pairs_lines_are_in_id_order_and_the_same_for_any_thread_count() {
             assert!(run(threads) == one, "{mode}: --threads {threads} differs");
         }
     }
+}
+
+/// Gives the books of the index in `dir` new keys and titles (key → (new
+/// key, new title)) straight in the catalog, as a build that did not check
+/// keys could have stored them.
+fn rekey(dir: &Path, new: &[(&str, &str, &str)]) {
+    let (catalog, _) = Catalog::open(&dir.join("catalog.redb")).unwrap();
+    let snapshot = catalog.snapshot().unwrap();
+    let mut batch = CatalogBatch {
+        next_book_id: snapshot.next_book_id().unwrap(),
+        ..CatalogBatch::default()
+    };
+    for (id, mut entry) in snapshot.books().unwrap() {
+        if let Some(&(old, key, title)) = new.iter().find(|n| n.0 == entry.key) {
+            batch.delete_keys.push(old.to_string());
+            entry.key = key.to_string();
+            entry.title = title.to_string();
+            batch.insert.push((id, entry));
+        }
+    }
+    assert_eq!(batch.insert.len(), new.len());
+    drop(snapshot);
+    catalog.commit(&batch).unwrap();
+}
+
+#[test]
+fn text_output_escapes_keys_and_titles_an_older_build_stored() {
+    let dir = tempfile::tempdir().unwrap();
+    let idx = dir.path().join("idx");
+    let base = common::text(0, 600);
+    let index = Index::create(&idx).unwrap();
+    common::load_docs(
+        &index,
+        vec![
+            Document::new("original", base.clone()),
+            Document::new("edition", format!("{} {base}", common::text(5_000, 80))),
+            Document::new("reprint", format!("{base} {}", common::text(7_000, 80))),
+        ],
+        10,
+    );
+    drop(index);
+    rekey(
+        &idx,
+        &[
+            ("original", "tab\there", "A\ttitle"),
+            ("edition", "new\nline", "Two\nlines"),
+            ("reprint", "back\\slash\r\u{1}", ""),
+        ],
+    );
+    let pairs_tsv = dir.path().join("pairs.tsv");
+    let clusters_tsv = dir.path().join("clusters.tsv");
+    let output = pairs(
+        &idx,
+        &[
+            "--relations",
+            "-o",
+            pairs_tsv.to_str().unwrap(),
+            "--clusters",
+            clusters_tsv.to_str().unwrap(),
+        ],
+    );
+    assert!(output.status.success(), "{}", common::stderr(&output));
+    let escaped = ["tab\\there", "new\\nline", "back\\\\slash\\r\\u{1}"];
+    let text = std::fs::read_to_string(&pairs_tsv).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 4, "{text:?}");
+    for line in &lines {
+        assert_eq!(line.split('\t').count(), 10, "{line:?}");
+        assert!(!line.contains('\r') && !line.contains('\u{1}'), "{line:?}");
+    }
+    for line in &lines[1..] {
+        let columns: Vec<&str> = line.split('\t').collect();
+        assert!(escaped.contains(&columns[0]) && escaped.contains(&columns[1]));
+        assert!(
+            columns[9] == "-" || escaped.contains(&columns[9]),
+            "{line:?}"
+        );
+    }
+    let text = std::fs::read_to_string(&clusters_tsv).unwrap();
+    let keys: Vec<&str> = text
+        .lines()
+        .skip(1)
+        .map(|line| {
+            let columns: Vec<&str> = line.split('\t').collect();
+            assert_eq!(columns.len(), 3, "{line:?}");
+            columns[2]
+        })
+        .collect();
+    let mut sorted = escaped.to_vec();
+    sorted.sort();
+    assert_eq!(keys, sorted, "{text:?}");
+
+    // The hit list of a query: one line per hit, key and title escaped.
+    let output = common::run(
+        common::cli()
+            .arg("query")
+            .arg(&idx)
+            .args(["--key", "back\\slash\r\u{1}"]),
+    );
+    assert!(output.status.success(), "{}", common::stderr(&output));
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(stdout.lines().count(), 3, "{stdout:?}");
+    assert!(
+        !stdout.contains('\t') && !stdout.contains('\r'),
+        "{stdout:?}"
+    );
+    assert!(stdout.contains("tab\\there") && stdout.contains("A\\ttitle"));
+    assert!(stdout.contains("new\\nline") && stdout.contains("Two\\nlines"));
+    // JSON keeps the keys as they are stored.
+    let output = pairs(&idx, &["--json"]);
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(stdout.lines().count(), 3, "{stdout:?}");
+    assert!(stdout.contains(r#""tab\there""#), "{stdout:?}");
 }

@@ -15,7 +15,7 @@ use stemmata::{
     QueryOptions, Reader, RelationInput, Result, Score,
 };
 
-use crate::output::{bar, print_json};
+use crate::output::{bar, print_json, tsv_field};
 
 /// Options shared by the scored commands.
 #[derive(Args, Clone, Copy)]
@@ -444,8 +444,8 @@ pub fn query(args: QueryArgs) -> Result<ExitCode> {
             hit.score,
             hit.overlap.lcs,
             hit.overlap.common,
-            hit.key,
-            title
+            tsv_field(&hit.key),
+            tsv_field(title)
         );
     }
     if args.explain {
@@ -468,7 +468,8 @@ pub fn query(args: QueryArgs) -> Result<ExitCode> {
 
 #[derive(Clone, Copy, ValueEnum)]
 pub enum PairsFormat {
-    /// Tab-separated with a header line.
+    /// Tab-separated with a header line; a backslash or control character
+    /// in a key is escaped (\\, \t, \n, \r, \u{..}).
     Tsv,
     /// One JSON object per line.
     Jsonl,
@@ -539,7 +540,7 @@ fn write_clusters(
         writeln!(out, "cluster\tsize\tkey")?;
         for (number, group) in groups.iter().enumerate() {
             for key in group {
-                writeln!(out, "{}\t{}\t{key}", number + 1, group.len())?;
+                writeln!(out, "{}\t{}\t{}", number + 1, group.len(), tsv_field(key))?;
             }
         }
         out.flush()
@@ -572,8 +573,10 @@ fn relation_columns(line: &PairLine) -> String {
         None => "-",
     };
     format!(
-        "\t{}\t{:.4}\t{container}",
-        relation.class, relation.confidence
+        "\t{}\t{:.4}\t{}",
+        relation.class,
+        relation.confidence,
+        tsv_field(container)
     )
 }
 
@@ -643,8 +646,8 @@ pub fn pairs(mut args: PairsArgs) -> Result<ExitCode> {
                 PairsFormat::Tsv => writeln!(
                     out,
                     "{}\t{}\t{:.6}\t{}\t{}\t{}\t{}{}",
-                    line.a,
-                    line.b,
+                    tsv_field(line.a),
+                    tsv_field(line.b),
                     line.score,
                     line.lcs,
                     line.common,
