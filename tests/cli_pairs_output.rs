@@ -1,5 +1,5 @@
-//! What `pairs` writes: the same bytes for any number of threads, and whole
-//! lines whatever the keys.
+//! What `pairs` writes: never a file inside the index it reads, the same
+//! bytes for any number of threads, and whole lines whatever the keys.
 
 mod common;
 
@@ -21,6 +21,67 @@ fn collection_index(dir: &Path, families: usize) -> PathBuf {
 /// Runs `stemmata pairs INDEX ARGS -q`.
 fn pairs(index: &Path, args: &[&str]) -> std::process::Output {
     common::run(common::cli().arg("pairs").arg(index).args(args).arg("-q"))
+}
+
+#[test]
+fn pairs_refuses_to_write_its_output_inside_the_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let idx = collection_index(dir.path(), 3);
+    let catalog = idx.join("catalog.redb");
+    let before = common::snapshot_files(&idx);
+    let link = dir.path().join("link.tsv");
+    std::os::unix::fs::symlink(&catalog, &link).unwrap();
+    let dangling = dir.path().join("dangling.tsv");
+    std::os::unix::fs::symlink(idx.join("fresh.tsv"), &dangling).unwrap();
+    let linked_dir = dir.path().join("linked-dir");
+    std::os::unix::fs::symlink(&idx, &linked_dir).unwrap();
+    let show = |p: &Path| p.display().to_string();
+    let cases: Vec<(&str, String)> = vec![
+        ("-o", show(&catalog)),
+        ("--clusters", show(&catalog)),
+        ("-o", show(&idx.join("barrels").join("000001.brl"))),
+        (
+            "-o",
+            show(&idx.join("not-yet").join("deeper").join("out.tsv")),
+        ),
+        ("-o", show(&idx.join("..").join("idx").join("catalog.redb"))),
+        ("-o", show(&link)),
+        ("--clusters", show(&dangling)),
+        ("-o", show(&linked_dir.join("out.tsv"))),
+    ];
+    for (option, path) in &cases {
+        let output = pairs(&idx, &[option, path]);
+        let stderr = common::stderr(&output);
+        assert_eq!(output.status.code(), Some(1), "{option} {path}: {stderr}");
+        let expected = format!(
+            "error: {path}: is inside the index {}; write the output elsewhere",
+            idx.display()
+        );
+        assert_eq!(stderr.trim_end(), expected, "{option} {path}");
+        assert!(
+            common::snapshot_files(&idx) == before,
+            "{option} {path} changed the index"
+        );
+    }
+    assert!(!idx.join("not-yet").exists() && !idx.join("fresh.tsv").exists());
+    // Relative paths, from inside the index.
+    let output = common::run(
+        common::cli()
+            .args(["pairs", ".", "-q", "-o", "catalog.redb"])
+            .current_dir(&idx),
+    );
+    assert_eq!(output.status.code(), Some(1), "{}", common::stderr(&output));
+    assert!(common::snapshot_files(&idx) == before);
+
+    let output = common::run(common::cli().arg("verify").arg(&idx));
+    assert!(output.status.success(), "{}", common::stderr(&output));
+    // Outside the index, beside it, is fine.
+    let out = dir.path().join("pairs.tsv");
+    let clusters = dir.path().join("clusters.tsv");
+    let output = pairs(&idx, &["-o", &show(&out), "--clusters", &show(&clusters)]);
+    assert!(output.status.success(), "{}", common::stderr(&output));
+    assert!(std::fs::read_to_string(&out).unwrap().lines().count() > 1);
+    assert!(std::fs::read_to_string(&clusters).unwrap().lines().count() > 1);
 }
 
 #[test]

@@ -15,7 +15,7 @@ use stemmata::{
     QueryOptions, Reader, RelationInput, Result, Score,
 };
 
-use crate::output::{bar, print_json, tsv_field};
+use crate::output::{bar, print_json, refuse_inside_index, tsv_field};
 
 /// Options shared by the scored commands.
 #[derive(Args, Clone, Copy)]
@@ -487,7 +487,7 @@ pub struct PairsArgs {
     /// Same as --format jsonl.
     #[arg(long, conflicts_with = "format")]
     pub json: bool,
-    /// Write pairs here instead of standard output.
+    /// Write pairs here instead of standard output (not inside the index).
     #[arg(long, short)]
     pub output: Option<PathBuf>,
     /// Worker threads [default: all cores].
@@ -499,7 +499,8 @@ pub struct PairsArgs {
     #[arg(long, value_name = "ID")]
     pub from_id: Option<u32>,
     /// Also write clusters of related books (connected components over the
-    /// pairs) to this file, as TSV: cluster, size, key; largest cluster first.
+    /// pairs) to this file (not inside the index), as TSV: cluster, size,
+    /// key; largest cluster first.
     #[arg(long)]
     pub clusters: Option<PathBuf>,
     /// Also tell how the books of each pair relate (duplicate, contains,
@@ -583,6 +584,9 @@ fn relation_columns(line: &PairLine) -> String {
 pub fn pairs(mut args: PairsArgs) -> Result<ExitCode> {
     if args.json {
         args.format = PairsFormat::Jsonl;
+    }
+    for path in args.output.iter().chain(&args.clusters) {
+        refuse_inside_index(path, &args.index)?;
     }
     let index = Index::open(&args.index)?;
     let reader = args.score.reader(&index)?;
