@@ -6,7 +6,8 @@
 //! and the page signatures of books with pages to a page file, in the order
 //! the documents were queued (so ids follow input order, and of two
 //! documents with one key the later one wins, reported as a
-//! [`LoadEvent::DuplicateKey`]), and, every
+//! [`LoadEvent::DuplicateKey`]: the loader keeps every key it wrote, with
+//! its document's source, for that), and, every
 //! [`LoadOptions::batch_books`] books, syncs the barrel and the page file,
 //! writes the batch's sketches as one segment and commits one catalog
 //! transaction that publishes the batch. At the end, segments are compacted
@@ -387,7 +388,8 @@ impl<'p> BulkLoader<'p> {
         })
     }
 
-    /// Calls `f` for every added, skipped and committed event.
+    /// Calls `f` for every event of the load ([`LoadEvent`]: added,
+    /// skipped, invalid UTF-8, duplicate key, committed).
     pub fn on_progress(&mut self, f: impl FnMut(&LoadEvent<'_>) + 'p) {
         self.progress = Some(Box::new(f));
     }
