@@ -452,10 +452,20 @@ impl Index {
 
     /// Deletes the books stored under `keys` in one transaction; returns how
     /// many existed. Their records stay in the barrels and page files as
-    /// dead bytes.
+    /// dead bytes. A key that is not stored and breaks the key rule
+    /// ([`crate::load::check_key`]) is an `InvalidArgument`, and nothing is
+    /// deleted; a book stored under such a key by an older build can still
+    /// be deleted.
     pub fn delete(&self, keys: &[&str]) -> Result<u64> {
         let _writer = self.lock_writer()?;
         let snapshot = self.catalog().snapshot()?;
+        for key in keys {
+            if snapshot.id_of(key)?.is_none() {
+                if let Some(error) = crate::load::keys::invalid_key(key) {
+                    return Err(error);
+                }
+            }
+        }
         let batch = CatalogBatch {
             delete_keys: keys.iter().map(|k| k.to_string()).collect(),
             next_book_id: snapshot.next_book_id()?,

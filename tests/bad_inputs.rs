@@ -275,3 +275,205 @@ fn an_unreadable_input_is_skipped_as_an_error_naming_it() {
     let stderr = common::stderr(&output);
     assert!(stderr.contains(&missing.display().to_string()), "{stderr}");
 }
+
+#[test]
+fn documents_whose_keys_break_the_rule_are_skipped_naming_the_rule() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = Index::create(dir.path()).unwrap();
+    let longest = "k".repeat(stemmata::load::MAX_KEY_BYTES);
+    let good = ["fine", "a b", "back\\slash", "café", "a\u{FFFD}", &longest];
+    let huge = "k".repeat(1 << 20);
+    let bad = [
+        "", "a\tb", "a\nb", "a\rb", "a\0b", "a\u{7f}", "a\u{85}b", " lead", "trail ", &huge,
+    ];
+    let document = |i: usize, key: &str| Document {
+        source_name: format!("doc{i}"),
+        ..Document::new(key, common::text(1_000 * i as u32, 50))
+    };
+    let documents: Vec<_> = bad
+        .iter()
+        .chain(&good)
+        .enumerate()
+        .map(|(i, key)| Ok(document(i, key)))
+        // Named by its key: shown escaped and cut.
+        .chain([Ok(Document::new(
+            huge.clone() + "\n",
+            common::text(90_000, 50),
+        ))])
+        .collect();
+    let stats = index.load(documents).unwrap();
+    assert_eq!(stats.books, good.len() as u64);
+    assert_eq!(stats.skipped.len(), bad.len() + 1);
+    for (i, skipped) in stats.skipped[..bad.len()].iter().enumerate() {
+        assert_eq!(skipped.source_name, format!("doc{i}"));
+        let reason = &skipped.reason;
+        assert!(reason.starts_with("bad key "), "{reason}");
+        assert!(reason.contains("1 to 1024 bytes"), "{reason}");
+        assert!(reason.len() < 400, "{reason}");
+    }
+    let reasons: Vec<&str> = stats.skipped.iter().map(|s| s.reason.as_str()).collect();
+    assert!(
+        reasons[1].contains("control character (U+0009)"),
+        "{}",
+        reasons[1]
+    );
+    assert!(reasons[7].contains("begins with white space"));
+    assert!(reasons[8].contains("ends with white space"));
+    assert!(reasons[9].contains("key of 1048576 bytes; at most 1024"));
+    let last = stats.skipped.last().unwrap();
+    assert!(
+        last.source_name.len() < 120 && last.source_name.ends_with("(1048577 bytes)"),
+        "{}",
+        last.source_name
+    );
+    let mut expected: Vec<String> = good.iter().map(|k| k.to_string()).collect();
+    expected.sort();
+    assert_eq!(keys(&index), expected);
+    index.verify().unwrap();
+}
+
+#[cfg(unix)]
+#[test]
+fn cli_load_skips_files_whose_names_are_not_utf8_instead_of_merging_them() {
+    use std::os::unix::ffi::OsStrExt;
+    let input = tempfile::tempdir().unwrap();
+    let names: [&[u8]; 3] = [b"a\xff.txt", b"a\xfe.txt", "a\u{FFFD}.txt".as_bytes()];
+    for (i, name) in names.iter().enumerate() {
+        let path = input.path().join(std::ffi::OsStr::from_bytes(name));
+        std::fs::write(path, common::text(1_000 * i as u32, 300)).unwrap();
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let output = common::run(
+        common::cli()
+            .arg("load")
+            .arg(dir.path())
+            .arg(input.path())
+            .args(["--create", "--json"]),
+    );
+    let stderr = common::stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    let stats: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(stats["books"], 1, "{stderr}");
+    assert_eq!(stats["replaced"], 0);
+    assert_eq!(stats["skipped"].as_array().unwrap().len(), 2);
+    let skipped: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("skipped "))
+        .collect();
+    assert_eq!(skipped.len(), 2, "{stderr}");
+    for line in skipped {
+        assert!(
+            line.contains("not valid UTF-8") && line.contains("rename"),
+            "{line}"
+        );
+        assert!(line.contains(&input.path().display().to_string()), "{line}");
+    }
+    assert_eq!(keys(&Index::open(dir.path()).unwrap()), ["a\u{FFFD}"]);
+}
+
+#[test]
+fn a_key_given_twice_in_one_load_is_reported_with_both_sources() {
+    let input = tempfile::tempdir().unwrap();
+    let path = input.path().join("books.jsonl");
+    let line = |key: &str, from: u32, n: u32| {
+        serde_json::json!({"key": key, "text": common::text(from, n)}).to_string()
+    };
+    let lines = [
+        line("dup", 0, 300),
+        line("other", 5_000, 300),
+        line("dup", 10_000, 200),
+    ];
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    // One book per commit: the earlier "dup" is committed when the later comes.
+    let output = common::run(common::cli().arg("load").arg(dir.path()).arg(&path).args([
+        "--create",
+        "--json",
+        "--batch-books",
+        "1",
+    ]));
+    let stderr = common::stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    let at = |line: u32| format!("{}:{line}", path.display());
+    let warning = format!(
+        "warning: key \"dup\": {} replaces {} of this load",
+        at(3),
+        at(1)
+    );
+    assert!(stderr.lines().any(|l| l.starts_with(&warning)), "{stderr}");
+    let stats: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(stats["replaced"], 0);
+    let duplicates = stats["duplicate_keys"].as_array().unwrap();
+    assert_eq!(duplicates.len(), 1);
+    assert_eq!(duplicates[0]["key"], "dup");
+    assert_eq!(duplicates[0]["source_name"], at(3));
+    assert_eq!(duplicates[0]["earlier_source_name"], at(1));
+    let index = Index::open(dir.path()).unwrap();
+    assert_eq!(keys(&index), ["dup", "other"]);
+    // The later document won.
+    assert_eq!(index.reader().unwrap().book("dup").unwrap().words, 200);
+
+    // Loading the file again, in one batch: two books of the earlier load
+    // replaced, and the repeated key reported again.
+    let mut events = Vec::new();
+    let mut loader = index.bulk_loader(stemmata::LoadOptions::default()).unwrap();
+    loader.on_progress(|event| {
+        if let stemmata::LoadEvent::DuplicateKey {
+            key,
+            source_name,
+            earlier_source_name,
+        } = event
+        {
+            events.push(format!("{key} {source_name} {earlier_source_name}"));
+        }
+    });
+    loader.extend(sources::json_lines(&path).unwrap()).unwrap();
+    let stats = loader.finish().unwrap();
+    assert_eq!(stats.replaced, 2);
+    assert_eq!(stats.duplicate_keys.len(), 1);
+    assert_eq!(events, [format!("dup {} {}", at(3), at(1))]);
+    assert_eq!(keys(&index), ["dup", "other"]);
+    index.verify().unwrap();
+}
+
+#[test]
+fn query_and_delete_with_a_key_that_breaks_the_rule_say_what_is_wrong() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = Index::create(dir.path()).unwrap();
+    common::load_docs(
+        &index,
+        vec![
+            Document::new("fine", common::text(0, 300)),
+            Document::new("also", common::text(100, 300)),
+        ],
+        10,
+    );
+    drop(index);
+    let fails = |args: &[&str]| {
+        let output = common::run(common::cli().arg(args[0]).arg(dir.path()).args(&args[1..]));
+        assert_eq!(output.status.code(), Some(1), "{args:?}");
+        common::stderr(&output)
+    };
+    for (args, wrong) in [
+        (
+            &["query", "--key", "a\tb"][..],
+            "control character (U+0009)",
+        ),
+        (&["query", "--key", " fine"], "begins with white space"),
+        (&["query", "--key", "fine\n"], "control character (U+000A)"),
+        (&["delete", "fine", "a\rb"], "control character (U+000D)"),
+        (&["delete", "also", ""], "empty key"),
+    ] {
+        let stderr = fails(args);
+        assert!(stderr.contains(wrong), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("no book can be stored under it"),
+            "{stderr}"
+        );
+        assert!(!stderr.contains("no book with key"), "{stderr}");
+    }
+    // A valid key that is not stored is still "no book".
+    assert!(fails(&["query", "--key", "missing"]).contains("no book with key \"missing\""));
+    // The refused deletes deleted nothing.
+    assert_eq!(keys(&Index::open(dir.path()).unwrap()), ["also", "fine"]);
+}

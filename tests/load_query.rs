@@ -378,7 +378,8 @@ fn loading_the_same_key_again_replaces_the_book() {
         "old snapshot changed"
     );
 
-    // Twice in one load: the later document wins and counts as a replacement.
+    // Twice in one load: the later document wins; it is reported as a
+    // duplicate key, not as a replacement of a stored book.
     let stats = common::load_docs(
         &index,
         vec![
@@ -387,7 +388,9 @@ fn loading_the_same_key_again_replaces_the_book() {
         ],
         1000,
     );
-    assert_eq!((stats.books, stats.replaced), (2, 1));
+    assert_eq!((stats.books, stats.replaced), (2, 0));
+    assert_eq!(stats.duplicate_keys.len(), 1);
+    assert_eq!(stats.duplicate_keys[0].key, "twice");
     let reader = index.reader().unwrap();
     assert_eq!(reader.len(), 3);
     assert_eq!(reader.book("twice").unwrap().unique_words, 400);
@@ -420,7 +423,25 @@ fn books_are_written_in_input_order_whatever_order_the_workers_finish_in() {
             .unwrap();
     }
     let stats = loader.finish().unwrap();
-    assert_eq!((stats.books, stats.replaced), (120, 12));
+    assert_eq!((stats.books, stats.replaced), (120, 0));
+    // Each repeated key is reported once, in input order, naming both.
+    let duplicates: Vec<(&str, &str, &str)> = stats
+        .duplicate_keys
+        .iter()
+        .map(|d| {
+            (
+                d.key.as_str(),
+                d.source_name.as_str(),
+                d.earlier_source_name.as_str(),
+            )
+        })
+        .collect();
+    let expected: Vec<String> = (0..12).map(|i| format!("k{}", i * 10)).collect();
+    let expected: Vec<(&str, &str, &str)> = expected
+        .iter()
+        .map(|k| (k.as_str(), k.as_str(), k.as_str()))
+        .collect();
+    assert_eq!(duplicates, expected);
     let reader = index.reader().unwrap();
     let ids: Vec<(u32, &str)> = (0..120u32)
         .filter(|i| i % 10 != 9)

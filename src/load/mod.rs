@@ -5,7 +5,9 @@
 //! compress it; the caller's thread then appends the records to a barrel,
 //! and the page signatures of books with pages to a page file, in the order
 //! the documents were queued (so ids follow input order, and of two
-//! documents with one key the later one wins), and, every
+//! documents with one key the later one wins, reported as a
+//! [`LoadEvent::DuplicateKey`]: the loader keeps every key it wrote, with
+//! its document's source, for that), and, every
 //! [`LoadOptions::batch_books`] books, syncs the barrel and the page file,
 //! writes the batch's sketches as one segment and commits one catalog
 //! transaction that publishes the batch. At the end, segments are compacted
@@ -14,11 +16,14 @@
 //! committed barrel and page-file lengths are ignored and cut off by the
 //! next loader.
 
+pub mod keys;
 pub(crate) mod segments;
 pub mod sources;
 
+pub use keys::{check_key, MAX_KEY_BYTES};
+
 use crossbeam::channel::{bounded, unbounded, Receiver, Sender};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -36,6 +41,13 @@ use crate::{Error, Result};
 #[derive(Debug, Clone, Default)]
 pub struct Document {
     /// External key; a book already stored under it is replaced.
+    ///
+    /// A key is 1 to [`MAX_KEY_BYTES`] (1024) bytes of UTF-8 with no control
+    /// character (Unicode Cc: NUL, tab, newline, carriage return, DEL, the
+    /// C1 controls) and no white space at either end ([`check_key`]); a
+    /// document whose key breaks this rule is skipped. Of two documents of
+    /// one load with the same key the later wins, and the load reports it
+    /// ([`LoadEvent::DuplicateKey`], [`LoadStats::duplicate_keys`]).
     pub key: String,
     /// Title (optional).
     pub title: String,
@@ -113,6 +125,16 @@ pub enum LoadEvent<'a> {
         /// The encoding it was decoded as.
         decoded_as: &'static str,
     },
+    /// A document has the key of an earlier document of the same load: it
+    /// replaces that one (the later document wins).
+    DuplicateKey {
+        /// The key.
+        key: &'a str,
+        /// Where the later document, the one kept, came from.
+        source_name: &'a str,
+        /// Where the earlier document, now replaced, came from.
+        earlier_source_name: &'a str,
+    },
     /// A batch was committed: `books` books are now durable and visible.
     Committed {
         /// Books committed by this load so far.
@@ -129,6 +151,17 @@ pub struct SkippedDocument {
     pub reason: String,
 }
 
+/// A key given to two documents of one load.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct DuplicateKey {
+    /// The key.
+    pub key: String,
+    /// Where the later document, the one kept, came from.
+    pub source_name: String,
+    /// Where the earlier document, which it replaced, came from.
+    pub earlier_source_name: String,
+}
+
 /// What a load did.
 #[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct LoadStats {
@@ -137,8 +170,12 @@ pub struct LoadStats {
     /// Internal id of the first book this load added; every book it added
     /// has this id or a higher one (see [`crate::PairsOptions::from_id`]).
     pub first_id: Option<u32>,
-    /// Books that replaced an earlier book with the same key.
+    /// Books that replaced a book stored by an earlier load under the same
+    /// key (a key repeated within this load is in `duplicate_keys` instead).
     pub replaced: u64,
+    /// Documents of this load whose key an earlier document of this load
+    /// had: each replaced that earlier document.
+    pub duplicate_keys: Vec<DuplicateKey>,
     /// Input bytes of committed books.
     pub bytes: u64,
     /// Words in committed books.
@@ -179,8 +216,22 @@ fn prepare(
         source_name: document.source_name.clone(),
         reason: reason.to_string(),
     };
-    if document.key.is_empty() {
-        return Err(bad("empty key"));
+    if let Err(reason) = check_key(&document.key) {
+        // A document made by `Document::new` is named by its key: a key
+        // that cannot be shown on one line is shown escaped and cut.
+        let source_name = if document.source_name == document.key {
+            keys::display_name(&document.key)
+        } else {
+            document.source_name.clone()
+        };
+        return Err(Error::BadDocument {
+            source_name,
+            reason: format!(
+                "bad key {}: {reason} ({})",
+                keys::display_key(&document.key),
+                keys::KEY_RULE
+            ),
+        });
     }
     if let Some(reason) = unreadable(&document.text) {
         return Err(bad(reason));
@@ -251,6 +302,11 @@ pub struct BulkLoader<'p> {
     next_segment: u32,
     sketches: Vec<SketchRecord>,
     batch: CatalogBatch,
+    /// Every key written by this load, with the source of its document (an
+    /// empty source stands for the key itself, as [`Document::new`] gives).
+    keys_written: HashMap<Box<str>, Box<str>>,
+    /// Documents of the current batch that repeat a key of this load.
+    batch_duplicates: u64,
     stats: LoadStats,
     started: Instant,
     progress: Option<Progress<'p>>,
@@ -324,13 +380,16 @@ impl<'p> BulkLoader<'p> {
                 next_book_id,
                 ..CatalogBatch::default()
             },
+            keys_written: HashMap::new(),
+            batch_duplicates: 0,
             stats: LoadStats::default(),
             started: Instant::now(),
             progress: None,
         })
     }
 
-    /// Calls `f` for every added, skipped and committed event.
+    /// Calls `f` for every event of the load ([`LoadEvent`]: added,
+    /// skipped, invalid UTF-8, duplicate key, committed).
     pub fn on_progress(&mut self, f: impl FnMut(&LoadEvent<'_>) + 'p) {
         self.progress = Some(Box::new(f));
     }
@@ -445,6 +504,7 @@ impl<'p> BulkLoader<'p> {
                 decoded_as: prepared.encoding,
             });
         }
+        self.note_key(&document);
         self.emit(LoadEvent::Added {
             key: &document.key,
             bytes,
@@ -469,6 +529,37 @@ impl<'p> BulkLoader<'p> {
             self.commit()?;
         }
         Ok(())
+    }
+
+    /// Records the key of a written document; reports it when an earlier
+    /// document of this load had it.
+    fn note_key(&mut self, document: &Document) {
+        let source: Box<str> = if document.source_name == document.key {
+            Box::default()
+        } else {
+            document.source_name.as_str().into()
+        };
+        let Some(earlier) = self
+            .keys_written
+            .insert(document.key.as_str().into(), source)
+        else {
+            return;
+        };
+        let earlier_source_name = match &*earlier {
+            "" => document.key.clone(),
+            name => name.to_string(),
+        };
+        self.batch_duplicates += 1;
+        self.emit(LoadEvent::DuplicateKey {
+            key: &document.key,
+            source_name: &document.source_name,
+            earlier_source_name: &earlier_source_name,
+        });
+        self.stats.duplicate_keys.push(DuplicateKey {
+            key: document.key.clone(),
+            source_name: document.source_name.clone(),
+            earlier_source_name,
+        });
     }
 
     fn current_barrel(&mut self) -> Result<(u32, &mut BarrelWriter)> {
@@ -512,7 +603,10 @@ impl<'p> BulkLoader<'p> {
         self.batch.add_segments = vec![(segment, segment_len)];
         let outcome = self.index.catalog().commit(&self.batch)?;
         self.stats.books += self.batch.insert.len() as u64;
-        self.stats.replaced += outcome.replaced;
+        // The catalog counts every key it found in place, the keys this load
+        // wrote before included: those are duplicates, not replacements.
+        self.stats.replaced += outcome.replaced.saturating_sub(self.batch_duplicates);
+        self.batch_duplicates = 0;
         self.stats.commits += 1;
         self.batch.insert.clear();
         self.batch.pages.clear();

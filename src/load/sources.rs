@@ -15,7 +15,8 @@ use crate::{Error, Result};
 /// Longest JSON Lines line accepted (256 MiB): a longer one is skipped.
 pub const MAX_JSON_LINE_BYTES: usize = 256 << 20;
 
-/// The `.txt` files of `dir` (not recursive), in name order; key = file stem.
+/// The `.txt` files of `dir` (not recursive), in name order; key = file
+/// stem (see [`read_text_file`]).
 pub fn text_files(dir: &Path) -> Result<impl Iterator<Item = Result<Document>>> {
     let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
         .at(dir)?
@@ -26,13 +27,23 @@ pub fn text_files(dir: &Path) -> Result<impl Iterator<Item = Result<Document>>> 
     Ok(paths.into_iter().map(|path| read_text_file(&path)))
 }
 
-/// Reads one text file as a document keyed by its file stem.
+/// Reads one text file as a document keyed by its file stem. A file whose
+/// stem is not valid UTF-8 is a `BadDocument`, not read: made lossy, two
+/// such names could become one key.
 pub fn read_text_file(path: &Path) -> Result<Document> {
+    let key = match path.file_stem().map(|s| s.to_str()) {
+        Some(Some(stem)) => stem.to_string(),
+        Some(None) => {
+            return Err(Error::BadDocument {
+                source_name: path.display().to_string(),
+                reason: "file name is not valid UTF-8, so it cannot be a key: rename the file, \
+                         or load it through JSON Lines with its key given"
+                    .into(),
+            })
+        }
+        None => String::new(),
+    };
     let text = std::fs::read(path).at(path)?;
-    let key = path
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
     Ok(Document {
         key,
         text,
@@ -45,19 +56,21 @@ pub fn read_text_file(path: &Path) -> Result<Document> {
 #[serde(deny_unknown_fields)]
 struct JsonDocument {
     key: String,
+    // Missing or null: empty.
     #[serde(default)]
-    title: String,
+    title: Option<String>,
     #[serde(default)]
-    author: String,
+    author: Option<String>,
     #[serde(default)]
-    language: String,
+    language: Option<String>,
     text: Option<String>,
     pages: Option<Vec<String>>,
 }
 
 /// Parses one JSON Lines record: `{"key", "title"?, "author"?, "language"?,
 /// and exactly one of "text" or "pages": [..]}`. Pages are joined with form
-/// feeds. `source_name` names the line in errors.
+/// feeds; a title, author or language that is `null` is empty. `source_name`
+/// names the line in errors.
 pub fn parse_json_document(line: &[u8], source_name: &str) -> Result<Document> {
     let bad = |reason: String| Error::BadDocument {
         source_name: source_name.to_string(),
@@ -72,9 +85,9 @@ pub fn parse_json_document(line: &[u8], source_name: &str) -> Result<Document> {
     };
     Ok(Document {
         key: parsed.key,
-        title: parsed.title,
-        author: parsed.author,
-        language: parsed.language,
+        title: parsed.title.unwrap_or_default(),
+        author: parsed.author.unwrap_or_default(),
+        language: parsed.language.unwrap_or_default(),
         text: text.into_bytes(),
         source_name: source_name.to_string(),
     })
@@ -90,7 +103,8 @@ pub fn json_lines(path: &Path) -> Result<impl Iterator<Item = Result<Document>>>
 }
 
 /// The documents of JSON Lines read from `reader` (a `BufReader`, a byte
-/// slice, locked standard input), one per non-blank line. `name` stands for
+/// slice, locked standard input), one per non-blank line; a UTF-8
+/// byte-order mark at the start of the input is skipped. `name` stands for
 /// the source in messages, as `name:line`, and in I/O errors. After an I/O
 /// error the iterator ends.
 pub fn json_lines_from_reader<R: BufRead>(
@@ -185,10 +199,14 @@ impl<R: BufRead> Iterator for JsonLines<R> {
                     reason: format!("line longer than {MAX_JSON_LINE_BYTES} bytes"),
                 }));
             }
-            if self.buffer.iter().all(|b| b.is_ascii_whitespace()) {
+            let mut line = self.buffer.as_slice();
+            if self.line_number == 1 {
+                line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
+            }
+            if line.iter().all(|b| b.is_ascii_whitespace()) {
                 continue;
             }
-            return Some(parse_json_document(&self.buffer, &source_name));
+            return Some(parse_json_document(line, &source_name));
         }
     }
 }
@@ -245,5 +263,55 @@ mod tests {
             .map(|d| d.unwrap().key)
             .collect();
         assert_eq!(keys, ["a", "b"]);
+    }
+
+    #[test]
+    fn json_lines_skip_a_byte_order_mark_and_read_nulls_as_empty() {
+        let input: &[u8] = b"\xEF\xBB\xBF{\"key\":\"a\",\"text\":\"x\"}\n\
+            {\"key\":\"b\",\"title\":null,\"author\":null,\"language\":null,\"text\":\"y\"}\n\
+            \xEF\xBB\xBF{\"key\":\"c\",\"text\":\"z\"}\n";
+        let items: Vec<_> = json_lines_from_reader(input, Path::new("mem")).collect();
+        assert_eq!(items.len(), 3);
+        assert_eq!(items[0].as_ref().unwrap().key, "a");
+        let b = items[1].as_ref().unwrap();
+        assert_eq!(
+            (b.key.as_str(), b.title.as_str(), b.author.as_str()),
+            ("b", "", "")
+        );
+        assert!(b.language.is_empty());
+        // A mark anywhere but at the start of the input is not skipped.
+        let message = items[2].as_ref().unwrap_err().to_string();
+        assert!(message.starts_with("mem:3") && message.contains("invalid JSON"));
+        // A mark alone on the first line is a blank line.
+        let input: &[u8] = b"\xEF\xBB\xBF\n{\"key\":\"d\",\"text\":\"w\"}\n";
+        let items: Vec<_> = json_lines_from_reader(input, Path::new("mem")).collect();
+        assert_eq!(items.len(), 1);
+        assert_eq!(items[0].as_ref().unwrap().source_name, "mem:2");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn text_files_whose_names_are_not_utf8_are_skipped_not_merged() {
+        use std::os::unix::ffi::OsStrExt;
+        let dir = tempfile::tempdir().unwrap();
+        for name in [&b"a\xff.txt"[..], b"a\xfe.txt", "a\u{FFFD}.txt".as_bytes()] {
+            let path = dir.path().join(std::ffi::OsStr::from_bytes(name));
+            std::fs::write(path, "words").unwrap();
+        }
+        let items: Vec<_> = text_files(dir.path()).unwrap().collect();
+        assert_eq!(items.len(), 3);
+        let keys: Vec<&str> = items
+            .iter()
+            .filter_map(|d| d.as_ref().ok())
+            .map(|d| d.key.as_str())
+            .collect();
+        assert_eq!(keys, ["a\u{FFFD}"]);
+        for item in items.iter().filter(|d| d.is_err()) {
+            let message = item.as_ref().unwrap_err().to_string();
+            assert!(
+                message.contains("not valid UTF-8") && message.contains("rename"),
+                "{message}"
+            );
+        }
     }
 }

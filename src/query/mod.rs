@@ -234,11 +234,14 @@ impl Reader {
             .map(|slot| self.sequences[slot as usize].as_slice())
     }
 
+    /// The slot of the book stored under `key`: `UnknownKey` when there is
+    /// none, `InvalidArgument` when `key` breaks the key rule
+    /// ([`crate::load::check_key`]) and so names no book a load could store.
     fn slot_of(&self, key: &str) -> Result<u32> {
-        self.by_key
-            .get(key)
-            .copied()
-            .ok_or_else(|| Error::UnknownKey(key.to_string()))
+        self.by_key.get(key).copied().ok_or_else(|| {
+            crate::load::keys::invalid_key(key)
+                .unwrap_or_else(|| Error::UnknownKey(key.to_string()))
+        })
     }
 
     /// Aligns two stored books, found by key.
@@ -256,6 +259,8 @@ impl Reader {
     }
 
     /// Books related to the stored book `key` (the book itself excluded).
+    /// `UnknownKey` when no book is stored under `key`, `InvalidArgument`
+    /// when `key` breaks the key rule ([`crate::load::check_key`]).
     pub fn query_key(&self, key: &str, options: &QueryOptions) -> Result<QueryResult> {
         let slot = self.slot_of(key)?;
         let sequence = &self.sequences[slot as usize];

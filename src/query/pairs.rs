@@ -5,8 +5,16 @@
 //! every book b > a; a pair whose upper bound misses the threshold is
 //! dropped unaligned. Approximate mode: each book a aligns the books b > a
 //! that share a band key with it.
+//!
+//! Worker threads take books a in slot order and may finish them in any
+//! order; the caller's thread holds what arrives early and hands the pairs
+//! out in slot order of a, then of b, so the output is the same for every
+//! number of threads. Workers stay at most [`REORDER_BOOKS_PER_THREAD`] books
+//! per thread ahead of the earliest book not yet handed out.
 
-use crossbeam::channel::unbounded;
+use crossbeam::channel::{bounded, unbounded};
+use std::collections::BTreeMap;
+use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
@@ -97,8 +105,16 @@ pub struct PairsStats {
     pub elapsed: Duration,
 }
 
+/// Books a worker may take beyond the earliest book whose pairs are not yet
+/// handed out, per thread: bounds what the reordering holds in memory when
+/// one book takes long.
+pub const REORDER_BOOKS_PER_THREAD: usize = 1024;
+
 /// Pairs found for one book, with its counts.
 struct BookPairs {
+    /// Slot of the book.
+    a: u32,
+    /// Its pairs, by slot of the other book.
     pairs: Vec<Pair>,
     sources: SourceCounts,
     candidates: u64,
@@ -134,7 +150,7 @@ impl Reader {
             .filter(|c| Self::reaches(self.bound(options.score, len_x, c), options))
             .copied()
             .collect();
-        let mut pairs = Vec::new();
+        let mut pairs: Vec<Pair> = Vec::new();
         join.align(self.postings(), &probe, len_x, &keep, |b, overlap| {
             let score = options.score.value(&overlap);
             if Self::reaches(score, options) {
@@ -146,7 +162,9 @@ impl Reader {
                 });
             }
         });
+        pairs.sort_unstable_by_key(|p| p.b);
         BookPairs {
+            a,
             pairs,
             sources: SourceCounts::default(),
             candidates,
@@ -168,7 +186,7 @@ impl Reader {
         let (candidates, sources) = sketches.candidates(self, &keys, simhash, wanted);
         let x = SequenceIndex::new(&self.sequences[a as usize]);
         let mut scratch = Vec::new();
-        let pairs = candidates
+        let mut pairs: Vec<Pair> = candidates
             .iter()
             .filter_map(|&b| {
                 let overlap = x.align(&self.sequences[b as usize], &mut scratch);
@@ -181,8 +199,10 @@ impl Reader {
                 })
             })
             .collect();
+        pairs.sort_unstable_by_key(|p| p.b);
         let aligned = candidates.len() as u64;
         BookPairs {
+            a,
             pairs,
             sources,
             candidates: aligned,
@@ -197,8 +217,10 @@ impl Reader {
     }
 
     /// Finds every pair at or above `options.min_score`, calling `sink` for
-    /// each as it is found (order varies between runs) and `progress` with the
-    /// number of books done. Returns the counts.
+    /// each in a fixed order, the same for every number of threads: by the
+    /// first book's slot (its place in [`Reader::books`], that is internal-id
+    /// order), then by the second's; `progress` gets the number of books
+    /// done. Returns the counts.
     pub fn pairs(
         &self,
         options: &PairsOptions,
@@ -226,47 +248,85 @@ impl Reader {
             ..PairsStats::default()
         };
         let next = AtomicUsize::new(start);
-        let (tx, rx) = unbounded::<BookPairs>();
+        // One token per book a worker may take: the caller's thread gives a
+        // token back for each book it hands out, in order.
+        let window = REORDER_BOOKS_PER_THREAD * options.threads;
+        let (token_tx, token_rx) = bounded::<()>(window);
+        for _ in 0..window.min(n - start) {
+            let _ = token_tx.send(());
+        }
+        // No token sender, no more tokens: workers waiting for one stop.
+        let mut token_tx = (start < n).then_some(token_tx);
+        // `None`: a worker panicked.
+        let (tx, rx) = unbounded::<Option<BookPairs>>();
         let mut sink_result = Ok(());
+        let mut worker_panicked = false;
         crossbeam::scope(|scope| {
             for _ in 0..options.threads {
-                let (tx, next) = (tx.clone(), &next);
+                let (tx, next, tokens) = (tx.clone(), &next, token_rx.clone());
                 scope.spawn(move |_| {
                     let mut join = Join::new(n);
-                    loop {
+                    while tokens.recv().is_ok() {
                         let a = next.fetch_add(1, Ordering::Relaxed);
                         if a >= n {
                             break;
                         }
-                        let found = self.pairs_of(a as u32, options, first_new, &mut join);
-                        if tx.send(found).is_err() {
+                        let found = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                            self.pairs_of(a as u32, options, first_new, &mut join)
+                        }))
+                        .ok();
+                        let failed = found.is_none();
+                        if tx.send(found).is_err() || failed {
                             break;
                         }
                     }
                 });
             }
             drop(tx);
-            let mut done = 0u64;
+            drop(token_rx);
+            let mut early: BTreeMap<u32, BookPairs> = BTreeMap::new();
+            let mut next_out = start as u32;
             for found in rx {
-                stats.candidates += found.candidates;
-                if let Some(sources) = stats.sources.as_mut() {
-                    sources.accumulate(&found.sources);
-                }
-                stats.entries_scanned += found.entries_scanned;
-                stats.within_bound += found.within_bound;
-                stats.lcs_runs += found.lcs_runs;
-                stats.found += found.pairs.len() as u64;
-                if sink_result.is_ok() {
-                    sink_result = found.pairs.iter().try_for_each(&mut sink);
-                    if sink_result.is_err() {
-                        next.store(n, Ordering::Relaxed);
+                let Some(found) = found else {
+                    worker_panicked = true;
+                    next.store(n, Ordering::Relaxed);
+                    token_tx = None;
+                    continue;
+                };
+                early.insert(found.a, found);
+                while let Some(found) = early.remove(&next_out) {
+                    next_out += 1;
+                    stats.candidates += found.candidates;
+                    if let Some(sources) = stats.sources.as_mut() {
+                        sources.accumulate(&found.sources);
                     }
+                    stats.entries_scanned += found.entries_scanned;
+                    stats.within_bound += found.within_bound;
+                    stats.lcs_runs += found.lcs_runs;
+                    stats.found += found.pairs.len() as u64;
+                    if sink_result.is_ok() {
+                        sink_result = found.pairs.iter().try_for_each(&mut sink);
+                        if sink_result.is_err() {
+                            next.store(n, Ordering::Relaxed);
+                            token_tx = None;
+                        }
+                    }
+                    if next_out as usize == n {
+                        token_tx = None;
+                    }
+                    if let Some(tokens) = &token_tx {
+                        let _ = tokens.try_send(());
+                    }
+                    progress((next_out as usize - start) as u64);
                 }
-                done += 1;
-                progress(done);
             }
         })
         .map_err(|_| Error::InvalidArgument("an all-pairs worker panicked".into()))?;
+        if worker_panicked {
+            return Err(Error::InvalidArgument(
+                "an all-pairs worker panicked".into(),
+            ));
+        }
         sink_result?;
         stats.elapsed = started.elapsed();
         Ok(stats)

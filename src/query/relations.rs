@@ -30,7 +30,8 @@ pub struct RelationInput<'a> {
 impl Reader {
     /// The word positions (in `a`, in `b`) of the elements of one LCS of
     /// the stored books `a` and `b`'s unique-word sequences, increasing in
-    /// both. `UnknownKey` when either is not stored.
+    /// both. `UnknownKey` when either is not stored (`InvalidArgument` when
+    /// its key breaks the key rule).
     pub fn matched_positions(&self, a: &str, b: &str) -> Result<Vec<(u32, u32)>> {
         Ok(matched_positions(&self.sequence(a)?, &self.sequence(b)?))
     }

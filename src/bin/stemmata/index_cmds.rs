@@ -15,7 +15,7 @@ use stemmata::{
     QueryOptions, Reader, RelationInput, Result, Score,
 };
 
-use crate::output::{bar, print_json};
+use crate::output::{bar, print_json, refuse_inside_index, tsv_field};
 
 /// Options shared by the scored commands.
 #[derive(Args, Clone, Copy)]
@@ -249,6 +249,16 @@ pub fn load(args: LoadArgs) -> Result<ExitCode> {
             source_name,
             reason,
         } => report.suspend(|| eprintln!("skipped {source_name}: {reason}")),
+        LoadEvent::DuplicateKey {
+            key,
+            source_name,
+            earlier_source_name,
+        } => report.suspend(|| {
+            eprintln!(
+                "warning: key {}: {source_name} replaces {earlier_source_name} of this load (the later document wins)",
+                stemmata::load::keys::display_key(key)
+            )
+        }),
         LoadEvent::InvalidUtf8 {
             source_name,
             invalid_sequences,
@@ -271,13 +281,14 @@ pub fn load(args: LoadArgs) -> Result<ExitCode> {
     } else {
         let secs = stats.elapsed.as_secs_f64().max(1e-9);
         println!(
-            "loaded {} books ({:.1} MB, {} words) in {:.2} s ({:.1} MB/s); {} replaced, {} skipped, {} with invalid UTF-8{}",
+            "loaded {} books ({:.1} MB, {} words) in {:.2} s ({:.1} MB/s); {} replaced, {} duplicate keys, {} skipped, {} with invalid UTF-8{}",
             stats.books,
             stats.bytes as f64 / 1e6,
             stats.words,
             secs,
             stats.bytes as f64 / 1e6 / secs,
             stats.replaced,
+            stats.duplicate_keys.len(),
             stats.skipped.len(),
             stats.invalid_utf8_documents,
             stats.first_id.map_or(String::new(), |id| format!(
@@ -433,8 +444,8 @@ pub fn query(args: QueryArgs) -> Result<ExitCode> {
             hit.score,
             hit.overlap.lcs,
             hit.overlap.common,
-            hit.key,
-            title
+            tsv_field(&hit.key),
+            tsv_field(title)
         );
     }
     if args.explain {
@@ -457,7 +468,8 @@ pub fn query(args: QueryArgs) -> Result<ExitCode> {
 
 #[derive(Clone, Copy, ValueEnum)]
 pub enum PairsFormat {
-    /// Tab-separated with a header line.
+    /// Tab-separated with a header line; a backslash or control character
+    /// in a key is escaped (\\, \t, \n, \r, \u{..}).
     Tsv,
     /// One JSON object per line.
     Jsonl,
@@ -475,7 +487,7 @@ pub struct PairsArgs {
     /// Same as --format jsonl.
     #[arg(long, conflicts_with = "format")]
     pub json: bool,
-    /// Write pairs here instead of standard output.
+    /// Write pairs here instead of standard output (not inside the index).
     #[arg(long, short)]
     pub output: Option<PathBuf>,
     /// Worker threads [default: all cores].
@@ -487,7 +499,8 @@ pub struct PairsArgs {
     #[arg(long, value_name = "ID")]
     pub from_id: Option<u32>,
     /// Also write clusters of related books (connected components over the
-    /// pairs) to this file, as TSV: cluster, size, key; largest cluster first.
+    /// pairs) to this file (not inside the index), as TSV: cluster, size,
+    /// key; largest cluster first.
     #[arg(long)]
     pub clusters: Option<PathBuf>,
     /// Also tell how the books of each pair relate (duplicate, contains,
@@ -528,7 +541,7 @@ fn write_clusters(
         writeln!(out, "cluster\tsize\tkey")?;
         for (number, group) in groups.iter().enumerate() {
             for key in group {
-                writeln!(out, "{}\t{}\t{key}", number + 1, group.len())?;
+                writeln!(out, "{}\t{}\t{}", number + 1, group.len(), tsv_field(key))?;
             }
         }
         out.flush()
@@ -561,14 +574,19 @@ fn relation_columns(line: &PairLine) -> String {
         None => "-",
     };
     format!(
-        "\t{}\t{:.4}\t{container}",
-        relation.class, relation.confidence
+        "\t{}\t{:.4}\t{}",
+        relation.class,
+        relation.confidence,
+        tsv_field(container)
     )
 }
 
 pub fn pairs(mut args: PairsArgs) -> Result<ExitCode> {
     if args.json {
         args.format = PairsFormat::Jsonl;
+    }
+    for path in args.output.iter().chain(&args.clusters) {
+        refuse_inside_index(path, &args.index)?;
     }
     let index = Index::open_read_only(&args.index)?;
     let reader = args.score.reader(&index)?;
@@ -632,8 +650,8 @@ pub fn pairs(mut args: PairsArgs) -> Result<ExitCode> {
                 PairsFormat::Tsv => writeln!(
                     out,
                     "{}\t{}\t{:.6}\t{}\t{}\t{}\t{}{}",
-                    line.a,
-                    line.b,
+                    tsv_field(line.a),
+                    tsv_field(line.b),
                     line.score,
                     line.lcs,
                     line.common,

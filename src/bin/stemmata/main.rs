@@ -32,7 +32,9 @@ enum Command {
     Load(index_cmds::LoadArgs),
     /// Find the books most related to one stored book or to a text file.
     Query(index_cmds::QueryArgs),
-    /// List every related pair in the index (TSV or JSON Lines).
+    /// List every related pair in the index (TSV or JSON Lines), ordered by
+    /// the first book's internal id, then the second's: the same bytes for
+    /// any number of threads.
     Pairs(index_cmds::PairsArgs),
     /// Delete books by key.
     Delete(index_cmds::DeleteArgs),

@@ -1,4 +1,5 @@
-//! Shared output helpers: progress bars and JSON printing.
+//! Shared output helpers: progress bars, JSON printing, TSV escaping and
+//! the check that an output file is not inside the index.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::Write;
@@ -57,4 +58,107 @@ pub fn new_index(
         (None, None) => unreachable!("a temporary directory was made above"),
     };
     Ok((Index::create(&path)?, path, temp))
+}
+
+/// `field` for one TSV or text column: a backslash, tab, newline and
+/// carriage return become `\\`, `\t`, `\n`, `\r`, any other control
+/// character `\u{..}` (its code point in hex), so a key or title never
+/// breaks a line or a column, whatever an index holds.
+pub fn tsv_field(field: &str) -> std::borrow::Cow<'_, str> {
+    if !field.chars().any(|c| c == '\\' || c.is_control()) {
+        return std::borrow::Cow::Borrowed(field);
+    }
+    let mut out = String::with_capacity(field.len() + 8);
+    for c in field.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// Refuses an output file `path` inside the index directory `index`: a
+/// command that reads an index must not overwrite it. Compares canonical
+/// directories: the nearest existing ancestor of the path's parent (which
+/// may not exist yet) with the rest of the path appended, and, when `path`
+/// is a symlink, where it points.
+pub fn refuse_inside_index(path: &Path, index: &Path) -> stemmata::Result<()> {
+    // No directory there, no index to protect: opening it will say so.
+    let Ok(index_dir) = index.canonicalize() else {
+        return Ok(());
+    };
+    let resolved = resolve(path).map_err(|source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    if resolved.starts_with(&index_dir) {
+        return Err(Error::Io {
+            path: path.to_path_buf(),
+            source: std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!(
+                    "is inside the index {}; write the output elsewhere",
+                    index.display()
+                ),
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// Where writing to `path` would write: symlinks followed (a dangling one
+/// to where its target would be created), the parent directory made
+/// canonical from its nearest existing ancestor.
+fn resolve(path: &Path) -> std::io::Result<PathBuf> {
+    let mut path = std::path::absolute(path)?;
+    // Symlinks to symlinks, at most as deep as the kernel follows.
+    for _ in 0..40 {
+        match std::fs::symlink_metadata(&path) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                let target = std::fs::read_link(&path)?;
+                path = match path.parent() {
+                    Some(parent) => parent.join(target),
+                    None => target,
+                };
+            }
+            _ => break,
+        }
+    }
+    let mut existing = path.as_path();
+    let mut rest = Vec::new();
+    loop {
+        match existing.canonicalize() {
+            Ok(canonical) => {
+                return Ok(rest.iter().rev().fold(canonical, |p, part| p.join(part)));
+            }
+            Err(_) => match (existing.parent(), existing.file_name()) {
+                (Some(parent), Some(name)) => {
+                    rest.push(name.to_os_string());
+                    existing = parent;
+                }
+                // `..` or the root: compare the path as it is.
+                _ => return Ok(path.clone()),
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tsv_fields_escape_backslashes_and_control_characters() {
+        assert!(matches!(
+            tsv_field("plain key é"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+        assert_eq!(tsv_field("a\tb\nc\rd\\e"), "a\\tb\\nc\\rd\\\\e");
+        assert_eq!(tsv_field("\0\u{7f}\u{85}"), "\\u{0}\\u{7f}\\u{85}");
+    }
 }
