@@ -107,9 +107,9 @@ impl IndexBuilder {
         if catalog_path.exists() {
             return Err(Error::AlreadyExists(dir.to_path_buf()));
         }
-        std::fs::create_dir_all(dir.join(BARREL_DIR)).at(dir)?;
-        std::fs::create_dir_all(dir.join(SEGMENT_DIR)).at(dir)?;
-        std::fs::create_dir_all(dir.join(PAGE_DIR)).at(dir)?;
+        crate::storage::fs::create_dir_all(&dir.join(BARREL_DIR))?;
+        crate::storage::fs::create_dir_all(&dir.join(SEGMENT_DIR))?;
+        crate::storage::fs::create_dir_all(&dir.join(PAGE_DIR))?;
         let catalog = Catalog::create(&catalog_path, &self.options, &self.sketch)?;
         let options = CatalogOptions {
             version: FORMAT_VERSION,

@@ -147,7 +147,7 @@ impl Index {
 /// committed lengths.
 fn move_pages(index: &Index) -> Result<Moved> {
     let dir = index.page_dir();
-    std::fs::create_dir_all(&dir).at(&dir)?;
+    crate::storage::fs::create_dir_all(&dir)?;
     sync_parent_dir(&dir)?;
     let mut mover = Mover {
         index,

@@ -7,7 +7,7 @@
 //! once a catalog commit records a barrel length covering it.
 
 use byteorder::{ByteOrder, LittleEndian};
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use xxhash_rust::xxh3::Xxh3;
@@ -239,8 +239,7 @@ pub struct BarrelReader {
 impl BarrelReader {
     /// Reads the first `committed_len` bytes of the barrel at `path` and checks its header.
     pub fn open(path: &Path, committed_len: u64) -> Result<Self> {
-        let options = OpenOptions::new().read(true).to_owned();
-        let mut file = append::open_checked(path, FileKind::Barrel, committed_len, &options)?;
+        let mut file = append::open_checked(path, FileKind::Barrel, committed_len)?;
         file.seek(SeekFrom::Start(0)).at(path)?;
         let mut bytes = Vec::with_capacity(committed_len as usize);
         Read::by_ref(&mut file)

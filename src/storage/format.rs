@@ -3,7 +3,6 @@
 use byteorder::{ByteOrder, LittleEndian};
 use std::path::Path;
 
-use crate::error::IoContext;
 use crate::{Error, Result};
 
 /// Magic bytes opening every stemmata file: "\x89STM\r\n\x1a\n". The high-bit
@@ -139,12 +138,9 @@ pub fn check_version(found: u16, path: &Path) -> Result<()> {
 /// Syncs the directory holding `path`, making a newly created file's name
 /// durable (a no-op where directories cannot be opened, as on Windows).
 pub fn sync_parent_dir(path: &Path) -> Result<()> {
-    let Some(dir) = path.parent() else {
-        return Ok(());
-    };
-    match std::fs::File::open(dir) {
-        Ok(handle) if cfg!(unix) => handle.sync_all().at(dir),
-        _ => Ok(()),
+    match path.parent() {
+        Some(dir) => super::fs::sync_dir(dir),
+        None => Ok(()),
     }
 }
 

@@ -8,7 +8,7 @@
 //! deleted or replaced books stay in their file as dead bytes.
 
 use byteorder::{ByteOrder, LittleEndian};
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use super::append::{self, AppendWriter};
@@ -125,8 +125,7 @@ impl PageFileReader {
     /// Opens the page file at `path` and checks its header and that it
     /// holds its `committed_len` bytes. Reads no record.
     pub fn open(path: &Path, committed_len: u64) -> Result<Self> {
-        let options = OpenOptions::new().read(true).to_owned();
-        let file = append::open_checked(path, FileKind::Pages, committed_len, &options)?;
+        let file = append::open_checked(path, FileKind::Pages, committed_len)?;
         Ok(PageFileReader {
             path: path.to_path_buf(),
             file,
