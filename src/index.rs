@@ -323,8 +323,13 @@ impl Index {
     }
 
     /// Takes the writer role; `Err(Locked)` while another loader holds it.
+    /// Refuses a symbolic link in place of the barrel, segment or page
+    /// directory: a writer never follows a link out of the index.
     pub(crate) fn lock_writer(&self) -> Result<WriterGuard> {
         self.require_current_format()?;
+        for sub in [BARREL_DIR, SEGMENT_DIR, PAGE_DIR] {
+            crate::storage::fs::refuse_link(&self.shared.dir.join(sub))?;
+        }
         if self.shared.writer_active.swap(true, Ordering::AcqRel) {
             return Err(Error::Locked(self.shared.dir.clone()));
         }

@@ -9,7 +9,7 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
 use super::format::{sync_parent_dir, FileHeader, FileKind, HEADER_LEN};
-use super::fs::WriteFile;
+use super::fs::{self, WriteFile};
 use crate::error::IoContext;
 use crate::{Error, Result};
 
@@ -89,10 +89,13 @@ pub struct AppendWriter {
 }
 
 impl AppendWriter {
-    /// Starts a new file of `kind` at `path`, replacing any uncommitted
-    /// file there.
+    /// Starts a new file of `kind` at `path`, a path no commit lists: any
+    /// file there (left by a writer that stopped before its commit) or
+    /// link (planted: never followed, its target is left alone) is removed
+    /// first, then the file is created exclusively.
     pub fn create(path: &Path, kind: FileKind) -> Result<Self> {
-        let mut file = WriteFile::create(path)?;
+        fs::remove_stale(path)?;
+        let mut file = WriteFile::create_new(path)?;
         let mut header = Vec::with_capacity(HEADER_LEN);
         FileHeader::new(kind).encode_into(&mut header);
         file.write_all(&header)?;
@@ -105,7 +108,8 @@ impl AppendWriter {
     }
 
     /// Reopens a file of `kind` for appending after its last committed
-    /// record, cutting off any torn tail beyond `committed_len`.
+    /// record, cutting off any torn tail beyond `committed_len`. Only a
+    /// regular file is reopened, never through a link.
     pub fn append_to(path: &Path, kind: FileKind, committed_len: u64) -> Result<Self> {
         let mut file = WriteFile::open_existing(path)?;
         let on_disk = file.len_on_disk()?;

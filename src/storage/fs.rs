@@ -1,5 +1,6 @@
-//! The one way the index directory is written: creating a file,
-//! reopening a committed file for appending, writing,
+//! The one way the index directory is written: creating a file
+//! (exclusively, never through a symbolic link), reopening a committed file
+//! for appending (never through a link, regular files only), writing,
 //! syncing a file or a directory, truncating, renaming, removing a file and
 //! creating a directory. Read-only opens do not pass here.
 //!
@@ -10,13 +11,18 @@
 //! nothing more reaches the disk. In every other build it does nothing and
 //! compiles away. The catalog's storage backend calls it too, so its
 //! writes and syncs count among the operations.
+//!
+//! An index never holds links: a file about to be created where a link (or
+//! a stale file a crashed writer left) lies is removed first, and a link in
+//! place of a committed file or of one of the index's subdirectories is
+//! refused with an error naming it.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use crate::error::IoContext;
-use crate::Result;
+use crate::{Error, Result};
 
 /// A write-side file operation, as [`before`] is told of it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,6 +78,61 @@ pub(crate) fn before(op: Op, path: &Path) -> io::Result<()> {
     faults::before(op, path)
 }
 
+/// The error for a symbolic link where the index keeps a file or a
+/// directory of its own.
+fn link_error(path: &Path) -> Error {
+    Error::Io {
+        path: path.to_path_buf(),
+        source: io::Error::other(
+            "is a symbolic link; stemmata never writes through a link inside an index: \
+             put the real file or directory in its place (or remove the link) and retry",
+        ),
+    }
+}
+
+/// `Err` naming `path` when it is a symbolic link; `Ok` when it is
+/// anything else or does not exist. For the index's subdirectories, which
+/// a writer must not follow out of the index.
+pub(crate) fn refuse_link(path: &Path) -> Result<()> {
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() => Err(link_error(path)),
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e).at(path),
+    }
+}
+
+/// Refuses a symbolic link in place of the directory holding `path`.
+fn refuse_linked_parent(path: &Path) -> Result<()> {
+    match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => refuse_link(dir),
+        _ => Ok(()),
+    }
+}
+
+/// Options that never follow a link in the last component of a path.
+fn no_follow(options: &mut OpenOptions) -> &mut OpenOptions {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW);
+    }
+    options
+}
+
+/// Maps the error of an open that refused to follow a link (`ELOOP`) to
+/// [`link_error`].
+fn open_error(error: io::Error, path: &Path) -> Error {
+    #[cfg(unix)]
+    if error.raw_os_error() == Some(libc::ELOOP) {
+        return link_error(path);
+    }
+    Error::Io {
+        path: path.to_path_buf(),
+        source: error,
+    }
+}
+
 /// A file of the index opened for writing: every write, sync and length
 /// change passes through the seam. Reads and seeks are plain.
 #[derive(Debug)]
@@ -81,45 +142,39 @@ pub(crate) struct WriteFile {
 }
 
 impl WriteFile {
-    /// Creates the file at `path`, or empties the one there.
-    pub(crate) fn create(path: &Path) -> Result<WriteFile> {
-        before(Op::Create, path).at(path)?;
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(path)
-            .at(path)?;
-        Ok(WriteFile {
-            file,
-            path: path.to_path_buf(),
-        })
-    }
-
-    /// Creates a new file at `path`; an existing one there is an error.
+    /// Creates a new file at `path`: exclusively (an existing file or link
+    /// there is an error) and never through a link, in a directory that is
+    /// not a link.
     pub(crate) fn create_new(path: &Path) -> Result<WriteFile> {
+        refuse_linked_parent(path)?;
         before(Op::Create, path).at(path)?;
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create_new(true)
+        let file = no_follow(OpenOptions::new().read(true).write(true).create_new(true))
             .open(path)
-            .at(path)?;
+            .map_err(|e| open_error(e, path))?;
         Ok(WriteFile {
             file,
             path: path.to_path_buf(),
         })
     }
 
-    /// Opens the existing file at `path` for reading and writing.
+    /// Opens the existing regular file at `path` for reading and writing,
+    /// never through a link: a link, a directory or any other kind of file
+    /// there is an error naming it.
     pub(crate) fn open_existing(path: &Path) -> Result<WriteFile> {
+        refuse_linked_parent(path)?;
+        refuse_link(path)?;
         before(Op::Open, path).at(path)?;
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
+        let file = no_follow(OpenOptions::new().read(true).write(true))
             .open(path)
-            .at(path)?;
+            .map_err(|e| open_error(e, path))?;
+        if !file.metadata().at(path)?.is_file() {
+            return Err(Error::Io {
+                path: path.to_path_buf(),
+                source: io::Error::other(
+                    "is not a regular file; the index expects one of its files here",
+                ),
+            });
+        }
         Ok(WriteFile {
             file,
             path: path.to_path_buf(),
@@ -168,10 +223,28 @@ impl Seek for WriteFile {
     }
 }
 
-/// Removes the file at `path`.
+/// Removes the file (or link: never its target) at `path`.
 pub(crate) fn remove_file(path: &Path) -> Result<()> {
     before(Op::Remove, path).at(path)?;
     std::fs::remove_file(path).at(path)
+}
+
+/// Removes whatever file or link lies at `path`, where a writer is about
+/// to create a new file that no commit lists yet: what is there was left
+/// by a writer that stopped before its commit, or planted. Nothing there
+/// is fine; a directory is an error.
+pub(crate) fn remove_stale(path: &Path) -> Result<()> {
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.is_dir() => Err(Error::Io {
+            path: path.to_path_buf(),
+            source: io::Error::other(
+                "is a directory where the index is about to create a file: remove it and retry",
+            ),
+        }),
+        Ok(_) => remove_file(path),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e).at(path),
+    }
 }
 
 /// Renames `from` to `to`, replacing any file at `to`.
@@ -182,8 +255,9 @@ pub(crate) fn rename(from: &Path, to: &Path) -> Result<()> {
 }
 
 /// Creates the directory `path` and any missing parents; an existing
-/// directory is fine.
+/// directory is fine, a link in its place is refused.
 pub(crate) fn create_dir_all(path: &Path) -> Result<()> {
+    refuse_link(path)?;
     if path.is_dir() {
         return Ok(());
     }
@@ -491,5 +565,60 @@ mod tests {
             format!("injected fault at operation 2: sync {}", path.display())
         );
         assert_eq!(armed.operations(), 2);
+    }
+
+    #[test]
+    fn new_files_are_exclusive_and_never_made_through_a_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a");
+        WriteFile::create_new(&path).unwrap();
+        assert!(WriteFile::create_new(&path).is_err(), "an existing file");
+        remove_stale(&path).unwrap();
+        assert!(!path.exists());
+        remove_stale(&path).unwrap();
+        std::fs::create_dir(&path).unwrap();
+        let error = remove_stale(&path).unwrap_err().to_string();
+        assert!(error.contains("is a directory"), "{error}");
+        assert!(WriteFile::open_existing(&path).is_err());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn links_are_refused_or_removed_and_their_targets_never_written() {
+        use std::os::unix::fs::symlink;
+        let (dir, outside) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let target = outside.path().join("target");
+        std::fs::write(&target, b"precious").unwrap();
+        let link = dir.path().join("link");
+        symlink(&target, &link).unwrap();
+
+        assert!(WriteFile::create_new(&link).is_err());
+        let error = WriteFile::open_existing(&link).unwrap_err().to_string();
+        assert!(error.contains("is a symbolic link"), "{error}");
+        remove_stale(&link).unwrap();
+        assert!(
+            std::fs::symlink_metadata(&link).is_err(),
+            "the link is gone"
+        );
+        assert_eq!(std::fs::read(&target).unwrap(), b"precious");
+        WriteFile::create_new(&link)
+            .unwrap()
+            .write_all(b"new")
+            .unwrap();
+        assert_eq!(std::fs::read(&target).unwrap(), b"precious");
+
+        let linked_dir = dir.path().join("sub");
+        symlink(outside.path(), &linked_dir).unwrap();
+        let error = create_dir_all(&linked_dir).unwrap_err().to_string();
+        assert!(error.contains("sub: is a symbolic link"), "{error}");
+        let error = WriteFile::create_new(&linked_dir.join("new"))
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("sub: is a symbolic link"), "{error}");
+        assert!(WriteFile::open_existing(&linked_dir.join("target")).is_err());
+        assert!(!outside.path().join("new").exists());
+        assert!(refuse_link(&linked_dir).is_err());
+        assert!(refuse_link(dir.path()).is_ok());
+        assert!(refuse_link(&dir.path().join("missing")).is_ok());
     }
 }

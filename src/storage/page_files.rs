@@ -71,7 +71,8 @@ pub struct PageFileWriter {
 }
 
 impl PageFileWriter {
-    /// Starts page file `number` at `path`, replacing any uncommitted file there.
+    /// Starts page file `number` at `path`, replacing any uncommitted file or
+    /// link there (a link is removed, never followed).
     pub fn create(path: &Path, number: u32) -> Result<Self> {
         let file = AppendWriter::create(path, FileKind::Pages)?;
         Ok(PageFileWriter { number, file })

@@ -164,7 +164,8 @@ fn put_u32(out: &mut Vec<u8>, value: u32) {
     out.extend_from_slice(&value.to_le_bytes());
 }
 
-/// Writes `bytes` to a new file at `path` and syncs it and its directory,
+/// Writes `bytes` to a new file at `path` (created exclusively, never
+/// through a link) and syncs it and its directory,
 /// so that both its contents and its name survive a power loss.
 pub fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
     let mut file = super::fs::WriteFile::create_new(path)?;
