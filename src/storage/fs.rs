@@ -6,7 +6,7 @@
 //!
 //! Every operation first calls [`before`] with what it is about to do and
 //! the path it does it to. In the crate's own tests, `before` is the hook
-//! of fault injection ([`faults`]): a test arms a directory and the N-th
+//! of fault injection (the `faults` module): a test arms a directory and the N-th
 //! operation under it fails, as an I/O error or as a crash after which
 //! nothing more reaches the disk. In every other build it does nothing and
 //! compiles away. The catalog's storage backend calls it too, so its
@@ -64,7 +64,7 @@ impl Op {
 
 /// Called before every write-side operation on the index directory: `op`
 /// on `path`. Does nothing outside the crate's tests; there, it fails the
-/// operation when a test armed a fault for it ([`faults::arm`]).
+/// operation when a test armed a fault for it (`faults::arm`).
 #[cfg(not(test))]
 #[inline(always)]
 pub(crate) fn before(_op: Op, _path: &Path) -> io::Result<()> {
