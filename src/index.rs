@@ -22,7 +22,8 @@ use crate::storage::barrel::{BarrelReader, Record};
 use crate::storage::catalog::{
     Access, BookEntry, Catalog, CatalogBatch, CatalogOptions, CatalogSnapshot, StoredPages,
 };
-use crate::storage::format::{sync_dir, FileKind, FORMAT_VERSION};
+use crate::storage::format::{FileKind, FORMAT_VERSION};
+use crate::storage::fs;
 use crate::storage::page_files::PageFileReader;
 use crate::storage::segment::Segment;
 use crate::{Error, Result};
@@ -109,12 +110,9 @@ impl IndexBuilder {
         prepare_new_dir(dir)?;
         let new_catalog = dir.join(NEW_CATALOG_FILE);
         Catalog::create(&new_catalog, &self.options, &self.sketch)?;
-        std::fs::File::open(&new_catalog)
-            .and_then(|file| file.sync_all())
-            .at(&new_catalog)?;
-        sync_dir(dir)?;
-        std::fs::rename(&new_catalog, dir.join(CATALOG_FILE)).at(dir)?;
-        sync_dir(dir)?;
+        fs::WriteFile::open_existing(&new_catalog)?.sync_all()?;
+        fs::rename(&new_catalog, &dir.join(CATALOG_FILE))?;
+        fs::sync_dir(dir)?;
         Index::open(dir)
     }
 }
@@ -144,23 +142,17 @@ fn prepare_new_dir(dir: &Path) -> Result<()> {
             )))
         }
         Err(_) => {
-            std::fs::create_dir_all(dir).at(dir)?;
+            fs::create_dir_all(dir)?;
             if let Some(parent) = dir.parent() {
-                sync_dir(parent)?;
+                fs::sync_dir(parent)?;
             }
         }
     }
-    let new_catalog = dir.join(NEW_CATALOG_FILE);
-    if new_catalog.symlink_metadata().is_ok() {
-        std::fs::remove_file(&new_catalog).at(&new_catalog)?;
-    }
+    fs::remove_stale(&dir.join(NEW_CATALOG_FILE))?;
     for sub in [BARREL_DIR, SEGMENT_DIR, PAGE_DIR] {
-        let path = dir.join(sub);
-        if path.symlink_metadata().is_err() {
-            std::fs::create_dir(&path).at(&path)?;
-        }
+        fs::create_dir_all(&dir.join(sub))?;
     }
-    sync_dir(dir)
+    fs::sync_dir(dir)
 }
 
 /// True when every entry of `dir` is one an interrupted creation leaves:
@@ -426,12 +418,17 @@ impl Index {
     }
 
     /// Takes the writer role; `Err(Locked)` while another loader holds it,
-    /// `Err(ReadOnly)` when the index was opened read-only.
+    /// `Err(ReadOnly)` when the index was opened read-only. Refuses a
+    /// symbolic link in place of the barrel, segment or page directory: a
+    /// writer never follows a link out of the index.
     pub(crate) fn lock_writer(&self) -> Result<WriterGuard> {
         if self.catalog().access() == Access::ReadOnly {
             return Err(Error::ReadOnly(self.dir().to_path_buf()));
         }
         self.require_current_format()?;
+        for sub in [BARREL_DIR, SEGMENT_DIR, PAGE_DIR] {
+            crate::storage::fs::refuse_link(&self.shared.dir.join(sub))?;
+        }
         if self.shared.writer_active.swap(true, Ordering::AcqRel) {
             return Err(Error::Locked(self.shared.dir.clone()));
         }

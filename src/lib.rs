@@ -39,6 +39,8 @@ pub mod align;
 mod duration_serde;
 mod error;
 pub mod eval;
+#[cfg(test)]
+mod fault_tests;
 pub mod index;
 pub mod load;
 pub mod query;

@@ -24,7 +24,8 @@ use crate::error::IoContext;
 use crate::load::LoadOptions;
 use crate::repr::MinHashSig;
 use crate::storage::catalog::{Access, Catalog, StoredPages};
-use crate::storage::format::{sync_dir, sync_parent_dir, FORMAT_VERSION};
+use crate::storage::format::{sync_parent_dir, FORMAT_VERSION};
+use crate::storage::fs;
 use crate::storage::page_files::{PageFileWriter, PageLocator};
 use crate::storage::pages;
 use crate::{Error, Index, Result};
@@ -109,6 +110,20 @@ impl Mover<'_> {
     }
 }
 
+/// Copies the file `from` to a new file `to`, through the seam.
+fn copy_file(from: &Path, to: &Path) -> Result<()> {
+    let mut source = std::fs::File::open(from).at(from)?;
+    let mut copy = fs::WriteFile::create_new(to)?;
+    let mut buffer = vec![0u8; 1 << 20];
+    loop {
+        let n = std::io::Read::read(&mut source, &mut buffer).at(from)?;
+        if n == 0 {
+            return Ok(());
+        }
+        copy.write_all(&buffer[..n])?;
+    }
+}
+
 fn file_len(path: &Path) -> Result<u64> {
     Ok(std::fs::metadata(path).at(path)?.len())
 }
@@ -160,10 +175,8 @@ fn convert(dir: &Path) -> Result<(Index, UpgradeStats)> {
         catalog_bytes_before: file_len(&catalog_path)?,
         ..UpgradeStats::default()
     };
-    if copy.symlink_metadata().is_ok() {
-        std::fs::remove_file(&copy).at(&copy)?;
-    }
-    std::fs::copy(&catalog_path, &copy).at(&copy)?;
+    fs::remove_stale(&copy)?;
+    copy_file(&catalog_path, &copy)?;
     Catalog::convert_file_format(&copy)?;
     let (catalog, options) = Catalog::open(&copy, Access::ReadWrite)?;
     stats.from_version = options.version;
@@ -186,11 +199,9 @@ fn convert(dir: &Path) -> Result<(Index, UpgradeStats)> {
     stats.to_version = options.version;
     catalog.compact()?;
     catalog.close()?;
-    std::fs::File::open(&copy)
-        .and_then(|file| file.sync_all())
-        .at(&copy)?;
-    std::fs::rename(&copy, &catalog_path).at(dir)?;
-    sync_dir(dir)?;
+    fs::WriteFile::open_existing(&copy)?.sync_all()?;
+    fs::rename(&copy, &catalog_path)?;
+    fs::sync_dir(dir)?;
     drop(original);
     stats.catalog_bytes_after = file_len(&catalog_path)?;
     Ok((Index::open(dir)?, stats))
@@ -201,7 +212,7 @@ fn convert(dir: &Path) -> Result<(Index, UpgradeStats)> {
 /// committed lengths.
 fn move_pages(index: &Index) -> Result<Moved> {
     let dir = index.page_dir();
-    std::fs::create_dir_all(&dir).at(&dir)?;
+    fs::create_dir_all(&dir)?;
     sync_parent_dir(&dir)?;
     let mut mover = Mover {
         index,

@@ -7,6 +7,7 @@ use std::collections::HashSet;
 use crate::error::IoContext;
 use crate::index::Index;
 use crate::storage::catalog::CatalogBatch;
+use crate::storage::fs;
 use crate::storage::segment::{self, Segment, SketchRecord};
 use crate::Result;
 
@@ -27,7 +28,7 @@ pub(crate) fn prepare_dir(index: &Index) -> Result<u32> {
         .collect();
     let dir = index.segment_dir();
     let mut next = listed.iter().max().map_or(1, |n| n + 1);
-    std::fs::create_dir_all(&dir).at(&dir)?;
+    fs::create_dir_all(&dir)?;
     for entry in std::fs::read_dir(&dir).at(&dir)?.flatten() {
         let name = entry.file_name();
         let number = name
@@ -36,7 +37,7 @@ pub(crate) fn prepare_dir(index: &Index) -> Result<u32> {
             .and_then(|n| n.parse::<u32>().ok());
         match number {
             Some(n) if !listed.contains(&n) => {
-                let _ = std::fs::remove_file(entry.path());
+                let _ = fs::remove_file(&entry.path());
                 next = next.max(n + 1);
             }
             _ => {}
@@ -94,7 +95,7 @@ pub(crate) fn compact(index: &Index, number: u32, force_dead_share: Option<f64>)
         ..CatalogBatch::default()
     })?;
     for &(n, _) in &listed {
-        let _ = std::fs::remove_file(index.segment_path(n));
+        let _ = fs::remove_file(&index.segment_path(n));
     }
     Ok(true)
 }

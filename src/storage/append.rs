@@ -4,25 +4,34 @@
 //! after the bytes were synced; bytes past it (a torn tail) are never read
 //! and are cut off when the next writer reopens the file.
 
-use std::fs::{File, OpenOptions};
-use std::io::{Read, Seek, SeekFrom, Write};
-use std::path::{Path, PathBuf};
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::Path;
 
 use super::format::{sync_parent_dir, FileHeader, FileKind, HEADER_LEN};
+use super::fs::{self, WriteFile};
 use crate::error::IoContext;
 use crate::{Error, Result};
 
-/// Opens the file of `kind` at `path` with `options`, checking that it
-/// holds at least its `committed_len` bytes and starts with a header of
-/// that kind; the file is left positioned after the header.
-pub(crate) fn open_checked(
+/// Opens the file of `kind` at `path` for reading, checking that it holds
+/// at least its `committed_len` bytes and starts with a header of that
+/// kind; the file is left positioned after the header.
+pub(crate) fn open_checked(path: &Path, kind: FileKind, committed_len: u64) -> Result<File> {
+    let mut file = File::open(path).at(path)?;
+    let on_disk = file.metadata().at(path)?.len();
+    check_opened(&mut file, on_disk, path, kind, committed_len)?;
+    Ok(file)
+}
+
+/// Checks the just opened `file` at `path`, `on_disk` bytes long: at least
+/// its `committed_len` bytes, and a header of `kind`, which it reads.
+fn check_opened(
+    file: &mut impl Read,
+    on_disk: u64,
     path: &Path,
     kind: FileKind,
     committed_len: u64,
-    options: &OpenOptions,
-) -> Result<File> {
-    let mut file = options.open(path).at(path)?;
-    let on_disk = file.metadata().at(path)?.len();
+) -> Result<()> {
     if on_disk < committed_len {
         return Err(Error::Corrupted {
             path: path.to_path_buf(),
@@ -35,8 +44,7 @@ pub(crate) fn open_checked(
     }
     let mut header = [0u8; HEADER_LEN];
     file.read_exact(&mut header).at(path)?;
-    FileHeader::decode_from(&header, kind, path)?;
-    Ok(file)
+    FileHeader::decode_from(&header, kind, path).map(drop)
 }
 
 /// Reads the `len` bytes at `offset` of `file` (at `path`), which must lie
@@ -69,29 +77,30 @@ pub(crate) fn read_committed(
 /// Checks a committed file the way opening an index does: its length and
 /// its header, nothing more.
 pub fn check(path: &Path, kind: FileKind, committed_len: u64) -> Result<()> {
-    open_checked(path, kind, committed_len, OpenOptions::new().read(true)).map(drop)
+    open_checked(path, kind, committed_len).map(drop)
 }
 
 /// Appends records to one file, buffering them until [`sync`](Self::sync).
 #[derive(Debug)]
 pub struct AppendWriter {
-    path: PathBuf,
-    file: File,
+    file: WriteFile,
     len: u64,
     pending: Vec<u8>,
 }
 
 impl AppendWriter {
-    /// Starts a new file of `kind` at `path`, replacing any uncommitted
-    /// file there.
+    /// Starts a new file of `kind` at `path`, a path no commit lists: any
+    /// file there (left by a writer that stopped before its commit) or
+    /// link (planted: never followed, its target is left alone) is removed
+    /// first, then the file is created exclusively.
     pub fn create(path: &Path, kind: FileKind) -> Result<Self> {
-        let mut file = File::create(path).at(path)?;
+        fs::remove_stale(path)?;
+        let mut file = WriteFile::create_new(path)?;
         let mut header = Vec::with_capacity(HEADER_LEN);
         FileHeader::new(kind).encode_into(&mut header);
-        file.write_all(&header).at(path)?;
+        file.write_all(&header)?;
         sync_parent_dir(path)?;
         Ok(AppendWriter {
-            path: path.to_path_buf(),
             file,
             len: HEADER_LEN as u64,
             pending: Vec::new(),
@@ -99,14 +108,15 @@ impl AppendWriter {
     }
 
     /// Reopens a file of `kind` for appending after its last committed
-    /// record, cutting off any torn tail beyond `committed_len`.
+    /// record, cutting off any torn tail beyond `committed_len`. Only a
+    /// regular file is reopened, never through a link.
     pub fn append_to(path: &Path, kind: FileKind, committed_len: u64) -> Result<Self> {
-        let options = OpenOptions::new().read(true).write(true).to_owned();
-        let mut file = open_checked(path, kind, committed_len, &options)?;
-        file.set_len(committed_len).at(path)?;
+        let mut file = WriteFile::open_existing(path)?;
+        let on_disk = file.len_on_disk()?;
+        check_opened(&mut file, on_disk, path, kind, committed_len)?;
+        file.set_len(committed_len)?;
         file.seek(SeekFrom::Start(committed_len)).at(path)?;
         Ok(AppendWriter {
-            path: path.to_path_buf(),
             file,
             len: committed_len,
             pending: Vec::new(),
@@ -135,9 +145,9 @@ impl AppendWriter {
 
     /// Writes buffered records and syncs them to disk; returns the length to commit.
     pub fn sync(&mut self) -> Result<u64> {
-        self.file.write_all(&self.pending).at(&self.path)?;
+        self.file.write_all(&self.pending)?;
         self.pending.clear();
-        self.file.sync_data().at(&self.path)?;
+        self.file.sync_data()?;
         Ok(self.len)
     }
 }

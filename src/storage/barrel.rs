@@ -7,7 +7,7 @@
 //! once a catalog commit records a barrel length covering it.
 
 use byteorder::{ByteOrder, LittleEndian};
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use xxhash_rust::xxh3::Xxh3;
@@ -197,7 +197,8 @@ pub fn check(path: &Path, committed_len: u64) -> Result<()> {
 pub struct BarrelWriter(AppendWriter);
 
 impl BarrelWriter {
-    /// Starts a new barrel at `path`, replacing any uncommitted file there.
+    /// Starts a new barrel at `path`, replacing any uncommitted file or link
+    /// there (a link is removed, never followed).
     pub fn create(path: &Path) -> Result<Self> {
         AppendWriter::create(path, FileKind::Barrel).map(BarrelWriter)
     }
@@ -239,8 +240,7 @@ pub struct BarrelReader {
 impl BarrelReader {
     /// Reads the first `committed_len` bytes of the barrel at `path` and checks its header.
     pub fn open(path: &Path, committed_len: u64) -> Result<Self> {
-        let options = OpenOptions::new().read(true).to_owned();
-        let mut file = append::open_checked(path, FileKind::Barrel, committed_len, &options)?;
+        let mut file = append::open_checked(path, FileKind::Barrel, committed_len)?;
         file.seek(SeekFrom::Start(0)).at(path)?;
         let mut bytes = Vec::with_capacity(committed_len as usize);
         Read::by_ref(&mut file)
@@ -328,6 +328,19 @@ mod tests {
         let committed = writer.sync().unwrap();
         let reader = BarrelReader::open(&path, committed).unwrap();
         assert_eq!(reader.record_at(second).unwrap().book_id, 9);
+    }
+
+    #[test]
+    fn a_stale_file_at_a_new_barrel_path_is_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("000001.brl");
+        std::fs::write(&path, vec![0xAB; 100]).unwrap();
+        let mut writer = BarrelWriter::create(&path).unwrap();
+        let offset = writer.append(3, &EncodedSequence::encode(&sequence(10)));
+        let committed = writer.sync().unwrap();
+        assert_eq!(std::fs::metadata(&path).unwrap().len(), committed);
+        let reader = BarrelReader::open(&path, committed).unwrap();
+        assert_eq!(reader.record_at(offset).unwrap().book_id, 3);
     }
 
     #[test]

@@ -5,13 +5,15 @@
 //! page file and the list of sketch segments. One write transaction
 //! publishes a batch of books; a read transaction is a snapshot.
 
+use super::fs;
 use super::overlay::MemoryOverlay;
 use byteorder::{ByteOrder, LittleEndian};
 use redb::backends::FileBackend;
 use redb::{
     ConcurrencyMode, Database, ReadOnlyDatabase, ReadableDatabase, ReadableTable,
-    ReadableTableMetadata, TableDefinition,
+    ReadableTableMetadata, StorageBackend, TableDefinition,
 };
+use std::ops::Bound;
 use std::path::{Path, PathBuf};
 
 use super::format::{check_version, FORMAT_VERSION};
@@ -338,15 +340,15 @@ impl Catalog {
         sketch: &SketchOptions,
     ) -> Result<()> {
         contain_panics(path, || {
+            fs::before(fs::Op::Create, path).at(path)?;
             let file = std::fs::OpenOptions::new()
                 .read(true)
                 .write(true)
                 .create_new(true)
                 .open(path)
                 .at(path)?;
-            let backend = FileBackend::new(file).map_err(|e| catalog_error(path, e))?;
             let db = builder()
-                .create_with_backend(backend)
+                .create_with_backend(SeamBackend::new(file, path)?)
                 .map_err(|e| catalog_error(path, e))?;
             let catalog = Catalog {
                 path: path.to_path_buf(),
@@ -387,7 +389,7 @@ impl Catalog {
         }
         contain_panics(path, || {
             let db = match access {
-                Access::ReadWrite => builder().open(path).map(Db::Writer),
+                Access::ReadWrite => Catalog::open_writer(path).map(Db::Writer),
                 Access::ReadOnly => match builder().open_read_only(path) {
                     Err(redb::DatabaseError::RepairAborted) => {
                         Catalog::open_recovered(path).map(Db::Recovered)
@@ -405,6 +407,23 @@ impl Catalog {
             catalog.version = options.version;
             Ok((catalog, options))
         })
+    }
+
+    /// Opens the catalog at `path` for writing, every write through the
+    /// file seam ([`SeamBackend`]); a symbolic link there is refused.
+    fn open_writer(path: &Path) -> std::result::Result<Database, redb::DatabaseError> {
+        let refused = |e: Error| {
+            redb::DatabaseError::Storage(redb::StorageError::Io(std::io::Error::other(
+                e.to_string(),
+            )))
+        };
+        fs::refuse_link(path).map_err(refused)?;
+        fs::before(fs::Op::Open, path)?;
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(path)?;
+        builder().create_with_backend(SeamBackend::new(file, path).map_err(refused)?)
     }
 
     /// Opens the catalog at `path`, whose last writer did not close it,
@@ -818,6 +837,79 @@ impl CatalogSnapshot<'_> {
         })
     }
 }
+
+/// redb's file backend with every write, sync and length change passing
+/// through the file seam ([`fs::before`]) first, so that the catalog's
+/// operations are counted and can fail like those of the other files.
+#[derive(Debug)]
+struct SeamBackend {
+    inner: FileBackend,
+    path: PathBuf,
+}
+
+impl SeamBackend {
+    fn new(file: std::fs::File, path: &Path) -> Result<Self> {
+        Ok(SeamBackend {
+            inner: FileBackend::new(file).map_err(|e| catalog_error(path, e))?,
+            path: path.to_path_buf(),
+        })
+    }
+}
+
+impl StorageBackend for SeamBackend {
+    fn len(&self) -> std::io::Result<u64> {
+        self.inner.len()
+    }
+
+    fn read(&self, offset: u64, out: &mut [u8]) -> std::io::Result<()> {
+        self.inner.read(offset, out)
+    }
+
+    fn set_len(&self, len: u64) -> std::io::Result<()> {
+        fs::before(fs::Op::Truncate, &self.path)?;
+        self.inner.set_len(len)
+    }
+
+    fn sync_data(&self) -> std::io::Result<()> {
+        fs::before(fs::Op::Sync, &self.path)?;
+        self.inner.sync_data()
+    }
+
+    fn write(&self, offset: u64, data: &[u8]) -> std::io::Result<()> {
+        fs::before(fs::Op::Write, &self.path)?;
+        self.inner.write(offset, data)
+    }
+
+    fn close(&self) -> std::io::Result<()> {
+        self.inner.close()
+    }
+
+    fn try_lock_range(&self, start: Bound<u64>, end: Bound<u64>) -> LockResult<bool> {
+        self.inner.try_lock_range(start, end)
+    }
+
+    fn try_lock_shared_range(&self, start: Bound<u64>, end: Bound<u64>) -> LockResult<bool> {
+        self.inner.try_lock_shared_range(start, end)
+    }
+
+    fn lock_range(&self, start: Bound<u64>, end: Bound<u64>) -> LockResult<()> {
+        self.inner.lock_range(start, end)
+    }
+
+    fn lock_shared_range(&self, start: Bound<u64>, end: Bound<u64>) -> LockResult<()> {
+        self.inner.lock_shared_range(start, end)
+    }
+
+    fn unlock_range(&self, start: Bound<u64>, end: Bound<u64>) -> LockResult<()> {
+        self.inner.unlock_range(start, end)
+    }
+
+    fn query_lock_range(&self, start: Bound<u64>, end: Bound<u64>) -> LockResult<bool> {
+        self.inner.query_lock_range(start, end)
+    }
+}
+
+type LockResult<T> = std::result::Result<T, redb::BackendError>;
 
 /// Runs `f`, turning a panic inside redb into `Corrupted`. redb does not
 /// checksum pages on ordinary reads, and some damaged files make it panic;

@@ -3,7 +3,6 @@
 use byteorder::{ByteOrder, LittleEndian};
 use std::path::Path;
 
-use crate::error::IoContext;
 use crate::{Error, Result};
 
 /// Magic bytes opening every stemmata file: "\x89STM\r\n\x1a\n". The high-bit
@@ -140,22 +139,8 @@ pub fn check_version(found: u16, path: &Path) -> Result<()> {
 /// durable (a no-op where directories cannot be opened, as on Windows).
 pub fn sync_parent_dir(path: &Path) -> Result<()> {
     match path.parent() {
-        Some(dir) => sync_dir(dir),
+        Some(dir) => super::fs::sync_dir(dir),
         None => Ok(()),
-    }
-}
-
-/// Syncs directory `dir`, making the names created, renamed or removed in
-/// it durable (a no-op where directories cannot be opened, as on Windows).
-pub fn sync_dir(dir: &Path) -> Result<()> {
-    let dir = if dir.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        dir
-    };
-    match std::fs::File::open(dir) {
-        Ok(handle) if cfg!(unix) => handle.sync_all().at(dir),
-        _ => Ok(()),
     }
 }
 

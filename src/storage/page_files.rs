@@ -8,7 +8,7 @@
 //! deleted or replaced books stay in their file as dead bytes.
 
 use byteorder::{ByteOrder, LittleEndian};
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use super::append::{self, AppendWriter};
@@ -71,7 +71,8 @@ pub struct PageFileWriter {
 }
 
 impl PageFileWriter {
-    /// Starts page file `number` at `path`, replacing any uncommitted file there.
+    /// Starts page file `number` at `path`, replacing any uncommitted file or
+    /// link there (a link is removed, never followed).
     pub fn create(path: &Path, number: u32) -> Result<Self> {
         let file = AppendWriter::create(path, FileKind::Pages)?;
         Ok(PageFileWriter { number, file })
@@ -125,8 +126,7 @@ impl PageFileReader {
     /// Opens the page file at `path` and checks its header and that it
     /// holds its `committed_len` bytes. Reads no record.
     pub fn open(path: &Path, committed_len: u64) -> Result<Self> {
-        let options = OpenOptions::new().read(true).to_owned();
-        let file = append::open_checked(path, FileKind::Pages, committed_len, &options)?;
+        let file = append::open_checked(path, FileKind::Pages, committed_len)?;
         Ok(PageFileReader {
             path: path.to_path_buf(),
             file,

@@ -33,7 +33,6 @@
 //! ends); it reads as a later segment whose value table is empty.
 
 use byteorder::{ByteOrder, LittleEndian};
-use std::io::Write;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
@@ -165,16 +164,13 @@ fn put_u32(out: &mut Vec<u8>, value: u32) {
     out.extend_from_slice(&value.to_le_bytes());
 }
 
-/// Writes `bytes` to a new file at `path` and syncs it and its directory,
+/// Writes `bytes` to a new file at `path` (created exclusively, never
+/// through a link) and syncs it and its directory,
 /// so that both its contents and its name survive a power loss.
 pub fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(path)
-        .at(path)?;
-    file.write_all(bytes).at(path)?;
-    file.sync_all().at(path)?;
+    let mut file = super::fs::WriteFile::create_new(path)?;
+    file.write_all(bytes)?;
+    file.sync_all()?;
     super::format::sync_parent_dir(path)
 }
 
