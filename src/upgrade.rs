@@ -14,6 +14,10 @@
 //! after it leaves the upgraded index. Barrels and segments are kept: the
 //! current format writes them with the layouts of formats 3 and 4.
 //!
+//! The old catalog is only ever read: it is locked as older builds lock it
+//! (an exclusive `flock`) while the upgrade runs, and the conversion works
+//! on the copy, so a damaged old catalog stops the upgrade unchanged.
+//!
 //! A format-1 or format-2 index gets a converted catalog and keeps its
 //! format: this build reads it but cannot load into it (its sketches or
 //! page signatures would need the texts).
@@ -124,6 +128,21 @@ fn copy_file(from: &Path, to: &Path) -> Result<()> {
     }
 }
 
+/// Opens the old catalog at `path` read-only and takes the exclusive
+/// `flock` that redb 2 takes on it while open, so that no older build
+/// opens it during the upgrade; `Locked` when one has it open.
+fn lock_old_catalog(path: &Path, dir: &Path) -> Result<std::fs::File> {
+    let file = std::fs::File::open(path).at(path)?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => Err(Error::Locked(dir.to_path_buf())),
+        Err(std::fs::TryLockError::Error(source)) => Err(Error::Io {
+            path: path.to_path_buf(),
+            source,
+        }),
+    }
+}
+
 fn file_len(path: &Path) -> Result<u64> {
     Ok(std::fs::metadata(path).at(path)?.len())
 }
@@ -161,15 +180,9 @@ impl Index {
 fn convert(dir: &Path) -> Result<(Index, UpgradeStats)> {
     let catalog_path = dir.join(crate::index::CATALOG_FILE);
     let copy = dir.join(UPGRADE_CATALOG_FILE);
-    // Held open until the copy replaces it: older builds, which open the
-    // catalog with this redb release, wait or fail meanwhile.
-    let original = redb2::Database::open(&catalog_path).map_err(|e| match e {
-        redb2::DatabaseError::DatabaseAlreadyOpen => Error::Locked(dir.to_path_buf()),
-        other => Error::Io {
-            path: catalog_path.clone(),
-            source: std::io::Error::other(format!("cannot open the old catalog: {other}")),
-        },
-    })?;
+    // Locked until the copy replaces it, as older builds lock it: they wait
+    // or fail meanwhile. The old catalog itself is only read.
+    let original = lock_old_catalog(&catalog_path, dir)?;
     let mut stats = UpgradeStats {
         catalog_converted: true,
         catalog_bytes_before: file_len(&catalog_path)?,

@@ -110,3 +110,19 @@ fn the_command_line_names_the_upgrade_and_runs_it() {
     );
     assert!(help.contains("format-2"), "{help}");
 }
+
+#[test]
+fn an_upgrade_is_refused_while_an_older_build_has_the_index_open() {
+    let dir = common::fixture_copy("v4");
+    // An older build holding the index open has redb 2's flock on it.
+    let older = redb2::Database::open(dir.path().join("catalog.redb")).unwrap();
+    let after_open = common::snapshot_files(dir.path());
+    match Index::upgrade(dir.path()) {
+        Err(Error::Locked(path)) => assert_eq!(path, dir.path()),
+        other => panic!("expected Locked, got {:?}", other.err()),
+    }
+    assert!(common::snapshot_files(dir.path()) == after_open);
+    drop(older);
+    let (_, stats) = Index::upgrade(dir.path()).unwrap();
+    assert_eq!(stats.from_version, 4);
+}

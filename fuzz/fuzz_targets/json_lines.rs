@@ -1,10 +1,13 @@
 //! JSON Lines input: `parse_json_document` on the whole input, and the line
 //! iterator `json_lines_from_reader` over it, checked against splitting the
-//! bytes at line feeds and parsing each non-blank line on its own.
+//! bytes at line feeds (a UTF-8 byte-order mark before the first line
+//! dropped) and parsing each non-blank line on its own; every parsed key
+//! goes through the key rule (`check_key`), which must answer, not panic.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use std::path::Path;
+use stemmata::load::check_key;
 use stemmata::load::sources::{json_lines_from_reader, parse_json_document};
 use stemmata::{Document, Error};
 
@@ -16,10 +19,14 @@ fn same(a: &Document, b: &Document) -> bool {
 fuzz_target!(|data: &[u8]| {
     if let Ok(document) = parse_json_document(data, "fuzz") {
         assert_eq!(document.source_name, "fuzz");
+        if check_key(&document.key).is_ok() {
+            assert!(!document.key.is_empty() && document.key.len() <= 1024);
+        }
     }
 
     let mut expected = Vec::new();
-    for (n, line) in data.split_inclusive(|&b| b == b'\n').enumerate() {
+    let lines = data.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(data);
+    for (n, line) in lines.split_inclusive(|&b| b == b'\n').enumerate() {
         if !line.iter().all(|b| b.is_ascii_whitespace()) {
             let name = format!("fuzz:{}", n + 1);
             expected.push((name.clone(), parse_json_document(line, &name)));
