@@ -31,7 +31,7 @@ use crate::storage::catalog::{BookEntry, CatalogBatch};
 use crate::storage::page_files::PageFileWriter;
 use crate::storage::pages;
 use crate::storage::segment::SketchRecord;
-use crate::text::{decode, no_words_reason, unreadable};
+use crate::text::{decode_owned, no_words_reason, unreadable};
 use crate::{Error, Result};
 
 /// One book to load.
@@ -162,7 +162,10 @@ pub struct LoadStats {
 
 /// A document turned into a record, ready to write.
 struct Prepared {
+    /// The document, its text given up (see `bytes`).
     document: Document,
+    /// Bytes of its text.
+    bytes: u64,
     encoded: EncodedSequence,
     words: u64,
     pages: u32,
@@ -176,13 +179,16 @@ struct Prepared {
 }
 
 /// The work of a worker thread: checks, decodes and extracts one document.
+/// The text is held once: decoded in place when it is UTF-8, and freed
+/// before the sequence is compressed.
 fn prepare(
-    document: Document,
+    mut document: Document,
     options: &ExtractOptions,
     sketch_options: &SketchOptions,
 ) -> Result<Prepared> {
+    let source_name = document.source_name.clone();
     let bad = |reason: &str| Error::BadDocument {
-        source_name: document.source_name.clone(),
+        source_name: source_name.clone(),
         reason: reason.to_string(),
     };
     if document.key.is_empty() {
@@ -191,7 +197,8 @@ fn prepare(
     if let Some(reason) = unreadable(&document.text) {
         return Err(bad(reason));
     }
-    let decoded = decode(&document.text);
+    let bytes = document.text.len() as u64;
+    let decoded = decode_owned(std::mem::take(&mut document.text));
     let features = extract(&decoded.text, options);
     if features.words == 0 {
         return Err(bad(&no_words_reason(&features.token_stats)));
@@ -207,17 +214,19 @@ fn prepare(
         return Err(bad("too many pages: their signatures take 4 GiB or more"));
     }
     let sketch = BookSketch::compute(&decoded.text, sketch_options);
+    drop(decoded.text);
     Ok(Prepared {
         sketch: SketchRecord::new(0, &sketch, sketch_options),
         page_signatures: sketch.pages,
-        encoded: EncodedSequence::encode(&features.sequence),
+        unique_words: features.sequence.len() as u32,
+        encoded: EncodedSequence::encode_owned(features.sequence),
         words: features.words,
         pages: features.pages,
-        unique_words: features.sequence.len() as u32,
         distinct_words: features.distinct_words,
         invalid_utf8_sequences: decoded.invalid_sequences,
         encoding: decoded.encoding,
         document,
+        bytes,
     })
 }
 
@@ -440,7 +449,7 @@ impl<'p> BulkLoader<'p> {
             self.batch.pages.push((id, locator));
         }
         let document = prepared.document;
-        let bytes = document.text.len() as u64;
+        let bytes = prepared.bytes;
         self.stats.bytes += bytes;
         self.stats.words += prepared.words;
         if prepared.invalid_utf8_sequences > 0 {
