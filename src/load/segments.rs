@@ -231,3 +231,38 @@ pub(crate) fn repair_advice(damaged: &[Unreadable], orphans: &[&str]) -> String 
         named.join(", ")
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    fn damaged(name: &str) -> Unreadable {
+        Unreadable {
+            path: PathBuf::from(name),
+            offset: 7,
+            what: "checksum mismatch".into(),
+        }
+    }
+
+    #[test]
+    fn repair_advice_names_at_most_twenty_keys_and_counts_them_all() {
+        let keys: Vec<String> = (0..25).map(|i| format!("k{i:02}")).collect();
+        let orphans: Vec<&str> = keys.iter().map(String::as_str).collect();
+        let advice = repair_advice(&[damaged("a.seg"), damaged("b.seg")], &orphans);
+        assert!(
+            advice.starts_with(
+                "25 live books are sketched in no readable segment (damaged too: b.seg)"
+            ),
+            "{advice}"
+        );
+        assert!(
+            advice.contains(r#""k00", "k01""#) && advice.contains(r#""k19" and 5 more."#),
+            "{advice}"
+        );
+        assert!(!advice.contains("k20"), "{advice}");
+        assert!(advice.contains("reload those books under the same keys with `stemmata load`"));
+        let none = repair_advice(&[damaged("a.seg")], &[]);
+        assert!(none.starts_with("it sketches no live book"), "{none}");
+    }
+}
