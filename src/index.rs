@@ -25,7 +25,7 @@ use crate::storage::catalog::{
 use crate::storage::format::{FileKind, FORMAT_VERSION};
 use crate::storage::fs;
 use crate::storage::page_files::PageFileReader;
-use crate::storage::segment::Segment;
+use crate::storage::segment::{Segment, Unreadable};
 use crate::{Error, Result};
 use std::collections::{HashMap, HashSet};
 
@@ -262,6 +262,17 @@ pub struct VerifyStats {
     pub page_records: u64,
 }
 
+/// What [`Index::delete_books`] did.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct DeleteStats {
+    /// Books that existed and were deleted.
+    pub deleted: u64,
+    /// Problems met after the deletion was committed, which it survived (a
+    /// failed compaction, a damaged segment left out of it), each saying
+    /// what to do.
+    pub warnings: Vec<String>,
+}
+
 /// A guard on the single writer of an index; released on drop.
 pub(crate) struct WriterGuard {
     shared: Arc<Shared>,
@@ -453,7 +464,18 @@ impl Index {
     /// ([`crate::load::check_key`]) is an `InvalidArgument`, and nothing is
     /// deleted; a book stored under such a key by an older build can still
     /// be deleted.
+    /// [`Index::delete_books`] also returns the warnings of the compaction
+    /// that follows the commit.
     pub fn delete(&self, keys: &[&str]) -> Result<u64> {
+        self.delete_books(keys).map(|stats| stats.deleted)
+    }
+
+    /// Deletes the books stored under `keys` in one transaction, then
+    /// compacts the sketch segments when more than a quarter of the
+    /// sketched books is dead. The books are deleted once the transaction
+    /// commits, so a compaction that fails after it is a warning in the
+    /// result, not an error.
+    pub fn delete_books(&self, keys: &[&str]) -> Result<DeleteStats> {
         let _writer = self.lock_writer()?;
         let snapshot = self.catalog().snapshot()?;
         for key in keys {
@@ -470,11 +492,18 @@ impl Index {
         };
         drop(snapshot);
         let deleted = self.catalog().commit(&batch)?.deleted;
+        let mut warnings = Vec::new();
         if deleted > 0 {
-            let next_segment = crate::load::segments::prepare_dir(self)?;
-            crate::load::segments::compact(self, next_segment, Some(MAX_DEAD_SHARE))?;
+            use crate::load::segments::{compact_after_commit, prepare_dir};
+            match prepare_dir(self) {
+                Ok(next) => warnings = compact_after_commit(self, next, Some(MAX_DEAD_SHARE)),
+                Err(error) => warnings.push(format!(
+                    "the books were deleted, but the segment directory could not be prepared \
+                     for compaction: {error}; the next load or delete compacts again"
+                )),
+            }
         }
-        Ok(deleted)
+        Ok(DeleteStats { deleted, warnings })
     }
 
     /// Counts of books, words and bytes.
@@ -626,11 +655,17 @@ impl Index {
     /// record of that book with one signature per page. A compaction that
     /// removes a listed segment while this runs restarts the check on a
     /// fresh snapshot.
+    ///
+    /// A listed segment that cannot be read (damaged, missing) is reported
+    /// after everything else was checked, as `Corrupted` naming it and the
+    /// offset of the damage, with the keys of the live books sketched in no
+    /// readable segment and the way out: reload them under the same keys,
+    /// after which the next compaction drops the damaged segment.
     pub fn verify(&self) -> Result<VerifyStats> {
         let catalog_bytes = Catalog::check_integrity(self.catalog().path())?;
         let mut attempts = 0;
         loop {
-            match self.verify_snapshot() {
+            match self.verify_snapshot(attempts == 3) {
                 Ok(stats) => {
                     return Ok(VerifyStats {
                         catalog_bytes,
@@ -649,7 +684,9 @@ impl Index {
         }
     }
 
-    fn verify_snapshot(&self) -> Result<VerifyStats> {
+    /// One pass of [`Index::verify`]; a missing listed segment is an I/O
+    /// error (for a retry) unless `last_attempt`, when it is damage.
+    fn verify_snapshot(&self, last_attempt: bool) -> Result<VerifyStats> {
         let snapshot = self.catalog().snapshot()?;
         let books = snapshot.books()?;
         let mut stats = VerifyStats::default();
@@ -682,8 +719,18 @@ impl Index {
         if let Some(sketch) = self.sketch_options() {
             let listed = snapshot.segments()?;
             let next_book_id = snapshot.next_book_id()?;
-            self.verify_segments(&listed, &books, sketch, next_book_id, &mut stats)?;
+            let segments = SegmentCheck {
+                listed: &listed,
+                books: &books,
+                sketch,
+                next_book_id,
+                last_attempt,
+            };
+            let damaged = self.verify_segments(&segments, &mut stats)?;
             self.verify_pages(&snapshot, &books, sketch, &mut stats)?;
+            if let Some(error) = damaged {
+                return Err(error);
+            }
         }
         Ok(stats)
     }
@@ -799,34 +846,50 @@ impl Index {
         Ok(())
     }
 
-    /// The segment half of [`Index::verify`].
+    /// The segment half of [`Index::verify`]. A segment that cannot be read
+    /// or decoded does not stop the check of the others; the result is then
+    /// the error that names it and the books to reload, for the caller to
+    /// return once the rest is checked.
     fn verify_segments(
         &self,
-        listed: &[(u32, u64)],
-        books: &[(u32, BookEntry)],
-        sketch: &SketchOptions,
-        next_book_id: u32,
+        check: &SegmentCheck<'_>,
         stats: &mut VerifyStats,
-    ) -> Result<()> {
+    ) -> Result<Option<Error>> {
+        let books = check.books;
+        let next_book_id = check.next_book_id;
         let live: HashSet<u32> = books.iter().map(|&(id, _)| id).collect();
         let mut sketched = HashSet::new();
-        for &(number, listed_len) in listed {
+        let mut damaged = Vec::new();
+        for &(number, listed_len) in check.listed {
             let path = self.segment_path(number);
             let corrupted = |offset: u64, what: String| Error::Corrupted {
                 path: path.clone(),
                 offset,
                 what,
             };
-            let bytes = std::fs::read(&path).at(&path)?;
-            let len = bytes.len() as u64;
-            let segment = Segment::decode(bytes, &path)?;
+            let read = std::fs::read(&path).at(&path).and_then(|bytes| {
+                let len = bytes.len() as u64;
+                Segment::decode(bytes, &path).map(|segment| (len, segment))
+            });
+            let (len, segment) = match read {
+                Ok(read) => read,
+                Err(Error::Io { source, .. })
+                    if source.kind() == std::io::ErrorKind::NotFound && !check.last_attempt =>
+                {
+                    return Err(Error::Io { path, source });
+                }
+                Err(error) => {
+                    damaged.push(Unreadable::of(&path, &error));
+                    continue;
+                }
+            };
             if len != listed_len {
                 return Err(corrupted(
                     len,
                     format!("segment is {len} bytes; the catalog lists {listed_len}"),
                 ));
             }
-            self.check_segment_shape(&segment, sketch)?;
+            self.check_segment_shape(&segment, check.sketch)?;
             let mut from_books: [Vec<(u64, u32)>; Table::ALL.len()] = Default::default();
             for (slot, (id, _, signature)) in segment.books().enumerate() {
                 if id >= next_book_id {
@@ -870,6 +933,15 @@ impl Index {
             stats.segments += 1;
             stats.segment_bytes += len;
         }
+        if let Some(first) = damaged.first() {
+            let orphans: Vec<&str> = books
+                .iter()
+                .filter(|(id, _)| !sketched.contains(id))
+                .map(|(_, entry)| entry.key.as_str())
+                .collect();
+            let advice = crate::load::segments::repair_advice(&damaged, &orphans);
+            return Ok(Some(first.error(&advice)));
+        }
         if let Some((id, entry)) = books.iter().find(|(id, _)| !sketched.contains(id)) {
             return Err(Error::Corrupted {
                 path: self.segment_dir(),
@@ -880,8 +952,20 @@ impl Index {
                 ),
             });
         }
-        Ok(())
+        Ok(None)
     }
+}
+
+/// What the segment half of [`Index::verify`] checks against.
+struct SegmentCheck<'a> {
+    /// The listed segments and their lengths.
+    listed: &'a [(u32, u64)],
+    /// The live books.
+    books: &'a [(u32, BookEntry)],
+    sketch: &'a SketchOptions,
+    next_book_id: u32,
+    /// A missing segment is damage, not a reason to retry.
+    last_attempt: bool,
 }
 
 /// Checks that the value keys of the book in `slot` of `segment` are those

@@ -53,7 +53,7 @@ mod upgrade;
 
 pub use align::{Overlap, Score};
 pub use error::{Error, Result};
-pub use index::{Index, IndexBuilder, IndexStats, VerifyStats};
+pub use index::{DeleteStats, Index, IndexBuilder, IndexStats, VerifyStats};
 pub use load::{BulkLoader, Document, DuplicateKey, LoadEvent, LoadOptions, LoadStats};
 pub use query::{
     BookInfo, Clusters, Hit, Mode, Pair, PairsOptions, PairsStats, QueryOptions, QueryResult,

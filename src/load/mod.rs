@@ -11,7 +11,9 @@
 //! [`LoadOptions::batch_books`] books, syncs the barrel and the page file,
 //! writes the batch's sketches as one segment and commits one catalog
 //! transaction that publishes the batch. At the end, segments are compacted
-//! when there are more than [`segments::MAX_SEGMENTS`]. A crash or a
+//! when there are more than [`segments::MAX_SEGMENTS`] (a compaction that
+//! fails, after every book was committed, is a warning in the stats, not an
+//! error). A crash or a
 //! dropped loader loses only the uncommitted batch; bytes it wrote past the
 //! committed barrel and page-file lengths are ignored and cut off by the
 //! next loader.
@@ -34,7 +36,7 @@ use crate::storage::catalog::{BookEntry, CatalogBatch};
 use crate::storage::page_files::PageFileWriter;
 use crate::storage::pages;
 use crate::storage::segment::SketchRecord;
-use crate::text::{decode, no_words_reason, unreadable};
+use crate::text::{decode_owned, no_words_reason, unreadable};
 use crate::{Error, Result};
 
 /// One book to load.
@@ -186,6 +188,10 @@ pub struct LoadStats {
     pub skipped: Vec<SkippedDocument>,
     /// Catalog commits.
     pub commits: u64,
+    /// Problems met after the books were committed, which the load survived:
+    /// a failed compaction of the sketch segments, or a damaged segment
+    /// left out of it (each says what to do).
+    pub warnings: Vec<String>,
     /// Wall time of the load.
     #[serde(serialize_with = "crate::duration_serde::secs")]
     pub elapsed: Duration,
@@ -193,7 +199,10 @@ pub struct LoadStats {
 
 /// A document turned into a record, ready to write.
 struct Prepared {
+    /// The document, its text given up (see `bytes`).
     document: Document,
+    /// Bytes of its text.
+    bytes: u64,
     encoded: EncodedSequence,
     words: u64,
     pages: u32,
@@ -207,13 +216,16 @@ struct Prepared {
 }
 
 /// The work of a worker thread: checks, decodes and extracts one document.
+/// The text is held once: decoded in place when it is UTF-8, and freed
+/// before the sequence is compressed.
 fn prepare(
-    document: Document,
+    mut document: Document,
     options: &ExtractOptions,
     sketch_options: &SketchOptions,
 ) -> Result<Prepared> {
+    let source_name = document.source_name.clone();
     let bad = |reason: &str| Error::BadDocument {
-        source_name: document.source_name.clone(),
+        source_name: source_name.clone(),
         reason: reason.to_string(),
     };
     if let Err(reason) = check_key(&document.key) {
@@ -236,7 +248,8 @@ fn prepare(
     if let Some(reason) = unreadable(&document.text) {
         return Err(bad(reason));
     }
-    let decoded = decode(&document.text);
+    let bytes = document.text.len() as u64;
+    let decoded = decode_owned(std::mem::take(&mut document.text));
     let features = extract(&decoded.text, options);
     if features.words == 0 {
         return Err(bad(&no_words_reason(&features.token_stats)));
@@ -252,17 +265,19 @@ fn prepare(
         return Err(bad("too many pages: their signatures take 4 GiB or more"));
     }
     let sketch = BookSketch::compute(&decoded.text, sketch_options);
+    drop(decoded.text);
     Ok(Prepared {
         sketch: SketchRecord::new(0, &sketch, sketch_options),
         page_signatures: sketch.pages,
-        encoded: EncodedSequence::encode(&features.sequence),
+        unique_words: features.sequence.len() as u32,
+        encoded: EncodedSequence::encode_owned(features.sequence),
         words: features.words,
         pages: features.pages,
-        unique_words: features.sequence.len() as u32,
         distinct_words: features.distinct_words,
         invalid_utf8_sequences: decoded.invalid_sequences,
         encoding: decoded.encoding,
         document,
+        bytes,
     })
 }
 
@@ -493,7 +508,7 @@ impl<'p> BulkLoader<'p> {
             self.batch.pages.push((id, locator));
         }
         let document = prepared.document;
-        let bytes = document.text.len() as u64;
+        let bytes = prepared.bytes;
         self.stats.bytes += bytes;
         self.stats.words += prepared.words;
         if prepared.invalid_utf8_sequences > 0 {
@@ -623,8 +638,10 @@ impl<'p> BulkLoader<'p> {
         Ok(())
     }
 
-    /// Waits for every queued document, commits the last batch and returns
-    /// what the load did.
+    /// Waits for every queued document, commits the last batch, compacts the
+    /// sketch segments and returns what the load did. Every book is
+    /// committed before the compaction, so a failed compaction does not fail
+    /// the load: it is listed in [`LoadStats::warnings`].
     pub fn finish(mut self) -> Result<LoadStats> {
         self.work = None;
         while self.in_flight > 0 {
@@ -634,7 +651,8 @@ impl<'p> BulkLoader<'p> {
         for worker in self.workers.drain(..) {
             let _ = worker.join();
         }
-        segments::compact(&self.index, self.next_segment, None)?;
+        let warnings = segments::compact_after_commit(&self.index, self.next_segment, None);
+        self.stats.warnings.extend(warnings);
         self.stats.elapsed = self.started.elapsed();
         Ok(std::mem::take(&mut self.stats))
     }

@@ -1,6 +1,10 @@
 //! The writer's side of sketch segments: numbering new segment files,
 //! removing files a crashed writer left unlisted, and compaction (merging
-//! the listed segments into one, dropping deleted books).
+//! the listed segments into one, dropping deleted books, and dropping a
+//! damaged segment once every live book is sketched in another). A
+//! compaction runs after the commit that made a load's or a delete's books
+//! durable, so its failure is reported as a warning, not as the failure of
+//! the load or delete.
 
 use std::collections::HashSet;
 
@@ -8,7 +12,7 @@ use crate::error::IoContext;
 use crate::index::Index;
 use crate::storage::catalog::CatalogBatch;
 use crate::storage::fs;
-use crate::storage::segment::{self, Segment, SketchRecord};
+use crate::storage::segment::{self, Segment, SketchRecord, Unreadable};
 use crate::Result;
 
 /// More listed segments than this trigger a compaction at the end of a load.
@@ -55,47 +59,211 @@ pub(crate) fn write(index: &Index, number: u32, records: &mut [SketchRecord]) ->
     Ok(bytes.len() as u64)
 }
 
-/// Merges every listed segment into segment `number` (returning true) when there are more
-/// than [`MAX_SEGMENTS`], or when `force_dead_share` is set and more than
-/// that share of the sketched books is deleted. Old files are removed after
-/// the catalog stops listing them.
-pub(crate) fn compact(index: &Index, number: u32, force_dead_share: Option<f64>) -> Result<bool> {
+/// What a compaction did.
+#[derive(Debug, Default)]
+pub(crate) struct Compaction {
+    /// Listed segments merged into the new one (0 when none was written).
+    pub merged: usize,
+    /// Unreadable segments dropped from the catalog: they sketched no live book.
+    pub dropped: usize,
+    /// Why unreadable segments were kept, and what to do about them.
+    pub warnings: Vec<String>,
+}
+
+/// Compacts the listed segments (see [`compact`]) after a commit that made
+/// every book of the load or delete durable, so that a failure here loses
+/// nothing: it is returned as a warning instead of an error. The index stays
+/// valid: a merged segment is listed only by the compaction's own catalog
+/// transaction, and a partly written one is an unlisted file that the next
+/// writer removes.
+pub(crate) fn compact_after_commit(
+    index: &Index,
+    number: u32,
+    force_dead_share: Option<f64>,
+) -> Vec<String> {
+    match compact(index, number, force_dead_share) {
+        Ok(compaction) => compaction.warnings,
+        Err(error) => vec![format!(
+            "every book was committed, but compacting the sketch segments failed: {error}; \
+             the index is valid as it is, and the next load or delete compacts again"
+        )],
+    }
+}
+
+/// Merges the readable listed segments into segment `number` when there are
+/// more than [`MAX_SEGMENTS`] listed segments, or when `force_dead_share` is
+/// set and more than that share of the sketched books is deleted. Old files
+/// are removed after the catalog stops listing them.
+///
+/// A listed segment that cannot be read is never merged. While some live
+/// book is sketched in no readable segment it may be sketched there, so the
+/// damaged segment stays listed (approximate mode reports it) and a warning
+/// says which books to reload; once every live book is sketched in a
+/// readable segment it holds nothing live, and it is dropped from the
+/// catalog.
+pub(crate) fn compact(
+    index: &Index,
+    number: u32,
+    force_dead_share: Option<f64>,
+) -> Result<Compaction> {
     let snapshot = index.catalog().snapshot()?;
     let listed = snapshot.segments()?;
-    let live: HashSet<u32> = snapshot.books()?.into_iter().map(|(id, _)| id).collect();
+    let books = snapshot.books()?;
     let next_book_id = snapshot.next_book_id()?;
     drop(snapshot);
+    let mut compaction = Compaction::default();
     if listed.len() <= 1 && force_dead_share.is_none() {
-        return Ok(false);
+        return Ok(compaction);
     }
-    let segments = listed
+    let live: HashSet<u32> = books.iter().map(|&(id, _)| id).collect();
+    let mut readable = Vec::new();
+    let mut unreadable = Vec::new();
+    for &(n, _) in &listed {
+        let path = index.segment_path(n);
+        match Segment::open(&path) {
+            Ok(segment) => readable.push((n, segment)),
+            Err(error) => unreadable.push((n, Unreadable::of(&path, &error))),
+        }
+    }
+    let (mut sketched, mut dead) = (0usize, 0usize);
+    let mut covered = HashSet::new();
+    for (_, segment) in &readable {
+        for id in segment.book_ids() {
+            sketched += 1;
+            if live.contains(&id) {
+                covered.insert(id);
+            } else {
+                dead += 1;
+            }
+        }
+    }
+    let orphans: Vec<&str> = books
         .iter()
-        .map(|&(n, _)| Segment::open(&index.segment_path(n)))
-        .collect::<Result<Vec<_>>>()?;
-    let sketched: usize = segments.iter().map(|s| s.book_count()).sum();
-    let dead = sketched.saturating_sub(live.len());
-    let too_many = listed.len() > MAX_SEGMENTS;
-    let too_dead = force_dead_share.is_some_and(|share| dead as f64 > share * sketched as f64);
-    if !too_many && !too_dead {
-        return Ok(false);
+        .filter(|(id, _)| !covered.contains(id))
+        .map(|(_, entry)| entry.key.as_str())
+        .collect();
+    let drop_unreadable = !unreadable.is_empty() && orphans.is_empty();
+    if !unreadable.is_empty() && !drop_unreadable {
+        let damaged: Vec<Unreadable> = unreadable.iter().map(|(_, u)| u.clone()).collect();
+        let first = &damaged[0];
+        compaction.warnings.push(format!(
+            "{}: damaged sketch segment (at byte {}: {}), left out of the compaction; {}",
+            first.path.display(),
+            first.offset,
+            first.what,
+            repair_advice(&damaged, &orphans)
+        ));
     }
-    let refs: Vec<&Segment> = segments.iter().collect();
-    // A merge too large for one segment's u32 counts is not done: the
-    // segments stay as they are, which readers handle as well.
-    let bytes = match segment::merge(&refs, |id| live.contains(&id)) {
-        Ok(bytes) => bytes,
-        Err(crate::Error::InvalidArgument(_)) => return Ok(false),
-        Err(other) => return Err(other),
-    };
-    segment::write_file(&index.segment_path(number), &bytes)?;
-    index.catalog().commit(&CatalogBatch {
-        add_segments: vec![(number, bytes.len() as u64)],
-        remove_segments: listed.iter().map(|&(n, _)| n).collect(),
+    let too_many = listed.len() > MAX_SEGMENTS && readable.len() > 1;
+    let too_dead = !readable.is_empty()
+        && force_dead_share.is_some_and(|share| dead as f64 > share * sketched as f64);
+    let mut batch = CatalogBatch {
         next_book_id,
         ..CatalogBatch::default()
-    })?;
-    for &(n, _) in &listed {
+    };
+    if too_many || too_dead {
+        let refs: Vec<&Segment> = readable.iter().map(|(_, s)| s).collect();
+        // A merge too large for one segment's u32 counts is not done: the
+        // segments stay as they are, which readers handle as well.
+        match segment::merge(&refs, |id| live.contains(&id)) {
+            Ok(bytes) => {
+                segment::write_file(&index.segment_path(number), &bytes)?;
+                batch.add_segments.push((number, bytes.len() as u64));
+                batch
+                    .remove_segments
+                    .extend(readable.iter().map(|&(n, _)| n));
+                compaction.merged = readable.len();
+            }
+            Err(crate::Error::InvalidArgument(_)) => {}
+            Err(other) => return Err(other),
+        }
+    }
+    if drop_unreadable {
+        batch
+            .remove_segments
+            .extend(unreadable.iter().map(|&(n, _)| n));
+        compaction.dropped = unreadable.len();
+    }
+    if batch.remove_segments.is_empty() {
+        return Ok(compaction);
+    }
+    index.catalog().commit(&batch)?;
+    for &n in &batch.remove_segments {
         let _ = fs::remove_file(&index.segment_path(n));
     }
-    Ok(true)
+    Ok(compaction)
+}
+
+/// Keys named in a message about books to reload, at most.
+const NAMED_KEYS: usize = 20;
+
+/// What the damaged segments mean for the index and the way out: `orphans`
+/// are the keys of the live books sketched in no readable listed segment
+/// (any of them may be sketched in a damaged one).
+pub(crate) fn repair_advice(damaged: &[Unreadable], orphans: &[&str]) -> String {
+    let others = match damaged {
+        [] | [_] => String::new(),
+        [_, rest @ ..] => {
+            let paths: Vec<String> = rest.iter().map(|u| u.path.display().to_string()).collect();
+            format!(" (damaged too: {})", paths.join(", "))
+        }
+    };
+    if orphans.is_empty() {
+        return format!(
+            "it sketches no live book (each is sketched in a readable segment){others}: the next \
+             compaction (at the end of a load, or after a delete) drops it; exact mode works meanwhile"
+        );
+    }
+    let named: Vec<String> = orphans
+        .iter()
+        .take(NAMED_KEYS)
+        .map(|k| format!("{k:?}"))
+        .collect();
+    let more = match orphans.len().saturating_sub(NAMED_KEYS) {
+        0 => String::new(),
+        n => format!(" and {n} more"),
+    };
+    format!(
+        "{} live books are sketched in no readable segment{others}, so approximate mode cannot \
+         be used (exact mode and relations still work): {}{more}. To repair, reload those books \
+         under the same keys with `stemmata load`; once the damaged segment sketches no live \
+         book, the next compaction (at the end of that load) drops it",
+        orphans.len(),
+        named.join(", ")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    fn damaged(name: &str) -> Unreadable {
+        Unreadable {
+            path: PathBuf::from(name),
+            offset: 7,
+            what: "checksum mismatch".into(),
+        }
+    }
+
+    #[test]
+    fn repair_advice_names_at_most_twenty_keys_and_counts_them_all() {
+        let keys: Vec<String> = (0..25).map(|i| format!("k{i:02}")).collect();
+        let orphans: Vec<&str> = keys.iter().map(String::as_str).collect();
+        let advice = repair_advice(&[damaged("a.seg"), damaged("b.seg")], &orphans);
+        assert!(
+            advice.starts_with(
+                "25 live books are sketched in no readable segment (damaged too: b.seg)"
+            ),
+            "{advice}"
+        );
+        assert!(
+            advice.contains(r#""k00", "k01""#) && advice.contains(r#""k19" and 5 more."#),
+            "{advice}"
+        );
+        assert!(!advice.contains("k20"), "{advice}");
+        assert!(advice.contains("reload those books under the same keys with `stemmata load`"));
+        let none = repair_advice(&[damaged("a.seg")], &[]);
+        assert!(none.starts_with("it sketches no live book"), "{none}");
+    }
 }

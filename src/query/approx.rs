@@ -13,8 +13,8 @@ use super::Reader;
 use crate::index::Index;
 use crate::repr::sketch::{BookSketch, SketchOptions, Table};
 use crate::repr::SimHash128;
-use crate::storage::segment::Segment;
-use crate::Result;
+use crate::storage::segment::{Segment, Unreadable};
+use crate::{Error, Result};
 
 /// A key listing more than `max(MIN_KEY_CAP, books / KEY_CAP_DIVISOR)`
 /// books is skipped as uninformative: shared boilerplate such as licence
@@ -92,17 +92,30 @@ pub(crate) type QueryKeys = [Vec<u64>; Table::ALL.len()];
 
 impl Sketches {
     /// Reads the segments listed in `listed` for the books of `reader_ids`
-    /// (reader slot order, ascending ids).
+    /// (reader slot order, ascending ids). The first listed segment that
+    /// cannot be read is the inner error; a missing one is an outer
+    /// `Io` error (for the caller to retry on a fresh snapshot) unless
+    /// `last_attempt`.
     pub(crate) fn open(
         index: &Index,
         options: SketchOptions,
         listed: &[(u32, u64)],
         reader_ids: &[u32],
-    ) -> Result<Sketches> {
-        let segments = listed
-            .iter()
-            .map(|&(n, _)| Segment::open(&index.segment_path(n)))
-            .collect::<Result<Vec<_>>>()?;
+        last_attempt: bool,
+    ) -> Result<std::result::Result<Sketches, Unreadable>> {
+        let mut segments = Vec::with_capacity(listed.len());
+        for &(n, _) in listed {
+            let path = index.segment_path(n);
+            match Segment::open(&path) {
+                Ok(segment) => segments.push(segment),
+                Err(Error::Io { path, source })
+                    if source.kind() == std::io::ErrorKind::NotFound && !last_attempt =>
+                {
+                    return Err(Error::Io { path, source });
+                }
+                Err(error) => return Ok(Err(Unreadable::of(&path, &error))),
+            }
+        }
         let mut place = vec![None; reader_ids.len()];
         let mut simhash = vec![SimHash128::default(); reader_ids.len()];
         for (s, segment) in segments.iter().enumerate() {
@@ -113,13 +126,13 @@ impl Sketches {
                 }
             }
         }
-        Ok(Sketches {
+        Ok(Ok(Sketches {
             options,
             segments,
             place,
             simhash,
             key_cap: MIN_KEY_CAP.max(reader_ids.len() / KEY_CAP_DIVISOR),
-        })
+        }))
     }
 
     /// Books without a sketch (none in an index written by one build).
@@ -144,11 +157,6 @@ impl Sketches {
             Table::ALL.map(|table| sketch.keys(table, &self.options)),
             sketch.simhash,
         )
-    }
-
-    /// The sketch options the index was created with.
-    pub(crate) fn options(&self) -> &SketchOptions {
-        &self.options
     }
 
     pub(crate) fn simhash_of_slot(&self, slot: u32) -> SimHash128 {

@@ -5,7 +5,9 @@
 //! book's unique-word hashes from the barrels (one barrel at a time; word
 //! positions are read again, one record at a time, when a relation needs
 //! them) and reads the sketch segments; the unique-word postings of exact
-//! mode are built in memory on first use.
+//! mode are built in memory on first use. A damaged sketch segment does not
+//! stop a reader: exact mode and relations need only the barrels and page
+//! files, and approximate mode returns the error naming the segment.
 //! Loads that commit later do not change it. [`Reader::relation`] tells how
 //! two stored books relate (`relations.rs`).
 
@@ -28,6 +30,7 @@ use crate::index::{Index, RecordPlace};
 use crate::repr::{unique_words::extract, UniqueWordSeq};
 use crate::storage::barrel::BarrelReader;
 use crate::storage::catalog::BookEntry;
+use crate::storage::segment::Unreadable;
 use crate::text::decode;
 use crate::{Error, Result};
 use approx::Sketches;
@@ -85,6 +88,9 @@ pub struct Reader {
     postings: OnceLock<Postings>,
     frequent_word_cap: u32,
     sketches: Option<Sketches>,
+    /// The first listed segment that could not be read, if any: then
+    /// `sketches` is `None` and approximate mode reports it.
+    damaged_segment: Option<Unreadable>,
     /// The index: its options, and where positions and page signatures
     /// are read from.
     index: Index,
@@ -93,11 +99,13 @@ pub struct Reader {
 impl Reader {
     /// Opens a snapshot. A compaction that commits while the snapshot is
     /// being read may remove a segment it lists; the open is then retried
-    /// on a fresh snapshot.
+    /// on a fresh snapshot. A listed segment that cannot be read (still
+    /// missing on the last attempt, or damaged) leaves the reader without
+    /// sketches: exact mode works, approximate mode returns the damage.
     pub(crate) fn open(index: &Index) -> Result<Reader> {
         let mut attempts = 0;
         loop {
-            match Reader::open_snapshot(index) {
+            match Reader::open_snapshot(index, attempts == 3) {
                 Err(Error::Io { source, .. })
                     if source.kind() == std::io::ErrorKind::NotFound && attempts < 3 =>
                 {
@@ -108,7 +116,7 @@ impl Reader {
         }
     }
 
-    fn open_snapshot(index: &Index) -> Result<Reader> {
+    fn open_snapshot(index: &Index, last_attempt: bool) -> Result<Reader> {
         let snapshot = index.catalog().snapshot()?;
         let entries = snapshot.books()?;
         let barrels = snapshot.barrels()?;
@@ -135,10 +143,19 @@ impl Reader {
             });
         }
         let ids: Vec<u32> = books.iter().map(|b| b.id).collect();
-        let sketches = index
-            .sketch_options()
-            .map(|options| Sketches::open(index, *options, &segments, &ids))
-            .transpose()?;
+        let mut damaged_segment = None;
+        let sketches = match index.sketch_options() {
+            None => None,
+            Some(options) => {
+                match Sketches::open(index, *options, &segments, &ids, last_attempt)? {
+                    Ok(sketches) => Some(sketches),
+                    Err(damage) => {
+                        damaged_segment = Some(damage);
+                        None
+                    }
+                }
+            }
+        };
         let by_key = books
             .iter()
             .enumerate()
@@ -152,6 +169,7 @@ impl Reader {
             postings: OnceLock::new(),
             frequent_word_cap: postings::default_frequent_word_cap(ids.len()),
             sketches,
+            damaged_segment,
             index: index.clone(),
         })
     }
@@ -173,13 +191,28 @@ impl Reader {
         self
     }
 
-    /// The sketches, or `OldFormat` when the index has none.
+    /// The sketches; `Corrupted` naming the segment when a listed one could
+    /// not be read, `OldFormat` when the index has none.
     pub(crate) fn sketches(&self) -> Result<&Sketches> {
+        if let Some(damage) = &self.damaged_segment {
+            return Err(damage.error(
+                "approximate mode needs every listed sketch segment, so it cannot be used \
+                 until the segment is repaired (exact mode and relations still work); \
+                 `stemmata verify` names the books to reload",
+            ));
+        }
         self.sketches.as_ref().ok_or_else(|| Error::OldFormat {
             path: self.index.dir().to_path_buf(),
             found: self.index.format_version(),
             needs: "search in approximate mode (it has no sketches)".to_string(),
         })
+    }
+
+    /// The first listed sketch segment the reader could not read, if any:
+    /// approximate mode fails while it is listed (see
+    /// [`Index::verify`](crate::Index::verify) for the way out).
+    pub fn damaged_segment(&self) -> Option<&std::path::Path> {
+        self.damaged_segment.as_ref().map(|d| d.path.as_path())
     }
 
     /// The reader slot of the book with internal id `id`.

@@ -83,9 +83,9 @@ impl Reader {
     /// stores them ([`crate::storage::pages`]): empty when the text has no
     /// page break or the index stores no pages.
     pub fn pages_of_text(&self, text: &str) -> Vec<MinHashSig> {
-        match &self.sketches {
-            Some(sketches) if text.contains(PAGE_BREAK) => {
-                page_signatures(text, &sketches.options().window_options())
+        match self.index.sketch_options() {
+            Some(sketch) if text.contains(PAGE_BREAK) => {
+                page_signatures(text, &sketch.window_options())
                     .iter()
                     .map(pages::reduce)
                     .collect()
@@ -129,9 +129,9 @@ impl Reader {
     fn page_options(&self) -> PageOptions {
         PageOptions {
             seed: self
-                .sketches
-                .as_ref()
-                .map_or(DEFAULT_HASH_SEED, |s| s.options().book.seed),
+                .index
+                .sketch_options()
+                .map_or(DEFAULT_HASH_SEED, |s| s.book.seed),
             ..PageOptions::default()
         }
     }

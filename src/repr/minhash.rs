@@ -255,20 +255,22 @@ impl Shingler {
     }
 }
 
-/// One-permutation hashing into K bins, before densification.
-struct Bins {
+/// One-permutation hashing into K bins, before densification: the
+/// signature of a stream of fingerprints, one at a time.
+pub(crate) struct Bins {
     mins: Vec<u64>,
 }
 
 impl Bins {
-    fn new(k: usize) -> Self {
+    /// Bins for a signature of `k` min-hashes, `k` at least 1.
+    pub(crate) fn new(k: usize) -> Self {
         Bins {
             mins: vec![u64::MAX; k],
         }
     }
 
     #[inline]
-    fn insert(&mut self, hash: u64) {
+    pub(crate) fn insert(&mut self, hash: u64) {
         let bin = range_of(hash, self.mins.len());
         let slot = &mut self.mins[bin];
         if hash < *slot {
@@ -276,7 +278,8 @@ impl Bins {
         }
     }
 
-    fn finish(self, seed: u64) -> MinHashSig {
+    /// The signature, empty bins densified with `seed`.
+    pub(crate) fn finish(self, seed: u64) -> MinHashSig {
         densify(self.mins, seed)
     }
 }
@@ -319,14 +322,8 @@ fn densify(mins: Vec<u64>, seed: u64) -> MinHashSig {
 /// `oph_signature(&shingle_hashes(text, o), o.num_hashes, o.seed)` equals
 /// `book_signature(text, o)`.
 pub fn shingle_hashes(text: &str, options: &MinHashOptions) -> Vec<u64> {
-    let mut shingler = Shingler::new(options.shingle_len(), options.seed);
     let mut hashes = Vec::new();
-    tokenise(text, |token| {
-        if let Token::Word(word) = token {
-            hashes.extend(shingler.push(word));
-        }
-    });
-    hashes.extend(shingler.finish());
+    for_each_shingle(text, options, None, |hash| hashes.push(hash));
     hashes
 }
 
@@ -424,14 +421,41 @@ pub fn shingles_and_pages(
     options: &MinHashOptions,
     page_hashes: usize,
 ) -> (Vec<u64>, Vec<MinHashSig>) {
+    let mut hashes = Vec::new();
+    let pages = for_each_shingle(text, options, Some(page_hashes), |hash| hashes.push(hash));
+    (hashes, pages)
+}
+
+/// Gives `shingle` the book's shingle fingerprints one by one, in the order
+/// of [`shingle_hashes`], so that nothing grows with the text; with
+/// `page_hashes`, also returns the page signatures of
+/// [`shingles_and_pages`] (else none), from the same pass.
+pub(crate) fn for_each_shingle(
+    text: &str,
+    options: &MinHashOptions,
+    page_hashes: Option<usize>,
+    mut shingle: impl FnMut(u64),
+) -> Vec<MinHashSig> {
     let len = options.shingle_len();
-    let k = page_hashes.clamp(1, MAX_HASHES);
     let mut book = Shingler::new(len, options.seed);
+    let Some(page_hashes) = page_hashes else {
+        tokenise(text, |token| {
+            if let Token::Word(word) = token {
+                if let Some(hash) = book.push(word) {
+                    shingle(hash);
+                }
+            }
+        });
+        if let Some(hash) = book.finish() {
+            shingle(hash);
+        }
+        return Vec::new();
+    };
+    let k = page_hashes.clamp(1, MAX_HASHES);
     // Fed only the first `len` words of each page.
     let mut page_start = Shingler::new(len, options.seed);
     let mut page_words = 0usize;
     let mut bins = Bins::new(k);
-    let mut hashes = Vec::new();
     let mut pages = Vec::new();
     let mut end_page = |page_start: &mut Shingler, bins: &mut Bins, page_words: &mut usize| {
         if let Some(hash) = page_start.finish() {
@@ -442,15 +466,17 @@ pub fn shingles_and_pages(
     };
     tokenise(text, |token| match token {
         Token::Word(word) => {
-            let shingle = book.push(word);
-            hashes.extend(shingle);
+            let book_shingle = book.push(word);
+            if let Some(hash) = book_shingle {
+                shingle(hash);
+            }
             page_words += 1;
             // The page's first shingle is also the book's; later ones are
             // the book's.
             let page_shingle = if page_words <= len {
                 page_start.push(word)
             } else {
-                shingle
+                book_shingle
             };
             if let Some(hash) = page_shingle {
                 bins.insert(hash);
@@ -459,8 +485,10 @@ pub fn shingles_and_pages(
         Token::PageBreak => end_page(&mut page_start, &mut bins, &mut page_words),
     });
     end_page(&mut page_start, &mut bins, &mut page_words);
-    hashes.extend(book.finish());
-    (hashes, pages)
+    if let Some(hash) = book.finish() {
+        shingle(hash);
+    }
+    pages
 }
 
 /// The one-permutation signature of the union of the sets behind

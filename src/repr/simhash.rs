@@ -19,7 +19,9 @@
 //! outweigh those whose hash has it clear: Σ over features of ±count > 0.
 //! Adding ±1 per occurrence gives the same sums as ±count per distinct
 //! feature, which is how it is computed. Ties give 0; a text without
-//! features gives 0.
+//! features gives 0. The joined string is built and counted a chunk at a
+//! time (the last n − 1 characters carried over), so memory does not grow
+//! with the text.
 //!
 //! All of the above is part of the on-disk format once fingerprints are stored.
 //!
@@ -216,56 +218,112 @@ impl BitCounts {
     }
 }
 
-/// The normalised text the features are cut from: words joined by single
-/// spaces, page breaks as separators.
-fn joined_words(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    tokenise(text, |token| {
-        if let Token::Word(word) = token {
-            if !out.is_empty() {
-                out.push(' ');
-            }
-            out.push_str(word);
+/// Bytes of the normalised text (words joined by single spaces) gathered
+/// before their n-grams are counted; the last n − 1 characters stay for the
+/// n-grams that continue into the next words.
+const CHUNK_BYTES: usize = 1 << 20;
+
+/// The n-grams of the normalised text the features are cut from: words
+/// joined by single spaces, page breaks as separators. The text is built
+/// and counted a chunk at a time, so memory does not grow with the text.
+struct Grams {
+    n: usize,
+    seed: u64,
+    /// Bytes gathered before counting ([`CHUNK_BYTES`]).
+    chunk_bytes: usize,
+    chunk: String,
+    /// Start of each character of `chunk`, then its end (non-ASCII chunks).
+    bounds: Vec<usize>,
+    /// Whether a word was added, and whether an n-gram was counted.
+    any_word: bool,
+    counted: bool,
+    counts: BitCounts,
+}
+
+impl Grams {
+    fn new(n: usize, seed: u64, chunk_bytes: usize) -> Self {
+        Grams {
+            n,
+            seed,
+            chunk_bytes,
+            chunk: String::new(),
+            bounds: Vec::new(),
+            any_word: false,
+            counted: false,
+            counts: BitCounts::new(),
         }
-    });
-    out
+    }
+
+    fn push_word(&mut self, word: &str) {
+        if self.any_word {
+            self.chunk.push(' ');
+        }
+        self.any_word = true;
+        self.chunk.push_str(word);
+        if self.chunk.len() >= self.chunk_bytes {
+            self.count_chunk();
+        }
+    }
+
+    /// Counts every n-gram that ends in the chunk and keeps only the last
+    /// n − 1 characters (all of them while the chunk is shorter than n).
+    fn count_chunk(&mut self) {
+        let bytes = self.chunk.as_bytes();
+        let keep_from = if self.chunk.is_ascii() {
+            if bytes.len() < self.n {
+                return;
+            }
+            for gram in bytes.windows(self.n) {
+                self.counts.add(ngram_hash(gram, self.seed));
+            }
+            bytes.len() - (self.n - 1)
+        } else {
+            self.bounds.clear();
+            self.bounds
+                .extend(self.chunk.char_indices().map(|(at, _)| at));
+            self.bounds.push(bytes.len());
+            let chars = self.bounds.len() - 1;
+            if chars < self.n {
+                return;
+            }
+            for window in self.bounds.windows(self.n + 1) {
+                let gram = &bytes[window[0]..window[self.n]];
+                self.counts.add(ngram_hash(gram, self.seed));
+            }
+            self.bounds[chars - (self.n - 1)]
+        };
+        self.counted = true;
+        self.chunk.drain(..keep_from);
+    }
+
+    /// The fingerprint; a text of fewer than n characters counts as one
+    /// n-gram, a text without words as none.
+    fn fingerprint(mut self) -> SimHash128 {
+        self.count_chunk();
+        if !self.counted && !self.chunk.is_empty() {
+            self.counts
+                .add(ngram_hash(self.chunk.as_bytes(), self.seed));
+        }
+        self.counts.fingerprint()
+    }
 }
 
 /// The simhash of `text` (see the module docs): 128 bits from its
 /// `options.ngram_chars`-character n-grams (default 4, clamped to
 /// 1..=[`MAX_NGRAM_CHARS`]), each weighted by its count.
 pub fn simhash(text: &str, options: &SimHashOptions) -> SimHash128 {
+    simhash_in_chunks(text, options, CHUNK_BYTES)
+}
+
+fn simhash_in_chunks(text: &str, options: &SimHashOptions, chunk_bytes: usize) -> SimHash128 {
     let n = options.ngram_chars.clamp(1, MAX_NGRAM_CHARS);
-    let joined = joined_words(text);
-    let mut counts = BitCounts::new();
-    if joined.is_ascii() {
-        let bytes = joined.as_bytes();
-        if bytes.len() < n {
-            if !bytes.is_empty() {
-                counts.add(ngram_hash(bytes, options.seed));
-            }
-        } else {
-            for gram in bytes.windows(n) {
-                counts.add(ngram_hash(gram, options.seed));
-            }
+    let mut grams = Grams::new(n, options.seed, chunk_bytes);
+    tokenise(text, |token| {
+        if let Token::Word(word) = token {
+            grams.push_word(word);
         }
-    } else {
-        let bounds: Vec<usize> = joined
-            .char_indices()
-            .map(|(at, _)| at)
-            .chain(std::iter::once(joined.len()))
-            .collect();
-        let chars = bounds.len() - 1;
-        if chars < n {
-            counts.add(ngram_hash(joined.as_bytes(), options.seed));
-        } else {
-            for window in bounds.windows(n + 1) {
-                let gram = &joined.as_bytes()[window[0]..window[n]];
-                counts.add(ngram_hash(gram, options.seed));
-            }
-        }
-    }
-    counts.fingerprint()
+    });
+    grams.fingerprint()
 }
 
 #[cfg(test)]
@@ -296,6 +354,85 @@ mod tests {
 
     fn book(words: usize, seed: u64) -> String {
         work_text(words, seed)
+    }
+
+    /// The normalised text: words joined by single spaces.
+    fn joined_words(text: &str) -> String {
+        let mut out = String::with_capacity(text.len());
+        tokenise(text, |token| {
+            if let Token::Word(word) = token {
+                if !out.is_empty() {
+                    out.push(' ');
+                }
+                out.push_str(word);
+            }
+        });
+        out
+    }
+
+    /// The simhash from the whole normalised text at once: its n-grams of
+    /// characters, or the whole text when it is shorter than n.
+    fn simhash_whole(text: &str, options: &SimHashOptions) -> SimHash128 {
+        let n = options.ngram_chars.clamp(1, MAX_NGRAM_CHARS);
+        let joined = joined_words(text);
+        let bounds: Vec<usize> = joined
+            .char_indices()
+            .map(|(at, _)| at)
+            .chain(std::iter::once(joined.len()))
+            .collect();
+        let grams: Vec<&[u8]> = if bounds.len() - 1 < n {
+            [joined.as_bytes()]
+                .into_iter()
+                .filter(|g| !g.is_empty())
+                .collect()
+        } else {
+            bounds
+                .windows(n + 1)
+                .map(|w| &joined.as_bytes()[w[0]..w[n]])
+                .collect()
+        };
+        naive_simhash(&grams, options.seed)
+    }
+
+    #[test]
+    fn counting_in_chunks_equals_counting_the_whole_text() {
+        let ascii = book(3_000, 9);
+        let mixed = ascii.replacen("the", "thé", 40).replace("and", "ΣΟΦΙΑ");
+        let short = [
+            "",
+            " 42 ",
+            "ab",
+            "abc d",
+            "é",
+            "σο φ",
+            "abcdefghijklmnopqrstu",
+        ];
+        for n in [1, 2, 4, 7, 16] {
+            let options = SimHashOptions {
+                ngram_chars: n,
+                ..SimHashOptions::default()
+            };
+            for text in short
+                .iter()
+                .copied()
+                .chain([ascii.as_str(), mixed.as_str()])
+            {
+                let whole = simhash_whole(text, &options);
+                for chunk_bytes in [1, 3, 17, 1000, CHUNK_BYTES] {
+                    assert_eq!(
+                        simhash_in_chunks(text, &options, chunk_bytes),
+                        whole,
+                        "n {n}, chunks of {chunk_bytes}, {:?}",
+                        &text[..text.len().min(20)]
+                    );
+                }
+            }
+        }
+        // Over one chunk, and non-ASCII in some chunks only.
+        let long = format!("{} {}", book(400_000, 4), mixed);
+        assert!(long.len() > 2 * CHUNK_BYTES);
+        let options = SimHashOptions::default();
+        assert_eq!(simhash(&long, &options), simhash_whole(&long, &options));
     }
 
     #[test]

@@ -44,9 +44,9 @@
 
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
-use super::minhash::{
-    mix64, oph_signature, shingle_hashes, shingles_and_pages, MinHashOptions, MinHashSig,
-};
+use super::minhash::{for_each_shingle, mix64, Bins, MinHashOptions, MinHashSig, MAX_HASHES};
+#[cfg(doc)]
+use super::minhash::{oph_signature, shingle_hashes, shingles_and_pages};
 use super::simhash::{simhash, SimHash128, SimHashOptions};
 use crate::text::PAGE_BREAK;
 use crate::{Error, Result};
@@ -269,20 +269,24 @@ pub struct BookSketch {
 }
 
 impl BookSketch {
-    /// The sketch of normalised-on-the-fly `text`.
+    /// The sketch of normalised-on-the-fly `text`: the book and window
+    /// min-hashes of its shingle stream ([`shingle_hashes`]) cut into
+    /// [`content_windows`], its page signatures ([`shingles_and_pages`])
+    /// when it has a page break, and its simhash. The shingles are taken
+    /// one at a time, never held all at once.
     pub fn compute(text: &str, options: &SketchOptions) -> BookSketch {
-        let (shingles, pages) = if text.contains(PAGE_BREAK) {
-            shingles_and_pages(text, &options.book, options.window_hashes)
-        } else {
-            (shingle_hashes(text, &options.book), Vec::new())
-        };
         let seed = options.book.seed;
-        let windows = content_windows(&shingles, options.window_shingles)
-            .map(|window| oph_signature(window, options.window_hashes, seed))
-            .collect();
+        let mut book = Bins::new(options.book.num_hashes.clamp(1, MAX_HASHES));
+        let mut windows =
+            WindowSignatures::new(options.window_shingles, options.window_hashes, seed);
+        let page_hashes = text.contains(PAGE_BREAK).then_some(options.window_hashes);
+        let pages = for_each_shingle(text, &options.book, page_hashes, |hash| {
+            book.insert(hash);
+            windows.push(hash);
+        });
         BookSketch {
-            book: oph_signature(&shingles, options.book.num_hashes, seed),
-            windows,
+            book: book.finish(seed),
+            windows: windows.finish(),
             simhash: simhash(text, &options.simhash),
             pages,
         }
@@ -348,6 +352,58 @@ pub fn content_windows(shingles: &[u64], mean: u32) -> impl Iterator<Item = &[u6
     })
 }
 
+/// The window min-hashes of a shingle stream taken one shingle at a time:
+/// the windows of [`content_windows`], each signed as [`oph_signature`]
+/// signs it.
+struct WindowSignatures {
+    /// Least and most shingles per window, and the cut hash's divisor.
+    min: usize,
+    max: usize,
+    gap: u64,
+    k: usize,
+    seed: u64,
+    bins: Bins,
+    /// Shingles in the current window.
+    len: usize,
+    signatures: Vec<MinHashSig>,
+}
+
+impl WindowSignatures {
+    fn new(mean: u32, k: usize, seed: u64) -> Self {
+        let k = k.clamp(1, MAX_HASHES);
+        WindowSignatures {
+            min: (mean / 4).max(1) as usize,
+            max: 4 * mean as usize,
+            gap: u64::from(mean - mean / 4).max(1),
+            k,
+            seed,
+            bins: Bins::new(k),
+            len: 0,
+            signatures: Vec::new(),
+        }
+    }
+
+    #[inline]
+    fn push(&mut self, shingle: u64) {
+        self.bins.insert(shingle);
+        self.len += 1;
+        if self.len >= self.min
+            && (self.len >= self.max || mix64(shingle ^ WINDOW_CUT_SALT).is_multiple_of(self.gap))
+        {
+            let bins = std::mem::replace(&mut self.bins, Bins::new(self.k));
+            self.signatures.push(bins.finish(self.seed));
+            self.len = 0;
+        }
+    }
+
+    fn finish(mut self) -> Vec<MinHashSig> {
+        if self.len > 0 {
+            self.signatures.push(self.bins.finish(self.seed));
+        }
+        self.signatures
+    }
+}
+
 /// The key of one band: XXH3-64, seeded with the table number, of the band
 /// number (u16 LE) followed by the band's values (u64 LE each).
 pub fn band_key(table: Table, band: u16, values: &[u64]) -> u64 {
@@ -401,6 +457,51 @@ mod tests {
 
     fn shared_keys(a: &[u64], b: &[u64]) -> usize {
         a.iter().filter(|k| b.binary_search(k).is_ok()).count()
+    }
+
+    /// The sketch from the whole shingle stream at once.
+    fn compute_from_all_shingles(text: &str, options: &SketchOptions) -> BookSketch {
+        use crate::repr::minhash::{oph_signature, shingle_hashes, shingles_and_pages};
+        let (shingles, pages) = if text.contains(PAGE_BREAK) {
+            shingles_and_pages(text, &options.book, options.window_hashes)
+        } else {
+            (shingle_hashes(text, &options.book), Vec::new())
+        };
+        let seed = options.book.seed;
+        let windows = content_windows(&shingles, options.window_shingles)
+            .map(|window| oph_signature(window, options.window_hashes, seed))
+            .collect();
+        BookSketch {
+            book: oph_signature(&shingles, options.book.num_hashes, seed),
+            windows,
+            simhash: simhash(text, &options.simhash),
+            pages,
+        }
+    }
+
+    #[test]
+    fn streamed_shingles_sketch_as_the_whole_stream() {
+        let paged = work_text(30_000, 5).replace(". ", ".\x0c");
+        let texts = [
+            String::new(),
+            "one".to_string(),
+            "a b\x0c\x0cc d e f g\x0c".to_string(),
+            work_text(200, 1),
+            work_text(20_000, 2),
+            paged,
+        ];
+        for window_shingles in [16, 100, 800] {
+            let options = SketchOptions {
+                window_shingles,
+                ..SketchOptions::default()
+            };
+            for text in &texts {
+                let streamed = BookSketch::compute(text, &options);
+                assert_eq!(streamed, compute_from_all_shingles(text, &options));
+            }
+        }
+        let sketch = BookSketch::compute(&texts[5], &SketchOptions::default());
+        assert!(sketch.pages.len() > 100 && sketch.windows.len() > 10);
     }
 
     #[test]

@@ -16,6 +16,15 @@
 //! `alpha_min_share` of the window is dropped. In running text that
 //! subsequence is about 2·√window long (13 of 64), far below the 40% share a
 //! list reaches even when half its unique words are definitions.
+//!
+//! **Memory.** A text of up to [`LARGE_TEXT_BYTES`] is extracted in one pass
+//! with a hash map of its distinct words; a larger one in two passes
+//! (`unique_words/large.rs`) that need about 9 bytes per distinct word and
+//! 17 per element, not a map entry and a copy of every word, so that a
+//! 200 MB book of distinct words takes under three times its size, not ten.
+//! Both give the same features.
+
+mod large;
 
 use crate::align::lis_len_by;
 use crate::text::{tokenise, Token, TokenStats};
@@ -105,8 +114,25 @@ struct WordEntry {
     text_len: u8,
 }
 
-/// Extracts a book's features from its (decoded) text.
+/// Texts longer than this (in bytes) are extracted in two passes over the
+/// text in bounded memory (`large.rs`): the in-memory extraction keeps a
+/// hash-map entry and a copy of every distinct word, several times the
+/// text when most words are distinct.
+pub const LARGE_TEXT_BYTES: usize = 8 << 20;
+
+/// Extracts a book's features from its (decoded) text. The result does not
+/// depend on the text's size: texts over [`LARGE_TEXT_BYTES`] are only
+/// extracted another way.
 pub fn extract(text: &str, options: &ExtractOptions) -> Features {
+    if text.len() > LARGE_TEXT_BYTES {
+        large::extract(text, options, large::MIN_RUN)
+    } else {
+        extract_in_memory(text, options)
+    }
+}
+
+/// One pass over the text, every distinct word in a hash map.
+fn extract_in_memory(text: &str, options: &ExtractOptions) -> Features {
     let mut entries: HashMap<u64, WordEntry, BuildNoHashHasher<u64>> = HashMap::default();
     let mut word_text = String::new();
     let mut position: u32 = 0;
@@ -252,5 +278,129 @@ mod tests {
             ..ExtractOptions::default()
         };
         assert_eq!(extract(&text, &unguarded).sequence.len(), 500);
+    }
+
+    /// The features of both extractions, field by field.
+    fn assert_same(text: &str, options: &ExtractOptions, min_run: usize) {
+        let a = extract_in_memory(text, options);
+        let b = large::extract(text, options, min_run);
+        assert_eq!(a.sequence, b.sequence, "{options:?}, runs of {min_run}");
+        assert_eq!(
+            (a.words, a.pages, a.distinct_words, a.alphabetical_dropped),
+            (b.words, b.pages, b.distinct_words, b.alphabetical_dropped),
+            "{options:?}, runs of {min_run}"
+        );
+        assert_eq!(a.token_stats, b.token_stats);
+    }
+
+    /// A text of `n` words: a word of a small vocabulary (often repeated),
+    /// a fresh word, or a run of words in alphabetical order (which the
+    /// guard drops); with punctuation, digits and page breaks.
+    fn mixed_text(n: usize, seed: u64) -> String {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
+        let mut words = Vec::new();
+        while words.len() < n {
+            match rng.gen_range(0..20) {
+                0 => {
+                    let start = rng.gen_range(0..10_000u32);
+                    let mut run: Vec<String> = (start..start + rng.gen_range(5..80))
+                        .map(|i| format!("g{}", crate::testing::letters(i)))
+                        .collect();
+                    run.sort();
+                    words.extend(run);
+                }
+                1 => words.push("\x0c".to_string()),
+                2 => words.push("12, --".to_string()),
+                3..=9 => words.push(crate::testing::letters(rng.gen_range(0..300u32))),
+                _ => words.push(format!(
+                    "w{}",
+                    crate::testing::letters(rng.gen::<u32>() % 5_000_000)
+                )),
+            }
+        }
+        words.join(" ")
+    }
+
+    #[test]
+    fn large_texts_extract_as_in_memory() {
+        let text = mixed_text(40_000, 3);
+        for max_term_freq in [1, 2, 5] {
+            for (alpha_window, permille) in [(0, 400), (8, 400), (64, 400), (16, 250), (9, 900)] {
+                let options = ExtractOptions {
+                    max_term_freq,
+                    alpha_window,
+                    alpha_min_share_permille: permille,
+                    ..ExtractOptions::default()
+                };
+                for min_run in [1, 7, 1000, large::MIN_RUN] {
+                    assert_same(&text, &options, min_run);
+                }
+            }
+        }
+        let features = extract(&text, &ExtractOptions::default());
+        assert!(features.alphabetical_dropped > 1000, "{features:?}");
+        assert!(features.pages > 100);
+    }
+
+    #[test]
+    fn large_extraction_handles_short_and_empty_texts() {
+        for text in ["", "a", "\x0c", "a b a", "one two three", "12 34 \x0c x"] {
+            for alpha_window in [0, 8] {
+                let options = ExtractOptions {
+                    alpha_window,
+                    ..ExtractOptions::default()
+                };
+                assert_same(text, &options, 1);
+            }
+        }
+    }
+
+    #[test]
+    fn large_extraction_drops_colliding_hashes_as_in_memory() {
+        // 300,000 distinct words hold about ten pairs of words whose 32-bit
+        // hashes collide; seed 7 is one with collisions.
+        let text: String = (0..300_000u32)
+            .map(|i| format!("x{} ", crate::testing::letters(i.wrapping_mul(0x9E37_79B1))))
+            .collect();
+        let options = ExtractOptions {
+            alpha_window: 0,
+            hash_seed: 7,
+            ..ExtractOptions::default()
+        };
+        let features = extract_in_memory(&text, &options);
+        assert_eq!(features.distinct_words, 300_000);
+        assert!(features.sequence.len() < 300_000, "no collision to test");
+        assert_same(&text, &options, 4096);
+    }
+
+    #[test]
+    fn a_text_over_the_threshold_is_extracted_as_in_memory() {
+        let text = mixed_text(2_000_000, 5);
+        assert!(text.len() > LARGE_TEXT_BYTES);
+        let options = ExtractOptions::default();
+        let features = extract(&text, &options);
+        let in_memory = extract_in_memory(&text, &options);
+        assert_eq!(features.sequence, in_memory.sequence);
+        assert_eq!(features.distinct_words, in_memory.distinct_words);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        #[test]
+        fn large_extraction_equals_in_memory(
+            n in 0usize..3000,
+            seed in 0u64..1000,
+            max_term_freq in 1u32..4,
+            alpha_window in proptest::sample::select(vec![0u32, 8, 12, 64]),
+            min_run in 1usize..200,
+        ) {
+            let options = ExtractOptions {
+                max_term_freq,
+                alpha_window,
+                ..ExtractOptions::default()
+            };
+            assert_same(&mixed_text(n, seed), &options, min_run);
+        }
     }
 }

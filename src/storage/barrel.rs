@@ -39,15 +39,30 @@ impl EncodedSequence {
         let mut raw = vec![0u8; 8 * n];
         let (hashes, deltas) = raw.split_at_mut(4 * n);
         LittleEndian::write_u32_into(&sequence.hashes, hashes);
-        let mut previous = 0;
-        for (slot, &position) in deltas.chunks_exact_mut(4).zip(&sequence.positions) {
-            LittleEndian::write_u32(slot, position.wrapping_sub(previous));
-            previous = position;
-        }
-        let frame = zstd::bulk::compress(&raw, ZSTD_LEVEL).expect("zstd compresses into a Vec");
+        write_deltas(&sequence.positions, deltas);
+        Self::compress(&raw, n)
+    }
+
+    /// [`encode`](Self::encode), freeing each array of `sequence` once it
+    /// is copied: for a large book, the sequence and its uncompressed bytes
+    /// are never in memory whole at once.
+    pub fn encode_owned(sequence: UniqueWordSeq) -> Self {
+        let n = sequence.len();
+        let UniqueWordSeq { hashes, positions } = sequence;
+        let mut raw = vec![0u8; 8 * n];
+        let (hashes_out, deltas) = raw.split_at_mut(4 * n);
+        LittleEndian::write_u32_into(&hashes, hashes_out);
+        drop(hashes);
+        write_deltas(&positions, deltas);
+        drop(positions);
+        Self::compress(&raw, n)
+    }
+
+    fn compress(raw: &[u8], elements: usize) -> Self {
+        let frame = zstd::bulk::compress(raw, ZSTD_LEVEL).expect("zstd compresses into a Vec");
         EncodedSequence {
             frame,
-            elements: n as u32,
+            elements: elements as u32,
         }
     }
 
@@ -67,6 +82,16 @@ impl EncodedSequence {
         LittleEndian::write_u64(&mut header[16..24], sum);
         out.extend_from_slice(&header);
         out.extend_from_slice(&self.frame);
+    }
+}
+
+/// Writes the differences of consecutive `positions` (the first from 0) to
+/// `out` as u32 LE.
+fn write_deltas(positions: &[u32], out: &mut [u8]) {
+    let mut previous = 0;
+    for (slot, &position) in out.chunks_exact_mut(4).zip(positions) {
+        LittleEndian::write_u32(slot, position.wrapping_sub(previous));
+        previous = position;
     }
 }
 

@@ -165,13 +165,75 @@ fn put_u32(out: &mut Vec<u8>, value: u32) {
 }
 
 /// Writes `bytes` to a new file at `path` (created exclusively, never
-/// through a link) and syncs it and its directory,
-/// so that both its contents and its name survive a power loss.
+/// through a link) and syncs it and its directory, so that both its
+/// contents and its name survive a power loss. A file it created but could
+/// not finish is removed (best effort: the next writer removes any file
+/// the catalog does not list).
 pub fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
     let mut file = super::fs::WriteFile::create_new(path)?;
-    file.write_all(bytes)?;
-    file.sync_all()?;
+    let written = file.write_all(bytes).and_then(|()| file.sync_all());
+    drop(file);
+    if written.is_err() {
+        let _ = super::fs::remove_file(path);
+    }
+    written?;
     super::format::sync_parent_dir(path)
+}
+
+/// A listed segment that cannot be read (missing, unreadable, or failing its
+/// checks): where, and what is wrong. Exact mode does not need segments, so
+/// readers and writers keep working and only approximate mode fails.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Unreadable {
+    /// The segment file.
+    pub path: PathBuf,
+    /// Byte offset of the damage (0 when the file as a whole is at fault).
+    pub offset: u64,
+    /// What is wrong, without the path.
+    pub what: String,
+}
+
+impl Unreadable {
+    /// The damage `error` reports about the segment at `path`.
+    pub fn of(path: &Path, error: &Error) -> Unreadable {
+        let (offset, what) = match error {
+            Error::Corrupted { offset, what, .. } => (*offset, what.clone()),
+            Error::ChecksumMismatch {
+                offset,
+                expected,
+                got,
+                ..
+            } => (
+                *offset,
+                format!("checksum mismatch (stored {expected:#018x}, computed {got:#018x})"),
+            ),
+            Error::Io { source, .. } => (0, format!("cannot be read: {source}")),
+            Error::UnsupportedVersion {
+                found,
+                oldest,
+                newest,
+                ..
+            } => (
+                0,
+                format!("format version {found} is not supported (this build reads {oldest}..={newest})"),
+            ),
+            other => (0, other.to_string()),
+        };
+        Unreadable {
+            path: path.to_path_buf(),
+            offset,
+            what,
+        }
+    }
+
+    /// A `Corrupted` error naming the segment, with `advice` after the damage.
+    pub fn error(&self, advice: &str) -> Error {
+        Error::Corrupted {
+            path: self.path.clone(),
+            offset: self.offset,
+            what: format!("{}; {advice}", self.what),
+        }
+    }
 }
 
 /// Where one table lies in a segment's bytes.
@@ -385,6 +447,13 @@ impl Segment {
 
     fn book_stride(&self) -> usize {
         20 + 8 * self.k
+    }
+
+    /// Every book's id, in id order.
+    pub fn book_ids(&self) -> impl Iterator<Item = u32> + '_ {
+        let stride = self.book_stride();
+        (0..self.book_count)
+            .map(move |i| LittleEndian::read_u32(&self.bytes[self.books_at + i * stride..]))
     }
 
     /// Every book's id, simhash and min-hash signature, in id order.

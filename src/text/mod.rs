@@ -83,9 +83,8 @@ fn decode_utf8(bytes: &[u8]) -> Decoded<'_> {
     }
     let non_ascii = bytes.iter().filter(|b| !b.is_ascii()).count();
     if 2 * invalid_bytes > non_ascii {
-        let (text, _) = encoding_rs::WINDOWS_1252.decode_without_bom_handling(bytes);
         return Decoded {
-            text,
+            text: Cow::Owned(decode_windows_1252(bytes)),
             invalid_sequences,
             encoding: "windows-1252",
         };
@@ -94,6 +93,85 @@ fn decode_utf8(bytes: &[u8]) -> Decoded<'_> {
         text: String::from_utf8_lossy(bytes),
         invalid_sequences,
         encoding: "UTF-8",
+    }
+}
+
+/// Bytes decoded a chunk at a time: a decoder asked for a whole text at
+/// once reserves its worst case, three bytes out per byte in.
+const DECODE_CHUNK_BYTES: usize = 1 << 20;
+
+/// `bytes` decoded as windows-1252, which maps every byte to a character.
+fn decode_windows_1252(bytes: &[u8]) -> String {
+    let mut decoder = encoding_rs::WINDOWS_1252.new_decoder_without_bom_handling();
+    let mut text = String::with_capacity(bytes.len() + bytes.len() / 8);
+    let mut chunks = bytes.chunks(DECODE_CHUNK_BYTES).peekable();
+    while let Some(chunk) = chunks.next() {
+        let last = chunks.peek().is_none();
+        let mut rest = chunk;
+        loop {
+            let room = decoder
+                .max_utf8_buffer_length(rest.len())
+                .unwrap_or(3 * rest.len() + 16);
+            text.reserve(room);
+            let (result, read, _) = decoder.decode_to_string(rest, &mut text, last);
+            rest = &rest[read..];
+            if matches!(result, encoding_rs::CoderResult::InputEmpty) {
+                break;
+            }
+        }
+    }
+    text
+}
+
+/// Bytes decoded as text ([`decode`]), owned.
+#[derive(Debug)]
+pub struct DecodedText {
+    /// The decoded text.
+    pub text: String,
+    /// As in [`Decoded::invalid_sequences`].
+    pub invalid_sequences: u64,
+    /// As in [`Decoded::encoding`].
+    pub encoding: &'static str,
+}
+
+/// [`decode`] of bytes the caller gives up: valid UTF-8 becomes the text in
+/// place, without a copy, and bytes decoded into a new text are freed once
+/// it is made, so a large text is held about once.
+pub fn decode_owned(bytes: Vec<u8>) -> DecodedText {
+    let decoded = decode(&bytes);
+    let (invalid_sequences, encoding) = (decoded.invalid_sequences, decoded.encoding);
+    let base = bytes.as_ptr() as usize;
+    // Where in `bytes` a borrowed text lies; `Err` holds a text decoded anew.
+    let place = match decoded.text {
+        Cow::Owned(text) => Err(text),
+        Cow::Borrowed(text) => {
+            let start = (text.as_ptr() as usize).wrapping_sub(base);
+            if start <= bytes.len() && text.len() <= bytes.len() - start {
+                Ok(start..start + text.len())
+            } else {
+                Err(text.to_owned())
+            }
+        }
+    };
+    let text = match place {
+        Err(mut text) => {
+            // A decoder reserves room for its worst case (three bytes per
+            // byte from windows-1252): give back what the text does not use.
+            text.shrink_to_fit();
+            text
+        }
+        Ok(range) => {
+            let mut bytes = bytes;
+            bytes.truncate(range.end);
+            bytes.drain(..range.start);
+            String::from_utf8(bytes)
+                .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+        }
+    };
+    DecodedText {
+        text,
+        invalid_sequences,
+        encoding,
     }
 }
 
@@ -143,6 +221,44 @@ pub fn looks_binary(bytes: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn windows_1252_in_chunks_decodes_as_at_once() {
+        let mut bytes: Vec<u8> = (0..=255u8)
+            .cycle()
+            .take(3 * DECODE_CHUNK_BYTES + 77)
+            .collect();
+        bytes[DECODE_CHUNK_BYTES - 1] = 0xe9;
+        let (whole, _) = encoding_rs::WINDOWS_1252.decode_without_bom_handling(&bytes);
+        assert_eq!(decode_windows_1252(&bytes), whole);
+        assert_eq!(decode_windows_1252(b"caf\xe9 \x80"), "café €");
+    }
+
+    #[test]
+    fn decode_owned_gives_the_text_decode_gives() {
+        let utf16: Vec<u8> = [0xff, 0xfe]
+            .into_iter()
+            .chain("père".encode_utf16().flat_map(u16::to_le_bytes))
+            .collect();
+        let inputs: [&[u8]; 7] = [
+            b"",
+            b"plain text",
+            "d\u{e9}j\u{e0} vu".as_bytes(),
+            b"\xef\xbb\xbfwith a byte-order mark",
+            b"caf\xe9 cr\xe8me br\xfbl\xe9e",
+            b"mostly valid \xc3\xa9\xc3\xa9\xc3\xa9 but \xff",
+            &utf16,
+        ];
+        for bytes in inputs {
+            let decoded = decode(bytes);
+            let owned = decode_owned(bytes.to_vec());
+            assert_eq!(owned.text, decoded.text, "{bytes:?}");
+            assert_eq!(
+                (owned.invalid_sequences, owned.encoding),
+                (decoded.invalid_sequences, decoded.encoding)
+            );
+        }
+    }
 
     #[test]
     fn decode_counts_invalid_sequences_without_panicking() {

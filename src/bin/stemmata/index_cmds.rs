@@ -276,6 +276,9 @@ pub fn load(args: LoadArgs) -> Result<ExitCode> {
     }
     let stats = loader.finish()?;
     progress.finish_and_clear();
+    for warning in &stats.warnings {
+        eprintln!("warning: {warning}");
+    }
     if args.json {
         print_json(&stats)?;
     } else {
@@ -708,9 +711,17 @@ pub struct DeleteArgs {
 pub fn delete(args: DeleteArgs) -> Result<ExitCode> {
     let index = Index::open(&args.index)?;
     let keys: Vec<&str> = args.keys.iter().map(String::as_str).collect();
-    let deleted = index.delete(&keys)?;
+    let stats = index.delete_books(&keys)?;
+    let deleted = stats.deleted;
+    for warning in &stats.warnings {
+        eprintln!("warning: {warning}");
+    }
     if args.json {
-        print_json(&serde_json::json!({ "deleted": deleted, "asked": keys.len() }))?;
+        print_json(&serde_json::json!({
+            "deleted": deleted,
+            "asked": keys.len(),
+            "warnings": stats.warnings,
+        }))?;
     } else {
         println!("deleted {deleted} of {} books", keys.len());
     }
