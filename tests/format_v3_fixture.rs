@@ -14,7 +14,7 @@ use stemmata::relate::RelationClass;
 use stemmata::repr::minhash::page_signatures;
 use stemmata::storage::format::{FORMAT_VERSION, MAGIC};
 use stemmata::storage::pages::reduce;
-use stemmata::{Document, Error, Index, Mode, QueryOptions};
+use stemmata::{Document, Index, Mode, QueryOptions};
 
 const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/v3");
 
@@ -25,14 +25,7 @@ fn fixture_text(key: &str) -> String {
 #[test]
 fn a_version_3_index_is_refused_until_upgraded_and_the_refusal_writes_nothing() {
     let dir = common::fixture_copy("v3");
-    let before = common::snapshot_files(dir.path());
-    for result in [Index::open(dir.path()), Index::open_read_only(dir.path())] {
-        match result {
-            Err(Error::UpgradeRequired(path)) => assert_eq!(path, dir.path()),
-            other => panic!("expected UpgradeRequired, got {:?}", other.err()),
-        }
-    }
-    assert!(common::snapshot_files(dir.path()) == before);
+    common::assert_upgrade_required_and_untouched(dir.path());
 }
 
 #[test]

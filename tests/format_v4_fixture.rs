@@ -8,7 +8,7 @@ mod common;
 
 use stemmata::repr::MinHashSig;
 use stemmata::storage::format::{FORMAT_VERSION, MAGIC};
-use stemmata::{Error, Index, QueryOptions};
+use stemmata::{Index, QueryOptions};
 
 /// What a reader answers: page signatures, relations and a query.
 #[derive(Debug, PartialEq)]
@@ -55,14 +55,7 @@ fn a_version_4_index_is_refused_until_upgraded_and_the_refusal_writes_nothing() 
         (&page_file[..8], &page_file[8..10]),
         (&MAGIC[..], &[4u8, 0][..])
     );
-    let before = common::snapshot_files(dir.path());
-    for result in [Index::open(dir.path()), Index::open_read_only(dir.path())] {
-        match result {
-            Err(Error::UpgradeRequired(path)) => assert_eq!(path, dir.path()),
-            other => panic!("expected UpgradeRequired, got {:?}", other.err()),
-        }
-    }
-    assert!(common::snapshot_files(dir.path()) == before);
+    common::assert_upgrade_required_and_untouched(dir.path());
 }
 
 #[test]

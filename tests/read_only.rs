@@ -5,7 +5,7 @@
 mod common;
 
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 
 use stemmata::Index;
 
@@ -18,6 +18,31 @@ fn small_index(dir: &Path) -> Vec<String> {
     let index = Index::create(dir).unwrap();
     common::load_docs(&index, docs, 10);
     keys
+}
+
+/// Starts `stemmata load` of a second generated collection (seed `seed`,
+/// written as .txt files under `scratch`) into `index`, one thread,
+/// `batch` books per commit; returns the process and how many books it
+/// loads.
+fn start_load(index: &Path, scratch: &Path, seed: u64, batch: usize) -> (Child, usize) {
+    let more = common::small_collection(60, seed, 2_000, 4_000);
+    let texts = scratch.join("more");
+    let books: Vec<(String, String)> = more
+        .books
+        .iter()
+        .map(|b| (format!("more-{}", b.key), b.text.clone()))
+        .collect();
+    common::write_txt_books(&texts, &books);
+    let load = common::cli()
+        .arg("load")
+        .arg(index)
+        .arg(&texts)
+        .args(["--batch-books", &batch.to_string(), "--threads", "1", "-q"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    (load, books.len())
 }
 
 /// The read-only commands on the index in `dir`, for a book `key`.
@@ -135,23 +160,7 @@ fn many_processes_read_at_once_and_beside_a_load() {
     }
 
     // A load of a second collection runs while queries keep coming.
-    let more = common::small_collection(60, 11, 2_000, 4_000);
-    let texts = dir.path().join("more");
-    let books: Vec<(String, String)> = more
-        .books
-        .iter()
-        .map(|b| (format!("more-{}", b.key), b.text.clone()))
-        .collect();
-    common::write_txt_books(&texts, &books);
-    let mut load = common::cli()
-        .arg("load")
-        .arg(&index)
-        .arg(&texts)
-        .args(["--batch-books", "5", "--threads", "1", "-q"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let (mut load, more) = start_load(&index, dir.path(), 11, 5);
     let mut rounds = 0;
     while load.try_wait().unwrap().is_none() || rounds == 0 {
         for child in spawn_queries(4) {
@@ -164,10 +173,7 @@ fn many_processes_read_at_once_and_beside_a_load() {
     assert!(output.status.success(), "{}", common::stderr(&output));
     eprintln!("{rounds} rounds of 4 queries ran beside the load");
     let index = Index::open_read_only(&index).unwrap();
-    assert_eq!(
-        index.verify().unwrap().books as usize,
-        keys.len() + books.len()
-    );
+    assert_eq!(index.verify().unwrap().books as usize, keys.len() + more);
 }
 
 #[test]
@@ -175,23 +181,7 @@ fn readers_read_an_index_whose_writer_was_killed_without_writing_to_it() {
     let dir = tempfile::tempdir().unwrap();
     let index = dir.path().join("index");
     let keys = small_index(&index);
-    let more = common::small_collection(60, 12, 2_000, 4_000);
-    let texts = dir.path().join("more");
-    let books: Vec<(String, String)> = more
-        .books
-        .iter()
-        .map(|b| (format!("more-{}", b.key), b.text.clone()))
-        .collect();
-    common::write_txt_books(&texts, &books);
-    let mut load = common::cli()
-        .arg("load")
-        .arg(&index)
-        .arg(&texts)
-        .args(["--batch-books", "2", "--threads", "1", "-q"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let (mut load, _) = start_load(&index, dir.path(), 12, 2);
     // Killed once it has committed a batch and while it still runs.
     let started = std::time::Instant::now();
     loop {

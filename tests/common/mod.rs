@@ -258,3 +258,17 @@ pub fn fixture_copy(version: &str) -> tempfile::TempDir {
     copy_dir(&fixture, dir.path());
     dir
 }
+
+/// Checks that the index in `dir`, written by a format before 5, is
+/// `UpgradeRequired` whether opened for writing or reading, and that
+/// neither open changed a byte of it.
+pub fn assert_upgrade_required_and_untouched(dir: &Path) {
+    let before = snapshot_files(dir);
+    for result in [Index::open(dir), Index::open_read_only(dir)] {
+        match result {
+            Err(stemmata::Error::UpgradeRequired(path)) => assert_eq!(path, dir),
+            other => panic!("expected UpgradeRequired, got {:?}", other.err()),
+        }
+    }
+    assert!(snapshot_files(dir) == before, "a refused open wrote");
+}
