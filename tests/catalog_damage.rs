@@ -145,3 +145,39 @@ fn a_cut_or_grown_catalog_gives_an_error_and_no_panic_text() {
         }
     }
 }
+
+#[test]
+fn verify_prints_no_panic_text_for_a_damaged_header_even_with_backtraces_on() {
+    // Among the flips of the first 16 bytes are some that make the
+    // database engine panic inside its integrity check; the command line
+    // contains it and prints only the error, RUST_BACKTRACE or not.
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("index");
+    index_of_30_books(&index);
+    let path = index.join("catalog.redb");
+    let pristine = std::fs::read(&path).unwrap();
+    let mut refused = 0;
+    for byte in 0..16 {
+        for bit in 0..8 {
+            let mut damaged = pristine.clone();
+            damaged[byte] ^= 1 << bit;
+            std::fs::write(&path, &damaged).unwrap();
+            let output = common::run(
+                common::cli()
+                    .arg("verify")
+                    .arg(&index)
+                    .env("RUST_BACKTRACE", "1"),
+            );
+            let stderr = common::stderr(&output);
+            assert!(
+                !stderr.contains("panicked") && !stderr.contains("backtrace"),
+                "byte {byte} bit {bit}: {stderr}"
+            );
+            if !output.status.success() {
+                assert_eq!(output.status.code(), Some(1), "{stderr}");
+                refused += 1;
+            }
+        }
+    }
+    assert!(refused > 0);
+}

@@ -104,18 +104,18 @@ fn run(command: Command) -> stemmata::Result<ExitCode> {
 
 /// Panics stay out of the user's terminal: the library turns those of its
 /// dependencies into errors, and any other one is reported by `main` as an
-/// internal error in one line. `RUST_BACKTRACE` brings the usual report back.
+/// internal error in one line, with the backtrace after it when
+/// `RUST_BACKTRACE` is set. A contained panic prints nothing.
 mod panics {
     use std::sync::Mutex;
 
     static LAST: Mutex<String> = Mutex::new(String::new());
 
-    /// Replaces the panic hook with one that only remembers the message.
+    /// Replaces the panic hook with one that only remembers the message
+    /// (and, under `RUST_BACKTRACE`, the backtrace).
     pub fn keep_quiet() {
-        if std::env::var_os("RUST_BACKTRACE").is_some() {
-            return;
-        }
-        std::panic::set_hook(Box::new(|info| {
+        let backtraces = std::env::var_os("RUST_BACKTRACE").is_some_and(|v| v != "0");
+        std::panic::set_hook(Box::new(move |info| {
             let message = info
                 .payload()
                 .downcast_ref::<&str>()
@@ -126,8 +126,13 @@ mod panics {
                 .location()
                 .map(|l| format!(" at {}:{}", l.file(), l.line()))
                 .unwrap_or_default();
+            let trace = if backtraces {
+                format!("\n{}", std::backtrace::Backtrace::force_capture())
+            } else {
+                String::new()
+            };
             if let Ok(mut last) = LAST.lock() {
-                *last = format!("{message}{place}");
+                *last = format!("{message}{place}{trace}");
             }
         }));
     }
