@@ -11,9 +11,9 @@
 //! [`LoadOptions::batch_books`] books, syncs the barrel and the page file,
 //! writes the batch's sketches as one segment and commits one catalog
 //! transaction that publishes the batch. At the end, segments are compacted
-//! when there are more than [`segments::MAX_SEGMENTS`] (a compaction that
-//! fails, after every book was committed, is a warning in the stats, not an
-//! error). A crash or a
+//! when more than 8 are listed (`segments::MAX_SEGMENTS`); a compaction
+//! that fails, after every book was committed, is a warning in the stats,
+//! not an error. A crash or a
 //! dropped loader loses only the uncommitted batch; bytes it wrote past the
 //! committed barrel and page-file lengths are ignored and cut off by the
 //! next loader.

@@ -14,7 +14,7 @@
 //!   anthology or a book with a different pagination; a contained book's
 //!   windows meet the container's windows with high Jaccard similarity even
 //!   though the books' whole-book Jaccard is tiny;
-//! - the **simhash-128** of character 4-grams ([`crate::repr::simhash`]);
+//! - the **simhash-128** of character 4-grams ([`mod@crate::repr::simhash`]);
 //! - **page min-hashes**, when the text has pages (at least one form feed):
 //!   34 min-hashes of each page's 5-word shingles
 //!   ([`crate::repr::minhash::page_signatures`]), in page order. They are
