@@ -36,18 +36,65 @@ fn json(args: &[&Path]) -> Value {
     serde_json::from_slice(&output.stdout).unwrap()
 }
 
-#[test]
-fn align_prints_a_summary_and_a_table_of_spans() {
-    let (_dir, a, b) = texts();
-    let output = run(&[Path::new("align"), &a, &b]);
+fn stdout(args: &[&Path]) -> String {
+    let output = run(args);
     assert!(output.status.success(), "{}", common::stderr(&output));
-    let stdout = String::from_utf8(output.stdout).unwrap();
+    String::from_utf8(output.stdout).unwrap()
+}
+
+#[test]
+fn align_prints_a_short_summary_by_default() {
+    let (_dir, a, b) = texts();
+    let stdout = stdout(&[Path::new("align"), &a, &b]);
+    assert!(stdout.lines().count() <= 10, "{stdout}");
     assert!(stdout.contains("clean.txt: 3000 words"), "{stdout}");
-    assert!(stdout.contains(" spans ("), "{stdout}");
+    let spans = stdout.lines().find(|l| l.contains(" spans: ")).unwrap();
     assert!(
-        stdout.contains("exact") && stdout.contains("edited"),
+        spans.contains(" exact (") && spans.contains(" edited ("),
+        "{spans}"
+    );
+    assert!(stdout.contains("moved passages: none"), "{stdout}");
+    // The one matched region: all of A, B after its 100-word preface (bins
+    // of 200 words: the preface's bin is half aligned).
+    assert!(
+        stdout.contains("largest matched regions (1 of 1;"),
         "{stdout}"
     );
+    assert!(
+        stdout.contains("A words 0..3000 (0%-100%)  <->  B words 0.."),
+        "{stdout}"
+    );
+    assert!(stdout.contains("--spans prints them"), "{stdout}");
+    assert!(!stdout.contains("distance"), "no table of spans: {stdout}");
+}
+
+#[test]
+fn align_spans_prints_the_table_of_spans() {
+    let (_dir, a, b) = texts();
+    let stdout = stdout(&[Path::new("align"), &a, &b, Path::new("--spans")]);
+    let header = stdout.lines().position(|l| l.contains("distance")).unwrap();
+    let spans: usize = stdout
+        .lines()
+        .find(|l| l.contains(" spans: "))
+        .and_then(|l| l.split(' ').next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(stdout.lines().count(), header + 1 + spans, "{stdout}");
+    let last = stdout.lines().last().unwrap();
+    assert!(last.contains("exact") || last.contains("edited"), "{last}");
+    assert!(!stdout.contains("--spans prints them"), "{stdout}");
+}
+
+#[test]
+fn unrelated_texts_have_no_matched_regions() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a.txt"), dir.path().join("b.txt"));
+    std::fs::write(&a, work_text(3_000, 51)).unwrap();
+    std::fs::write(&b, work_text(3_000, 52)).unwrap();
+    let stdout = stdout(&[Path::new("align"), &a, &b]);
+    assert!(stdout.lines().count() <= 10, "{stdout}");
+    assert!(stdout.contains("no matched regions"), "{stdout}");
 }
 
 #[test]
@@ -206,7 +253,7 @@ fn align_map_writes_svg_or_an_html_page() {
 }
 
 #[test]
-fn a_moved_passage_is_marked_in_the_table_of_spans_and_counted() {
+fn a_moved_passage_is_counted_and_marked_in_the_table_of_spans() {
     let dir = tempfile::tempdir().unwrap();
     let work = work_text(3_000, 41);
     let words: Vec<&str> = work.split_whitespace().collect();
@@ -218,10 +265,9 @@ fn a_moved_passage_is_marked_in_the_table_of_spans_and_counted() {
     let (pa, pb) = (dir.path().join("a.txt"), dir.path().join("b.txt"));
     std::fs::write(&pa, a).unwrap();
     std::fs::write(&pb, b).unwrap();
-    let output = run(&[Path::new("align"), &pa, &pb]);
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(output.status.success(), "{}", common::stderr(&output));
-    assert!(stdout.contains("exact moved"), "{stdout}");
-    let summary = stdout.lines().find(|l| l.contains(" spans (")).unwrap();
-    assert!(!summary.contains("; 0 moved"), "{summary}");
+    let summary = stdout(&[Path::new("align"), &pa, &pb]);
+    assert!(summary.contains("moved passages: 1 ("), "{summary}");
+    assert!(!summary.contains("exact moved"), "{summary}");
+    let table = stdout(&[Path::new("align"), &pa, &pb, Path::new("--spans")]);
+    assert!(table.contains("exact moved"), "{table}");
 }

@@ -60,7 +60,13 @@ pub struct AlignArgs {
     /// feeds), else from the portion map (duplicate, contains, overlap).
     #[arg(long)]
     pub relations: bool,
-    /// Print the whole alignment as JSON.
+    /// Also print the table of spans: one line per span, in order of A,
+    /// with its word ranges, kind, edit distance and the start of A's text
+    /// (tens of thousands of lines for two related books).
+    #[arg(long)]
+    pub spans: bool,
+    /// Print the whole alignment as one line of JSON: the counts, the
+    /// stats and every span (with or without --spans).
     #[arg(long)]
     pub json: bool,
 }
@@ -149,7 +155,7 @@ pub fn align(args: AlignArgs) -> Result<ExitCode> {
             alignment: &pair.alignment,
         })?;
     } else {
-        print_summary(&pair);
+        print_summary(&pair, &map);
         if let Some(relation) = &relation {
             let name = |file: &TextFile| file.path.display().to_string();
             println!(
@@ -166,7 +172,15 @@ pub fn align(args: AlignArgs) -> Result<ExitCode> {
                 path.display()
             );
         }
-        print_spans(&pair);
+        print_run(&pair);
+        if args.spans {
+            print_spans(&pair);
+        } else if !pair.alignment.spans.is_empty() {
+            println!(
+                "{} spans not printed: --spans prints them, --json gives them all",
+                pair.alignment.spans.len()
+            );
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -223,7 +237,12 @@ fn relation(pair: &AlignedPair, map: &PortionMap) -> Result<Relation> {
     )
 }
 
-fn print_summary(pair: &AlignedPair) {
+/// Matched regions the summary lists, largest first.
+const LARGEST_REGIONS: usize = 5;
+
+/// The summary: words and share aligned in each text, exact and edited
+/// spans, moved passages and the largest matched regions of the map.
+fn print_summary(pair: &AlignedPair, map: &PortionMap) {
     let al = &pair.alignment;
     let side = |name: &str, file: &TextFile, words: u32, aligned: u32, share: f64| {
         println!(
@@ -234,18 +253,71 @@ fn print_summary(pair: &AlignedPair) {
     };
     side("A", &pair.a, al.words_a, al.aligned_words_a, al.share_a);
     side("B", &pair.b, al.words_b, al.aligned_words_b, al.share_b);
-    let exact = al
+    let words = |span: &align::AlignedSpan| span.a_words.end - span.a_words.start;
+    let (exact, edited): (Vec<_>, Vec<_>) =
+        al.spans.iter().partition(|s| s.kind == SpanKind::Exact);
+    let sum =
+        |spans: &[&align::AlignedSpan]| spans.iter().map(|s| u64::from(words(s))).sum::<u64>();
+    println!(
+        "{} spans: {} exact ({} words of A), {} edited ({} words of A)",
+        al.spans.len(),
+        exact.len(),
+        sum(&exact),
+        edited.len(),
+        sum(&edited)
+    );
+    // A passage: consecutive moved spans (in order of A).
+    let passages = al
         .spans
         .iter()
-        .filter(|s| s.kind == SpanKind::Exact)
+        .enumerate()
+        .filter(|(i, s)| s.moved && (*i == 0 || !al.spans[i - 1].moved))
         .count();
-    let stats = &al.stats;
+    if passages == 0 {
+        println!("moved passages: none");
+    } else {
+        println!(
+            "moved passages: {passages} ({} spans, {} words of A, {} of B)",
+            al.stats.moved_spans, al.stats.moved_words_a, al.stats.moved_words_b
+        );
+    }
+    let bins = format!(
+        "{}-word bins at least {:.0}% aligned in both texts",
+        map.options.bin_words,
+        100.0 * map.options.min_share
+    );
+    if map.regions.is_empty() {
+        println!("no matched regions: no run of {bins} (the spans are scattered matches)");
+        return;
+    }
+    let mut regions: Vec<_> = map.regions.iter().collect();
+    regions.sort_by_key(|r| std::cmp::Reverse(r.a_words.len().max(r.b_words.len())));
+    let shown = regions.len().min(LARGEST_REGIONS);
     println!(
-        "{} spans ({exact} exact, {} edited; {} moved, {} words of A); {} anchors, {} leaves, depth {}; {} stretches over the table cap; {:.3} s",
-        al.spans.len(),
-        al.spans.len() - exact,
-        stats.moved_spans,
-        stats.moved_words_a,
+        "largest matched regions ({shown} of {}; runs of {bins}):",
+        regions.len()
+    );
+    let percent = |words: u32, of: u32| 100.0 * f64::from(words) / f64::from(of.max(1));
+    for r in &regions[..shown] {
+        println!(
+            "  A words {}..{} ({:.0}%-{:.0}%)  <->  B words {}..{} ({:.0}%-{:.0}%)",
+            r.a_words.start,
+            r.a_words.end,
+            percent(r.a_words.start, al.words_a),
+            percent(r.a_words.end, al.words_a),
+            r.b_words.start,
+            r.b_words.end,
+            percent(r.b_words.start, al.words_b),
+            percent(r.b_words.end, al.words_b),
+        );
+    }
+}
+
+/// How the alignment went: anchors, recursion, capped stretches, time.
+fn print_run(pair: &AlignedPair) {
+    let stats = &pair.alignment.stats;
+    println!(
+        "{} anchors, {} leaves, depth {}; {} stretches over the table cap; {:.3} s",
         stats.anchors,
         stats.leaves,
         stats.depth,
