@@ -1,9 +1,11 @@
-//! Document sources: a directory of `.txt` files, and JSON Lines.
+//! Document sources: a directory tree of text files (`.txt`, `.text`), and
+//! JSON Lines.
 //!
 //! Each yields `Result<Document>`: a document that cannot be read is an
 //! `Err` naming its file (and line), which a loader records and skips.
 
 use serde::Deserialize;
+use std::collections::HashSet;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
@@ -15,21 +17,63 @@ use crate::{Error, Result};
 /// Longest JSON Lines line accepted (256 MiB): a longer one is skipped.
 pub const MAX_JSON_LINE_BYTES: usize = 256 << 20;
 
-/// The `.txt` files of `dir` (not recursive), in name order; key = file
-/// stem (see [`read_text_file`]).
+/// The text files under `dir` and its subdirectories (see
+/// [`text_file_paths`]), in path order; key = file stem (see
+/// [`read_text_file`]). Two files with the same stem in different folders
+/// have the same key: a loader reports the later as replacing the earlier.
 pub fn text_files(dir: &Path) -> Result<impl Iterator<Item = Result<Document>>> {
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
-        .at(dir)?
-        .filter_map(|entry| entry.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|ext| ext == "txt") && p.is_file())
-        .collect();
-    paths.sort();
-    Ok(paths.into_iter().map(|path| read_text_file(&path)))
+    Ok(text_file_paths(dir)?
+        .into_iter()
+        .map(|path| read_text_file(&path)))
+}
+
+/// Whether `path` names a text file: its extension is `txt` or `text`, in
+/// any case (`.TXT`, `.Text`).
+fn is_text_file_name(path: &Path) -> bool {
+    path.extension()
+        .and_then(|ext| ext.to_str())
+        .is_some_and(|ext| ext.eq_ignore_ascii_case("txt") || ext.eq_ignore_ascii_case("text"))
+}
+
+/// The paths of the text files (extension `txt` or `text`, in any case:
+/// `.TXT`, `.Text`) under `dir`,
+/// searched recursively, sorted by path. Symbolic links are followed; a
+/// directory reached twice (a link loop) is read once, and a dangling link is
+/// passed over. A directory that cannot be read is an error naming it.
+pub fn text_file_paths(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut found = Vec::new();
+    let mut visited = HashSet::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(current) = pending.pop() {
+        if let Ok(real) = std::fs::canonicalize(&current) {
+            if !visited.insert(real) {
+                continue;
+            }
+        }
+        for entry in std::fs::read_dir(&current).at(&current)? {
+            let path = entry.at(&current)?.path();
+            let Ok(metadata) = std::fs::metadata(&path) else {
+                continue;
+            };
+            if metadata.is_dir() {
+                pending.push(path);
+            } else if metadata.is_file() && is_text_file_name(&path) {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    Ok(found)
 }
 
 /// Reads one text file as a document keyed by its file stem. A file whose
 /// stem is not valid UTF-8 is a `BadDocument`, not read: made lossy, two
-/// such names could become one key.
+/// such names could become one key. Title and author come from a Project
+/// Gutenberg header when the file has one: the `Title:` and `Author:` lines
+/// (with their indented continuation lines) found before a
+/// `*** START OF ... GUTENBERG ...` line in the first 100 lines; a text
+/// without that marker gets none, whatever its body says. The text is the
+/// whole file, header included.
 pub fn read_text_file(path: &Path) -> Result<Document> {
     let key = match path.file_stem().map(|s| s.to_str()) {
         Some(Some(stem)) => stem.to_string(),
@@ -44,12 +88,78 @@ pub fn read_text_file(path: &Path) -> Result<Document> {
         None => String::new(),
     };
     let text = std::fs::read(path).at(path)?;
+    let header = gutenberg_header(&text).unwrap_or_default();
     Ok(Document {
         key,
+        title: header.title,
+        author: header.author,
         text,
         source_name: path.display().to_string(),
         ..Document::default()
     })
+}
+
+/// How many lines from the start of a text a Project Gutenberg start marker
+/// is looked for in.
+const GUTENBERG_HEADER_LINES: usize = 100;
+
+/// How many bytes from the start of a text are decoded to look for a header.
+const GUTENBERG_HEADER_BYTES: usize = 64 << 10;
+
+/// Title and author read from a Project Gutenberg header.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+struct GutenbergHeader {
+    /// The `Title:` field, its continuation lines joined with spaces; empty
+    /// when the header has none.
+    title: String,
+    /// The `Author:` field, continuation lines (further authors) joined
+    /// with `"; "`; empty when the header has none.
+    author: String,
+}
+
+/// The title and author of a Project Gutenberg text, or `None` when it has
+/// no header. The header is what comes before a `*** START OF ...
+/// GUTENBERG ...` line found in the first 100 lines; `Title:` and `Author:`
+/// fields are read from there only, so a text without that marker (one
+/// whose header was cut off) gives `None` whatever its body says. A field
+/// continues on the following indented lines. Bytes are decoded as the
+/// loader decodes them (UTF-8, UTF-16 with a byte-order mark, or
+/// windows-1252).
+fn gutenberg_header(text: &[u8]) -> Option<GutenbergHeader> {
+    let decoded = crate::text::decode(&text[..text.len().min(GUTENBERG_HEADER_BYTES)]);
+    let lines: Vec<&str> = decoded.text.lines().take(GUTENBERG_HEADER_LINES).collect();
+    let start = lines.iter().position(|line| is_start_marker(line))?;
+    let header = &lines[..start];
+    Some(GutenbergHeader {
+        title: header_field(header, "title", " "),
+        author: header_field(header, "author", "; "),
+    })
+}
+
+fn is_start_marker(line: &str) -> bool {
+    let line = line.trim().to_uppercase();
+    line.starts_with("***") && line.contains("START OF") && line.contains("GUTENBERG")
+}
+
+/// The value of the first `name:` line of `header` (name in any case, at
+/// the start of the line), with its indented continuation lines.
+fn header_field(header: &[&str], name: &str, separator: &str) -> String {
+    let mut lines = header.iter();
+    let first = lines.by_ref().find_map(|line| {
+        let (field, value) = line.split_once(':')?;
+        field.eq_ignore_ascii_case(name).then_some(value)
+    });
+    let Some(first) = first else {
+        return String::new();
+    };
+    let mut parts = vec![first.trim()];
+    parts.extend(
+        lines
+            .take_while(|line| line.starts_with([' ', '\t']) && !line.trim().is_empty())
+            .map(|line| line.trim()),
+    );
+    parts.retain(|part| !part.is_empty());
+    parts.join(separator)
 }
 
 #[derive(Deserialize)]
@@ -313,5 +423,134 @@ mod tests {
                 "{message}"
             );
         }
+    }
+
+    #[test]
+    fn text_files_are_found_recursively_with_any_case_of_txt_or_text() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("sub/deeper")).unwrap();
+        std::fs::write(dir.path().join("sub/x.txt"), "ex").unwrap();
+        std::fs::write(dir.path().join("sub/deeper/w.Text"), "double").unwrap();
+        std::fs::write(dir.path().join("y.TXT"), "why").unwrap();
+        std::fs::write(dir.path().join("z.text"), "zed").unwrap();
+        std::fs::write(dir.path().join("skip.md"), "no").unwrap();
+        std::fs::write(dir.path().join("sub/skip.txt.bak"), "no").unwrap();
+        let keys: Vec<String> = text_files(dir.path())
+            .unwrap()
+            .map(|d| d.unwrap().key)
+            .collect();
+        assert_eq!(keys, ["w", "x", "y", "z"]);
+        #[cfg(unix)]
+        {
+            // A link back up is read once, not forever.
+            std::os::unix::fs::symlink(dir.path(), dir.path().join("sub/loop")).unwrap();
+            assert_eq!(text_file_paths(dir.path()).unwrap().len(), 4);
+        }
+    }
+
+    const MODERN_HEADER: &str =
+        "\u{feff}The Project Gutenberg eBook of Kinder- und Hausmärchen\r\n\r\n\
+        This ebook is for the use of anyone anywhere in the United States and\r\n\
+        most other parts of the world at no cost.\r\n\r\n\
+        Title: Kinder- und Hausmärchen\r\n        Gesammelt durch die Brüder Grimm\r\n\r\n\
+        Author: Jacob Grimm\r\n        Wilhelm Grimm\r\n\r\n\
+        Release date: June 1, 2004 [eBook #2591]\r\n\r\n\
+        Language: German\r\n\r\n\
+        *** START OF THE PROJECT GUTENBERG EBOOK KINDER- UND HAUSMÄRCHEN ***\r\n\r\n";
+
+    const OLD_HEADER: &str =
+        "The Project Gutenberg EBook of Pride and Prejudice, by Jane Austen\n\n\
+        This eBook is for the use of anyone anywhere at no cost and with\n\
+        almost no restrictions whatsoever.\n\n\
+        Title: Pride and Prejudice\n\n\
+        Author: Jane Austen\n\n\
+        Posting Date: August 26, 2008 [EBook #1342]\n\n\
+        ***START OF THIS PROJECT GUTENBERG EBOOK PRIDE AND PREJUDICE***\n\n";
+
+    fn header_of(text: &str) -> Option<(String, String)> {
+        gutenberg_header(text.as_bytes()).map(|h| (h.title, h.author))
+    }
+
+    #[test]
+    fn gutenberg_headers_give_title_and_author() {
+        let body = "Es war einmal ein König.\nTitle: Not this\nAuthor: Nor this\n";
+        assert_eq!(
+            header_of(&format!("{MODERN_HEADER}{body}")).unwrap(),
+            (
+                "Kinder- und Hausmärchen Gesammelt durch die Brüder Grimm".to_string(),
+                "Jacob Grimm; Wilhelm Grimm".to_string()
+            )
+        );
+        assert_eq!(
+            header_of(&format!("{OLD_HEADER}{body}")).unwrap(),
+            ("Pride and Prejudice".to_string(), "Jane Austen".to_string())
+        );
+        // A header in windows-1252 (an old etext) is decoded as the text is.
+        let latin1: Vec<u8> = "Title: Les Mis\u{e9}rables\nAuthor: Victor Hugo\n\
+             *** START OF THIS PROJECT GUTENBERG EBOOK LES MISERABLES ***\nLa suite"
+            .chars()
+            .map(|c| c as u8)
+            .collect();
+        let header = gutenberg_header(&latin1).unwrap();
+        assert_eq!(
+            (header.title.as_str(), header.author.as_str()),
+            ("Les Misérables", "Victor Hugo")
+        );
+        // A header with a marker but no fields: empty, not body text.
+        let fields = header_of(
+            "The Project Gutenberg eBook\n\
+             *** START OF THE PROJECT GUTENBERG EBOOK ***\nTitle: Body\nAuthor: Body\n",
+        );
+        assert_eq!(fields.unwrap(), (String::new(), String::new()));
+    }
+
+    #[test]
+    fn texts_without_a_gutenberg_header_have_no_title_or_author() {
+        // Fields with no start marker (a header cut off, or body text).
+        assert_eq!(
+            header_of("Author: Émile Zola\n\nTitle: Germinal\n\nLa plaine rase.\n"),
+            None
+        );
+        assert_eq!(header_of(""), None);
+        assert_eq!(header_of("Title: only a line"), None);
+        // A marker past the first 100 lines is not a header's.
+        let late = format!(
+            "Title: Far\nAuthor: Away\n{}*** START OF THE PROJECT GUTENBERG EBOOK FAR ***\n",
+            "a line of text\n".repeat(100)
+        );
+        assert_eq!(header_of(&late), None);
+        // The same header within the limit is read.
+        let near = format!(
+            "Title: Near\nAuthor: By\n{}*** START OF THE PROJECT GUTENBERG EBOOK NEAR ***\n",
+            "a line of text\n".repeat(90)
+        );
+        assert_eq!(header_of(&near).unwrap(), ("Near".into(), "By".into()));
+        // An END marker or license text is not a start.
+        assert_eq!(
+            header_of("Title: T\n*** END OF THE PROJECT GUTENBERG EBOOK T ***\n"),
+            None
+        );
+    }
+
+    #[test]
+    fn read_text_file_takes_title_and_author_and_keeps_the_text_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = format!("{OLD_HEADER}It is a truth universally acknowledged.\n");
+        let path = dir.path().join("pg1342.txt");
+        std::fs::write(&path, &text).unwrap();
+        let document = read_text_file(&path).unwrap();
+        assert_eq!(document.key, "pg1342");
+        assert_eq!(
+            (document.title.as_str(), document.author.as_str()),
+            ("Pride and Prejudice", "Jane Austen")
+        );
+        assert_eq!(document.text, text.as_bytes());
+        let plain = dir.path().join("plain.txt");
+        std::fs::write(&plain, "Title: Not a header\nAuthor: Nobody\nwords").unwrap();
+        let document = read_text_file(&plain).unwrap();
+        assert_eq!(
+            (document.title.as_str(), document.author.as_str()),
+            ("", "")
+        );
     }
 }

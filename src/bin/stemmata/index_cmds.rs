@@ -187,27 +187,39 @@ fn input_documents(path: &Path, format: InputFormat) -> Result<(DocumentIter, u6
         InputFormat::Txt => false,
         InputFormat::Auto => path
             .extension()
-            .is_some_and(|e| e == "jsonl" || e == "json"),
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| e.eq_ignore_ascii_case("jsonl") || e.eq_ignore_ascii_case("json")),
     };
     let metadata = std::fs::metadata(path).map_err(io_error(path))?;
     if metadata.is_dir() {
-        let files: Vec<PathBuf> = std::fs::read_dir(path)
-            .map_err(io_error(path))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|e| e == "txt"))
-            .collect();
+        let files = sources::text_file_paths(path)?;
+        if files.is_empty() {
+            eprintln!(
+                "warning: {}: no .txt or .text files in this directory or its subdirectories",
+                path.display()
+            );
+        }
         let bytes = files
             .iter()
             .filter_map(|p| std::fs::metadata(p).ok())
             .map(|m| m.len())
             .sum();
-        Ok((Box::new(sources::text_files(path)?), bytes))
+        let documents = files.into_iter().map(|file| sources::read_text_file(&file));
+        Ok((Box::new(documents), bytes))
     } else if is_json {
         Ok((Box::new(sources::json_lines(path)?), metadata.len()))
     } else {
         let document = sources::read_text_file(path);
         Ok((Box::new(std::iter::once(document)), metadata.len()))
     }
+}
+
+/// Whether any of `inputs` yields a document (readable or not); each is
+/// left with its first item peeked, not consumed.
+fn any_documents(inputs: &mut [std::iter::Peekable<DocumentIter>]) -> bool {
+    inputs
+        .iter_mut()
+        .any(|documents| documents.peek().is_some())
 }
 
 fn open_or_create(dir: &Path, create: bool) -> Result<Index> {
@@ -225,6 +237,19 @@ pub fn load(args: LoadArgs) -> Result<ExitCode> {
         let (documents, bytes) = input_documents(path, args.format)?;
         inputs.push(documents);
         total_bytes += bytes;
+    }
+    let mut inputs: Vec<_> = inputs.into_iter().map(Iterator::peekable).collect();
+    if !any_documents(&mut inputs) {
+        eprintln!(
+            "error: no documents to load in {}: a directory gives its .txt and .text files \
+             (subdirectories included), a .jsonl or .json file its lines",
+            args.inputs
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        return Ok(ExitCode::from(2));
     }
     let mut options = LoadOptions {
         batch_books: args.batch_books,
