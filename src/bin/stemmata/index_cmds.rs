@@ -15,6 +15,7 @@ use stemmata::{
     QueryOptions, Reader, RelationInput, Result, Score,
 };
 
+use crate::messages::count;
 use crate::output::{bar, print_json, refuse_inside_index, tsv_field};
 
 /// Options shared by the scored commands.
@@ -268,7 +269,7 @@ pub fn load(args: LoadArgs) -> Result<ExitCode> {
                 "warning: {source_name}: {invalid_sequences} invalid UTF-8 sequences; loaded as {decoded_as}"
             )
         }),
-        LoadEvent::Committed { books } => report.set_message(format!("{books} books")),
+        LoadEvent::Committed { books } => report.set_message(count(*books, "book")),
         _ => {}
     });
     for documents in inputs {
@@ -284,14 +285,14 @@ pub fn load(args: LoadArgs) -> Result<ExitCode> {
     } else {
         let secs = stats.elapsed.as_secs_f64().max(1e-9);
         println!(
-            "loaded {} books ({:.1} MB, {} words) in {:.2} s ({:.1} MB/s); {} replaced, {} duplicate keys, {} skipped, {} with invalid UTF-8{}",
-            stats.books,
+            "loaded {} ({:.1} MB, {}) in {:.2} s ({:.1} MB/s); {} replaced, {}, {} skipped, {} with invalid UTF-8{}",
+            count(stats.books, "book"),
             stats.bytes as f64 / 1e6,
-            stats.words,
+            count(stats.words, "word"),
             secs,
             stats.bytes as f64 / 1e6 / secs,
             stats.replaced,
-            stats.duplicate_keys.len(),
+            count(stats.duplicate_keys.len() as u64, "duplicate key"),
             stats.skipped.len(),
             stats.invalid_utf8_documents,
             stats.first_id.map_or(String::new(), |id| format!(
@@ -747,18 +748,22 @@ pub fn stats(args: StatsArgs) -> Result<ExitCode> {
         println!("words          {}", stats.words);
         println!("unique words   {}", stats.unique_words);
         println!(
-            "barrels        {} ({} bytes, {} live)",
-            stats.barrels, stats.barrel_bytes, stats.live_record_bytes
+            "barrels        {} ({}, {} live)",
+            stats.barrels,
+            count(stats.barrel_bytes, "byte"),
+            stats.live_record_bytes
         );
         println!(
-            "segments       {} ({} bytes)",
-            stats.segments, stats.segment_bytes
+            "segments       {} ({})",
+            stats.segments,
+            count(stats.segment_bytes, "byte")
         );
         println!(
-            "page files     {} ({} bytes)",
-            stats.page_files, stats.page_file_bytes
+            "page files     {} ({})",
+            stats.page_files,
+            count(stats.page_file_bytes, "byte")
         );
-        println!("catalog        {} bytes", stats.catalog_bytes);
+        println!("catalog        {}", count(stats.catalog_bytes, "byte"));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -779,19 +784,19 @@ pub fn verify(args: VerifyArgs) -> Result<ExitCode> {
         print_json(&stats)?;
     } else {
         println!(
-            "ok: catalog ({} bytes) intact; {} books, {} records, {} barrel bytes checked; {} segments ({} bytes, {} sketched books, {} dead sketches); {} books with page signatures, {} page files ({} bytes, {} records)",
-            stats.catalog_bytes,
-            stats.books,
-            stats.records,
-            stats.bytes,
-            stats.segments,
-            stats.segment_bytes,
-            stats.sketched_books,
-            stats.dead_sketches,
-            stats.paged_books,
-            stats.page_files,
-            stats.page_file_bytes,
-            stats.page_records
+            "ok: catalog ({}) intact; {}, {}, {} checked; {} ({}, {}, {}); {} with page signatures, {} ({}, {})",
+            count(stats.catalog_bytes, "byte"),
+            count(stats.books, "book"),
+            count(stats.records, "record"),
+            count(stats.bytes, "barrel byte"),
+            count(stats.segments, "segment"),
+            count(stats.segment_bytes, "byte"),
+            count(stats.sketched_books, "sketched book"),
+            count(stats.dead_sketches, "dead sketch"),
+            count(stats.paged_books, "book"),
+            count(stats.page_files, "page file"),
+            count(stats.page_file_bytes, "byte"),
+            count(stats.page_records, "record")
         );
     }
     Ok(ExitCode::SUCCESS)
