@@ -47,3 +47,40 @@ fn one_of_a_thing_is_singular_in_load_stats_and_verify() {
     let stats = stdout(&stemmata(&["stats", "idx"], dir.path()));
     assert!(!stats.contains(" 1 bytes"), "{stats}");
 }
+
+#[test]
+fn a_missing_index_directory_is_said_to_not_exist() {
+    let dir = tempfile::tempdir().unwrap();
+    for command in ["stats", "verify", "pairs"] {
+        let output = stemmata(&[command, "nonexistent"], dir.path());
+        assert_eq!(output.status.code(), Some(1), "{command}");
+        let stderr = common::stderr(&output);
+        assert!(
+            stderr.contains("nonexistent: the directory does not exist"),
+            "{command}: {stderr}"
+        );
+    }
+}
+
+#[test]
+fn load_without_an_index_tells_about_create() {
+    let dir = tempfile::tempdir().unwrap();
+    common::write_txt_books(
+        &dir.path().join("in"),
+        &[("one".to_string(), common::text(0, 400))],
+    );
+    std::fs::create_dir(dir.path().join("empty")).unwrap();
+    for (index, what) in [
+        ("empty", "not a stemmata index"),
+        ("missing", "the directory does not exist"),
+    ] {
+        let output = stemmata(&["load", index, "in"], dir.path());
+        assert_eq!(output.status.code(), Some(1), "{index}");
+        let stderr = common::stderr(&output);
+        assert!(
+            stderr.contains(what) && stderr.contains("`stemmata load --create`"),
+            "{index}: {stderr}"
+        );
+    }
+    assert!(!dir.path().join("missing").exists());
+}

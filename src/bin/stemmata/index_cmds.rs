@@ -15,7 +15,7 @@ use stemmata::{
     QueryOptions, Reader, RelationInput, Result, Score,
 };
 
-use crate::messages::count;
+use crate::messages::{count, no_index};
 use crate::output::{bar, print_json, refuse_inside_index, tsv_field};
 
 /// Options shared by the scored commands.
@@ -219,7 +219,8 @@ fn open_or_create(dir: &Path, create: bool) -> Result<Index> {
 }
 
 pub fn load(args: LoadArgs) -> Result<ExitCode> {
-    let index = open_or_create(&args.index, args.create)?;
+    let index =
+        open_or_create(&args.index, args.create).map_err(|e| no_index(e, &args.index, true))?;
     let mut inputs = Vec::new();
     let mut total_bytes = 0;
     for path in &args.inputs {
@@ -392,7 +393,7 @@ fn query_json(
 }
 
 pub fn query(args: QueryArgs) -> Result<ExitCode> {
-    let index = Index::open_read_only(&args.index)?;
+    let index = Index::open_read_only(&args.index).map_err(|e| no_index(e, &args.index, false))?;
     let reader = args.score.reader(&index)?;
     let options = QueryOptions {
         mode: args.score.mode,
@@ -592,7 +593,7 @@ pub fn pairs(mut args: PairsArgs) -> Result<ExitCode> {
     for path in args.output.iter().chain(&args.clusters) {
         refuse_inside_index(path, &args.index)?;
     }
-    let index = Index::open_read_only(&args.index)?;
+    let index = Index::open_read_only(&args.index).map_err(|e| no_index(e, &args.index, false))?;
     let reader = args.score.reader(&index)?;
     let mut options = PairsOptions::with_score(args.score.score);
     options.min_score = args.score.min_score();
@@ -710,7 +711,7 @@ pub struct DeleteArgs {
 }
 
 pub fn delete(args: DeleteArgs) -> Result<ExitCode> {
-    let index = Index::open(&args.index)?;
+    let index = Index::open(&args.index).map_err(|e| no_index(e, &args.index, false))?;
     let keys: Vec<&str> = args.keys.iter().map(String::as_str).collect();
     let stats = index.delete_books(&keys)?;
     let deleted = stats.deleted;
@@ -739,7 +740,7 @@ pub struct StatsArgs {
 }
 
 pub fn stats(args: StatsArgs) -> Result<ExitCode> {
-    let index = Index::open_read_only(&args.index)?;
+    let index = Index::open_read_only(&args.index).map_err(|e| no_index(e, &args.index, false))?;
     let stats = index.stats()?;
     if args.json {
         print_json(&stats)?;
@@ -778,7 +779,7 @@ pub struct VerifyArgs {
 }
 
 pub fn verify(args: VerifyArgs) -> Result<ExitCode> {
-    let index = Index::open_read_only(&args.index)?;
+    let index = Index::open_read_only(&args.index).map_err(|e| no_index(e, &args.index, false))?;
     let stats = index.verify()?;
     if args.json {
         print_json(&stats)?;

@@ -1,5 +1,34 @@
 //! Wording shared by the commands' human output: counts with the noun in
-//! the right number, and rates.
+//! the right number, rates, and what to say when there is no index.
+
+use std::path::Path;
+
+use stemmata::Error;
+
+/// `error`, from opening the index in `dir`, told more precisely when there
+/// is no index: the directory does not exist, or is a file; for `load`
+/// (`create_hint`), how to create the index.
+pub fn no_index(error: Error, dir: &Path, create_hint: bool) -> Error {
+    if !matches!(error, Error::NotAnIndex(_)) {
+        return error;
+    }
+    let what = if !dir.exists() {
+        "the directory does not exist"
+    } else if !dir.is_dir() {
+        "is a file, not an index directory"
+    } else {
+        "not a stemmata index"
+    };
+    let hint = if create_hint {
+        "; `stemmata load --create` creates the index (or run `stemmata create` first)"
+    } else {
+        ""
+    };
+    Error::Io {
+        path: dir.to_path_buf(),
+        source: std::io::Error::new(std::io::ErrorKind::NotFound, format!("{what}{hint}")),
+    }
+}
 
 /// `n` and `noun`, the noun plural unless `n` is 1: `count(1, "book")` is
 /// "1 book", `count(2, "page file")` "2 page files", `count(3, "sketch")`
