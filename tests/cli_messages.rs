@@ -84,3 +84,40 @@ fn load_without_an_index_tells_about_create() {
     }
     assert!(!dir.path().join("missing").exists());
 }
+
+#[test]
+fn query_without_a_book_names_both_key_and_text() {
+    let dir = one_book_index();
+    let output = stemmata(&["query", "idx"], dir.path());
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = common::stderr(&output);
+    assert!(
+        stderr.contains("--key") && stderr.contains("--text"),
+        "{stderr}"
+    );
+    let both = stemmata(&["query", "idx", "--key", "one", "--text", "x"], dir.path());
+    assert_eq!(both.status.code(), Some(2), "{}", common::stderr(&both));
+}
+
+#[test]
+fn query_refuses_a_text_align_refuses() {
+    let dir = one_book_index();
+    std::fs::write(dir.path().join("empty.txt"), "").unwrap();
+    std::fs::write(dir.path().join("marks.txt"), "... !!! ---\n").unwrap();
+    for (file, reason) in [
+        ("empty.txt", "empty text"),
+        ("marks.txt", "no words after normalisation"),
+    ] {
+        let query = stemmata(&["query", "idx", "--text", file], dir.path());
+        let align = stemmata(&["align", file, "in/one.txt"], dir.path());
+        for (what, output) in [("query", &query), ("align", &align)] {
+            assert_eq!(output.status.code(), Some(1), "{what} {file}");
+            let stderr = common::stderr(output);
+            assert!(
+                stderr.contains(&format!("{file}: {reason}")),
+                "{what} {file}: {stderr}"
+            );
+        }
+        assert!(stdout(&query).is_empty(), "{}", stdout(&query));
+    }
+}

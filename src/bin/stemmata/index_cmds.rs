@@ -309,11 +309,12 @@ pub fn load(args: LoadArgs) -> Result<ExitCode> {
 }
 
 #[derive(Args)]
+#[command(group(clap::ArgGroup::new("book").required(true).args(["key", "text"])))]
 pub struct QueryArgs {
     /// The index directory.
     pub index: PathBuf,
     /// Key of a stored book to find relatives of.
-    #[arg(long, conflicts_with = "text", required_unless_present = "text")]
+    #[arg(long)]
     pub key: Option<String>,
     /// A text file to find relatives of (not stored).
     #[arg(long)]
@@ -405,6 +406,7 @@ pub fn query(args: QueryArgs) -> Result<ExitCode> {
         (Some(key), _) => (reader.query_key(key, &options)?, QueryBook::Stored(key)),
         (None, Some(path)) => {
             let text = std::fs::read(path).map_err(io_error(path))?;
+            crate::align_cmds::decode_text(path, &text)?;
             (reader.query_text(&text, &options)?, QueryBook::Text(text))
         }
         (None, None) => unreachable!("clap requires --key or --text"),
