@@ -121,3 +121,56 @@ fn query_refuses_a_text_align_refuses() {
         assert!(stdout(&query).is_empty(), "{}", stdout(&query));
     }
 }
+
+#[test]
+fn delete_names_every_key_not_found() {
+    let dir = one_book_index();
+    let output = stemmata(
+        &["delete", "idx", "nosuch", "one", "other", "nosuch"],
+        dir.path(),
+    );
+    assert!(output.status.success(), "{}", common::stderr(&output));
+    assert_eq!(
+        stdout(&output).trim(),
+        r#"deleted 1 of 4 books; not found: "nosuch", "other""#
+    );
+    let output = stemmata(&["delete", "idx", "one", "--json"], dir.path());
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(json["not_found"], serde_json::json!(["one"]));
+}
+
+#[test]
+fn a_min_score_outside_the_score_range_is_refused() {
+    let dir = one_book_index();
+    for (score, min) in [("its", "2"), ("coverage", "-0.5"), ("cs", "1.01")] {
+        for command in [
+            &["query", "idx", "--key", "one"][..],
+            &["pairs", "idx", "-q"][..],
+        ] {
+            let mut args = command.to_vec();
+            args.extend(["--score", score, "--min-score", min]);
+            let output = stemmata(&args, dir.path());
+            assert_eq!(output.status.code(), Some(1), "{args:?}");
+            let stderr = common::stderr(&output);
+            assert!(
+                stderr.contains(&format!("{score} scores range from 0 to 1")),
+                "{args:?}: {stderr}"
+            );
+            assert!(stdout(&output).is_empty(), "{args:?}");
+        }
+    }
+    let output = stemmata(
+        &[
+            "query",
+            "idx",
+            "--key",
+            "one",
+            "--score",
+            "its",
+            "--min-score",
+            "1",
+        ],
+        dir.path(),
+    );
+    assert!(output.status.success(), "{}", common::stderr(&output));
+}

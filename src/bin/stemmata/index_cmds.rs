@@ -26,8 +26,9 @@ pub struct ScoreArgs {
     #[arg(long, default_value = "coverage", value_parser = parse_score)]
     pub score: Score,
     /// Report only scores at or above this [default: the score's threshold:
-    /// coverage 0.05, its 0.72, cs 0.12, containment 0.2].
-    #[arg(long)]
+    /// coverage 0.05, its 0.72, cs 0.12, containment 0.2]; every score is
+    /// between 0 and 1.
+    #[arg(long, allow_negative_numbers = true)]
     pub min_score: Option<f64>,
     /// Candidates: exact (unique-word postings; provably every book the
     /// score admits) or approximate (min-hash and simhash band tables only;
@@ -52,9 +53,20 @@ impl ScoreArgs {
         })
     }
 
-    pub fn min_score(&self) -> f64 {
-        self.min_score
-            .unwrap_or_else(|| self.score.default_threshold())
+    /// The threshold: `--min-score`, which must lie in the score's range
+    /// (every score is between 0 and 1; coverage is clamped at 0), or the
+    /// score's default.
+    pub fn min_score(&self) -> Result<f64> {
+        let Some(min) = self.min_score else {
+            return Ok(self.score.default_threshold());
+        };
+        if !(0.0..=1.0).contains(&min) {
+            return Err(Error::InvalidArgument(format!(
+                "--min-score {min}: {} scores range from 0 to 1",
+                self.score
+            )));
+        }
+        Ok(min)
     }
 }
 
@@ -400,7 +412,7 @@ pub fn query(args: QueryArgs) -> Result<ExitCode> {
         mode: args.score.mode,
         score: args.score.score,
         top_k: args.top_k,
-        min_score: args.score.min_score(),
+        min_score: args.score.min_score()?,
     };
     let (result, query) = match (&args.key, &args.text) {
         (Some(key), _) => (reader.query_key(key, &options)?, QueryBook::Stored(key)),
@@ -598,7 +610,7 @@ pub fn pairs(mut args: PairsArgs) -> Result<ExitCode> {
     let index = Index::open_read_only(&args.index).map_err(|e| no_index(e, &args.index, false))?;
     let reader = args.score.reader(&index)?;
     let mut options = PairsOptions::with_score(args.score.score);
-    options.min_score = args.score.min_score();
+    options.min_score = args.score.min_score()?;
     options.mode = args.score.mode;
     if let Some(threads) = args.threads {
         options.threads = threads;
@@ -715,6 +727,14 @@ pub struct DeleteArgs {
 pub fn delete(args: DeleteArgs) -> Result<ExitCode> {
     let index = Index::open(&args.index).map_err(|e| no_index(e, &args.index, false))?;
     let keys: Vec<&str> = args.keys.iter().map(String::as_str).collect();
+    let reader = index.reader()?;
+    let mut seen = std::collections::HashSet::new();
+    let not_found: Vec<&str> = keys
+        .iter()
+        .copied()
+        .filter(|key| reader.book(key).is_err() && seen.insert(*key))
+        .collect();
+    drop(reader);
     let stats = index.delete_books(&keys)?;
     let deleted = stats.deleted;
     for warning in &stats.warnings {
@@ -724,10 +744,23 @@ pub fn delete(args: DeleteArgs) -> Result<ExitCode> {
         print_json(&serde_json::json!({
             "deleted": deleted,
             "asked": keys.len(),
+            "not_found": not_found,
             "warnings": stats.warnings,
         }))?;
     } else {
-        println!("deleted {deleted} of {} books", keys.len());
+        let missing = if not_found.is_empty() {
+            String::new()
+        } else {
+            let listed: Vec<String> = not_found
+                .iter()
+                .map(|key| stemmata::load::keys::display_key(key))
+                .collect();
+            format!("; not found: {}", listed.join(", "))
+        };
+        println!(
+            "deleted {deleted} of {}{missing}",
+            count(keys.len() as u64, "book")
+        );
     }
     Ok(ExitCode::SUCCESS)
 }
