@@ -174,3 +174,71 @@ fn a_min_score_outside_the_score_range_is_refused() {
     );
     assert!(output.status.success(), "{}", common::stderr(&output));
 }
+
+/// A labelled corpus of four books: `a` and `b` labelled editions but
+/// unrelated (a false negative), `c` and `d` the same text unlisted (a
+/// false positive).
+fn tiny_corpus(dir: &Path) {
+    let texts = [
+        ("a", common::text(0, 600)),
+        ("b", common::text(10_000, 600)),
+        ("c", common::text(20_000, 600)),
+        ("d", common::text(20_000, 600)),
+    ];
+    let books: Vec<(String, String)> = texts
+        .iter()
+        .map(|(id, text)| (id.to_string(), text.clone()))
+        .collect();
+    common::write_txt_books(&dir.join("texts"), &books);
+    let mut tsv = "id\tgutenberg_id\ttitle\tauthor\tlanguage\twords\tsource\n".to_string();
+    for (id, _) in &texts {
+        tsv.push_str(&format!(
+            "{id}\t0\tTitle {id}\tAuthor\ten\t600\tgenerated\n"
+        ));
+    }
+    std::fs::write(dir.join("books.tsv"), tsv).unwrap();
+    std::fs::write(
+        dir.join("pairs.tsv"),
+        "a\tb\trelation\tnote\na\tb\tedition\tlabelled wrong on purpose\n",
+    )
+    .unwrap();
+}
+
+#[test]
+fn eval_lists_errors_one_readable_line_each() {
+    let dir = tempfile::tempdir().unwrap();
+    tiny_corpus(&dir.path().join("corpus"));
+    let output = stemmata(
+        &["eval", "--corpus", "corpus", "--list-errors", "-q"],
+        dir.path(),
+    );
+    assert!(output.status.success(), "{}", common::stderr(&output));
+    let text = stdout(&output);
+    assert!(
+        !text.contains("Overlap") && !text.contains("Some("),
+        "{text}"
+    );
+    assert!(
+        text.lines().any(
+            |l| l.starts_with("false positive: c – d, labelled unlisted, coverage ")
+                && l.contains("; LCS 600 of 600 common unique words")
+        ),
+        "{text}"
+    );
+    assert!(
+        text.lines().any(|l| l
+            == "false negative: a – b, labelled edition, coverage 0.0000; no common unique word"),
+        "{text}"
+    );
+    let output = stemmata(
+        &["eval", "--corpus", "corpus", "--list-errors", "--json"],
+        dir.path(),
+    );
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", stdout(&output)));
+    let errors = json["errors"].as_array().unwrap();
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    assert!(errors
+        .iter()
+        .any(|e| e["kind"] == "false negative" && e["a"] == "a" && e["relation"] == "edition"));
+}
