@@ -141,7 +141,7 @@ fn delete_through_the_command_line_reports_the_count() {
     assert!(output.status.success(), "{}", common::stderr(&output));
     assert_eq!(
         String::from_utf8_lossy(&output.stdout).trim(),
-        "deleted 1 of 2 books"
+        r#"deleted 1 of 2 books; not found: "zz""#
     );
     let index = Index::open(dir.path()).unwrap();
     assert!(index.reader().unwrap().book("b7").is_err());

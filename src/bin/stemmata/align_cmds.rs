@@ -92,22 +92,28 @@ pub fn read_text(path: &Path) -> Result<TextFile> {
         path: path.to_path_buf(),
         source,
     })?;
+    Ok(TextFile {
+        path: path.to_path_buf(),
+        text: decode_text(path, &bytes)?,
+    })
+}
+
+/// The text of `bytes`, read from `path`, decoded; an error when the
+/// loader would refuse them: empty, binary data, or no words.
+pub fn decode_text(path: &Path, bytes: &[u8]) -> Result<String> {
     let bad = |reason: &str| Error::BadDocument {
         source_name: path.display().to_string(),
         reason: reason.to_string(),
     };
-    if let Some(reason) = unreadable(&bytes) {
+    if let Some(reason) = unreadable(bytes) {
         return Err(bad(reason));
     }
-    let text = decode(&bytes).text.into_owned();
+    let text = decode(bytes).text.into_owned();
     let stats = tokenise(&text, |_| {});
     if stats.words == 0 {
         return Err(bad(&no_words_reason(&stats)));
     }
-    Ok(TextFile {
-        path: path.to_path_buf(),
-        text,
-    })
+    Ok(text)
 }
 
 /// Reads and aligns the two files of `args` (the time covers the alignment,

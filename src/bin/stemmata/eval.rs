@@ -31,7 +31,8 @@ pub struct EvalArgs {
     /// is at least this share of exact mode's (e.g. 0.95).
     #[arg(long)]
     pub gate_approximate_share: Option<f64>,
-    /// List the default score's false negatives and false positives.
+    /// List the default score's false negatives and false positives, one
+    /// line each (with --json, as the report's "errors").
     #[arg(long)]
     pub list_errors: bool,
     /// No progress bar.
@@ -54,6 +55,9 @@ struct Report {
     approximate_recall_share: f64,
     baseline_seconds: f64,
     rows: Vec<Row>,
+    /// With --list-errors: the default score's false positives and negatives.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    errors: Option<Vec<ListedError>>,
 }
 
 #[derive(serde::Serialize)]
@@ -164,9 +168,74 @@ fn print_rows(rows: &[Row]) {
     }
 }
 
-fn list_errors(scored: &[ScoredPair], labels: &Labels, corpus: &Corpus) {
+/// A pair the default score gets wrong at its default threshold.
+#[derive(serde::Serialize)]
+struct ListedError {
+    /// "false positive" or "false negative".
+    kind: &'static str,
+    a: String,
+    b: String,
+    /// The labelled relation ("unlisted" for a pair the labels do not name).
+    relation: &'static str,
+    /// The score's name.
+    score: &'static str,
+    /// Its value (0 for a pair never aligned).
+    value: f64,
+    /// The alignment: |LCS|, common unique words and each book's unique
+    /// words; absent for a pair that shares no unique word.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lcs: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    common: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    a_unique: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    b_unique: Option<u32>,
+}
+
+impl ListedError {
+    fn new(
+        kind: &'static str,
+        (a, b): (&str, &str),
+        relation: &'static str,
+        value: f64,
+        overlap: Option<stemmata::Overlap>,
+    ) -> ListedError {
+        ListedError {
+            kind,
+            a: a.to_string(),
+            b: b.to_string(),
+            relation,
+            score: Score::default().name(),
+            value,
+            lcs: overlap.map(|o| o.lcs),
+            common: overlap.map(|o| o.common),
+            a_unique: overlap.map(|o| o.len_x),
+            b_unique: overlap.map(|o| o.len_y),
+        }
+    }
+
+    /// One line for people: kind, keys, relation, score, alignment.
+    fn line(&self) -> String {
+        let alignment = match (self.lcs, self.common, self.a_unique, self.b_unique) {
+            (Some(lcs), Some(common), Some(a), Some(b)) => format!(
+                "LCS {lcs} of {common} common unique words ({a} in {}, {b} in {})",
+                self.a, self.b
+            ),
+            _ => "no common unique word".to_string(),
+        };
+        format!(
+            "{}: {} – {}, labelled {}, {} {:.4}; {alignment}",
+            self.kind, self.a, self.b, self.relation, self.score, self.value
+        )
+    }
+}
+
+/// The default score's false positives and false negatives.
+fn list_errors(scored: &[ScoredPair], labels: &Labels, corpus: &Corpus) -> Vec<ListedError> {
     let score = Score::default();
     let threshold = score.default_threshold();
+    let mut errors = Vec::new();
     let mut found = std::collections::HashSet::new();
     for pair in scored {
         let value = score.value(&pair.overlap);
@@ -176,14 +245,13 @@ fn list_errors(scored: &[ScoredPair], labels: &Labels, corpus: &Corpus) {
         }
         if hit && !pair.class.is_positive() && pair.class != stemmata::eval::PairClass::Translation
         {
-            println!(
-                "false positive  {} {} {:.4} ({}) {:?}",
-                pair.keys.0,
-                pair.keys.1,
-                value,
+            errors.push(ListedError::new(
+                "false positive",
+                (&pair.keys.0, &pair.keys.1),
                 pair.class.name(),
-                pair.overlap
-            );
+                value,
+                Some(pair.overlap),
+            ));
         }
     }
     let by_keys: std::collections::HashMap<_, _> =
@@ -202,15 +270,15 @@ fn list_errors(scored: &[ScoredPair], labels: &Labels, corpus: &Corpus) {
         }
         let pair = keys.iter().find_map(|k| by_keys.get(k));
         let value = pair.map_or(0.0, |p| score.value(&p.overlap));
-        println!(
-            "false negative  {} {} {:.4} ({}) {:?}",
-            labelled.a,
-            labelled.b,
-            value,
+        errors.push(ListedError::new(
+            "false negative",
+            (&labelled.a, &labelled.b),
             class.name(),
-            pair.map(|p| p.overlap)
-        );
+            value,
+            pair.map(|p| p.overlap),
+        ));
     }
+    errors
 }
 
 pub fn run(args: EvalArgs) -> Result<ExitCode> {
@@ -278,6 +346,9 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
         approximate_recall_share,
         baseline_seconds,
         rows,
+        errors: args
+            .list_errors
+            .then(|| list_errors(&scored, &labels, &corpus)),
     };
     let gate = &report.rows[0].metrics;
     if args.json {
@@ -311,8 +382,10 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
             report.baseline_seconds
         );
     }
-    if args.list_errors {
-        list_errors(&scored, &labels, &corpus);
+    if !args.json {
+        for error in report.errors.iter().flatten() {
+            println!("{}", error.line());
+        }
     }
     let mut passed = true;
     if let Some(min) = args.gate_precision {

@@ -15,6 +15,7 @@ use stemmata::{
     QueryOptions, Reader, RelationInput, Result, Score,
 };
 
+use crate::messages::{count, no_index};
 use crate::output::{bar, print_json, refuse_inside_index, tsv_field};
 
 /// Options shared by the scored commands.
@@ -25,8 +26,9 @@ pub struct ScoreArgs {
     #[arg(long, default_value = "coverage", value_parser = parse_score)]
     pub score: Score,
     /// Report only scores at or above this [default: the score's threshold:
-    /// coverage 0.05, its 0.72, cs 0.12, containment 0.2].
-    #[arg(long)]
+    /// coverage 0.05, its 0.72, cs 0.12, containment 0.2]; every score is
+    /// between 0 and 1.
+    #[arg(long, allow_negative_numbers = true)]
     pub min_score: Option<f64>,
     /// Candidates: exact (unique-word postings; provably every book the
     /// score admits) or approximate (min-hash and simhash band tables only;
@@ -51,9 +53,20 @@ impl ScoreArgs {
         })
     }
 
-    pub fn min_score(&self) -> f64 {
-        self.min_score
-            .unwrap_or_else(|| self.score.default_threshold())
+    /// The threshold: `--min-score`, which must lie in the score's range
+    /// (every score is between 0 and 1; coverage is clamped at 0), or the
+    /// score's default.
+    pub fn min_score(&self) -> Result<f64> {
+        let Some(min) = self.min_score else {
+            return Ok(self.score.default_threshold());
+        };
+        if !(0.0..=1.0).contains(&min) {
+            return Err(Error::InvalidArgument(format!(
+                "--min-score {min}: {} scores range from 0 to 1",
+                self.score
+            )));
+        }
+        Ok(min)
     }
 }
 
@@ -230,7 +243,8 @@ fn open_or_create(dir: &Path, create: bool) -> Result<Index> {
 }
 
 pub fn load(args: LoadArgs) -> Result<ExitCode> {
-    let index = open_or_create(&args.index, args.create)?;
+    let index =
+        open_or_create(&args.index, args.create).map_err(|e| no_index(e, &args.index, true))?;
     let mut inputs = Vec::new();
     let mut total_bytes = 0;
     for path in &args.inputs {
@@ -293,7 +307,7 @@ pub fn load(args: LoadArgs) -> Result<ExitCode> {
                 "warning: {source_name}: {invalid_sequences} invalid UTF-8 sequences; loaded as {decoded_as}"
             )
         }),
-        LoadEvent::Committed { books } => report.set_message(format!("{books} books")),
+        LoadEvent::Committed { books } => report.set_message(count(*books, "book")),
         _ => {}
     });
     for documents in inputs {
@@ -309,14 +323,14 @@ pub fn load(args: LoadArgs) -> Result<ExitCode> {
     } else {
         let secs = stats.elapsed.as_secs_f64().max(1e-9);
         println!(
-            "loaded {} books ({:.1} MB, {} words) in {:.2} s ({:.1} MB/s); {} replaced, {} duplicate keys, {} skipped, {} with invalid UTF-8{}",
-            stats.books,
+            "loaded {} ({:.1} MB, {}) in {:.2} s ({:.1} MB/s); {} replaced, {}, {} skipped, {} with invalid UTF-8{}",
+            count(stats.books, "book"),
             stats.bytes as f64 / 1e6,
-            stats.words,
+            count(stats.words, "word"),
             secs,
             stats.bytes as f64 / 1e6 / secs,
             stats.replaced,
-            stats.duplicate_keys.len(),
+            count(stats.duplicate_keys.len() as u64, "duplicate key"),
             stats.skipped.len(),
             stats.invalid_utf8_documents,
             stats.first_id.map_or(String::new(), |id| format!(
@@ -332,11 +346,12 @@ pub fn load(args: LoadArgs) -> Result<ExitCode> {
 }
 
 #[derive(Args)]
+#[command(group(clap::ArgGroup::new("book").required(true).args(["key", "text"])))]
 pub struct QueryArgs {
     /// The index directory.
     pub index: PathBuf,
     /// Key of a stored book to find relatives of.
-    #[arg(long, conflicts_with = "text", required_unless_present = "text")]
+    #[arg(long)]
     pub key: Option<String>,
     /// A text file to find relatives of (not stored).
     #[arg(long)]
@@ -416,18 +431,19 @@ fn query_json(
 }
 
 pub fn query(args: QueryArgs) -> Result<ExitCode> {
-    let index = Index::open_read_only(&args.index)?;
+    let index = Index::open_read_only(&args.index).map_err(|e| no_index(e, &args.index, false))?;
     let reader = args.score.reader(&index)?;
     let options = QueryOptions {
         mode: args.score.mode,
         score: args.score.score,
         top_k: args.top_k,
-        min_score: args.score.min_score(),
+        min_score: args.score.min_score()?,
     };
     let (result, query) = match (&args.key, &args.text) {
         (Some(key), _) => (reader.query_key(key, &options)?, QueryBook::Stored(key)),
         (None, Some(path)) => {
             let text = std::fs::read(path).map_err(io_error(path))?;
+            crate::align_cmds::decode_text(path, &text)?;
             (reader.query_text(&text, &options)?, QueryBook::Text(text))
         }
         (None, None) => unreachable!("clap requires --key or --text"),
@@ -616,10 +632,10 @@ pub fn pairs(mut args: PairsArgs) -> Result<ExitCode> {
     for path in args.output.iter().chain(&args.clusters) {
         refuse_inside_index(path, &args.index)?;
     }
-    let index = Index::open_read_only(&args.index)?;
+    let index = Index::open_read_only(&args.index).map_err(|e| no_index(e, &args.index, false))?;
     let reader = args.score.reader(&index)?;
     let mut options = PairsOptions::with_score(args.score.score);
-    options.min_score = args.score.min_score();
+    options.min_score = args.score.min_score()?;
     options.mode = args.score.mode;
     if let Some(threads) = args.threads {
         options.threads = threads;
@@ -734,8 +750,16 @@ pub struct DeleteArgs {
 }
 
 pub fn delete(args: DeleteArgs) -> Result<ExitCode> {
-    let index = Index::open(&args.index)?;
+    let index = Index::open(&args.index).map_err(|e| no_index(e, &args.index, false))?;
     let keys: Vec<&str> = args.keys.iter().map(String::as_str).collect();
+    let reader = index.reader()?;
+    let mut seen = std::collections::HashSet::new();
+    let not_found: Vec<&str> = keys
+        .iter()
+        .copied()
+        .filter(|key| reader.book(key).is_err() && seen.insert(*key))
+        .collect();
+    drop(reader);
     let stats = index.delete_books(&keys)?;
     let deleted = stats.deleted;
     for warning in &stats.warnings {
@@ -745,10 +769,23 @@ pub fn delete(args: DeleteArgs) -> Result<ExitCode> {
         print_json(&serde_json::json!({
             "deleted": deleted,
             "asked": keys.len(),
+            "not_found": not_found,
             "warnings": stats.warnings,
         }))?;
     } else {
-        println!("deleted {deleted} of {} books", keys.len());
+        let missing = if not_found.is_empty() {
+            String::new()
+        } else {
+            let listed: Vec<String> = not_found
+                .iter()
+                .map(|key| stemmata::load::keys::display_key(key))
+                .collect();
+            format!("; not found: {}", listed.join(", "))
+        };
+        println!(
+            "deleted {deleted} of {}{missing}",
+            count(keys.len() as u64, "book")
+        );
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -763,7 +800,7 @@ pub struct StatsArgs {
 }
 
 pub fn stats(args: StatsArgs) -> Result<ExitCode> {
-    let index = Index::open_read_only(&args.index)?;
+    let index = Index::open_read_only(&args.index).map_err(|e| no_index(e, &args.index, false))?;
     let stats = index.stats()?;
     if args.json {
         print_json(&stats)?;
@@ -772,18 +809,22 @@ pub fn stats(args: StatsArgs) -> Result<ExitCode> {
         println!("words          {}", stats.words);
         println!("unique words   {}", stats.unique_words);
         println!(
-            "barrels        {} ({} bytes, {} live)",
-            stats.barrels, stats.barrel_bytes, stats.live_record_bytes
+            "barrels        {} ({}, {} live)",
+            stats.barrels,
+            count(stats.barrel_bytes, "byte"),
+            stats.live_record_bytes
         );
         println!(
-            "segments       {} ({} bytes)",
-            stats.segments, stats.segment_bytes
+            "segments       {} ({})",
+            stats.segments,
+            count(stats.segment_bytes, "byte")
         );
         println!(
-            "page files     {} ({} bytes)",
-            stats.page_files, stats.page_file_bytes
+            "page files     {} ({})",
+            stats.page_files,
+            count(stats.page_file_bytes, "byte")
         );
-        println!("catalog        {} bytes", stats.catalog_bytes);
+        println!("catalog        {}", count(stats.catalog_bytes, "byte"));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -798,25 +839,25 @@ pub struct VerifyArgs {
 }
 
 pub fn verify(args: VerifyArgs) -> Result<ExitCode> {
-    let index = Index::open_read_only(&args.index)?;
+    let index = Index::open_read_only(&args.index).map_err(|e| no_index(e, &args.index, false))?;
     let stats = index.verify()?;
     if args.json {
         print_json(&stats)?;
     } else {
         println!(
-            "ok: catalog ({} bytes) intact; {} books, {} records, {} barrel bytes checked; {} segments ({} bytes, {} sketched books, {} dead sketches); {} books with page signatures, {} page files ({} bytes, {} records)",
-            stats.catalog_bytes,
-            stats.books,
-            stats.records,
-            stats.bytes,
-            stats.segments,
-            stats.segment_bytes,
-            stats.sketched_books,
-            stats.dead_sketches,
-            stats.paged_books,
-            stats.page_files,
-            stats.page_file_bytes,
-            stats.page_records
+            "ok: catalog ({}) intact; {}, {}, {} checked; {} ({}, {}, {}); {} with page signatures, {} ({}, {})",
+            count(stats.catalog_bytes, "byte"),
+            count(stats.books, "book"),
+            count(stats.records, "record"),
+            count(stats.bytes, "barrel byte"),
+            count(stats.segments, "segment"),
+            count(stats.segment_bytes, "byte"),
+            count(stats.sketched_books, "sketched book"),
+            count(stats.dead_sketches, "dead sketch"),
+            count(stats.paged_books, "book"),
+            count(stats.page_files, "page file"),
+            count(stats.page_file_bytes, "byte"),
+            count(stats.page_records, "record")
         );
     }
     Ok(ExitCode::SUCCESS)

@@ -1,7 +1,7 @@
 //! Shared output helpers: progress bars, JSON printing, TSV escaping and
 //! the check that an output file is not inside the index.
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -15,9 +15,15 @@ pub fn bar(len: u64, what: &str, quiet: bool) -> ProgressBar {
     }
     bar.set_style(
         ProgressStyle::with_template(
-            "{msg:>10} [{bar:30}] {pos}/{len} ({per_sec}, eta {eta}) {wide_msg}",
+            "{msg:>10} [{bar:30}] {pos}/{len} ({rate}, eta {eta}) {wide_msg}",
         )
         .expect("valid template")
+        .with_key(
+            "rate",
+            |state: &ProgressState, out: &mut dyn std::fmt::Write| {
+                let _ = out.write_str(&crate::messages::rate(state.per_sec()));
+            },
+        )
         .progress_chars("=> "),
     );
     bar.set_message(what.to_string());
