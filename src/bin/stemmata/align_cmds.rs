@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use stemmata::align::{self, Alignment, RetasOptions, SpanKind, STOP_WORDS};
 use stemmata::relate::{classify_books, MapBook, MapOptions, PageOptions, PortionMap, Relation};
 use stemmata::repr::minhash::{page_signatures, MinHashOptions};
-use stemmata::text::{decode, no_words_reason, tokenise, unreadable, PAGE_BREAK};
+use stemmata::text::PAGE_BREAK;
 use stemmata::{Error, Result};
 
 use crate::output::print_json;
@@ -94,26 +94,8 @@ pub fn read_text(path: &Path) -> Result<TextFile> {
     })?;
     Ok(TextFile {
         path: path.to_path_buf(),
-        text: decode_text(path, &bytes)?,
+        text: crate::input::decode_text(path, &bytes)?,
     })
-}
-
-/// The text of `bytes`, read from `path`, decoded; an error when the
-/// loader would refuse them: empty, binary data, or no words.
-pub fn decode_text(path: &Path, bytes: &[u8]) -> Result<String> {
-    let bad = |reason: &str| Error::BadDocument {
-        source_name: path.display().to_string(),
-        reason: reason.to_string(),
-    };
-    if let Some(reason) = unreadable(bytes) {
-        return Err(bad(reason));
-    }
-    let text = decode(bytes).text.into_owned();
-    let stats = tokenise(&text, |_| {});
-    if stats.words == 0 {
-        return Err(bad(&no_words_reason(&stats)));
-    }
-    Ok(text)
 }
 
 /// Reads and aligns the two files of `args` (the time covers the alignment,
@@ -166,7 +148,7 @@ pub fn align(args: AlignArgs) -> Result<ExitCode> {
             let name = |file: &TextFile| file.path.display().to_string();
             println!(
                 "relation: {}",
-                crate::index_cmds::relation_label(relation, &name(&pair.a), &name(&pair.b))
+                crate::output::relation_label(relation, &name(&pair.a), &name(&pair.b))
             );
         }
         if let Some(path) = &args.map {

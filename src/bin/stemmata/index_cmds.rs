@@ -404,17 +404,6 @@ fn hit_relations(
     }
 }
 
-/// A relation for people: class and confidence, and for a containment
-/// which book contains which (`a_name ⊃ b_name`).
-pub fn relation_label(relation: &Relation, a_name: &str, b_name: &str) -> String {
-    let containment = match relation.container {
-        Some(Side::A) => format!(" {a_name} ⊃ {b_name}"),
-        Some(Side::B) => format!(" {b_name} ⊃ {a_name}"),
-        None => String::new(),
-    };
-    format!("{} {:.2}{containment}", relation.class, relation.confidence)
-}
-
 /// The result as JSON, each hit with its relation when there are some.
 fn query_json(
     result: &stemmata::QueryResult,
@@ -443,7 +432,7 @@ pub fn query(args: QueryArgs) -> Result<ExitCode> {
         (Some(key), _) => (reader.query_key(key, &options)?, QueryBook::Stored(key)),
         (None, Some(path)) => {
             let text = std::fs::read(path).map_err(io_error(path))?;
-            crate::align_cmds::decode_text(path, &text)?;
+            crate::input::decode_text(path, &text)?;
             (reader.query_text(&text, &options)?, QueryBook::Text(text))
         }
         (None, None) => unreachable!("clap requires --key or --text"),
@@ -480,7 +469,10 @@ pub fn query(args: QueryArgs) -> Result<ExitCode> {
             .map(|b| b.title.as_str())
             .unwrap_or("");
         let relation = relations.as_ref().map_or(String::new(), |r| {
-            format!("{:<32} ", relation_label(&r[rank], "query", "hit"))
+            format!(
+                "{:<32} ",
+                crate::output::relation_label(&r[rank], "query", "hit")
+            )
         });
         println!(
             "{:>4}  {:>7.4}  {:>6} {:>6}  {:<24} {relation}{}",

@@ -5,6 +5,7 @@ mod bench;
 mod demo;
 mod eval;
 mod index_cmds;
+mod input;
 mod messages;
 mod output;
 mod scale;

@@ -1,10 +1,12 @@
-//! Shared output helpers: progress bars, JSON printing, TSV escaping and
-//! the check that an output file is not inside the index.
+//! Shared output helpers: progress bars, JSON printing, TSV escaping,
+//! relation labels and the check that an output file is not inside the
+//! index.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use stemmata::relate::{Relation, Side};
 use stemmata::{Error, Index};
 
 /// A progress bar on stderr, hidden when `quiet` or when stderr is not a terminal.
@@ -152,6 +154,17 @@ fn resolve(path: &Path) -> std::io::Result<PathBuf> {
             },
         }
     }
+}
+
+/// A relation for people: class and confidence, and for a containment
+/// which book contains which (`a_name ⊃ b_name`).
+pub fn relation_label(relation: &Relation, a_name: &str, b_name: &str) -> String {
+    let containment = match relation.container {
+        Some(Side::A) => format!(" {a_name} ⊃ {b_name}"),
+        Some(Side::B) => format!(" {b_name} ⊃ {a_name}"),
+        None => String::new(),
+    };
+    format!("{} {:.2}{containment}", relation.class, relation.confidence)
 }
 
 #[cfg(test)]

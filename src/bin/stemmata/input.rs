@@ -1,0 +1,24 @@
+//! Reading input texts the way the loader would take them.
+
+use std::path::Path;
+
+use stemmata::text::{decode, no_words_reason, tokenise, unreadable};
+use stemmata::{Error, Result};
+
+/// The text of `bytes`, read from `path`, decoded; an error when the
+/// loader would refuse them: empty, binary data, or no words.
+pub fn decode_text(path: &Path, bytes: &[u8]) -> Result<String> {
+    let bad = |reason: &str| Error::BadDocument {
+        source_name: path.display().to_string(),
+        reason: reason.to_string(),
+    };
+    if let Some(reason) = unreadable(bytes) {
+        return Err(bad(reason));
+    }
+    let text = decode(bytes).text.into_owned();
+    let stats = tokenise(&text, |_| {});
+    if stats.words == 0 {
+        return Err(bad(&no_words_reason(&stats)));
+    }
+    Ok(text)
+}
