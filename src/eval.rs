@@ -11,10 +11,10 @@ use std::path::{Path, PathBuf};
 
 use crate::align::{Overlap, Score};
 use crate::error::IoContext;
+use crate::error::{Error, Result};
 use crate::load::Document;
 use crate::repr::minhash::{book_signature, MinHashOptions, MinHashSig};
 use crate::repr::simhash::{simhash, SimHash128, SimHashOptions};
-use crate::{Error, Result};
 
 /// A book listed in `books.tsv`.
 #[derive(Debug, Clone)]

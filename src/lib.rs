@@ -36,30 +36,36 @@
 #![deny(clippy::host_endian_bytes, clippy::big_endian_bytes)]
 
 pub mod align;
+mod delete;
 mod duration_serde;
 mod error;
 pub mod eval;
 #[cfg(test)]
 mod fault_tests;
 pub mod index;
+pub mod keys;
 pub mod load;
 pub mod query;
 pub mod relate;
 pub mod repr;
 pub mod storage;
+mod store;
 pub mod synth;
 pub mod text;
 mod upgrade;
+mod verify;
 
 pub use align::{Overlap, Score};
+pub use delete::DeleteStats;
 pub use error::{Error, Result};
-pub use index::{DeleteStats, Index, IndexBuilder, IndexStats, VerifyStats};
+pub use index::{Index, IndexBuilder, IndexStats};
 pub use load::{BulkLoader, Document, DuplicateKey, LoadEvent, LoadOptions, LoadStats};
 pub use query::{
     BookInfo, Clusters, Hit, Mode, Pair, PairsOptions, PairsStats, QueryOptions, QueryResult,
     Reader, RelationInput,
 };
 pub use upgrade::UpgradeStats;
+pub use verify::VerifyStats;
 
 /// Small helpers for examples and tests.
 pub mod testing {

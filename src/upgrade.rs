@@ -24,15 +24,15 @@
 
 use std::path::Path;
 
-use crate::error::IoContext;
-use crate::load::LoadOptions;
+use crate::error::{Error, IoContext, Result};
 use crate::repr::MinHashSig;
 use crate::storage::catalog::{Access, Catalog, StoredPages};
-use crate::storage::format::{sync_parent_dir, FORMAT_VERSION};
+use crate::storage::format::{sync_parent_dir, FormatVersion};
 use crate::storage::fs;
 use crate::storage::page_files::{PageFileWriter, PageLocator};
 use crate::storage::pages;
-use crate::{Error, Index, Result};
+use crate::store::layout::{CATALOG_FILE, DEFAULT_MAX_FILE_BYTES, PAGE_DIR};
+use crate::store::Store;
 
 /// Page-file bytes written between two syncs: bounds what the writer buffers.
 const SYNC_BYTES: usize = 64 << 20;
@@ -43,6 +43,7 @@ const UPGRADE_CATALOG_FILE: &str = "catalog.redb.upgrade";
 
 /// What an upgrade did.
 #[derive(Debug, Clone, Default, serde::Serialize)]
+#[non_exhaustive]
 pub struct UpgradeStats {
     /// The format version the index had.
     pub from_version: u16,
@@ -73,7 +74,7 @@ struct Moved {
 /// Appends records to page files numbered from 1, starting the next file
 /// once one reaches the loader's default size.
 struct Mover<'a> {
-    index: &'a Index,
+    store: &'a Store,
     file: Option<PageFileWriter>,
     next_file: u32,
     unsynced: usize,
@@ -86,7 +87,7 @@ impl Mover<'_> {
         let record = pages::encode_record(id, signatures, k);
         if self.file.is_none() {
             let number = self.next_file;
-            let path = self.index.page_file_path(number);
+            let path = self.store.page_file_path(number);
             self.file = Some(PageFileWriter::create(&path, number)?);
             self.next_file += 1;
         }
@@ -97,7 +98,7 @@ impl Mover<'_> {
         self.unsynced += record.len();
         if self.unsynced >= SYNC_BYTES {
             self.unsynced = 0;
-            if file.sync()? >= LoadOptions::default().max_barrel_bytes {
+            if file.sync()? >= DEFAULT_MAX_FILE_BYTES {
                 self.close()?;
             }
         }
@@ -147,38 +148,30 @@ fn file_len(path: &Path) -> Result<u64> {
     Ok(std::fs::metadata(path).at(path)?.len())
 }
 
-impl Index {
-    /// Upgrades the index in `dir` in place to the current format and
-    /// returns it opened, with what was done. An index of the current
-    /// format is returned as it is. Formats 3 and 4 become the current
-    /// format; formats 1 and 2 get a catalog this build reads and keep
-    /// their format (read-only: load their collection into a new index to
-    /// write). The index must not be open elsewhere (`Locked`).
-    pub fn upgrade(dir: impl AsRef<Path>) -> Result<(Index, UpgradeStats)> {
-        let dir = dir.as_ref();
-        match Index::open(dir) {
-            Ok(index) => {
-                let version = index.format_version();
-                let bytes = file_len(index.catalog().path())?;
-                let stats = UpgradeStats {
-                    from_version: version,
-                    to_version: version,
-                    catalog_bytes_before: bytes,
-                    catalog_bytes_after: bytes,
-                    ..UpgradeStats::default()
-                };
-                Ok((index, stats))
-            }
-            Err(Error::UpgradeRequired(_)) => convert(dir),
-            Err(other) => Err(other),
+/// Upgrades the index in `dir` in place to the current format (see the
+/// module docs); an index of the current format is left as it is.
+pub(crate) fn upgrade(dir: &Path) -> Result<UpgradeStats> {
+    match Store::open(dir, Access::ReadWrite) {
+        Ok(store) => {
+            let version = store.format_version().number();
+            let bytes = file_len(store.catalog().path())?;
+            Ok(UpgradeStats {
+                from_version: version,
+                to_version: version,
+                catalog_bytes_before: bytes,
+                catalog_bytes_after: bytes,
+                ..UpgradeStats::default()
+            })
         }
+        Err(Error::UpgradeRequired(_)) => convert(dir),
+        Err(other) => Err(other),
     }
 }
 
 /// Upgrades the index in `dir`, whose catalog is in redb's file format 2,
 /// through a converted copy of its catalog (see the module docs).
-fn convert(dir: &Path) -> Result<(Index, UpgradeStats)> {
-    let catalog_path = dir.join(crate::index::CATALOG_FILE);
+fn convert(dir: &Path) -> Result<UpgradeStats> {
+    let catalog_path = dir.join(CATALOG_FILE);
     let copy = dir.join(UPGRADE_CATALOG_FILE);
     // Locked until the copy replaces it, as older builds lock it: they wait
     // or fail meanwhile. The old catalog itself is only read.
@@ -192,24 +185,23 @@ fn convert(dir: &Path) -> Result<(Index, UpgradeStats)> {
     copy_file(&catalog_path, &copy)?;
     Catalog::convert_file_format(&copy)?;
     let (catalog, options) = Catalog::open(&copy, Access::ReadWrite)?;
-    stats.from_version = options.version;
-    let index = Index::from_parts(dir, catalog, options);
-    match stats.from_version {
-        3 => {
-            let Moved { locators, lengths } = move_pages(&index)?;
-            index
-                .catalog()
-                .upgrade(FORMAT_VERSION, &locators, &lengths)?;
-            stats.paged_books = locators.len() as u64;
-            stats.page_files = lengths.len() as u64;
-            stats.page_file_bytes = lengths.iter().map(|&(_, len)| len).sum();
-        }
-        4 => index.catalog().upgrade(FORMAT_VERSION, &[], &[])?,
-        _ => {}
+    let from = options.version;
+    stats.from_version = from.number();
+    let store = Store::from_parts(dir, catalog, options);
+    if from.has_catalog_pages() {
+        let Moved { locators, lengths } = move_pages(&store)?;
+        store
+            .catalog()
+            .upgrade(FormatVersion::CURRENT, &locators, &lengths)?;
+        stats.paged_books = locators.len() as u64;
+        stats.page_files = lengths.len() as u64;
+        stats.page_file_bytes = lengths.iter().map(|&(_, len)| len).sum();
+    } else if from.has_page_files() {
+        store.catalog().upgrade(FormatVersion::CURRENT, &[], &[])?;
     }
-    drop(index);
+    drop(store);
     let (mut catalog, options) = Catalog::open(&copy, Access::ReadWrite)?;
-    stats.to_version = options.version;
+    stats.to_version = options.version.number();
     catalog.compact()?;
     catalog.close()?;
     fs::WriteFile::open_existing(&copy)?.sync_all()?;
@@ -217,28 +209,28 @@ fn convert(dir: &Path) -> Result<(Index, UpgradeStats)> {
     fs::sync_dir(dir)?;
     drop(original);
     stats.catalog_bytes_after = file_len(&catalog_path)?;
-    Ok((Index::open(dir)?, stats))
+    Ok(stats)
 }
 
 /// Writes every `pages` value of the format-3 `index` as a page-file
 /// record and syncs the files; returns the locators and the files'
 /// committed lengths.
-fn move_pages(index: &Index) -> Result<Moved> {
-    let dir = index.page_dir();
+fn move_pages(store: &Store) -> Result<Moved> {
+    let dir = store.dir().join(PAGE_DIR);
     fs::create_dir_all(&dir)?;
     sync_parent_dir(&dir)?;
     let mut mover = Mover {
-        index,
+        store,
         file: None,
         next_file: 1,
         unsynced: 0,
         moved: Moved::default(),
     };
-    let snapshot = index.catalog().snapshot()?;
+    let snapshot = store.catalog().snapshot()?;
     snapshot.each_pages(|id, stored| match stored {
         StoredPages::Signatures(signatures) => mover.append(id, &signatures),
         StoredPages::Locator(_) => Err(Error::Corrupted {
-            path: index.catalog().path().to_path_buf(),
+            path: store.catalog().path().to_path_buf(),
             offset: 0,
             what: format!("book id {id} has a page locator in a format-3 catalog"),
         }),

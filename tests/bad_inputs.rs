@@ -280,7 +280,7 @@ fn an_unreadable_input_is_skipped_as_an_error_naming_it() {
 fn documents_whose_keys_break_the_rule_are_skipped_naming_the_rule() {
     let dir = tempfile::tempdir().unwrap();
     let index = Index::create(dir.path()).unwrap();
-    let longest = "k".repeat(stemmata::load::MAX_KEY_BYTES);
+    let longest = "k".repeat(stemmata::keys::MAX_KEY_BYTES);
     let good = ["fine", "a b", "back\\slash", "café", "a\u{FFFD}", &longest];
     let huge = "k".repeat(1 << 20);
     let bad = [

@@ -7,7 +7,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use std::path::Path;
-use stemmata::load::check_key;
+use stemmata::keys::check_key;
 use stemmata::load::sources::{json_lines_from_reader, parse_json_document};
 use stemmata::{Document, Error};
 

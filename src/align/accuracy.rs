@@ -29,7 +29,7 @@ use std::ops::Range;
 
 use super::retas::{align_words, edit_operations, join_words, joined_len, WordTexts};
 use super::{AlignedSpan, Alignment, RetasOptions, SpanKind};
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 
 /// How many of the clean text's most frequent words are its stop words.
 pub const STOP_WORDS: usize = 100;

@@ -51,7 +51,7 @@ mod words;
 use serde::Serialize;
 use std::ops::Range;
 
-use crate::Result;
+use crate::error::Result;
 use anchors::WordAligner;
 pub(crate) use chars::{join_words, joined_len};
 pub(crate) use dp::edit_operations;

@@ -139,14 +139,14 @@ impl fmt::Display for Score {
 }
 
 impl FromStr for Score {
-    type Err = crate::Error;
+    type Err = crate::error::Error;
 
-    fn from_str(s: &str) -> crate::Result<Self> {
+    fn from_str(s: &str) -> crate::error::Result<Self> {
         Score::ALL
             .into_iter()
             .find(|score| score.name() == s)
             .ok_or_else(|| {
-                crate::Error::InvalidArgument(format!(
+                crate::error::Error::InvalidArgument(format!(
                     "unknown score {s:?} (expected coverage, its, cs or containment)"
                 ))
             })

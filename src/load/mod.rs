@@ -18,26 +18,26 @@
 //! committed barrel and page-file lengths are ignored and cut off by the
 //! next loader.
 
-pub mod keys;
-pub(crate) mod segments;
 pub mod sources;
-
-pub use keys::{check_key, MAX_KEY_BYTES};
 
 use crossbeam::channel::{bounded, unbounded, Receiver, Sender};
 use std::collections::{BTreeMap, HashMap};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crate::index::{Index, WriterGuard};
+use std::sync::Arc;
+
+use crate::error::{Error, Result};
+use crate::keys;
 use crate::repr::{unique_words::extract, BookSketch, ExtractOptions, MinHashSig, SketchOptions};
 use crate::storage::barrel::{BarrelWriter, EncodedSequence, MAX_RECORD_ELEMENTS};
 use crate::storage::catalog::{BookEntry, CatalogBatch};
 use crate::storage::page_files::PageFileWriter;
 use crate::storage::pages;
 use crate::storage::segment::SketchRecord;
+use crate::store::segments;
+use crate::store::{Store, WriterGuard};
 use crate::text::{decode_owned, no_words_reason, unreadable};
-use crate::{Error, Result};
 
 /// One book to load.
 #[derive(Debug, Clone, Default)]
@@ -228,7 +228,7 @@ fn prepare(
         source_name: source_name.clone(),
         reason: reason.to_string(),
     };
-    if let Err(reason) = check_key(&document.key) {
+    if let Err(reason) = keys::check_key(&document.key) {
         // A document made by `Document::new` is named by its key: a key
         // that cannot be shown on one line is shown escaped and cut.
         let source_name = if document.source_name == document.key {
@@ -293,9 +293,9 @@ type Done = (u64, Result<Prepared>);
 /// slow document can make the others hold.
 const REORDER_PER_THREAD: usize = 16;
 
-/// Loads many documents into an index. Obtain one from [`Index::bulk_loader`].
+/// Loads many documents into an index. Obtain one from [`crate::Index::bulk_loader`].
 pub struct BulkLoader<'p> {
-    index: Index,
+    store: Arc<Store>,
     options: LoadOptions,
     _writer: WriterGuard,
     work: Option<Sender<Work>>,
@@ -328,16 +328,16 @@ pub struct BulkLoader<'p> {
 }
 
 impl<'p> BulkLoader<'p> {
-    pub(crate) fn new(index: Index, options: LoadOptions) -> Result<Self> {
+    pub(crate) fn new(store: Arc<Store>, options: LoadOptions) -> Result<Self> {
         if options.batch_books == 0 || options.threads == 0 {
             return Err(Error::InvalidArgument(
                 "batch_books and threads must be at least 1".into(),
             ));
         }
-        let writer = index.lock_writer()?;
-        let sketch_options = *index.require_sketches("load books")?;
-        let next_segment = segments::prepare_dir(&index)?;
-        let snapshot = index.catalog().snapshot()?;
+        let writer = store.lock_writer()?;
+        let sketch_options = *store.require_sketches("load books")?;
+        let next_segment = segments::prepare_dir(&store)?;
+        let snapshot = store.catalog().snapshot()?;
         let next_book_id = snapshot.next_book_id()?;
         let barrels = snapshot.barrels()?;
         let page_files = snapshot.page_files()?;
@@ -345,20 +345,20 @@ impl<'p> BulkLoader<'p> {
         let next_barrel = barrels.last().map_or(1, |&(n, _)| n + 1);
         let barrel = match barrels.last() {
             Some(&(n, len)) if len < options.max_barrel_bytes => {
-                Some((n, BarrelWriter::append_to(&index.barrel_path(n), len)?))
+                Some((n, BarrelWriter::append_to(&store.barrel_path(n), len)?))
             }
             _ => None,
         };
         let next_page_file = page_files.last().map_or(1, |&(n, _)| n + 1);
         let page_file = match page_files.last() {
             Some(&(n, len)) if len < options.max_barrel_bytes => {
-                Some(PageFileWriter::append_to(&index.page_file_path(n), n, len)?)
+                Some(PageFileWriter::append_to(&store.page_file_path(n), n, len)?)
             }
             _ => None,
         };
         let (work_tx, work_rx) = bounded::<Work>(options.threads * 4);
         let (done_tx, done_rx) = unbounded::<Done>();
-        let extract_options = *index.options();
+        let extract_options = *store.extract_options();
         let workers = (0..options.threads)
             .map(|_| {
                 let (rx, tx) = (work_rx.clone(), done_tx.clone());
@@ -374,7 +374,7 @@ impl<'p> BulkLoader<'p> {
             })
             .collect();
         Ok(BulkLoader {
-            index,
+            store,
             options,
             _writer: writer,
             work: Some(work_tx),
@@ -580,7 +580,7 @@ impl<'p> BulkLoader<'p> {
     fn current_barrel(&mut self) -> Result<(u32, &mut BarrelWriter)> {
         if self.barrel.is_none() {
             let number = self.next_barrel;
-            let writer = BarrelWriter::create(&self.index.barrel_path(number))?;
+            let writer = BarrelWriter::create(&self.store.barrel_path(number))?;
             self.next_barrel += 1;
             self.barrel = Some((number, writer));
         }
@@ -591,7 +591,7 @@ impl<'p> BulkLoader<'p> {
     fn current_page_file(&mut self) -> Result<&mut PageFileWriter> {
         if self.page_file.is_none() {
             let number = self.next_page_file;
-            let writer = PageFileWriter::create(&self.index.page_file_path(number), number)?;
+            let writer = PageFileWriter::create(&self.store.page_file_path(number), number)?;
             self.next_page_file += 1;
             self.page_file = Some(writer);
         }
@@ -612,11 +612,11 @@ impl<'p> BulkLoader<'p> {
             None => Vec::new(),
         };
         let segment = self.next_segment;
-        let segment_len = segments::write(&self.index, segment, &mut self.sketches)?;
+        let segment_len = segments::write(&self.store, segment, &mut self.sketches)?;
         self.next_segment += 1;
         self.sketches.clear();
         self.batch.add_segments = vec![(segment, segment_len)];
-        let outcome = self.index.catalog().commit(&self.batch)?;
+        let outcome = self.store.catalog().commit(&self.batch)?;
         self.stats.books += self.batch.insert.len() as u64;
         // The catalog counts every key it found in place, the keys this load
         // wrote before included: those are duplicates, not replacements.
@@ -651,7 +651,7 @@ impl<'p> BulkLoader<'p> {
         for worker in self.workers.drain(..) {
             let _ = worker.join();
         }
-        let warnings = segments::compact_after_commit(&self.index, self.next_segment, None);
+        let warnings = segments::compact_after_commit(&self.store, self.next_segment, None);
         self.stats.warnings.extend(warnings);
         self.stats.elapsed = self.started.elapsed();
         Ok(std::mem::take(&mut self.stats))
@@ -665,15 +665,5 @@ impl Drop for BulkLoader<'_> {
         for worker in self.workers.drain(..) {
             let _ = worker.join();
         }
-    }
-}
-
-impl Index {
-    /// Loads every item of `items` with default [`LoadOptions`]; skipped
-    /// documents are listed in the returned stats.
-    pub fn load(&self, items: impl IntoIterator<Item = Result<Document>>) -> Result<LoadStats> {
-        let mut loader = self.bulk_loader(LoadOptions::default())?;
-        loader.extend(items)?;
-        loader.finish()
     }
 }

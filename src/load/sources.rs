@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use super::Document;
 use crate::error::IoContext;
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 
 /// Longest JSON Lines line accepted (256 MiB): a longer one is skipped.
 pub const MAX_JSON_LINE_BYTES: usize = 256 << 20;

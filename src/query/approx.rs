@@ -10,11 +10,11 @@
 use roaring::RoaringBitmap;
 
 use super::Reader;
-use crate::index::Index;
+use crate::error::{Error, Result};
 use crate::repr::sketch::{BookSketch, SketchOptions, Table};
 use crate::repr::SimHash128;
 use crate::storage::segment::{Segment, Unreadable};
-use crate::{Error, Result};
+use crate::store::Store;
 
 /// A key listing more than `max(MIN_KEY_CAP, books / KEY_CAP_DIVISOR)`
 /// books is skipped as uninformative: shared boilerplate such as licence
@@ -97,7 +97,7 @@ impl Sketches {
     /// `Io` error (for the caller to retry on a fresh snapshot) unless
     /// `last_attempt`.
     pub(crate) fn open(
-        index: &Index,
+        store: &Store,
         options: SketchOptions,
         listed: &[(u32, u64)],
         reader_ids: &[u32],
@@ -105,7 +105,7 @@ impl Sketches {
     ) -> Result<std::result::Result<Sketches, Unreadable>> {
         let mut segments = Vec::with_capacity(listed.len());
         for &(n, _) in listed {
-            let path = index.segment_path(n);
+            let path = store.segment_path(n);
             match Segment::open(&path) {
                 Ok(segment) => segments.push(segment),
                 Err(Error::Io { path, source })

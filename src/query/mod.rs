@@ -24,15 +24,16 @@ pub use planner::{Explain, Hit, Mode, QueryOptions, QueryResult};
 pub use relations::RelationInput;
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
-use crate::index::{Index, RecordPlace};
+use crate::error::{Error, Result};
 use crate::repr::{unique_words::extract, UniqueWordSeq};
 use crate::storage::barrel::BarrelReader;
 use crate::storage::catalog::BookEntry;
 use crate::storage::segment::Unreadable;
+use crate::store::records::RecordFiles;
+use crate::store::{BookRef, RecordPlace, Store};
 use crate::text::decode;
-use crate::{Error, Result};
 use approx::Sketches;
 use postings::Postings;
 
@@ -73,10 +74,11 @@ impl PairVerifier<'_> {
 
 /// A consistent snapshot of an index for queries. It holds in memory what
 /// every query needs: each book's unique-word hashes (in text order) and
-/// the sketch segments. What only relations need is read on demand: word
-/// positions from the barrels (one record per book, never rewritten) and
-/// page signatures from the page files (the catalog, in format 3). So it
-/// keeps the index open (and its catalog locked) until it is dropped.
+/// the sketch segments. What only relations need is read on demand from the
+/// files of its snapshot, which it holds open: word positions from the
+/// barrels and page signatures from the page files (from memory, in format
+/// 3). Loads, deletes and compactions after it opened do not change what it
+/// answers. Cheap to share between threads (`&Reader` is `Sync`).
 pub struct Reader {
     books: Vec<BookInfo>,
     /// Each book's unique-word hashes in text order (its sequence without
@@ -91,9 +93,21 @@ pub struct Reader {
     /// The first listed segment that could not be read, if any: then
     /// `sketches` is `None` and approximate mode reports it.
     damaged_segment: Option<Unreadable>,
-    /// The index: its options, and where positions and page signatures
-    /// are read from.
-    index: Index,
+    /// The barrels, page files and page locators of the snapshot.
+    files: RecordFiles,
+    /// The index: its options and directory.
+    store: Arc<Store>,
+}
+
+impl std::fmt::Debug for Reader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Reader")
+            .field("dir", &self.store.dir())
+            .field("books", &self.books.len())
+            .field("sketches", &self.sketches.is_some())
+            .field("damaged_segment", &self.damaged_segment())
+            .finish()
+    }
 }
 
 impl Reader {
@@ -102,10 +116,10 @@ impl Reader {
     /// on a fresh snapshot. A listed segment that cannot be read (still
     /// missing on the last attempt, or damaged) leaves the reader without
     /// sketches: exact mode works, approximate mode returns the damage.
-    pub(crate) fn open(index: &Index) -> Result<Reader> {
+    pub(crate) fn open(store: &Arc<Store>) -> Result<Reader> {
         let mut attempts = 0;
         loop {
-            match Reader::open_snapshot(index, attempts == 3) {
+            match Reader::open_snapshot(store, attempts == 3) {
                 Err(Error::Io { source, .. })
                     if source.kind() == std::io::ErrorKind::NotFound && attempts < 3 =>
                 {
@@ -116,19 +130,16 @@ impl Reader {
         }
     }
 
-    fn open_snapshot(index: &Index, last_attempt: bool) -> Result<Reader> {
-        let snapshot = index.catalog().snapshot()?;
+    fn open_snapshot(store: &Arc<Store>, last_attempt: bool) -> Result<Reader> {
+        let snapshot = store.catalog().snapshot()?;
         let entries = snapshot.books()?;
         let barrels = snapshot.barrels()?;
         let segments = snapshot.segments()?;
+        let files = RecordFiles::open(store, &snapshot)?;
         drop(snapshot);
         let committed: HashMap<u32, u64> = barrels.into_iter().collect();
-        let sequences = read_hashes(index, &committed, &entries)?;
-        // Every entry's barrel is committed: read_hashes read them all.
-        let places = entries
-            .iter()
-            .map(|(_, e)| RecordPlace::of(e, committed[&e.barrel]))
-            .collect();
+        let sequences = read_hashes(store, &committed, &entries)?;
+        let places = entries.iter().map(|(_, e)| RecordPlace::of(e)).collect();
         let mut books = Vec::with_capacity(entries.len());
         for (id, entry) in entries {
             books.push(BookInfo {
@@ -144,10 +155,10 @@ impl Reader {
         }
         let ids: Vec<u32> = books.iter().map(|b| b.id).collect();
         let mut damaged_segment = None;
-        let sketches = match index.sketch_options() {
+        let sketches = match store.sketch_options() {
             None => None,
             Some(options) => {
-                match Sketches::open(index, *options, &segments, &ids, last_attempt)? {
+                match Sketches::open(store, *options, &segments, &ids, last_attempt)? {
                     Ok(sketches) => Some(sketches),
                     Err(damage) => {
                         damaged_segment = Some(damage);
@@ -170,7 +181,8 @@ impl Reader {
             frequent_word_cap: postings::default_frequent_word_cap(ids.len()),
             sketches,
             damaged_segment,
-            index: index.clone(),
+            files,
+            store: store.clone(),
         })
     }
 
@@ -202,8 +214,8 @@ impl Reader {
             ));
         }
         self.sketches.as_ref().ok_or_else(|| Error::OldFormat {
-            path: self.index.dir().to_path_buf(),
-            found: self.index.format_version(),
+            path: self.store.dir().to_path_buf(),
+            found: self.store.format_version().number(),
             needs: "search in approximate mode (it has no sketches)".to_string(),
         })
     }
@@ -255,9 +267,19 @@ impl Reader {
     pub fn sequence(&self, key: &str) -> Result<UniqueWordSeq> {
         let slot = self.slot_of(key)? as usize;
         let record = self
-            .index
-            .read_book_record(&self.books[slot], self.places[slot])?;
+            .files
+            .book_record(self.book_ref(slot), self.places[slot])?;
         Ok(record.sequence)
+    }
+
+    /// The identity of the book in `slot`, which its records must match.
+    pub(crate) fn book_ref(&self, slot: usize) -> BookRef<'_> {
+        let book = &self.books[slot];
+        BookRef {
+            id: book.id,
+            key: &book.key,
+            unique_words: book.unique_words,
+        }
     }
 
     /// The unique-word hashes of the book stored under `key`, in text order
@@ -269,11 +291,10 @@ impl Reader {
 
     /// The slot of the book stored under `key`: `UnknownKey` when there is
     /// none, `InvalidArgument` when `key` breaks the key rule
-    /// ([`crate::load::check_key`]) and so names no book a load could store.
+    /// ([`crate::keys::check_key`]) and so names no book a load could store.
     fn slot_of(&self, key: &str) -> Result<u32> {
         self.by_key.get(key).copied().ok_or_else(|| {
-            crate::load::keys::invalid_key(key)
-                .unwrap_or_else(|| Error::UnknownKey(key.to_string()))
+            crate::keys::invalid_key(key).unwrap_or_else(|| Error::UnknownKey(key.to_string()))
         })
     }
 
@@ -293,7 +314,7 @@ impl Reader {
 
     /// Books related to the stored book `key` (the book itself excluded).
     /// `UnknownKey` when no book is stored under `key`, `InvalidArgument`
-    /// when `key` breaks the key rule ([`crate::load::check_key`]).
+    /// when `key` breaks the key rule ([`crate::keys::check_key`]).
     pub fn query_key(&self, key: &str, options: &QueryOptions) -> Result<QueryResult> {
         let slot = self.slot_of(key)?;
         let sequence = &self.sequences[slot as usize];
@@ -311,7 +332,7 @@ impl Reader {
     /// Books related to a new text, extracted with the index's options.
     pub fn query_text(&self, text: &[u8], options: &QueryOptions) -> Result<QueryResult> {
         let decoded = decode(text);
-        let features = extract(&decoded.text, self.index.options());
+        let features = extract(&decoded.text, self.store.extract_options());
         match options.mode {
             Mode::Exact => Ok(self.query_sequence(&features.sequence.hashes, None, options)),
             Mode::Approximate => {
@@ -327,7 +348,7 @@ impl Reader {
 /// that at most one barrel (up to
 /// [`crate::load::LoadOptions::max_barrel_bytes`]) is in memory at once.
 fn read_hashes(
-    index: &Index,
+    store: &Store,
     committed: &HashMap<u32, u64>,
     entries: &[(u32, BookEntry)],
 ) -> Result<Vec<Vec<u32>>> {
@@ -338,12 +359,12 @@ fn read_hashes(
     let mut hashes = vec![Vec::new(); entries.len()];
     for (barrel, slots) in slots_by_barrel {
         let Some(&len) = committed.get(&barrel) else {
-            return Err(index.unknown_barrel(&entries[slots[0]].1));
+            return Err(store.unknown_barrel(&entries[slots[0]].1));
         };
-        let reader = BarrelReader::open(&index.barrel_path(barrel), len)?;
+        let reader = BarrelReader::open(&store.barrel_path(barrel), len)?;
         for slot in slots {
             let (id, entry) = &entries[slot];
-            hashes[slot] = index.record_in(&reader, *id, entry)?.sequence.hashes;
+            hashes[slot] = store.record_in(&reader, *id, entry)?.sequence.hashes;
         }
     }
     Ok(hashes)

@@ -22,7 +22,7 @@ use super::approx::SourceCounts;
 use super::postings::{Candidate, Join, Probe};
 use super::{Mode, Reader};
 use crate::align::{Overlap, Score, SequenceIndex};
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 
 /// Settings of an all-pairs run.
 #[derive(Debug, Clone, Copy)]

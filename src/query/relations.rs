@@ -6,13 +6,13 @@
 //! (duplicate, contains, overlap).
 
 use super::Reader;
+use crate::error::{Error, Result};
 use crate::relate::map::matched_positions;
 use crate::relate::{classify_books, MapOptions, PageOptions, PortionMap, Relation};
 use crate::repr::minhash::page_signatures;
 use crate::repr::{MinHashSig, UniqueWordSeq, DEFAULT_HASH_SEED};
 use crate::storage::pages;
 use crate::text::PAGE_BREAK;
-use crate::{Error, Result};
 
 /// A book to relate to stored books: a stored one, or a new text extracted
 /// with the index's options.
@@ -63,27 +63,22 @@ impl Reader {
     }
 
     /// The stored page signatures of the book under `key`, in page order:
-    /// empty when it has one page, when the index stores no pages (format 2
-    /// and older), or when the book was deleted after this reader opened.
-    /// They are read on each call: one record of a page file (from the
-    /// catalog in format 3).
+    /// empty when it has one page or when the index stores no pages (format
+    /// 2 and older). They are read on each call: one record of a page file
+    /// of the reader's snapshot (from memory, in format 3).
     pub fn pages(&self, key: &str) -> Result<Vec<MinHashSig>> {
-        let book = self.book(key)?;
-        if book.pages <= 1 {
+        let slot = self.slot_of(key)? as usize;
+        if self.books()[slot].pages <= 1 {
             return Ok(Vec::new());
         }
-        let snapshot = self.index.catalog().snapshot()?;
-        Ok(self
-            .index
-            .stored_pages(&snapshot, book.id)?
-            .unwrap_or_default())
+        Ok(self.files.pages(self.book_ref(slot))?.unwrap_or_default())
     }
 
     /// The page signatures of a new text, made and reduced as the index
     /// stores them ([`crate::storage::pages`]): empty when the text has no
     /// page break or the index stores no pages.
     pub fn pages_of_text(&self, text: &str) -> Vec<MinHashSig> {
-        match self.index.sketch_options() {
+        match self.store.sketch_options() {
             Some(sketch) if text.contains(PAGE_BREAK) => {
                 page_signatures(text, &sketch.window_options())
                     .iter()
@@ -129,7 +124,7 @@ impl Reader {
     fn page_options(&self) -> PageOptions {
         PageOptions {
             seed: self
-                .index
+                .store
                 .sketch_options()
                 .map_or(DEFAULT_HASH_SEED, |s| s.book.seed),
             ..PageOptions::default()

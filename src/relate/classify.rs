@@ -70,8 +70,9 @@ use serde::Serialize;
 
 use super::map::{Bin, BookMap, PortionMap};
 use super::pages::{PageOptions, PageSignals};
+use super::side::Side;
+use crate::error::Result;
 use crate::repr::MinHashSig;
-use crate::Result;
 use std::borrow::Borrow;
 
 /// Below this best confidence a pair is overlapping text.
@@ -172,16 +173,6 @@ impl std::fmt::Display for RelationClass {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
     }
-}
-
-/// One of the two books of a pair.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Side {
-    /// The first book.
-    A,
-    /// The second book.
-    B,
 }
 
 /// A class and its confidence.

@@ -35,8 +35,8 @@ use std::ops::Range;
 use serde::Serialize;
 
 use crate::align::SequenceIndex;
+use crate::error::{Error, Result};
 use crate::repr::UniqueWordSeq;
-use crate::{Error, Result};
 
 /// Default words per bin (thesis: 200).
 pub const DEFAULT_BIN_WORDS: u32 = 200;

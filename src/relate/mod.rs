@@ -17,8 +17,10 @@
 pub mod classify;
 pub mod map;
 pub mod pages;
+mod side;
 pub mod svg;
 
-pub use classify::{classify_books, classify_map, classify_pages, Relation, RelationClass, Side};
+pub use classify::{classify_books, classify_map, classify_pages, Relation, RelationClass};
 pub use map::{Bin, BookMap, Eligible, MapBook, MapOptions, PortionMap, Region};
 pub use pages::{PageOptions, PageSignals};
+pub use side::Side;

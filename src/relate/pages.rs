@@ -34,10 +34,10 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
-use super::classify::Side;
+use super::side::Side;
+use crate::error::{Error, Result};
 use crate::repr::minhash::union_signature;
 use crate::repr::{MinHashSig, DEFAULT_HASH_SEED};
-use crate::{Error, Result};
 
 /// Default least similarity of matching pages.
 pub const DEFAULT_MIN_PAGE_SIMILARITY: f64 = 0.1;

@@ -51,9 +51,9 @@
 //! Everything here is part of the on-disk format once signatures are stored:
 //! the shingle text, the hash and its seed, the bin rule, the probe sequence.
 
+use crate::error::{Error, Result};
 use crate::repr::DEFAULT_HASH_SEED;
 use crate::text::{tokenise, Token};
-use crate::{Error, Result};
 use std::collections::VecDeque;
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 

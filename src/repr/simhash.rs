@@ -35,9 +35,9 @@
 //! bits apart (median 6) even when unrelated. Use the simhash to find
 //! candidates, not to decide.
 
+use crate::error::{Error, Result};
 use crate::repr::DEFAULT_HASH_SEED;
 use crate::text::{tokenise, Token};
-use crate::{Error, Result};
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
 /// Default characters per n-gram (Vladimir et al.: character 4-grams).

@@ -48,8 +48,8 @@ use super::minhash::{for_each_shingle, mix64, Bins, MinHashOptions, MinHashSig, 
 #[cfg(doc)]
 use super::minhash::{oph_signature, shingle_hashes, shingles_and_pages};
 use super::simhash::{simhash, SimHash128, SimHashOptions};
+use crate::error::{Error, Result};
 use crate::text::PAGE_BREAK;
-use crate::{Error, Result};
 
 /// Salt of the window cut hash (see the module docs).
 pub const WINDOW_CUT_SALT: u64 = 0x5717_c0de_f00d_c0a7;

@@ -11,7 +11,7 @@ use std::path::Path;
 use super::format::{sync_parent_dir, FileHeader, FileKind, HEADER_LEN};
 use super::fs::{self, WriteFile};
 use crate::error::IoContext;
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 
 /// Opens the file of `kind` at `path` for reading, checking that it holds
 /// at least its `committed_len` bytes and starts with a header of that

@@ -15,8 +15,8 @@ use xxhash_rust::xxh3::Xxh3;
 use super::append::{self, AppendWriter};
 use super::format::{FileKind, HEADER_LEN};
 use crate::error::IoContext;
+use crate::error::{Error, Result};
 use crate::repr::UniqueWordSeq;
-use crate::{Error, Result};
 
 /// Size of a record header.
 pub const RECORD_HEADER_LEN: usize = 24;
@@ -188,27 +188,52 @@ fn decode_payload(raw: &[u8], n: usize) -> Option<UniqueWordSeq> {
     Some(UniqueWordSeq { hashes, positions })
 }
 
-/// Reads and decodes the one record of `len` bytes at `offset` of the
-/// barrel at `path` whose committed length is `committed_len`, without
-/// reading the rest of the file: for readers that keep only part of each
-/// record in memory and fetch the rest on demand. Committed records are
-/// never rewritten, so this is safe at any time after the commit that
-/// recorded them.
-pub fn read_record(path: &Path, committed_len: u64, offset: u64, len: u32) -> Result<Record> {
-    let mut file = File::open(path).at(path)?;
-    let bytes = append::read_committed(&mut file, path, committed_len, offset, len)?;
-    let record = decode_record(&bytes, offset, path)?;
-    if record.len != u64::from(len) {
-        return Err(Error::Corrupted {
+/// One barrel opened for reading single records on demand: for readers
+/// that keep only part of each record in memory and fetch the rest later.
+/// Committed records are never rewritten, and the open file stays readable
+/// after the barrel is removed, so its records can be read at any time.
+#[derive(Debug)]
+pub struct BarrelFile {
+    path: PathBuf,
+    file: File,
+    committed_len: u64,
+}
+
+impl BarrelFile {
+    /// Opens the barrel at `path`, checking its header and that it holds
+    /// its `committed_len` bytes.
+    pub fn open(path: &Path, committed_len: u64) -> Result<Self> {
+        let file = append::open_checked(path, FileKind::Barrel, committed_len)?;
+        Ok(BarrelFile {
             path: path.to_path_buf(),
-            offset,
-            what: format!(
-                "record is {} bytes, its catalog entry says {len}",
-                record.len
-            ),
-        });
+            file,
+            committed_len,
+        })
     }
-    Ok(record)
+
+    /// The barrel's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Reads and decodes the one record of `len` bytes at `offset`, without
+    /// reading the rest of the file.
+    pub fn read_record(&mut self, offset: u64, len: u32) -> Result<Record> {
+        let bytes =
+            append::read_committed(&mut self.file, &self.path, self.committed_len, offset, len)?;
+        let record = decode_record(&bytes, offset, &self.path)?;
+        if record.len != u64::from(len) {
+            return Err(Error::Corrupted {
+                path: self.path.clone(),
+                offset,
+                what: format!(
+                    "record is {} bytes, its catalog entry says {len}",
+                    record.len
+                ),
+            });
+        }
+        Ok(record)
+    }
 }
 
 /// Checks a committed barrel the way opening an index does: its length and
@@ -381,7 +406,10 @@ mod tests {
         let offset = writer.append(2, &second);
         let committed = writer.sync().unwrap();
         let len = second.record_len() as u32;
-        let record = read_record(&path, committed, offset, len).unwrap();
+        let record = BarrelFile::open(&path, committed)
+            .unwrap()
+            .read_record(offset, len)
+            .unwrap();
         assert_eq!((record.book_id, record.sequence), (2, sequence(9)));
         for (offset, len) in [
             (offset, len - 1),
@@ -390,7 +418,9 @@ mod tests {
             (0, len),
         ] {
             assert!(
-                read_record(&path, committed, offset, len).is_err(),
+                BarrelFile::open(&path, committed)
+                    .and_then(|mut file| file.read_record(offset, len))
+                    .is_err(),
                 "{offset} {len}"
             );
         }

@@ -16,14 +16,14 @@ use redb::{
 use std::ops::Bound;
 use std::path::{Path, PathBuf};
 
-use super::format::{check_version, FORMAT_VERSION};
+use super::format::FormatVersion;
 use super::page_files::PageLocator;
 use super::pages;
 use crate::error::IoContext;
+use crate::error::{Error, Result};
 use crate::repr::sketch::{BandLayout, SketchOptions};
 use crate::repr::{ExtractOptions, MinHashOptions, MinHashSig, SimHashOptions};
 use crate::text::MAX_WORD_BYTES;
-use crate::{Error, Result};
 
 const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
 const BOOKS: TableDefinition<u32, &[u8]> = TableDefinition::new("books");
@@ -255,7 +255,7 @@ pub struct CommitOutcome {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CatalogOptions {
     /// The format version the index was created with.
-    pub version: u16,
+    pub version: FormatVersion,
     /// Unique-word extraction options.
     pub extract: ExtractOptions,
     /// Sketch options; `None` in a format-1 index, which has no sketches.
@@ -299,7 +299,7 @@ impl std::fmt::Debug for Db {
 }
 
 /// How a catalog is opened.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Access {
     /// Read and write: one process at a time (`Locked` otherwise).
     ReadWrite,
@@ -324,7 +324,7 @@ pub struct Catalog {
     path: PathBuf,
     db: Db,
     /// Its format version, which decides what `pages` values hold.
-    version: u16,
+    version: FormatVersion,
 }
 
 // Transaction bodies return redb's own (large) error type; it is boxed once,
@@ -353,11 +353,14 @@ impl Catalog {
             let catalog = Catalog {
                 path: path.to_path_buf(),
                 db: Db::Writer(db),
-                version: FORMAT_VERSION,
+                version: FormatVersion::CURRENT,
             };
             catalog.write(|txn| {
                 let mut meta = txn.open_table(META)?;
-                meta.insert(META_FORMAT_VERSION, FORMAT_VERSION.to_le_bytes().as_slice())?;
+                meta.insert(
+                    META_FORMAT_VERSION,
+                    FormatVersion::CURRENT.number().to_le_bytes().as_slice(),
+                )?;
                 meta.insert(META_EXTRACT_OPTIONS, encode_options(options).as_slice())?;
                 meta.insert(META_NEXT_BOOK_ID, 0u32.to_le_bytes().as_slice())?;
                 meta.insert(
@@ -401,7 +404,7 @@ impl Catalog {
             let mut catalog = Catalog {
                 path: path.to_path_buf(),
                 db,
-                version: 0,
+                version: FormatVersion::OLDEST,
             };
             let options = catalog.read_options()?;
             catalog.version = options.version;
@@ -442,10 +445,10 @@ impl Catalog {
         let version = <[u8; 2]>::try_from(version.as_slice())
             .map(u16::from_le_bytes)
             .map_err(|_| self.corrupted("format_version is not 2 bytes"))?;
-        check_version(version, &self.path)?;
+        let version = FormatVersion::checked(version, &self.path)?;
         let extract = decode_options(&snapshot.meta(META_EXTRACT_OPTIONS)?)
             .ok_or_else(|| self.corrupted("extract_options do not decode"))?;
-        let sketch = if version >= 2 {
+        let sketch = if version.has_sketches() {
             let bytes = snapshot.meta(META_SKETCH_OPTIONS)?;
             Some(
                 decode_sketch_options(&bytes)
@@ -523,7 +526,7 @@ impl Catalog {
 
     /// Decodes the `pages` value of book `id` by the catalog's version.
     fn stored_pages(&self, bytes: &[u8], id: u32) -> Result<StoredPages> {
-        if self.version <= 3 {
+        if !self.version.has_page_files() {
             pages::decode_value(bytes, &self.path, id).map(StoredPages::Signatures)
         } else {
             PageLocator::decode(bytes, &self.path, id).map(StoredPages::Locator)
@@ -639,7 +642,7 @@ impl Catalog {
     #[allow(clippy::result_large_err)]
     pub(crate) fn upgrade(
         &self,
-        to_version: u16,
+        to_version: FormatVersion,
         locators: &[(u32, PageLocator)],
         lengths: &[(u32, u64)],
     ) -> Result<()> {
@@ -654,7 +657,10 @@ impl Catalog {
                     page_files.insert(file, len)?;
                 }
                 let mut meta = txn.open_table(META)?;
-                meta.insert(META_FORMAT_VERSION, to_version.to_le_bytes().as_slice())?;
+                meta.insert(
+                    META_FORMAT_VERSION,
+                    to_version.number().to_le_bytes().as_slice(),
+                )?;
                 Ok(())
             })
         })

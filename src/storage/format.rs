@@ -3,17 +3,87 @@
 use byteorder::{ByteOrder, LittleEndian};
 use std::path::Path;
 
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 
 /// Magic bytes opening every stemmata file: "\x89STM\r\n\x1a\n". The high-bit
 /// byte and the line-ending bytes expose text-mode transfer damage.
 pub const MAGIC: [u8; 8] = [0x89, b'S', b'T', b'M', b'\r', b'\n', 0x1a, b'\n'];
 
 /// The format version this build writes.
-pub const FORMAT_VERSION: u16 = 5;
+pub const FORMAT_VERSION: u16 = FormatVersion::CURRENT.number();
 
 /// The oldest format version this build reads.
-pub const OLDEST_SUPPORTED_FORMAT_VERSION: u16 = 1;
+pub const OLDEST_SUPPORTED_FORMAT_VERSION: u16 = FormatVersion::OLDEST.number();
+
+/// A format version this build reads, named by what it stores. Code asks
+/// a version what it has (`has_page_files`) instead of comparing numbers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct FormatVersion(u16);
+
+impl FormatVersion {
+    /// The format this build writes.
+    pub const CURRENT: FormatVersion = FormatVersion(5);
+    /// The oldest format this build reads.
+    pub const OLDEST: FormatVersion = FormatVersion(1);
+
+    /// The version numbered `found`, read from `path`;
+    /// `UnsupportedVersion` outside [`Self::OLDEST`]..=[`Self::CURRENT`].
+    pub fn checked(found: u16, path: &Path) -> Result<FormatVersion> {
+        if (Self::OLDEST.0..=Self::CURRENT.0).contains(&found) {
+            Ok(FormatVersion(found))
+        } else {
+            Err(Error::UnsupportedVersion {
+                path: path.to_path_buf(),
+                found,
+                oldest: Self::OLDEST.0,
+                newest: Self::CURRENT.0,
+            })
+        }
+    }
+
+    /// The version's number, as written on disk.
+    pub const fn number(self) -> u16 {
+        self.0
+    }
+
+    /// The format this build writes: the only one loads and deletes accept.
+    pub fn is_current(self) -> bool {
+        self == Self::CURRENT
+    }
+
+    /// Sketch segments and the catalog's `sketch_options` (from format 2).
+    pub fn has_sketches(self) -> bool {
+        self.0 >= 2
+    }
+
+    /// Segments hold the min-hash value table (from format 3; a version-2
+    /// segment has three key tables).
+    pub fn has_value_table(self) -> bool {
+        self.0 >= 3
+    }
+
+    /// Page signatures for every book of more than one page (from format 3).
+    pub fn has_page_signatures(self) -> bool {
+        self.0 >= 3
+    }
+
+    /// Page signatures held in the catalog's `pages` table (format 3 only).
+    pub fn has_catalog_pages(self) -> bool {
+        self.0 == 3
+    }
+
+    /// Page signatures held in page files, the catalog holding locators
+    /// (from format 4).
+    pub fn has_page_files(self) -> bool {
+        self.0 >= 4
+    }
+}
+
+impl std::fmt::Display for FormatVersion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
 
 /// Size of [`FileHeader`] on disk.
 pub const HEADER_LEN: usize = 16;
@@ -60,7 +130,7 @@ impl FileKind {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FileHeader {
     /// Format version the file was written with.
-    pub version: u16,
+    pub version: FormatVersion,
     /// What the file holds.
     pub kind: FileKind,
     /// Compression and checksum flags.
@@ -71,7 +141,7 @@ impl FileHeader {
     /// A header for a new file of `kind` in the current format.
     pub fn new(kind: FileKind) -> Self {
         FileHeader {
-            version: FORMAT_VERSION,
+            version: FormatVersion::CURRENT,
             kind,
             flags: kind.flags(),
         }
@@ -81,7 +151,7 @@ impl FileHeader {
     pub fn encode_into(&self, out: &mut Vec<u8>) {
         let mut bytes = [0u8; HEADER_LEN];
         bytes[..8].copy_from_slice(&MAGIC);
-        LittleEndian::write_u16(&mut bytes[8..10], self.version);
+        LittleEndian::write_u16(&mut bytes[8..10], self.version.number());
         LittleEndian::write_u16(&mut bytes[10..12], self.kind as u16);
         LittleEndian::write_u32(&mut bytes[12..16], self.flags);
         out.extend_from_slice(&bytes);
@@ -100,8 +170,7 @@ impl FileHeader {
         if bytes[..8] != MAGIC {
             return Err(corrupted("bad magic: not a stemmata file"));
         }
-        let version = LittleEndian::read_u16(&bytes[8..10]);
-        check_version(version, path)?;
+        let version = FormatVersion::checked(LittleEndian::read_u16(&bytes[8..10]), path)?;
         let kind = LittleEndian::read_u16(&bytes[10..12]);
         if kind != expected as u16 {
             return Err(corrupted(&format!(
@@ -117,20 +186,6 @@ impl FileHeader {
             version,
             kind: expected,
             flags,
-        })
-    }
-}
-
-/// Refuses versions outside `OLDEST_SUPPORTED_FORMAT_VERSION..=FORMAT_VERSION`.
-pub fn check_version(found: u16, path: &Path) -> Result<()> {
-    if (OLDEST_SUPPORTED_FORMAT_VERSION..=FORMAT_VERSION).contains(&found) {
-        Ok(())
-    } else {
-        Err(Error::UnsupportedVersion {
-            path: path.to_path_buf(),
-            found,
-            oldest: OLDEST_SUPPORTED_FORMAT_VERSION,
-            newest: FORMAT_VERSION,
         })
     }
 }

@@ -22,7 +22,7 @@ use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use crate::error::IoContext;
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 
 /// A write-side file operation, as [`before`] is told of it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -14,8 +14,8 @@ use std::path::{Path, PathBuf};
 use super::append::{self, AppendWriter};
 use super::format::{FileKind, HEADER_LEN};
 use super::pages;
+use crate::error::{Error, Result};
 use crate::repr::MinHashSig;
-use crate::{Error, Result};
 
 /// Bytes of a [`PageLocator`] in the catalog.
 pub const LOCATOR_LEN: usize = 16;

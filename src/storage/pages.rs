@@ -30,9 +30,9 @@ use super::format::{checked_body, checksum, CHECKSUM_LEN};
 use byteorder::{ByteOrder, LittleEndian};
 use std::path::Path;
 
+use crate::error::{Error, Result};
 use crate::repr::minhash::MAX_HASHES;
 use crate::repr::MinHashSig;
-use crate::{Error, Result};
 
 const FIXED_LEN: usize = 2 + 4;
 

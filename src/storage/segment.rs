@@ -36,12 +36,14 @@ use byteorder::{ByteOrder, LittleEndian};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use super::format::{checked_body, checksum, FileHeader, FileKind, CHECKSUM_LEN, HEADER_LEN};
+use super::format::{
+    checked_body, checksum, FileHeader, FileKind, FormatVersion, CHECKSUM_LEN, HEADER_LEN,
+};
 use crate::error::IoContext;
+use crate::error::{Error, Result};
 use crate::repr::minhash::MAX_HASHES;
 use crate::repr::sketch::Table;
 use crate::repr::{BookSketch, MinHashSig, SimHash128};
-use crate::{Error, Result};
 
 const TABLES: usize = Table::ALL.len();
 /// Tables in a version-2 segment (no value table).
@@ -248,8 +250,8 @@ struct TableSpan {
 
 /// Whether segments whose headers carry versions `a` and `b` have one
 /// layout: three key tables up to version 2, four from version 3 on.
-pub fn same_layout(a: u16, b: u16) -> bool {
-    (a <= 2) == (b <= 2)
+pub fn same_layout(a: FormatVersion, b: FormatVersion) -> bool {
+    a.has_value_table() == b.has_value_table()
 }
 
 /// A decoded, checked segment held in memory.
@@ -260,7 +262,7 @@ pub struct Segment {
     book_count: usize,
     k: usize,
     /// The format version in its header.
-    version: u16,
+    version: FormatVersion,
     /// Tables stored: 3 in a version-2 segment, else 4.
     table_count: usize,
     books_at: usize,
@@ -320,7 +322,7 @@ impl Segment {
     /// every count, order and bound, so later lookups cannot fail.
     pub fn decode(bytes: Vec<u8>, path: &Path) -> Result<Segment> {
         let header = FileHeader::decode_from(&bytes, FileKind::Segment, path)?;
-        let version_2 = header.version <= 2;
+        let version_2 = !header.version.has_value_table();
         let corrupted = |offset: usize, what: String| Error::Corrupted {
             path: path.to_path_buf(),
             offset: offset as u64,
@@ -441,7 +443,7 @@ impl Segment {
     }
 
     /// The format version the segment was written with.
-    pub fn version(&self) -> u16 {
+    pub fn version(&self) -> FormatVersion {
         self.version
     }
 
@@ -696,7 +698,7 @@ mod tests {
         assert_eq!(look(Table::Window, 2), [4, 9]);
         assert_eq!(look(Table::SimHash, 4), [3, 4]);
         assert_eq!(look(Table::Value, 70), [3, 9]);
-        assert_eq!(segment.version(), crate::storage::format::FORMAT_VERSION);
+        assert_eq!(segment.version(), FormatVersion::CURRENT);
         assert_eq!(segment.table_len(Table::Book), (3, 5));
         let keys = |slot, t| segment.book_keys(slot, t).collect::<Vec<u64>>();
         assert_eq!(keys(1, Table::Window), [2, 3]);

@@ -7,8 +7,8 @@ use std::collections::HashMap;
 use std::ops::Range;
 use xxhash_rust::xxh3::xxh3_64;
 
+use crate::error::{Error, Result};
 use crate::text::{tokenise_spans, Token};
-use crate::{Error, Result};
 
 /// Most words a text may have: word indexes are `u32` and `u32::MAX` is
 /// left free so that an end index always fits.

@@ -295,7 +295,7 @@ pub fn load(args: LoadArgs) -> Result<ExitCode> {
         } => report.suspend(|| {
             eprintln!(
                 "warning: key {}: {source_name} replaces {earlier_source_name} of this load (the later document wins)",
-                stemmata::load::keys::display_key(key)
+                stemmata::keys::display_key(key)
             )
         }),
         LoadEvent::InvalidUtf8 {
@@ -770,7 +770,7 @@ pub fn delete(args: DeleteArgs) -> Result<ExitCode> {
         } else {
             let listed: Vec<String> = not_found
                 .iter()
-                .map(|key| stemmata::load::keys::display_key(key))
+                .map(|key| stemmata::keys::display_key(key))
                 .collect();
             format!("; not found: {}", listed.join(", "))
         };

@@ -8,12 +8,11 @@
 
 use std::collections::HashSet;
 
-use crate::error::IoContext;
-use crate::index::Index;
+use super::Store;
+use crate::error::{IoContext, Result};
 use crate::storage::catalog::CatalogBatch;
 use crate::storage::fs;
 use crate::storage::segment::{self, Segment, SketchRecord, Unreadable};
-use crate::Result;
 
 /// More listed segments than this trigger a compaction at the end of a load.
 pub const MAX_SEGMENTS: usize = 8;
@@ -22,15 +21,15 @@ pub const MAX_DEAD_SHARE: f64 = 0.25;
 
 /// Removes segment files the catalog does not list (written by a writer
 /// that stopped before its commit) and returns the next free number.
-pub(crate) fn prepare_dir(index: &Index) -> Result<u32> {
-    let listed: HashSet<u32> = index
+pub(crate) fn prepare_dir(store: &Store) -> Result<u32> {
+    let listed: HashSet<u32> = store
         .catalog()
         .snapshot()?
         .segments()?
         .into_iter()
         .map(|(n, _)| n)
         .collect();
-    let dir = index.segment_dir();
+    let dir = store.segment_dir();
     let mut next = listed.iter().max().map_or(1, |n| n + 1);
     fs::create_dir_all(&dir)?;
     for entry in std::fs::read_dir(&dir).at(&dir)?.flatten() {
@@ -52,10 +51,10 @@ pub(crate) fn prepare_dir(index: &Index) -> Result<u32> {
 
 /// Writes `records` as segment `number`; returns its length. The caller
 /// lists it in the catalog batch that publishes the books.
-pub(crate) fn write(index: &Index, number: u32, records: &mut [SketchRecord]) -> Result<u64> {
-    let k = index.require_sketches("write sketches")?.book.num_hashes;
+pub(crate) fn write(store: &Store, number: u32, records: &mut [SketchRecord]) -> Result<u64> {
+    let k = store.require_sketches("write sketches")?.book.num_hashes;
     let bytes = segment::encode(records, k)?;
-    segment::write_file(&index.segment_path(number), &bytes)?;
+    segment::write_file(&store.segment_path(number), &bytes)?;
     Ok(bytes.len() as u64)
 }
 
@@ -77,11 +76,11 @@ pub(crate) struct Compaction {
 /// transaction, and a partly written one is an unlisted file that the next
 /// writer removes.
 pub(crate) fn compact_after_commit(
-    index: &Index,
+    store: &Store,
     number: u32,
     force_dead_share: Option<f64>,
 ) -> Vec<String> {
-    match compact(index, number, force_dead_share) {
+    match compact(store, number, force_dead_share) {
         Ok(compaction) => compaction.warnings,
         Err(error) => vec![format!(
             "every book was committed, but compacting the sketch segments failed: {error}; \
@@ -102,11 +101,11 @@ pub(crate) fn compact_after_commit(
 /// readable segment it holds nothing live, and it is dropped from the
 /// catalog.
 pub(crate) fn compact(
-    index: &Index,
+    store: &Store,
     number: u32,
     force_dead_share: Option<f64>,
 ) -> Result<Compaction> {
-    let snapshot = index.catalog().snapshot()?;
+    let snapshot = store.catalog().snapshot()?;
     let listed = snapshot.segments()?;
     let books = snapshot.books()?;
     let next_book_id = snapshot.next_book_id()?;
@@ -119,7 +118,7 @@ pub(crate) fn compact(
     let mut readable = Vec::new();
     let mut unreadable = Vec::new();
     for &(n, _) in &listed {
-        let path = index.segment_path(n);
+        let path = store.segment_path(n);
         match Segment::open(&path) {
             Ok(segment) => readable.push((n, segment)),
             Err(error) => unreadable.push((n, Unreadable::of(&path, &error))),
@@ -167,14 +166,14 @@ pub(crate) fn compact(
         // segments stay as they are, which readers handle as well.
         match segment::merge(&refs, |id| live.contains(&id)) {
             Ok(bytes) => {
-                segment::write_file(&index.segment_path(number), &bytes)?;
+                segment::write_file(&store.segment_path(number), &bytes)?;
                 batch.add_segments.push((number, bytes.len() as u64));
                 batch
                     .remove_segments
                     .extend(readable.iter().map(|&(n, _)| n));
                 compaction.merged = readable.len();
             }
-            Err(crate::Error::InvalidArgument(_)) => {}
+            Err(crate::error::Error::InvalidArgument(_)) => {}
             Err(other) => return Err(other),
         }
     }
@@ -187,9 +186,9 @@ pub(crate) fn compact(
     if batch.remove_segments.is_empty() {
         return Ok(compaction);
     }
-    index.catalog().commit(&batch)?;
+    store.catalog().commit(&batch)?;
     for &n in &batch.remove_segments {
-        let _ = fs::remove_file(&index.segment_path(n));
+        let _ = fs::remove_file(&store.segment_path(n));
     }
     Ok(compaction)
 }

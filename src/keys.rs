@@ -7,7 +7,7 @@
 //! end. Such a key fits on one line of TSV, can be given as one
 //! command-line argument and reads back as it was written.
 
-use crate::Error;
+use crate::error::Error;
 
 /// Longest key accepted, in bytes of UTF-8.
 pub const MAX_KEY_BYTES: usize = 1024;

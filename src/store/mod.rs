@@ -1,0 +1,211 @@
+//! The store: one index directory as the layers above see it. It owns the
+//! directory layout, the catalog handle, the single-writer lock, and reading
+//! a book's records with the checks that they belong to it.
+//!
+//! [`crate::Index`] is a facade over an `Arc<Store>`; loads, queries,
+//! deletes, `verify` and upgrades work on the store, never on the facade.
+
+pub(crate) mod layout;
+pub(crate) mod records;
+pub(crate) mod segments;
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use crate::error::{Error, Result};
+use crate::repr::{ExtractOptions, SketchOptions};
+use crate::storage::catalog::{Access, Catalog, CatalogOptions};
+use crate::storage::format::{FileKind, FormatVersion};
+use crate::storage::fs;
+use layout::{CATALOG_FILE, NEW_CATALOG_FILE};
+
+pub(crate) use records::{BookRef, RecordPlace};
+
+/// An open index directory: its catalog, the options it was created with,
+/// and whether a writer is active in this process.
+pub(crate) struct Store {
+    dir: PathBuf,
+    catalog: Catalog,
+    options: CatalogOptions,
+    writer_active: AtomicBool,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store")
+            .field("dir", &self.dir)
+            .field("access", &self.catalog.access())
+            .field("format_version", &self.options.version)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The writer role of a store; released on drop.
+pub(crate) struct WriterGuard {
+    store: Arc<Store>,
+}
+
+impl Drop for WriterGuard {
+    fn drop(&mut self) {
+        self.store.writer_active.store(false, Ordering::Release);
+    }
+}
+
+impl Store {
+    /// Creates a new index in `dir` with these options: prepares the
+    /// directory, writes the catalog as `catalog.redb.new`, syncs it and
+    /// renames it into place, which publishes the index.
+    pub(crate) fn create(
+        dir: &Path,
+        extract: &ExtractOptions,
+        sketch: &SketchOptions,
+    ) -> Result<()> {
+        layout::prepare_new_dir(dir)?;
+        let new_catalog = dir.join(NEW_CATALOG_FILE);
+        Catalog::create(&new_catalog, extract, sketch)?;
+        fs::WriteFile::open_existing(&new_catalog)?.sync_all()?;
+        fs::rename(&new_catalog, &dir.join(CATALOG_FILE))?;
+        fs::sync_dir(dir)
+    }
+
+    /// Opens the index in `dir`: checks the catalog's format version and
+    /// every barrel's and page file's header and committed length.
+    pub(crate) fn open(dir: &Path, access: Access) -> Result<Store> {
+        let catalog_path = dir.join(CATALOG_FILE);
+        match catalog_path.symlink_metadata() {
+            Ok(meta) if meta.is_file() => {}
+            Ok(meta) if meta.file_type().is_symlink() && access == Access::ReadWrite => {
+                return Err(Error::InvalidArgument(format!(
+                    "{}: is a symbolic link; an index's files must be its own",
+                    catalog_path.display()
+                )))
+            }
+            Ok(_) if catalog_path.is_file() => {}
+            _ if layout::is_incomplete_index(dir) => {
+                return Err(Error::IncompleteIndex(dir.to_path_buf()))
+            }
+            _ => return Err(Error::NotAnIndex(dir.to_path_buf())),
+        }
+        let (catalog, options) = Catalog::open(&catalog_path, access)?;
+        let store = Store::from_parts(dir, catalog, options);
+        store.check_files()?;
+        Ok(store)
+    }
+
+    /// A store over an already open catalog.
+    pub(crate) fn from_parts(dir: &Path, catalog: Catalog, options: CatalogOptions) -> Store {
+        Store {
+            dir: dir.to_path_buf(),
+            catalog,
+            options,
+            writer_active: AtomicBool::new(false),
+        }
+    }
+
+    fn check_files(&self) -> Result<()> {
+        let snapshot = self.catalog.snapshot()?;
+        for (barrel, committed) in snapshot.barrels()? {
+            crate::storage::barrel::check(&self.barrel_path(barrel), committed)?;
+        }
+        for (file, committed) in snapshot.page_files()? {
+            let path = self.page_file_path(file);
+            crate::storage::append::check(&path, FileKind::Pages, committed)?;
+        }
+        Ok(())
+    }
+
+    /// The index directory.
+    pub(crate) fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The extraction options the index was created with.
+    pub(crate) fn extract_options(&self) -> &ExtractOptions {
+        &self.options.extract
+    }
+
+    /// The sketch options; `None` for a format-1 index.
+    pub(crate) fn sketch_options(&self) -> Option<&SketchOptions> {
+        self.options.sketch.as_ref()
+    }
+
+    /// The format version the index was written with.
+    pub(crate) fn format_version(&self) -> FormatVersion {
+        self.options.version
+    }
+
+    /// The sketch options, or `OldFormat` naming what needed them.
+    pub(crate) fn require_sketches(&self, needs: &str) -> Result<&SketchOptions> {
+        self.sketch_options().ok_or_else(|| Error::OldFormat {
+            path: self.dir.clone(),
+            found: self.format_version().number(),
+            needs: needs.to_string(),
+        })
+    }
+
+    /// `OldFormat` unless the index has the format this build writes: a
+    /// write must not mix segment layouts, or catalog page signatures and
+    /// page files, in one index.
+    fn require_current_format(&self) -> Result<()> {
+        let version = self.format_version();
+        if version.is_current() {
+            return Ok(());
+        }
+        let needs = if version.has_catalog_pages() {
+            "write (the current format keeps page signatures in page files, not in the catalog)"
+        } else {
+            "write (loads and deletes keep its format: its segment layout and where its page signatures are)"
+        };
+        Err(Error::OldFormat {
+            path: self.dir.clone(),
+            found: version.number(),
+            needs: needs.into(),
+        })
+    }
+
+    pub(crate) fn catalog(&self) -> &Catalog {
+        &self.catalog
+    }
+
+    pub(crate) fn segment_dir(&self) -> PathBuf {
+        self.dir.join(layout::SEGMENT_DIR)
+    }
+
+    pub(crate) fn segment_path(&self, segment: u32) -> PathBuf {
+        self.segment_dir().join(format!("{segment:06}.seg"))
+    }
+
+    pub(crate) fn page_file_path(&self, file: u32) -> PathBuf {
+        self.dir
+            .join(layout::PAGE_DIR)
+            .join(format!("{file:06}.pgs"))
+    }
+
+    pub(crate) fn barrel_path(&self, barrel: u32) -> PathBuf {
+        self.dir
+            .join(layout::BARREL_DIR)
+            .join(format!("{barrel:06}.brl"))
+    }
+
+    /// Takes the writer role; `Err(Locked)` while another writer of this
+    /// process holds it, `Err(ReadOnly)` when the index was opened
+    /// read-only, `OldFormat` for an index this build only reads. Refuses a
+    /// symbolic link in place of the barrel, segment or page directory: a
+    /// writer never follows a link out of the index.
+    pub(crate) fn lock_writer(self: &Arc<Self>) -> Result<WriterGuard> {
+        if self.catalog.access() == Access::ReadOnly {
+            return Err(Error::ReadOnly(self.dir.clone()));
+        }
+        self.require_current_format()?;
+        for sub in [layout::BARREL_DIR, layout::SEGMENT_DIR, layout::PAGE_DIR] {
+            fs::refuse_link(&self.dir.join(sub))?;
+        }
+        if self.writer_active.swap(true, Ordering::AcqRel) {
+            return Err(Error::Locked(self.dir.clone()));
+        }
+        Ok(WriterGuard {
+            store: self.clone(),
+        })
+    }
+}

@@ -1,0 +1,214 @@
+//! Reading a book's stored records, each checked to belong to its book:
+//! its barrel record (the unique-word sequence) and its page signatures.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use super::Store;
+use crate::error::{Error, Result};
+use crate::repr::MinHashSig;
+use crate::storage::barrel::{BarrelFile, BarrelReader, Record};
+use crate::storage::catalog::{BookEntry, CatalogSnapshot, StoredPages};
+use crate::storage::page_files::PageFileReader;
+
+/// The identity of a stored book a record must match: its id, its key and
+/// the length of its sequence.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct BookRef<'a> {
+    pub id: u32,
+    pub key: &'a str,
+    pub unique_words: u32,
+}
+
+impl Store {
+    /// Every committed barrel of `snapshot`, opened for reading.
+    pub(crate) fn open_barrels(
+        &self,
+        snapshot: &CatalogSnapshot<'_>,
+    ) -> Result<HashMap<u32, BarrelReader>> {
+        snapshot
+            .barrels()?
+            .into_iter()
+            .map(|(barrel, committed)| {
+                BarrelReader::open(&self.barrel_path(barrel), committed).map(|r| (barrel, r))
+            })
+            .collect()
+    }
+
+    /// The record of book `id`, checked to belong to it.
+    pub(crate) fn book_record(
+        &self,
+        barrels: &HashMap<u32, BarrelReader>,
+        id: u32,
+        entry: &BookEntry,
+    ) -> Result<Record> {
+        let reader = barrels
+            .get(&entry.barrel)
+            .ok_or_else(|| self.unknown_barrel(entry))?;
+        self.record_in(reader, id, entry)
+    }
+
+    /// The record of book `id` in `barrel`, checked to belong to it.
+    pub(crate) fn record_in(
+        &self,
+        barrel: &BarrelReader,
+        id: u32,
+        entry: &BookEntry,
+    ) -> Result<Record> {
+        let record = barrel.record_at(entry.offset)?;
+        owned_by(
+            record,
+            barrel.path(),
+            entry.offset,
+            id,
+            &entry.key,
+            entry.unique_words,
+        )
+    }
+
+    /// The error for a book whose entry names a barrel the catalog does
+    /// not list.
+    pub(crate) fn unknown_barrel(&self, entry: &BookEntry) -> Error {
+        Error::Corrupted {
+            path: self.catalog().path().to_path_buf(),
+            offset: 0,
+            what: format!(
+                "book {:?} points at unknown barrel {}",
+                entry.key, entry.barrel
+            ),
+        }
+    }
+}
+
+/// Where a book's barrel record is, for reading it alone later.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RecordPlace {
+    pub barrel: u32,
+    pub offset: u64,
+    pub len: u32,
+}
+
+impl RecordPlace {
+    /// The place of `entry`'s record.
+    pub(crate) fn of(entry: &BookEntry) -> Self {
+        RecordPlace {
+            barrel: entry.barrel,
+            offset: entry.offset,
+            len: entry.record_len,
+        }
+    }
+}
+
+/// The barrels, page files and page locators of one catalog snapshot, all
+/// opened when the snapshot is taken: a reader holding them reads the
+/// records of its snapshot, never a catalog transaction per read, and
+/// keeps reading them after a compaction removed the files (an open file
+/// outlives its name).
+#[derive(Debug)]
+pub(crate) struct RecordFiles {
+    barrels: HashMap<u32, Mutex<BarrelFile>>,
+    page_files: HashMap<u32, Mutex<PageFileReader>>,
+    /// Each paged book's page signatures (format 3) or their locator.
+    pages: HashMap<u32, StoredPages>,
+    /// The catalog, named in errors about what it points at.
+    catalog_path: PathBuf,
+}
+
+impl RecordFiles {
+    /// Opens every committed barrel and page file of `snapshot` and reads
+    /// its page locators.
+    pub(crate) fn open(store: &Store, snapshot: &CatalogSnapshot<'_>) -> Result<RecordFiles> {
+        let mut barrels = HashMap::new();
+        for (barrel, committed) in snapshot.barrels()? {
+            let file = BarrelFile::open(&store.barrel_path(barrel), committed)?;
+            barrels.insert(barrel, Mutex::new(file));
+        }
+        let mut page_files = HashMap::new();
+        for (file, committed) in snapshot.page_files()? {
+            let reader = PageFileReader::open(&store.page_file_path(file), committed)?;
+            page_files.insert(file, Mutex::new(reader));
+        }
+        let mut pages = HashMap::new();
+        snapshot.each_pages(|id, stored| {
+            pages.insert(id, stored);
+            Ok(())
+        })?;
+        Ok(RecordFiles {
+            barrels,
+            page_files,
+            pages,
+            catalog_path: store.catalog().path().to_path_buf(),
+        })
+    }
+
+    /// The record of `book` read alone from its barrel at `place`, checked
+    /// to belong to it.
+    pub(crate) fn book_record(&self, book: BookRef<'_>, place: RecordPlace) -> Result<Record> {
+        let barrel = self
+            .barrels
+            .get(&place.barrel)
+            .ok_or_else(|| self.unknown_file("barrel", book.key, place.barrel))?;
+        let mut barrel = barrel.lock().unwrap_or_else(|e| e.into_inner());
+        let record = barrel.read_record(place.offset, place.len)?;
+        owned_by(
+            record,
+            barrel.path(),
+            place.offset,
+            book.id,
+            book.key,
+            book.unique_words,
+        )
+    }
+
+    /// The page signatures of `book`: `None` when it has none stored. From
+    /// format 4 on, one record read from its page file.
+    pub(crate) fn pages(&self, book: BookRef<'_>) -> Result<Option<Vec<MinHashSig>>> {
+        match self.pages.get(&book.id) {
+            None => Ok(None),
+            Some(StoredPages::Signatures(pages)) => Ok(Some(pages.clone())),
+            Some(StoredPages::Locator(locator)) => {
+                let file = self
+                    .page_files
+                    .get(&locator.file)
+                    .ok_or_else(|| self.unknown_file("page file", book.key, locator.file))?;
+                let mut file = file.lock().unwrap_or_else(|e| e.into_inner());
+                file.read(locator, book.id).map(Some)
+            }
+        }
+    }
+
+    /// The error for a book whose entry names a file the catalog does not
+    /// list.
+    fn unknown_file(&self, kind: &str, key: &str, number: u32) -> Error {
+        Error::Corrupted {
+            path: self.catalog_path.clone(),
+            offset: 0,
+            what: format!("book {key:?} points at unknown {kind} {number}"),
+        }
+    }
+}
+
+/// `record`, found at `offset` of `path`, if it is the record of book `id`
+/// (key `key`) with `unique_words` elements.
+fn owned_by(
+    record: Record,
+    path: &Path,
+    offset: u64,
+    id: u32,
+    key: &str,
+    unique_words: u32,
+) -> Result<Record> {
+    if record.book_id != id || record.sequence.len() != unique_words as usize {
+        return Err(Error::Corrupted {
+            path: path.to_path_buf(),
+            offset,
+            what: format!(
+                "record of book id {} with {} elements does not belong to book {key:?} (id {id})",
+                record.book_id,
+                record.sequence.len(),
+            ),
+        });
+    }
+    Ok(record)
+}

@@ -1,0 +1,403 @@
+//! `verify`: reads and checks everything an index stores, without writing.
+//!
+//! The catalog database itself (redb's integrity check, through an
+//! in-memory overlay), every barrel record, every book's record against its
+//! entry, every listed segment (length, checksum, layout, min-hashes, band
+//! tables, each live book sketched exactly once) and every page signature.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::error::{Error, IoContext, Result};
+use crate::repr::sketch::{value_keys, SketchOptions, Table};
+use crate::repr::MinHashSig;
+use crate::storage::catalog::{BookEntry, Catalog, CatalogSnapshot, StoredPages};
+use crate::storage::page_files::PageFileReader;
+use crate::storage::segment::{Segment, Unreadable};
+use crate::store::Store;
+
+/// What `verify` checked.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+#[non_exhaustive]
+pub struct VerifyStats {
+    /// Bytes of the catalog file whose pages and trees redb's integrity
+    /// check read.
+    pub catalog_bytes: u64,
+    /// Books whose record was read and checked.
+    pub books: u64,
+    /// Records in barrels (live, deleted and replaced), all checksummed.
+    pub records: u64,
+    /// Barrel bytes read.
+    pub bytes: u64,
+    /// Sketch segments read and checked (none in a format-1 index).
+    pub segments: u64,
+    /// Segment bytes read.
+    pub segment_bytes: u64,
+    /// Books sketched in the segments (every book, in a format-2 index).
+    pub sketched_books: u64,
+    /// Sketches in the segments of books since deleted or replaced; readers
+    /// skip them and a compaction drops them.
+    pub dead_sketches: u64,
+    /// Books with page signatures, all read, decoded and checked.
+    pub paged_books: u64,
+    /// Page files whose header and committed length were checked (none
+    /// before format 4).
+    pub page_files: u64,
+    /// Committed page-file bytes, records of deleted and replaced books included.
+    pub page_file_bytes: u64,
+    /// Records in page files (live, deleted and replaced), all checksummed.
+    pub page_records: u64,
+}
+
+/// Checks everything: the catalog database itself (every page and tree,
+/// by redb's integrity check on a copy in memory: the file is not
+/// written), every barrel record's checksum and payload, that
+/// every book's catalog entry points at a record of that book, and every
+/// listed segment: its length, checksum and order (as readers do), its
+/// min-hashes per book against the index's sketch options, its band
+/// tables against its books' keys, and that every book is sketched in
+/// exactly one listed segment; and the page signatures: every listed
+/// page file's header and committed length, and that exactly the live
+/// books of more than one page have a locator pointing at a valid
+/// record of that book with one signature per page. A compaction that
+/// removes a listed segment while this runs restarts the check on a
+/// fresh snapshot.
+///
+/// A listed segment that cannot be read (damaged, missing) is reported
+/// after everything else was checked, as `Corrupted` naming it and the
+/// offset of the damage, with the keys of the live books sketched in no
+/// readable segment and the way out: reload them under the same keys,
+/// after which the next compaction drops the damaged segment.
+pub(crate) fn verify(store: &Store) -> Result<VerifyStats> {
+    Verifier { store }.run()
+}
+
+/// The checks of one index.
+struct Verifier<'a> {
+    store: &'a Store,
+}
+
+impl Verifier<'_> {
+    /// See [`verify`].
+    fn run(&self) -> Result<VerifyStats> {
+        let catalog_bytes = Catalog::check_integrity(self.store.catalog().path())?;
+        let mut attempts = 0;
+        loop {
+            match self.verify_snapshot(attempts == 3) {
+                Ok(stats) => {
+                    return Ok(VerifyStats {
+                        catalog_bytes,
+                        ..stats
+                    })
+                }
+                Err(Error::Io { path, source })
+                    if source.kind() == std::io::ErrorKind::NotFound
+                        && path.starts_with(self.store.segment_dir())
+                        && attempts < 3 =>
+                {
+                    attempts += 1;
+                }
+                other => return other,
+            }
+        }
+    }
+
+    /// One pass of [`verify`]; a missing listed segment is an I/O
+    /// error (for a retry) unless `last_attempt`, when it is damage.
+    fn verify_snapshot(&self, last_attempt: bool) -> Result<VerifyStats> {
+        let snapshot = self.store.catalog().snapshot()?;
+        let books = snapshot.books()?;
+        let mut stats = VerifyStats::default();
+        if snapshot.key_count()? != books.len() as u64 {
+            return Err(Error::Corrupted {
+                path: self.store.catalog().path().to_path_buf(),
+                offset: 0,
+                what: "key table and book table disagree".into(),
+            });
+        }
+        let barrels = self.store.open_barrels(&snapshot)?;
+        for reader in barrels.values() {
+            for record in reader.records() {
+                record?;
+                stats.records += 1;
+            }
+        }
+        stats.bytes = snapshot.barrels()?.iter().map(|&(_, len)| len).sum();
+        for (id, entry) in &books {
+            self.store.book_record(&barrels, *id, entry)?;
+            if snapshot.id_of(&entry.key)? != Some(*id) {
+                return Err(Error::Corrupted {
+                    path: self.store.catalog().path().to_path_buf(),
+                    offset: 0,
+                    what: format!("key {:?} does not map to its book", entry.key),
+                });
+            }
+            stats.books += 1;
+        }
+        if let Some(sketch) = self.store.sketch_options() {
+            let listed = snapshot.segments()?;
+            let next_book_id = snapshot.next_book_id()?;
+            let segments = SegmentCheck {
+                listed: &listed,
+                books: &books,
+                sketch,
+                next_book_id,
+                last_attempt,
+            };
+            let damaged = self.verify_segments(&segments, &mut stats)?;
+            self.verify_pages(&snapshot, &books, sketch, &mut stats)?;
+            if let Some(error) = damaged {
+                return Err(error);
+            }
+        }
+        Ok(stats)
+    }
+
+    /// Checks the page signatures: every `pages` entry belongs to a live
+    /// book, and its signatures (read from the page file its locator points
+    /// at, in format 4) decode and hold one signature of `window_hashes`
+    /// values per page of the book; from format 3 on, every live book of
+    /// more than one page has an entry.
+    fn verify_pages(
+        &self,
+        snapshot: &CatalogSnapshot<'_>,
+        books: &[(u32, BookEntry)],
+        sketch: &SketchOptions,
+        stats: &mut VerifyStats,
+    ) -> Result<()> {
+        let corrupted = |what: String| Error::Corrupted {
+            path: self.store.catalog().path().to_path_buf(),
+            offset: 0,
+            what,
+        };
+        let entry_of = |id: u32| {
+            books
+                .binary_search_by_key(&id, |&(id, _)| id)
+                .ok()
+                .map(|i| &books[i].1)
+        };
+        // Every record of every page file, each read and checked once:
+        // locator → (book id, its page signatures).
+        let mut records = HashMap::new();
+        for (file, committed) in snapshot.page_files()? {
+            let path = self.store.page_file_path(file);
+            PageFileReader::open(&path, committed)?.each_record(file, |locator, id, pages| {
+                records.insert(locator, (id, pages));
+                Ok(())
+            })?;
+            stats.page_files += 1;
+            stats.page_file_bytes += committed;
+        }
+        stats.page_records = records.len() as u64;
+        snapshot.each_pages(|id, stored| {
+            let entry = entry_of(id).ok_or_else(|| {
+                corrupted(format!(
+                    "page signatures of book id {id}, which is not live"
+                ))
+            })?;
+            let pages = match stored {
+                StoredPages::Signatures(pages) => pages,
+                StoredPages::Locator(locator) => match records.remove(&locator) {
+                    Some((owner, pages)) if owner == id => pages,
+                    Some((owner, _)) => {
+                        return Err(Error::Corrupted {
+                            path: self.store.page_file_path(locator.file),
+                            offset: locator.offset,
+                            what: format!(
+                                "page signatures of book id {id}: the record belongs to book id {owner}"
+                            ),
+                        })
+                    }
+                    None => {
+                        return Err(corrupted(format!(
+                            "the page locator of book id {id} ({locator:?}) is not a record of a listed page file"
+                        )))
+                    }
+                },
+            };
+            let k = pages.first().map_or(0, |p| p.0.len());
+            if pages.len() != entry.pages as usize || k != sketch.window_hashes {
+                return Err(corrupted(format!(
+                    "book {:?} has {} pages but {} page signatures of {k} min-hashes (expected {})",
+                    entry.key,
+                    entry.pages,
+                    pages.len(),
+                    sketch.window_hashes
+                )));
+            }
+            stats.paged_books += 1;
+            Ok(())
+        })?;
+        let paged = books.iter().filter(|(_, e)| e.pages > 1).count() as u64;
+        if self.store.format_version().has_page_signatures() && stats.paged_books != paged {
+            return Err(corrupted(format!(
+                "{paged} books have pages but {} have page signatures",
+                stats.paged_books
+            )));
+        }
+        Ok(())
+    }
+
+    /// Checks that `segment` has the layout of the index's format version
+    /// (an upgraded format-4 index keeps its version-3 segments) and its
+    /// min-hashes per book.
+    fn check_segment_shape(&self, segment: &Segment, sketch: &SketchOptions) -> Result<()> {
+        let corrupted = |what: String| Error::Corrupted {
+            path: segment.path().to_path_buf(),
+            offset: 0,
+            what,
+        };
+        let version = self.store.format_version();
+        if !crate::storage::segment::same_layout(segment.version(), version) {
+            return Err(corrupted(format!(
+                "segment of format version {} in an index of version {version}",
+                segment.version()
+            )));
+        }
+        let k = sketch.book.num_hashes;
+        if segment.hashes_per_book() != k {
+            return Err(corrupted(format!(
+                "{} min-hashes per book; the index's sketch options say {k}",
+                segment.hashes_per_book()
+            )));
+        }
+        Ok(())
+    }
+
+    /// The segment half of [`verify`]. A segment that cannot be read
+    /// or decoded does not stop the check of the others; the result is then
+    /// the error that names it and the books to reload, for the caller to
+    /// return once the rest is checked.
+    fn verify_segments(
+        &self,
+        check: &SegmentCheck<'_>,
+        stats: &mut VerifyStats,
+    ) -> Result<Option<Error>> {
+        let books = check.books;
+        let next_book_id = check.next_book_id;
+        let live: HashSet<u32> = books.iter().map(|&(id, _)| id).collect();
+        let mut sketched = HashSet::new();
+        let mut damaged = Vec::new();
+        for &(number, listed_len) in check.listed {
+            let path = self.store.segment_path(number);
+            let corrupted = |offset: u64, what: String| Error::Corrupted {
+                path: path.clone(),
+                offset,
+                what,
+            };
+            let read = std::fs::read(&path).at(&path).and_then(|bytes| {
+                let len = bytes.len() as u64;
+                Segment::decode(bytes, &path).map(|segment| (len, segment))
+            });
+            let (len, segment) = match read {
+                Ok(read) => read,
+                Err(Error::Io { source, .. })
+                    if source.kind() == std::io::ErrorKind::NotFound && !check.last_attempt =>
+                {
+                    return Err(Error::Io { path, source });
+                }
+                Err(error) => {
+                    damaged.push(Unreadable::of(&path, &error));
+                    continue;
+                }
+            };
+            if len != listed_len {
+                return Err(corrupted(
+                    len,
+                    format!("segment is {len} bytes; the catalog lists {listed_len}"),
+                ));
+            }
+            self.check_segment_shape(&segment, check.sketch)?;
+            let mut from_books: [Vec<(u64, u32)>; Table::ALL.len()] = Default::default();
+            for (slot, (id, _, signature)) in segment.books().enumerate() {
+                if id >= next_book_id {
+                    return Err(corrupted(
+                        0,
+                        format!("sketches book id {id}, which the catalog never handed out (next id {next_book_id})"),
+                    ));
+                }
+                if !live.contains(&id) {
+                    stats.dead_sketches += 1;
+                } else if !sketched.insert(id) {
+                    return Err(corrupted(
+                        0,
+                        format!("book id {id} is sketched in another listed segment too"),
+                    ));
+                } else {
+                    stats.sketched_books += 1;
+                }
+                check_value_keys(&segment, slot, id, &signature)?;
+                for table in Table::ALL {
+                    let keys = segment.book_keys(slot, table).map(|key| (key, id));
+                    from_books[table as usize].extend(keys);
+                }
+            }
+            for table in Table::ALL {
+                let expected = &mut from_books[table as usize];
+                expected.sort_unstable();
+                let stored = segment
+                    .entries(table)
+                    .flat_map(|(key, ids)| ids.map(move |id| (key, id)));
+                if !stored.eq(expected.iter().copied()) {
+                    return Err(corrupted(
+                        0,
+                        format!(
+                            "the {} table does not hold exactly its books' keys",
+                            table.name()
+                        ),
+                    ));
+                }
+            }
+            stats.segments += 1;
+            stats.segment_bytes += len;
+        }
+        if let Some(first) = damaged.first() {
+            let orphans: Vec<&str> = books
+                .iter()
+                .filter(|(id, _)| !sketched.contains(id))
+                .map(|(_, entry)| entry.key.as_str())
+                .collect();
+            let advice = crate::store::segments::repair_advice(&damaged, &orphans);
+            return Ok(Some(first.error(&advice)));
+        }
+        if let Some((id, entry)) = books.iter().find(|(id, _)| !sketched.contains(id)) {
+            return Err(Error::Corrupted {
+                path: self.store.segment_dir(),
+                offset: 0,
+                what: format!(
+                    "book {:?} (id {id}) is not sketched in any listed segment",
+                    entry.key
+                ),
+            });
+        }
+        Ok(None)
+    }
+}
+
+/// What the segment half of [`verify`] checks against.
+struct SegmentCheck<'a> {
+    /// The listed segments and their lengths.
+    listed: &'a [(u32, u64)],
+    /// The live books.
+    books: &'a [(u32, BookEntry)],
+    sketch: &'a SketchOptions,
+    next_book_id: u32,
+    /// A missing segment is damage, not a reason to retry.
+    last_attempt: bool,
+}
+
+/// Checks that the value keys of the book in `slot` of `segment` are those
+/// of its stored signature (a version-2 segment has none).
+fn check_value_keys(segment: &Segment, slot: usize, id: u32, signature: &MinHashSig) -> Result<()> {
+    if !segment.version().has_value_table()
+        || segment
+            .book_keys(slot, Table::Value)
+            .eq(value_keys(signature))
+    {
+        return Ok(());
+    }
+    Err(Error::Corrupted {
+        path: segment.path().to_path_buf(),
+        offset: 0,
+        what: format!("book id {id}'s value keys do not match its min-hash signature"),
+    })
+}
