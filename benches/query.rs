@@ -39,7 +39,7 @@ fn query(c: &mut Criterion) {
     group.bench_function("all_pairs_pruned", |b| {
         b.iter(|| {
             reader
-                .pairs(&PairsOptions::default(), |_| Ok(()), |_| {})
+                .for_each_pair(&PairsOptions::default(), |_| Ok(()), |_| {})
                 .unwrap()
         })
     });

@@ -10,7 +10,8 @@ use std::path::PathBuf;
 pub enum Error {
     /// An operating-system I/O error on `path`.
     Io {
-        /// The file or directory involved.
+        /// The file or directory involved; empty for an error converted
+        /// from a bare [`io::Error`] (`From`).
         path: PathBuf,
         /// The underlying error.
         source: io::Error,
@@ -96,6 +97,7 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            Error::Io { path, source } if path.as_os_str().is_empty() => write!(f, "{source}"),
             Error::Io { path, source } => write!(f, "{}: {source}", path.display()),
             Error::Corrupted { path, offset, what } => {
                 write!(f, "{}: corrupted at byte {offset}: {what}", path.display())
@@ -173,6 +175,18 @@ impl std::error::Error for Error {
             Error::Io { source, .. } => Some(source),
             Error::Catalog { source, .. } => Some(source.as_ref()),
             _ => None,
+        }
+    }
+}
+
+/// An I/O error of the caller's own, so that `?` works on it in a function
+/// returning [`Result`]. Its path is empty: errors of the engine's own I/O
+/// always name their file.
+impl From<io::Error> for Error {
+    fn from(source: io::Error) -> Self {
+        Error::Io {
+            path: std::path::PathBuf::new(),
+            source,
         }
     }
 }

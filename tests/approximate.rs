@@ -26,11 +26,7 @@ fn collection(families: usize, seed: u64) -> SynthCollection {
 }
 
 fn options(mode: Mode) -> QueryOptions {
-    QueryOptions {
-        mode,
-        top_k: 0,
-        ..QueryOptions::default()
-    }
+    QueryOptions::default().mode(mode).top_k(0)
 }
 
 fn approximate() -> QueryOptions {
@@ -64,11 +60,7 @@ fn all_answers(reader: &Reader) -> BTreeMap<String, BTreeMap<String, u64>> {
 
 /// Pairs as (smaller key, larger key) → score bits.
 fn pairs(reader: &Reader, mode: Mode) -> BTreeMap<(String, String), u64> {
-    let options = PairsOptions {
-        mode,
-        threads: 2,
-        ..PairsOptions::default()
-    };
+    let options = PairsOptions::default().mode(mode).threads(2);
     common::collect_pairs(reader, &options, |a, b| {
         let (a, b) = (a.key.clone(), b.key.clone());
         if a < b {

@@ -286,9 +286,8 @@ fn documents_whose_keys_break_the_rule_are_skipped_naming_the_rule() {
     let bad = [
         "", "a\tb", "a\nb", "a\rb", "a\0b", "a\u{7f}", "a\u{85}b", " lead", "trail ", &huge,
     ];
-    let document = |i: usize, key: &str| Document {
-        source_name: format!("doc{i}"),
-        ..Document::new(key, common::text(1_000 * i as u32, 50))
+    let document = |i: usize, key: &str| {
+        Document::new(key, common::text(1_000 * i as u32, 50)).with_source_name(format!("doc{i}"))
     };
     let documents: Vec<_> = bad
         .iter()

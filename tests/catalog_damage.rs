@@ -17,11 +17,7 @@ fn index_of_30_books(dir: &Path) {
         .map(|i| Document::new(format!("b{i:02}"), common::text(i * 1_000, 300)))
         .collect();
     let mut loader = index
-        .bulk_loader(LoadOptions {
-            threads: 1,
-            batch_books: 10,
-            ..LoadOptions::default()
-        })
+        .bulk_loader(LoadOptions::default().threads(1).batch_books(10))
         .unwrap();
     for doc in docs {
         loader.add(doc).unwrap();

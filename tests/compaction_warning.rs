@@ -27,11 +27,7 @@ fn segment(dir: &Path, n: u32) -> PathBuf {
 }
 
 fn one_book_per_batch() -> LoadOptions {
-    LoadOptions {
-        batch_books: 1,
-        threads: 1,
-        ..LoadOptions::default()
-    }
+    LoadOptions::default().batch_books(1).threads(1)
 }
 
 #[test]

@@ -36,11 +36,7 @@ fn index_with_initial_books() -> (tempfile::TempDir, Index) {
 }
 
 fn options(batch_books: usize) -> LoadOptions {
-    LoadOptions {
-        threads: 2,
-        batch_books,
-        ..LoadOptions::default()
-    }
+    LoadOptions::default().threads(2).batch_books(batch_books)
 }
 
 #[test]
@@ -120,13 +116,7 @@ fn a_reader_taken_before_a_load_keeps_its_snapshot_during_and_after_the_load() {
     let new = index.reader().unwrap();
     assert_eq!(new.len(), INITIAL + 200);
     let hits = new
-        .query_key(
-            "old003",
-            &QueryOptions {
-                top_k: 0,
-                ..QueryOptions::default()
-            },
-        )
+        .query_key("old003", &QueryOptions::default().top_k(0))
         .unwrap()
         .hits;
     let found: BTreeSet<&str> = hits.iter().map(|h| h.key.as_str()).collect();

@@ -455,10 +455,7 @@ fn reader_and_verify_errors(dir: &Path) -> [Error; 2] {
     reader
         .query_key("b0", &QueryOptions::default())
         .expect("exact mode works over a damaged segment");
-    let approximate = QueryOptions {
-        mode: Mode::Approximate,
-        ..QueryOptions::default()
-    };
+    let approximate = QueryOptions::default().mode(Mode::Approximate);
     let query = match reader.query_key("b0", &approximate) {
         Ok(_) => panic!("approximate mode worked over a damaged segment"),
         Err(e) => e,

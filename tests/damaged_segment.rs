@@ -38,11 +38,7 @@ fn damage(path: &Path) -> u64 {
 }
 
 fn mode(mode: Mode) -> QueryOptions {
-    QueryOptions {
-        mode,
-        top_k: 0,
-        ..QueryOptions::default()
-    }
+    QueryOptions::default().mode(mode).top_k(0)
 }
 
 /// Every book's exact hits (key, score), and the relation of two books.
@@ -104,14 +100,7 @@ fn a_damaged_segment_leaves_exact_mode_and_relations_working() {
             .query_text(text.as_bytes(), &mode(Mode::Approximate))
             .err(),
         reader
-            .pairs(
-                &PairsOptions {
-                    mode: Mode::Approximate,
-                    ..PairsOptions::default()
-                },
-                |_| Ok(()),
-                |_| {},
-            )
+            .pairs(&PairsOptions::default().mode(Mode::Approximate))
             .err(),
     ];
     for error in errors {

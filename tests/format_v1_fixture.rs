@@ -125,10 +125,7 @@ fn approximate_mode_on_a_version_1_index_is_old_format_while_exact_mode_answers(
     let index = Index::open(dir.path()).unwrap();
     let reader = index.reader().unwrap();
     assert_eq!(reader.unsketched_books(), 3);
-    let approximate = QueryOptions {
-        mode: Mode::Approximate,
-        ..QueryOptions::default()
-    };
+    let approximate = QueryOptions::default().mode(Mode::Approximate);
     assert_old_format(
         reader.query_key("alpha", &approximate),
         dir.path(),
@@ -140,12 +137,9 @@ fn approximate_mode_on_a_version_1_index_is_old_format_while_exact_mode_answers(
         dir.path(),
         "query_text",
     );
-    let pairs = PairsOptions {
-        mode: Mode::Approximate,
-        ..PairsOptions::default()
-    };
+    let pairs = PairsOptions::default().mode(Mode::Approximate);
     assert_old_format(
-        reader.pairs(&pairs, |_| Ok(()), |_| {}),
+        reader.pairs(&pairs).map(|all| all.stats),
         dir.path(),
         "pairs",
     );

@@ -41,10 +41,7 @@ fn a_version_2_index_opens_verifies_and_answers_both_modes() {
     let reader = index.reader().unwrap();
     assert_eq!(reader.unsketched_books(), 0);
     for mode in [Mode::Exact, Mode::Approximate] {
-        let options = QueryOptions {
-            mode,
-            ..QueryOptions::default()
-        };
+        let options = QueryOptions::default().mode(mode);
         let hits = reader.query_key("alpha", &options).unwrap().hits;
         let keys: Vec<&str> = hits.iter().map(|h| h.key.as_str()).collect();
         assert_eq!(keys, ["beta"], "{mode:?}");

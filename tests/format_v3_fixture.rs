@@ -66,10 +66,7 @@ fn an_upgraded_version_3_index_verifies_and_answers_both_modes() {
 
     let reader = index.reader().unwrap();
     for mode in [Mode::Exact, Mode::Approximate] {
-        let options = QueryOptions {
-            mode,
-            ..QueryOptions::default()
-        };
+        let options = QueryOptions::default().mode(mode);
         let hits = reader.query_key("alpha", &options).unwrap().hits;
         let keys: Vec<&str> = hits.iter().map(|h| h.key.as_str()).collect();
         assert_eq!(keys, ["beta"], "{mode:?}");

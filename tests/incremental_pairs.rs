@@ -46,13 +46,7 @@ fn incremental_pairs_with_the_earlier_ones_equal_a_full_run() {
         let reader = index.reader().unwrap();
         let live: Vec<u32> = reader.books().iter().map(|b| b.id).collect();
         let full = pairs_by_id(&reader, &PairsOptions::default());
-        let incremental = pairs_by_id(
-            &reader,
-            &PairsOptions {
-                from_id: Some(first_id),
-                ..PairsOptions::default()
-            },
-        );
+        let incremental = pairs_by_id(&reader, &PairsOptions::default().from_id(first_id));
         assert!(!incremental.is_empty());
         assert!(incremental.keys().all(|&(_, b)| b >= first_id));
         let mut combined: BTreeMap<(u32, u32), u64> = before

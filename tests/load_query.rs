@@ -107,13 +107,7 @@ fn no_pair_across_unrelated_families_scores_above_the_threshold() {
     let truth = truth(&collection);
     for score in Score::ALL {
         // Every pair with any in-order overlap, down to the smallest positive score.
-        let all = found_pairs(
-            &index,
-            &PairsOptions {
-                min_score: 0.0,
-                ..PairsOptions::with_score(score)
-            },
-        );
+        let all = found_pairs(&index, &PairsOptions::with_score(score).min_score(0.0));
         let unrelated: Vec<_> = all
             .iter()
             .filter(|(k, _)| !truth.contains_key(*k))
@@ -146,10 +140,7 @@ fn query_by_key_returns_the_family_members_first() {
     let (_dir, index) = loaded(&collection);
     let reader = index.reader().unwrap();
     let truth = truth(&collection);
-    let options = QueryOptions {
-        top_k: 0,
-        ..QueryOptions::default()
-    };
+    let options = QueryOptions::default().top_k(0);
     let mut checked = 0;
     for book in collection.books.iter().filter(|b| b.family.is_some()) {
         let relatives: BTreeSet<&str> = truth
@@ -232,11 +223,11 @@ fn books_spread_over_several_barrels_read_back_whole_and_answer_the_same() {
     let index = Index::create(dir.path()).unwrap();
     // A new barrel after every batch of three books.
     let mut loader = index
-        .bulk_loader(stemmata::LoadOptions {
-            batch_books: 3,
-            max_barrel_bytes: 1,
-            ..stemmata::LoadOptions::default()
-        })
+        .bulk_loader(
+            stemmata::LoadOptions::default()
+                .batch_books(3)
+                .max_barrel_bytes(1),
+        )
         .unwrap();
     for doc in docs.clone() {
         loader.add(doc).unwrap();
@@ -402,11 +393,7 @@ fn books_are_written_in_input_order_whatever_order_the_workers_finish_in() {
     let dir = tempfile::tempdir().unwrap();
     let index = Index::create(dir.path()).unwrap();
     let mut loader = index
-        .bulk_loader(stemmata::LoadOptions {
-            batch_books: 7,
-            threads: 4,
-            ..stemmata::LoadOptions::default()
-        })
+        .bulk_loader(stemmata::LoadOptions::default().batch_books(7).threads(4))
         .unwrap();
     // Long and short documents alternate, so later ones often finish first;
     // every tenth key comes back later with a text of 30 words.

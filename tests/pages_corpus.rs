@@ -563,7 +563,7 @@ fn pages_break_at_the_first_line_end_after_every_p_words() {
 #[test]
 fn the_same_plates_break_the_other_book_where_the_pages_begin() {
     let words: Vec<String> = (0..40)
-        .map(|i| format!("w{}", stemmata::testing::letters(i * 7919)))
+        .map(|i| format!("w{}", common::letters(i * 7919)))
         .collect();
     let line = |range: std::ops::Range<usize>| words[range].join(" ") + "\n";
     let a = Book::new([line(0..10), line(10..20), line(20..30), line(30..40)].concat());

@@ -12,7 +12,7 @@ use stemmata::{Document, Hit, Index, PairsOptions, QueryOptions, Reader, Score};
 
 /// A word of a small vocabulary: books drawing from it share many words.
 fn word(i: u32) -> String {
-    stemmata::testing::letters(i.wrapping_mul(0x9E37_79B1) >> 8)
+    letters(i.wrapping_mul(0x9E37_79B1) >> 8)
 }
 
 /// One change to a copied book's word list (positions taken modulo length).
@@ -114,12 +114,9 @@ impl Ask {
             _ if scores.is_empty() => self.uniform,
             _ => scores[self.pick.index(scores.len())],
         };
-        QueryOptions {
-            score,
-            top_k: self.top_k,
-            min_score,
-            ..QueryOptions::default()
-        }
+        QueryOptions::with_score(score)
+            .top_k(self.top_k)
+            .min_score(min_score)
     }
 }
 
@@ -182,12 +179,7 @@ fn index_of(case: &Case) -> (tempfile::TempDir, Index, Vec<Vec<u32>>) {
 }
 
 fn all_scores(reader: &Reader, query: &[u32], exclude: Option<u32>, score: Score) -> Vec<f64> {
-    let everything = QueryOptions {
-        score,
-        top_k: 0,
-        min_score: 0.0,
-        ..QueryOptions::default()
-    };
+    let everything = QueryOptions::with_score(score).top_k(0).min_score(0.0);
     reader
         .brute_force(query, exclude, &everything)
         .iter()
@@ -262,22 +254,18 @@ proptest! {
                 let first = reader.hashes(&reader.books()[0].key).unwrap();
                 let min_score = ask.options(score, &all_scores(&reader, first, Some(0), score)).min_score;
                 let mut found = BTreeMap::new();
-                let options = PairsOptions {
-                    score,
-                    min_score,
-                    threads,
-                    ..PairsOptions::default()
-                };
+                let options = PairsOptions::with_score(score).min_score(min_score).threads(threads);
                 let stats = reader
-                    .pairs(&options, |p| {
-                        assert!(p.a < p.b);
-                        assert!(found.insert((p.a, p.b), (p.score, p.overlap)).is_none());
+                    .for_each_pair(&options, |p| {
+                        let (a, b) = (slot_of[p.a.key.as_str()], slot_of[p.b.key.as_str()]);
+                        assert!(a < b);
+                        assert!(found.insert((a, b), (p.score, p.overlap)).is_none());
                         Ok(())
                     }, |_| {})
                     .unwrap();
                 prop_assert_eq!(stats.found as usize, found.len());
                 let mut brute = BTreeMap::new();
-                let every = QueryOptions { score, top_k: 0, min_score, ..QueryOptions::default() };
+                let every = QueryOptions::with_score(score).top_k(0).min_score(min_score);
                 for (a, info) in reader.books().iter().enumerate() {
                     let sequence = reader.hashes(&info.key).unwrap();
                     for hit in reader.brute_force(sequence, Some(a as u32), &every) {
@@ -295,6 +283,18 @@ proptest! {
                     .collect();
                 prop_assert_eq!(found, brute, "{:?} min {}", score, min_score);
             }
+        }
+    }
+}
+
+/// A distinct lower-case pseudo-word for `n` (base-26 letters).
+fn letters(mut n: u32) -> String {
+    let mut out = String::new();
+    loop {
+        out.push((b'a' + (n % 26) as u8) as char);
+        n /= 26;
+        if n == 0 {
+            return out;
         }
     }
 }

@@ -30,11 +30,12 @@ fn paged_books(first: u32, n: u32) -> Vec<Document> {
 /// Loads `docs` in batches of two books, starting a new barrel and page
 /// file when one exceeds `max_bytes`.
 fn load(index: &Index, docs: Vec<Document>, max_bytes: u64) -> stemmata::Result<()> {
-    let mut loader = index.bulk_loader(LoadOptions {
-        batch_books: 2,
-        threads: 1,
-        max_barrel_bytes: max_bytes,
-    })?;
+    let mut loader = index.bulk_loader(
+        LoadOptions::default()
+            .batch_books(2)
+            .threads(1)
+            .max_barrel_bytes(max_bytes),
+    )?;
     for doc in docs {
         loader.add(doc)?;
     }

@@ -39,14 +39,25 @@ use crate::store::segments;
 use crate::store::{Store, WriterGuard};
 use crate::text::{decode_owned, no_words_reason, unreadable};
 
-/// One book to load.
+/// One book to load: a key and a text, with an optional title, author and
+/// language.
+///
+/// ```
+/// let book = stemmata::Document::new("pg1342", "It is a truth universally acknowledged ...")
+///     .with_title("Pride and Prejudice")
+///     .with_author("Jane Austen")
+///     .with_language("en");
+/// assert_eq!(book.title, "Pride and Prejudice");
+/// ```
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct Document {
     /// External key; a book already stored under it is replaced.
     ///
-    /// A key is 1 to [`MAX_KEY_BYTES`] (1024) bytes of UTF-8 with no control
-    /// character (Unicode Cc: NUL, tab, newline, carriage return, DEL, the
-    /// C1 controls) and no white space at either end ([`check_key`]); a
+    /// A key is 1 to [`MAX_KEY_BYTES`](crate::keys::MAX_KEY_BYTES) (1024)
+    /// bytes of UTF-8 with no control character (Unicode Cc: NUL, tab,
+    /// newline, carriage return, DEL, the C1 controls) and no white space at
+    /// either end ([`crate::keys::check_key`]); a
     /// document whose key breaks this rule is skipped. Of two documents of
     /// one load with the same key the later wins, and the load reports it
     /// ([`LoadEvent::DuplicateKey`], [`LoadStats::duplicate_keys`]).
@@ -74,10 +85,36 @@ impl Document {
             ..Document::default()
         }
     }
+
+    /// The document with this title.
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.title = title.into();
+        self
+    }
+
+    /// The document with this author.
+    pub fn with_author(mut self, author: impl Into<String>) -> Self {
+        self.author = author.into();
+        self
+    }
+
+    /// The document with this language code.
+    pub fn with_language(mut self, language: impl Into<String>) -> Self {
+        self.language = language.into();
+        self
+    }
+
+    /// The document named `source_name` in messages (a file, or
+    /// file:line), rather than by its key.
+    pub fn with_source_name(mut self, source_name: impl Into<String>) -> Self {
+        self.source_name = source_name.into();
+        self
+    }
 }
 
-/// Settings of one bulk load.
+/// Settings of one bulk load: [`LoadOptions::default`] and the setters.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct LoadOptions {
     /// Worker threads for feature extraction. Default: available cores.
     pub threads: usize,
@@ -93,8 +130,28 @@ impl Default for LoadOptions {
         LoadOptions {
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             batch_books: 1000,
-            max_barrel_bytes: 1 << 30,
+            max_barrel_bytes: crate::store::layout::DEFAULT_MAX_FILE_BYTES,
         }
+    }
+}
+
+impl LoadOptions {
+    /// Worker threads for feature extraction, at least 1.
+    pub fn threads(mut self, threads: usize) -> Self {
+        self.threads = threads;
+        self
+    }
+
+    /// Books per catalog commit, at least 1.
+    pub fn batch_books(mut self, batch_books: usize) -> Self {
+        self.batch_books = batch_books;
+        self
+    }
+
+    /// Size past which a barrel or page file is closed and a new one started.
+    pub fn max_barrel_bytes(mut self, bytes: u64) -> Self {
+        self.max_barrel_bytes = bytes;
+        self
     }
 }
 

@@ -12,14 +12,14 @@
 //! two stored books relate (`relations.rs`).
 
 pub mod approx;
-pub mod clusters;
+mod clusters;
 mod pairs;
 mod planner;
 pub mod postings;
 mod relations;
 
 pub use clusters::Clusters;
-pub use pairs::{Pair, PairsOptions, PairsStats};
+pub use pairs::{AllPairs, Pair, PairsOptions, PairsStats};
 pub use planner::{Explain, Hit, Mode, QueryOptions, QueryResult};
 pub use relations::RelationInput;
 
@@ -38,7 +38,8 @@ use approx::Sketches;
 use postings::Postings;
 
 /// What a reader knows about one book.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[non_exhaustive]
 pub struct BookInfo {
     /// Internal id (stable for the life of the book in the index).
     pub id: u32,

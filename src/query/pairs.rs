@@ -19,13 +19,16 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use super::approx::SourceCounts;
+use super::clusters::Clusters;
 use super::postings::{Candidate, Join, Probe};
-use super::{Mode, Reader};
+use super::{BookInfo, Mode, Reader};
 use crate::align::{Overlap, Score, SequenceIndex};
 use crate::error::{Error, Result};
 
-/// Settings of an all-pairs run.
+/// Settings of an all-pairs run: built from [`PairsOptions::default`] or
+/// [`PairsOptions::with_score`] and the setters.
 #[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
 pub struct PairsOptions {
     /// Where candidates come from. Default [`Mode::Exact`].
     pub mode: Mode,
@@ -60,20 +63,82 @@ impl PairsOptions {
             from_id: None,
         }
     }
+
+    /// Where candidates come from.
+    pub fn mode(mut self, mode: Mode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// Pairs scoring at least this (and above zero) are reported.
+    pub fn min_score(mut self, min_score: f64) -> Self {
+        self.min_score = min_score;
+        self
+    }
+
+    /// Worker threads, at least 1.
+    pub fn threads(mut self, threads: usize) -> Self {
+        self.threads = threads;
+        self
+    }
+
+    /// Only the pairs with at least one book of internal id `from_id` or
+    /// more (see [`PairsOptions::from_id`](#structfield.from_id)).
+    pub fn from_id(mut self, from_id: u32) -> Self {
+        self.from_id = Some(from_id);
+        self
+    }
 }
 
-/// A related pair, as reader slots. In a full run `a < b`; in an incremental
-/// run `a` is a new book and `b` an older book or a later new one.
+/// A related pair found by a worker, as reader slots. In a full run
+/// `a < b`; in an incremental run `a` is a new book and `b` an older book
+/// or a later new one.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Pair {
-    /// Slot of the first book in [`Reader::books`].
-    pub a: u32,
-    /// Slot of the second book.
-    pub b: u32,
-    /// Its score.
+struct SlotPair {
+    a: u32,
+    b: u32,
+    score: f64,
+    overlap: Overlap,
+}
+
+/// A related pair of stored books. In a full run `a` was loaded before `b`;
+/// in an incremental run `a` is a new book and `b` an older book or a later
+/// new one.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Pair<'r> {
+    /// The first book.
+    pub a: &'r BookInfo,
+    /// The second book.
+    pub b: &'r BookInfo,
+    /// Its score under the run's [`PairsOptions::score`].
     pub score: f64,
     /// Lengths (x = a, y = b), common count and LCS.
     pub overlap: Overlap,
+    /// The books' places in [`Reader::books`].
+    slots: (u32, u32),
+}
+
+/// Every related pair of an all-pairs run, with its counts: what
+/// [`Reader::pairs`] returns.
+#[derive(Debug, Clone)]
+pub struct AllPairs<'r> {
+    /// The pairs, by the first book's internal id, then the second's.
+    pub pairs: Vec<Pair<'r>>,
+    /// What the run did.
+    pub stats: PairsStats,
+    reader: &'r Reader,
+}
+
+impl<'r> AllPairs<'r> {
+    /// The clusters the pairs make: groups of two or more books joined by a
+    /// chain of pairs (connected components), largest first.
+    pub fn clusters(&self) -> Vec<Vec<&'r BookInfo>> {
+        let mut clusters = Clusters::new(self.reader);
+        for pair in &self.pairs {
+            clusters.add(pair);
+        }
+        clusters.groups()
+    }
 }
 
 /// Counts of an all-pairs run.
@@ -115,7 +180,7 @@ struct BookPairs {
     /// Slot of the book.
     a: u32,
     /// Its pairs, by slot of the other book.
-    pairs: Vec<Pair>,
+    pairs: Vec<SlotPair>,
     sources: SourceCounts,
     candidates: u64,
     entries_scanned: u64,
@@ -150,11 +215,11 @@ impl Reader {
             .filter(|c| Self::reaches(self.bound(options.score, len_x, c), options))
             .copied()
             .collect();
-        let mut pairs: Vec<Pair> = Vec::new();
+        let mut pairs: Vec<SlotPair> = Vec::new();
         join.align(self.postings(), &probe, len_x, &keep, |b, overlap| {
             let score = options.score.value(&overlap);
             if Self::reaches(score, options) {
-                pairs.push(Pair {
+                pairs.push(SlotPair {
                     a,
                     b,
                     score,
@@ -186,12 +251,12 @@ impl Reader {
         let (candidates, sources) = sketches.candidates(self, &keys, simhash, wanted);
         let x = SequenceIndex::new(&self.sequences[a as usize]);
         let mut scratch = Vec::new();
-        let mut pairs: Vec<Pair> = candidates
+        let mut pairs: Vec<SlotPair> = candidates
             .iter()
             .filter_map(|&b| {
                 let overlap = x.align(&self.sequences[b as usize], &mut scratch);
                 let score = options.score.value(&overlap);
-                Self::reaches(score, options).then_some(Pair {
+                Self::reaches(score, options).then_some(SlotPair {
                     a,
                     b,
                     score,
@@ -216,15 +281,59 @@ impl Reader {
         score > 0.0 && score >= options.min_score
     }
 
+    /// Every pair of stored books scoring at least `options.min_score`,
+    /// collected, with the counts of the run. For collections whose pairs
+    /// do not fit in memory, [`Reader::for_each_pair`] hands them out one
+    /// at a time.
+    ///
+    /// ```
+    /// # fn main() -> stemmata::Result<()> {
+    /// # let dir = tempfile::tempdir()?;
+    /// # let index = stemmata::Index::create(dir.path())?;
+    /// # let story: Vec<String> = (0..300u32).map(|i| {
+    /// #     let mut n = i.wrapping_mul(2654435761);
+    /// #     (0..6).map(|_| { let c = (b'a' + (n % 26) as u8) as char; n /= 26; c }).collect()
+    /// # }).collect();
+    /// # let story = story.join(" ");
+    /// # index.load([
+    /// #     Ok(stemmata::Document::new("first", story.as_bytes())),
+    /// #     Ok(stemmata::Document::new("reprint", format!("A new preface. {story}").into_bytes())),
+    /// # ])?;
+    /// let reader = index.reader()?;
+    /// let all = reader.pairs(&stemmata::PairsOptions::default())?;
+    /// for pair in &all.pairs {
+    ///     println!("{} ~ {}: {:.3}", pair.a.key, pair.b.key, pair.score);
+    /// }
+    /// assert_eq!(all.clusters().len(), 1);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn pairs(&self, options: &PairsOptions) -> Result<AllPairs<'_>> {
+        let mut pairs = Vec::new();
+        let stats = self.for_each_pair(
+            options,
+            |pair| {
+                pairs.push(pair);
+                Ok(())
+            },
+            |_| {},
+        )?;
+        Ok(AllPairs {
+            pairs,
+            stats,
+            reader: self,
+        })
+    }
+
     /// Finds every pair at or above `options.min_score`, calling `sink` for
     /// each in a fixed order, the same for every number of threads: by the
-    /// first book's slot (its place in [`Reader::books`], that is internal-id
-    /// order), then by the second's; `progress` gets the number of books
-    /// done. Returns the counts.
-    pub fn pairs(
-        &self,
+    /// first book's internal id, then by the second's; `progress` gets the
+    /// number of books done. An error from `sink` stops the run and is
+    /// returned. Returns the counts.
+    pub fn for_each_pair<'r>(
+        &'r self,
         options: &PairsOptions,
-        mut sink: impl FnMut(&Pair) -> Result<()>,
+        mut sink: impl FnMut(Pair<'r>) -> Result<()>,
         mut progress: impl FnMut(u64),
     ) -> Result<PairsStats> {
         if options.threads == 0 {
@@ -305,7 +414,10 @@ impl Reader {
                     stats.lcs_runs += found.lcs_runs;
                     stats.found += found.pairs.len() as u64;
                     if sink_result.is_ok() {
-                        sink_result = found.pairs.iter().try_for_each(&mut sink);
+                        sink_result = found
+                            .pairs
+                            .iter()
+                            .try_for_each(|pair| sink(self.pair_of(pair)));
                         if sink_result.is_err() {
                             next.store(n, Ordering::Relaxed);
                             token_tx = None;
@@ -330,5 +442,23 @@ impl Reader {
         sink_result?;
         stats.elapsed = started.elapsed();
         Ok(stats)
+    }
+
+    /// The public pair of `pair`.
+    fn pair_of(&self, pair: &SlotPair) -> Pair<'_> {
+        Pair {
+            a: &self.books[pair.a as usize],
+            b: &self.books[pair.b as usize],
+            score: pair.score,
+            overlap: pair.overlap,
+            slots: (pair.a, pair.b),
+        }
+    }
+}
+
+impl Pair<'_> {
+    /// The books' places in [`Reader::books`].
+    pub(crate) fn slots(&self) -> (u32, u32) {
+        self.slots
     }
 }

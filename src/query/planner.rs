@@ -37,8 +37,20 @@ impl Mode {
     }
 }
 
-/// What to ask.
+/// What to ask: built from [`QueryOptions::default`] or
+/// [`QueryOptions::with_score`] and the setters.
+///
+/// ```
+/// use stemmata::{Mode, QueryOptions, Score};
+///
+/// let options = QueryOptions::with_score(Score::Containment)
+///     .mode(Mode::Approximate)
+///     .top_k(20)
+///     .min_score(0.3);
+/// assert_eq!(options.top_k, 20);
+/// ```
 #[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
 pub struct QueryOptions {
     /// Where candidates come from. Default [`Mode::Exact`].
     pub mode: Mode,
@@ -67,6 +79,24 @@ impl QueryOptions {
             min_score: score.default_threshold(),
         }
     }
+
+    /// Where candidates come from.
+    pub fn mode(mut self, mode: Mode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// At most this many hits; 0 means no limit.
+    pub fn top_k(mut self, top_k: usize) -> Self {
+        self.top_k = top_k;
+        self
+    }
+
+    /// Only hits scoring at least this (and above zero).
+    pub fn min_score(mut self, min_score: f64) -> Self {
+        self.min_score = min_score;
+        self
+    }
 }
 
 /// One related book.
@@ -76,6 +106,8 @@ pub struct Hit {
     pub id: u32,
     /// Its key.
     pub key: String,
+    /// Its title (empty when the load gave none).
+    pub title: String,
     /// The score under the query's score.
     pub score: f64,
     /// Lengths, common count and LCS.
@@ -224,6 +256,7 @@ impl Reader {
             .map(|r| Hit {
                 id: self.books[r.slot as usize].id,
                 key: self.books[r.slot as usize].key.clone(),
+                title: self.books[r.slot as usize].title.clone(),
                 score: r.score,
                 overlap: r.overlap.into(),
             })

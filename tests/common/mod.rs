@@ -26,10 +26,10 @@ pub fn documents(collection: &SynthCollection) -> Vec<Document> {
     collection
         .books
         .iter()
-        .map(|b| Document {
-            title: b.title.clone(),
-            author: b.author.clone(),
-            ..Document::new(b.key.clone(), b.text.as_bytes())
+        .map(|b| {
+            Document::new(b.key.clone(), b.text.as_bytes())
+                .with_title(b.title.clone())
+                .with_author(b.author.clone())
         })
         .collect()
 }
@@ -37,10 +37,7 @@ pub fn documents(collection: &SynthCollection) -> Vec<Document> {
 /// Loads `docs` with a loader that commits every `batch_books` books.
 pub fn load_docs(index: &Index, docs: Vec<Document>, batch_books: usize) -> stemmata::LoadStats {
     let mut loader = index
-        .bulk_loader(LoadOptions {
-            batch_books,
-            ..LoadOptions::default()
-        })
+        .bulk_loader(LoadOptions::default().batch_books(batch_books))
         .expect("loader");
     for doc in docs {
         loader.add(doc).expect("add");
@@ -75,7 +72,7 @@ pub fn sequences_of(index: &Index) -> BTreeMap<String, UniqueWordSeq> {
 /// Word `i` of a vocabulary of distinct pseudo-words in no alphabetical
 /// order (so the alphabetical-list guard leaves them alone).
 pub fn word(i: u32) -> String {
-    stemmata::testing::letters(i.wrapping_mul(0x9E37_79B1))
+    letters(i.wrapping_mul(0x9E37_79B1))
 }
 
 /// Words `from..from + n` of [`word`]: ranges that overlap share text.
@@ -189,13 +186,12 @@ pub fn collect_pairs<K: Ord + std::fmt::Debug>(
     options: &stemmata::PairsOptions,
     key: impl Fn(&stemmata::BookInfo, &stemmata::BookInfo) -> K,
 ) -> BTreeMap<K, f64> {
-    let books = reader.books();
     let mut found = BTreeMap::new();
     reader
-        .pairs(
+        .for_each_pair(
             options,
             |pair| {
-                let k = key(&books[pair.a as usize], &books[pair.b as usize]);
+                let k = key(pair.a, pair.b);
                 if let Some(old) = found.insert(k, pair.score) {
                     panic!("pair reported twice (score {old})");
                 }
@@ -271,4 +267,16 @@ pub fn assert_upgrade_required_and_untouched(dir: &Path) {
         }
     }
     assert!(snapshot_files(dir) == before, "a refused open wrote");
+}
+
+/// A distinct lower-case pseudo-word for `n` (base-26 letters).
+pub fn letters(mut n: u32) -> String {
+    let mut out = String::new();
+    loop {
+        out.push((b'a' + (n % 26) as u8) as char);
+        n /= 26;
+        if n == 0 {
+            return out;
+        }
+    }
 }

@@ -139,10 +139,10 @@ fn bench_verification(reader: &Reader, dp_pairs: usize, figures: &mut Figures) -
 /// verifier (aligning all n²/2 pairs of a large collection takes hours).
 fn bench_all_pairs(reader: &Reader, threads: usize, runs: usize) -> Result<AllPairs> {
     let mut timings = Vec::with_capacity(runs);
-    let mut pruned = reader.pairs(&PairsOptions::default(), |_| Ok(()), |_| {})?;
+    let mut pruned = reader.for_each_pair(&PairsOptions::default(), |_| Ok(()), |_| {})?;
     timings.push(seconds(pruned.elapsed));
     for _ in 1..runs {
-        pruned = reader.pairs(&PairsOptions::default(), |_| Ok(()), |_| {})?;
+        pruned = reader.for_each_pair(&PairsOptions::default(), |_| Ok(()), |_| {})?;
         timings.push(seconds(pruned.elapsed));
     }
     let secs = median(&mut timings);
@@ -194,10 +194,7 @@ fn median(values: &mut [f64]) -> f64 {
 /// Top-10 latency by key with the planner and by brute force, same queries.
 fn bench_queries(reader: &Reader, queries: usize, figures: &mut Figures) -> Result<()> {
     let books = reader.books();
-    let options = QueryOptions {
-        top_k: 10,
-        ..QueryOptions::default()
-    };
+    let options = QueryOptions::default().top_k(10);
     let mut planned = Vec::new();
     let mut brute = Vec::new();
     for i in 0..queries.min(books.len()) {

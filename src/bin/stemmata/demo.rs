@@ -116,30 +116,21 @@ pub fn run(args: DemoArgs) -> Result<ExitCode> {
         }
     });
     loader.extend(collection.books.iter().map(|book| {
-        Ok(Document {
-            key: book.key.clone(),
-            title: book.title.clone(),
-            author: book.author.clone(),
-            text: book.text.clone().into_bytes(),
-            source_name: book.key.clone(),
-            ..Document::default()
-        })
+        Ok(Document::new(book.key.clone(), book.text.clone())
+            .with_title(book.title.clone())
+            .with_author(book.author.clone()))
     }))?;
     let load = loader.finish()?;
     progress.finish_and_clear();
     let load_seconds = started.elapsed().as_secs_f64();
 
     let reader = index.reader()?;
-    let books = reader.books();
     let options = PairsOptions::default();
     let mut found = Vec::new();
-    let stats = reader.pairs(
+    let stats = reader.for_each_pair(
         &options,
         |pair| {
-            found.push(ordered(
-                &books[pair.a as usize].key,
-                &books[pair.b as usize].key,
-            ));
+            found.push(ordered(&pair.a.key, &pair.b.key));
             Ok(())
         },
         |_| {},

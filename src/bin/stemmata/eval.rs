@@ -73,12 +73,11 @@ fn scored_pairs(
     labels: &Labels,
     options: &PairsOptions,
 ) -> Result<(Vec<ScoredPair>, PairsStats)> {
-    let books = reader.books();
     let mut scored = Vec::new();
-    let stats = reader.pairs(
+    let stats = reader.for_each_pair(
         options,
         |pair| {
-            let (a, b) = (&books[pair.a as usize].key, &books[pair.b as usize].key);
+            let (a, b) = (&pair.a.key, &pair.b.key);
             scored.push(ScoredPair {
                 class: labels.class(a, b),
                 overlap: pair.overlap,
@@ -93,10 +92,7 @@ fn scored_pairs(
 
 /// Every pair sharing a unique word (exact mode, no threshold).
 fn score_all_pairs(reader: &stemmata::Reader, labels: &Labels) -> Result<Vec<ScoredPair>> {
-    let options = PairsOptions {
-        min_score: f64::MIN_POSITIVE,
-        ..PairsOptions::with_score(Score::Containment)
-    };
+    let options = PairsOptions::with_score(Score::Containment).min_score(f64::MIN_POSITIVE);
     Ok(scored_pairs(reader, labels, &options)?.0)
 }
 
@@ -105,10 +101,7 @@ fn approximate_pairs(
     reader: &stemmata::Reader,
     labels: &Labels,
 ) -> Result<(Vec<ScoredPair>, PairsStats)> {
-    let options = PairsOptions {
-        mode: Mode::Approximate,
-        ..PairsOptions::default()
-    };
+    let options = PairsOptions::default().mode(Mode::Approximate);
     scored_pairs(reader, labels, &options)
 }
 
@@ -311,7 +304,7 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
     let started = Instant::now();
     let scored = score_all_pairs(&reader, &labels)?;
     let scoring_seconds = started.elapsed().as_secs_f64();
-    let pruned_pairs = reader.pairs(&PairsOptions::default(), |_| Ok(()), |_| {})?;
+    let pruned_pairs = reader.for_each_pair(&PairsOptions::default(), |_| Ok(()), |_| {})?;
     let (approximate, approximate_pairs) = approximate_pairs(&reader, &labels)?;
     let started = Instant::now();
     let sketches = corpus

@@ -265,10 +265,7 @@ pub fn load(args: LoadArgs) -> Result<ExitCode> {
         );
         return Ok(ExitCode::from(2));
     }
-    let mut options = LoadOptions {
-        batch_books: args.batch_books,
-        ..LoadOptions::default()
-    };
+    let mut options = LoadOptions::default().batch_books(args.batch_books);
     if let Some(threads) = args.threads {
         options.threads = threads;
     }
@@ -422,12 +419,10 @@ fn query_json(
 pub fn query(args: QueryArgs) -> Result<ExitCode> {
     let index = Index::open_read_only(&args.index).map_err(|e| no_index(e, &args.index, false))?;
     let reader = args.score.reader(&index)?;
-    let options = QueryOptions {
-        mode: args.score.mode,
-        score: args.score.score,
-        top_k: args.top_k,
-        min_score: args.score.min_score()?,
-    };
+    let options = QueryOptions::with_score(args.score.score)
+        .mode(args.score.mode)
+        .top_k(args.top_k)
+        .min_score(args.score.min_score()?);
     let (result, query) = match (&args.key, &args.text) {
         (Some(key), _) => (reader.query_key(key, &options)?, QueryBook::Stored(key)),
         (None, Some(path)) => {
@@ -553,20 +548,12 @@ pub struct PairsArgs {
 /// Writes the clusters as TSV: cluster number (from 1), size, key. Keys are
 /// sorted within a cluster and clusters by size, then first key, so the file
 /// does not depend on the order books were loaded in.
-fn write_clusters(
-    path: &Path,
-    reader: &stemmata::Reader,
-    clusters: &mut Clusters,
-) -> Result<usize> {
-    let books = reader.books();
+fn write_clusters(path: &Path, clusters: &mut Clusters) -> Result<usize> {
     let mut groups: Vec<Vec<&str>> = clusters
         .groups()
         .iter()
         .map(|group| {
-            let mut keys: Vec<&str> = group
-                .iter()
-                .map(|&slot| books[slot as usize].key.as_str())
-                .collect();
+            let mut keys: Vec<&str> = group.iter().map(|book| book.key.as_str()).collect();
             keys.sort_unstable();
             keys
         })
@@ -661,12 +648,12 @@ pub fn pairs(mut args: PairsArgs) -> Result<ExitCode> {
         .filter(|b| args.from_id.is_none_or(|id| b.id >= id))
         .count();
     let progress = bar(probed as u64, "pairs", args.quiet);
-    let mut clusters = Clusters::new(books.len());
-    let stats = reader.pairs(
+    let mut clusters = Clusters::new(&reader);
+    let stats = reader.for_each_pair(
         &options,
         |pair| {
-            clusters.join(pair.a, pair.b);
-            let (a, b) = (&books[pair.a as usize].key, &books[pair.b as usize].key);
+            clusters.add(&pair);
+            let (a, b) = (&pair.a.key, &pair.b.key);
             let relation = if args.relations {
                 Some(reader.relation(a, b)?)
             } else {
@@ -706,7 +693,7 @@ pub fn pairs(mut args: PairsArgs) -> Result<ExitCode> {
     out.flush().map_err(write_error)?;
     progress.finish_and_clear();
     if let Some(path) = &args.clusters {
-        let count = write_clusters(path, &reader, &mut clusters)?;
+        let count = write_clusters(path, &mut clusters)?;
         if !args.quiet {
             eprintln!("{count} clusters written to {}", path.display());
         }

@@ -249,11 +249,9 @@ fn generate_into(options: StreamOptions, tx: Sender<Document>) -> Result<Generat
     let mut truth = GroundTruth::new();
     for book in stream(&options) {
         truth.record(&book);
-        let document = Document {
-            title: book.title,
-            author: book.author,
-            ..Document::new(book.key, book.text)
-        };
+        let document = Document::new(book.key, book.text)
+            .with_title(book.title)
+            .with_author(book.author);
         if tx.send(document).is_err() {
             break;
         }
@@ -280,10 +278,7 @@ fn ingest(
         std::thread::spawn(move || generate_into(options, tx))
     };
     let progress = bar(options.books as u64, "ingest", quiet);
-    let mut loader = index.bulk_loader(LoadOptions {
-        threads,
-        ..LoadOptions::default()
-    })?;
+    let mut loader = index.bulk_loader(LoadOptions::default().threads(threads))?;
     let report = progress.clone();
     loader.on_progress(move |event| {
         if let LoadEvent::Added { .. } = event {
@@ -463,11 +458,7 @@ fn time_queries(dir: &Path, search: Search, count: usize) -> Result<Queries> {
     let reader_open_s = secs(started.elapsed());
     let rss_after_open_mib = memory_status_mib("VmRSS:");
     let peak_rss_after_open_mib = memory_status_mib("VmHWM:");
-    let options = QueryOptions {
-        mode,
-        top_k: 10,
-        ..QueryOptions::default()
-    };
+    let options = QueryOptions::default().mode(mode).top_k(10);
     let books = reader.books();
     let mut millis = Vec::with_capacity(count);
     for i in 0..count {
