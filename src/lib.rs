@@ -38,7 +38,6 @@
 pub mod align;
 mod duration_serde;
 mod error;
-pub mod eval;
 #[cfg(test)]
 mod fault_tests;
 pub mod index;
@@ -47,7 +46,6 @@ pub mod query;
 pub mod relate;
 pub mod repr;
 pub mod storage;
-pub mod synth;
 pub mod text;
 mod upgrade;
 

@@ -9,11 +9,11 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use stemmata::align::lcs_len_dp;
-use stemmata::eval::Corpus;
 use stemmata::repr::unique_words::extract;
-use stemmata::synth::{generate, SynthOptions};
 use stemmata::text::decode;
 use stemmata::{Document, Error, Index, LoadOptions, PairsOptions, QueryOptions, Reader, Result};
+use stemmata_eval::Corpus;
+use stemmata_synth::{generate, SynthOptions};
 
 use crate::output::{print_json, temp_dir};
 
