@@ -4,7 +4,7 @@
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use stemmata::align::{lcs_len_dp, SequenceIndex};
 use stemmata::repr::{unique_words::extract, ExtractOptions};
-use stemmata::synth::{ocr_noise, work_text};
+use stemmata_synth::{ocr_noise, work_text};
 
 fn sequences(words: usize) -> (Vec<u32>, Vec<u32>) {
     let text = work_text(words, 3);

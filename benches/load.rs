@@ -2,8 +2,8 @@
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use stemmata::repr::{unique_words::extract, ExtractOptions};
-use stemmata::synth::{generate, SynthOptions};
 use stemmata::{Document, Index, LoadOptions};
+use stemmata_synth::{generate, SynthOptions};
 
 fn load(c: &mut Criterion) {
     let collection = generate(&SynthOptions::with_families(40, 11));

@@ -2,8 +2,8 @@
 //! brute-force scan, and all pairs with pruning.
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use stemmata::synth::{generate, SynthOptions};
 use stemmata::{Document, Index, PairsOptions, QueryOptions};
+use stemmata_synth::{generate, SynthOptions};
 
 fn query(c: &mut Criterion) {
     let dir = tempfile::tempdir().unwrap();

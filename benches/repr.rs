@@ -9,8 +9,8 @@ use stemmata::repr::minhash::{
     book_signature, classic_signature, page_signatures, shingle_hashes, MinHashOptions,
 };
 use stemmata::repr::simhash::{simhash, SimHashOptions};
-use stemmata::synth::work_text;
 use stemmata::text::{tokenise, Token};
+use stemmata_synth::work_text;
 
 fn book(words: usize) -> String {
     work_text(words, 3)

@@ -11,8 +11,8 @@ use rand::SeedableRng;
 use std::path::Path;
 use std::time::{Duration, Instant};
 use stemmata::align::{align_texts, RetasOptions};
-use stemmata::synth::{ocr_noise, work_text};
 use stemmata::text::decode;
+use stemmata_synth::{ocr_noise, work_text};
 
 const BOOK_WORDS: usize = 100_000;
 const EXCERPT_WORDS: usize = 5_000;

@@ -74,7 +74,6 @@ pub mod align;
 mod delete;
 mod duration_serde;
 mod error;
-pub mod eval;
 #[cfg(test)]
 mod fault_tests;
 pub mod index;
@@ -85,7 +84,6 @@ pub mod relate;
 pub mod repr;
 pub mod storage;
 mod store;
-pub mod synth;
 pub mod text;
 mod upgrade;
 mod verify;

@@ -9,8 +9,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use stemmata::repr::sketch::SketchOptions;
-use stemmata::synth::{generate, SynthCollection, SynthOptions, SynthRelation};
 use stemmata::{Document, Index, Mode, PairsOptions, QueryOptions, QueryResult, Reader};
+use stemmata_synth::{generate, SynthCollection, SynthOptions, SynthRelation};
 
 /// Families of works of 3,000–6,000 words with light OCR noise, half of
 /// them in anthologies: enough shingles for several windows per work.

@@ -9,8 +9,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use stemmata::load::sources;
-use stemmata::synth::{generate, ocr_noise, SynthCollection, SynthOptions, SynthRelation};
 use stemmata::{Document, Index, PairsOptions, QueryOptions, Score};
+use stemmata_synth::{generate, ocr_noise, SynthCollection, SynthOptions, SynthRelation};
 
 /// A collection with many anthologies, so that Contains pairs are plentiful.
 fn collection(seed: u64) -> SynthCollection {

@@ -83,7 +83,7 @@ fn levenshtein(a: &str, b: &str) -> usize {
 
 /// An excerpt of a real text when the corpus is present, else a generated one.
 fn excerpts() -> Vec<(String, String)> {
-    let generated = stemmata::synth::work_text(EXCERPT_WORDS, 21);
+    let generated = stemmata_synth::work_text(EXCERPT_WORDS, 21);
     let mut out = vec![("generated".to_string(), normalised(&generated))];
     let alice = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/texts/pg11.txt");
     match std::fs::read(&alice) {

@@ -72,13 +72,13 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::time::Instant;
 
-use stemmata::eval::{Corpus, LabelledPair};
 use stemmata::relate::classify::Signals;
 use stemmata::relate::{classify_books, PageOptions, PortionMap, Relation, RelationClass, Side};
 use stemmata::repr::minhash::mix64;
 use stemmata::repr::{page_signatures, word_hash, MinHashSig, SketchOptions};
 use stemmata::storage::pages::reduce;
 use stemmata::text::{decode, tokenise_spans, Token, PAGE_BREAK};
+use stemmata_eval::{Corpus, LabelledPair};
 
 mod common;
 

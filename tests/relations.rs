@@ -12,7 +12,7 @@ use stemmata::relate::{
 };
 use stemmata::repr::unique_words::extract;
 use stemmata::repr::{page_signatures, ExtractOptions, MinHashOptions};
-use stemmata::synth::{ocr_noise, zipf_vocabulary};
+use stemmata_synth::{ocr_noise, zipf_vocabulary};
 
 /// `n` words of running text: a Zipf vocabulary, so some words repeat and
 /// others occur once, like prose.

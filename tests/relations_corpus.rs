@@ -21,11 +21,11 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use stemmata::eval::{Corpus, LabelledPair};
 use stemmata::relate::{classify_map, MapOptions, PortionMap, Relation, RelationClass, Side};
 use stemmata::repr::unique_words::extract;
 use stemmata::repr::{ExtractOptions, Features};
 use stemmata::text::decode;
+use stemmata_eval::{Corpus, LabelledPair};
 
 mod common;
 

@@ -10,8 +10,8 @@
 use std::time::Instant;
 
 use stemmata::align::{align_texts, RetasOptions};
-use stemmata::eval::Corpus;
 use stemmata::text::decode;
+use stemmata_eval::Corpus;
 
 mod common;
 

@@ -247,7 +247,7 @@ mod tests {
 
     #[test]
     fn a_perfect_copy_is_fully_accurate_whatever_its_extra_matter() {
-        let clean = crate::synth::work_text(500, 1);
+        let clean = stemmata_synth::work_text(500, 1);
         let ocr = format!("A preface the clean copy lacks.\n\n{clean}\n\nIndex.");
         let measured = accuracy(&clean, &ocr);
         assert_eq!(measured.char_accuracy, 1.0);
@@ -273,7 +273,7 @@ mod tests {
 
     #[test]
     fn missing_and_inserted_words_count_with_their_spaces() {
-        let clean = crate::synth::work_text(400, 2);
+        let clean = stemmata_synth::work_text(400, 2);
         let words: Vec<&str> = clean.split_whitespace().collect();
         let mut ocr_words = words.clone();
         ocr_words.remove(200); // one word missing

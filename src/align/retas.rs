@@ -284,10 +284,10 @@ pub(crate) fn align_words(texts: &WordTexts, options: &RetasOptions) -> Alignmen
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::synth::{ocr_noise, work_text};
     use crate::text::normalise;
     use proptest::prelude::*;
     use rand::SeedableRng;
+    use stemmata_synth::{ocr_noise, work_text};
 
     fn align(a: &str, b: &str) -> Alignment {
         align_texts(a, b, &RetasOptions::default()).unwrap()

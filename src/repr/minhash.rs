@@ -524,11 +524,11 @@ pub fn union_signature(signatures: &[MinHashSig], seed: u64) -> Result<MinHashSi
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::synth::{generate, zipf_vocabulary, SynthOptions};
     use proptest::prelude::*;
     use rand::rngs::SmallRng;
     use rand::{Rng, SeedableRng};
     use std::collections::HashSet;
+    use stemmata_synth::{generate, zipf_vocabulary, SynthOptions};
 
     fn exact_jaccard(a: &[u64], b: &[u64]) -> f64 {
         let a: HashSet<u64> = a.iter().copied().collect();
@@ -766,7 +766,7 @@ mod tests {
         let collection = generate(&SynthOptions::with_families(1, 21));
         let text = &collection.books[0].text;
         let mut rng = SmallRng::seed_from_u64(4);
-        let noisy = crate::synth::ocr_noise(text, 0.002, &mut rng);
+        let noisy = stemmata_synth::ocr_noise(text, 0.002, &mut rng);
         let options = MinHashOptions::pages();
         let (a, b) = (
             page_signatures(text, &options),

@@ -30,7 +30,7 @@
 //! than its content. Measured with the defaults: on `../shared/corpus` (251
 //! Project Gutenberg books) unrelated pairs are a median 27 bits apart but
 //! 0.4% of them (123 of 30,594) are within the paper's d = 7, against 28 of
-//! 39 edition pairs (median 2 bits); books of one [`crate::synth`]
+//! 39 edition pairs (median 2 bits); books of one `stemmata_synth`
 //! collection, whose words are drawn from one Zipf vocabulary, are only 1–13
 //! bits apart (median 6) even when unrelated. Use the simhash to find
 //! candidates, not to decide.
@@ -329,10 +329,10 @@ fn simhash_in_chunks(text: &str, options: &SimHashOptions, chunk_bytes: usize) -
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::synth::{ocr_noise, work_text};
     use proptest::prelude::*;
     use rand::rngs::SmallRng;
     use rand::SeedableRng;
+    use stemmata_synth::{ocr_noise, work_text};
 
     /// The straightforward definition, for checking the packed counters.
     fn naive_simhash(grams: &[&[u8]], seed: u64) -> SimHash128 {

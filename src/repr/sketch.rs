@@ -451,9 +451,9 @@ fn signature_keys(sig: &MinHashSig, table: Table, layout: BandLayout, keys: &mut
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::synth::{ocr_noise, work_text};
     use rand::rngs::SmallRng;
     use rand::SeedableRng;
+    use stemmata_synth::{ocr_noise, work_text};
 
     fn shared_keys(a: &[u64], b: &[u64]) -> usize {
         a.iter().filter(|k| b.binary_search(k).is_ok()).count()

@@ -1,5 +1,6 @@
-//! Helpers shared by the integration tests: small generated collections,
-//! loading, reference sequences and the command-line binary.
+//! Helpers shared by the integration tests of the library and of the
+//! command line (`cli/tests/common` adds the binary): small generated
+//! collections, loading, reference sequences, fixtures and the corpus.
 #![allow(dead_code)]
 
 use std::collections::BTreeMap;
@@ -7,8 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use stemmata::repr::UniqueWordSeq;
-use stemmata::synth::{generate, SynthCollection, SynthOptions};
 use stemmata::{Document, Index, LoadOptions};
+use stemmata_synth::{generate, SynthCollection, SynthOptions};
 
 /// A generated collection of small books (works of `min..=max` words).
 pub fn small_collection(families: usize, seed: u64, min: usize, max: usize) -> SynthCollection {
@@ -80,9 +81,12 @@ pub fn text(from: u32, n: u32) -> String {
     (from..from + n).map(word).collect::<Vec<_>>().join(" ")
 }
 
-/// The `stemmata` binary, ready for arguments.
-pub fn cli() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_stemmata"))
+/// The repository's root (the `stemmata` package, with `tests/fixtures`),
+/// whichever package of the workspace these helpers are built in.
+pub fn repo_root() -> PathBuf {
+    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = here.ancestors().find(|d| d.join("tests/fixtures").is_dir());
+    root.unwrap_or(here).to_path_buf()
 }
 
 /// Runs `command` to completion, capturing its output.
@@ -203,10 +207,11 @@ pub fn collect_pairs<K: Ord + std::fmt::Debug>(
     found
 }
 
-/// The labelled corpus at `../shared/corpus`, or `None` (with a message)
-/// when it is missing; a missing corpus fails when `CI` is set.
+/// The labelled corpus at `../shared/corpus` (beside the repository), or
+/// `None` (with a message) when it is missing; a missing corpus fails when
+/// `CI` is set.
 pub fn corpus_dir() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+    let dir = repo_root().join("../shared/corpus");
     if dir.join("pairs.tsv").is_file() {
         return Some(dir);
     }
@@ -247,7 +252,7 @@ pub fn upgraded_fixture(version: &str) -> tempfile::TempDir {
 /// new temporary directory, as it is.
 pub fn fixture_copy(version: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+    let fixture = repo_root()
         .join("tests/fixtures")
         .join(version)
         .join("index");

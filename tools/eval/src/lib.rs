@@ -6,15 +6,25 @@
 //! unlisted or `same_author` — is a negative. `translation` pairs are
 //! neither: they are reported apart.
 
+#![deny(unsafe_code)]
+#![warn(missing_docs)]
+
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
-use crate::align::{Overlap, Score};
-use crate::error::IoContext;
-use crate::error::{Error, Result};
-use crate::load::Document;
-use crate::repr::minhash::{book_signature, MinHashOptions, MinHashSig};
-use crate::repr::simhash::{simhash, SimHash128, SimHashOptions};
+use stemmata::align::{Overlap, Score};
+use stemmata::load::Document;
+use stemmata::repr::minhash::{book_signature, MinHashOptions, MinHashSig};
+use stemmata::repr::simhash::{simhash, SimHash128, SimHashOptions};
+use stemmata::{Error, Result};
+
+/// The error of reading the corpus file at `path`.
+fn io_error(source: std::io::Error, path: &Path) -> Error {
+    Error::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
 
 /// A book listed in `books.tsv`.
 #[derive(Debug, Clone)]
@@ -56,7 +66,7 @@ pub struct Corpus {
 }
 
 fn read_tsv(path: &Path) -> Result<Vec<Vec<String>>> {
-    let text = std::fs::read_to_string(path).at(path)?;
+    let text = std::fs::read_to_string(path).map_err(|e| io_error(e, path))?;
     Ok(text
         .lines()
         .skip(1)
@@ -111,15 +121,12 @@ impl Corpus {
     pub fn documents(&self) -> impl Iterator<Item = Result<Document>> + '_ {
         self.books.iter().map(|book| {
             let path = self.dir.join("texts").join(format!("{}.txt", book.id));
-            let text = std::fs::read(&path).at(&path)?;
-            Ok(Document {
-                key: book.id.clone(),
-                title: book.title.clone(),
-                author: book.author.clone(),
-                language: book.language.clone(),
-                text,
-                source_name: path.display().to_string(),
-            })
+            let text = std::fs::read(&path).map_err(|e| io_error(e, &path))?;
+            Ok(Document::new(book.id.clone(), text)
+                .with_title(book.title.clone())
+                .with_author(book.author.clone())
+                .with_language(book.language.clone())
+                .with_source_name(path.display().to_string()))
         })
     }
 
@@ -397,7 +404,7 @@ pub struct BookSketch {
 impl BookSketch {
     /// Sketches a document's text with the default options.
     pub fn of(document: &Document) -> BookSketch {
-        let text = crate::text::decode(&document.text).text;
+        let text = stemmata::text::decode(&document.text).text;
         BookSketch {
             key: document.key.clone(),
             minhash: book_signature(&text, &MinHashOptions::default()),

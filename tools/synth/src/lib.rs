@@ -19,6 +19,9 @@
 //! each book carries its ground truth, which [`GroundTruth`] gathers without
 //! the texts (module `stream`).
 
+#![deny(unsafe_code)]
+#![warn(missing_docs)]
+
 mod stream;
 
 pub use stream::{stream, BookStream, GroundTruth, StreamOptions};

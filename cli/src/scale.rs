@@ -14,10 +14,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
-use stemmata::synth::{stream, GroundTruth, StreamOptions, SynthRelation};
 use stemmata::{
     Document, Error, Index, LoadEvent, LoadOptions, LoadStats, Mode, QueryOptions, Result,
 };
+use stemmata_synth::{stream, GroundTruth, StreamOptions, SynthRelation};
 
 use crate::output::{bar, new_index, print_json, temp_dir};
 

@@ -10,7 +10,7 @@ mod common;
 use stemmata::storage::format::FORMAT_VERSION;
 use stemmata::{Document, Error, Index};
 
-const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures");
 
 #[test]
 fn an_upgrade_stopped_before_its_rename_leaves_the_old_index_and_runs_again() {

@@ -1,74 +1,93 @@
-//! `stemmata bench`: speed figures, each against a baseline measured in the
-//! same run — pair verification against the naive DP LCS, all-pairs with
-//! pruning against aligning every pair, ingest per core, and top-10 query
-//! latency against a brute-force scan.
+//! Speed figures, each against a baseline measured in the same run — pair
+//! verification against the naive DP LCS, all-pairs with pruning against
+//! aligning every pair, ingest per core, and top-10 query latency against a
+//! brute-force scan (`stemmata bench`).
 
-use clap::Args;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use stemmata::align::lcs_len_dp;
-use stemmata::eval::Corpus;
 use stemmata::repr::unique_words::extract;
-use stemmata::synth::{generate, SynthOptions};
 use stemmata::text::decode;
 use stemmata::{Document, Error, Index, LoadOptions, PairsOptions, QueryOptions, Reader, Result};
+use stemmata_eval::Corpus;
+use stemmata_synth::{generate, SynthOptions};
 
-use crate::output::{print_json, temp_dir};
+use crate::temp_dir;
 
-#[derive(Args)]
-pub struct BenchArgs {
+/// What [`measure`] runs on.
+#[derive(Debug, Clone)]
+pub struct SpeedOptions {
     /// Corpus directory (books.tsv, texts/) for verification, all-pairs and ingest.
-    #[arg(long, default_value = "../shared/corpus")]
     pub corpus: PathBuf,
     /// Books in the generated collection for all-pairs and query latency.
-    #[arg(long, default_value_t = 10_000)]
     pub books: usize,
     /// Queries to time on the generated collection.
-    #[arg(long, default_value_t = 200)]
     pub queries: usize,
     /// Pairs to run the naive DP LCS on (it is slow: tens of ms per pair).
-    #[arg(long, default_value_t = 30)]
     pub dp_pairs: usize,
-    /// Print the figures as JSON.
-    #[arg(long)]
-    pub json: bool,
 }
 
-#[derive(serde::Serialize, Default)]
-struct Figures {
-    threads: usize,
-    verify_pairs_per_sec_per_core: f64,
-    dp_pairs_per_sec_per_core: f64,
-    verify_speedup_over_dp: f64,
-    corpus_all_pairs: AllPairs,
-    generated_all_pairs: AllPairs,
-    ingest_extract_mb_per_sec_per_core: f64,
-    ingest_load_mb_per_sec: f64,
-    ingest_load_mb_per_sec_per_core: f64,
-    generated_books: usize,
-    generated_mb: f64,
-    query_median_ms: f64,
-    query_p95_ms: f64,
-    brute_force_median_ms: f64,
-    query_speedup_over_brute_force: f64,
+/// The figures of one run of [`measure`].
+#[derive(Debug, serde::Serialize, Default)]
+pub struct Figures {
+    /// Threads available (loads and all-pairs use them all).
+    pub threads: usize,
+    /// Stored pairs verified per second on one core (LIS LCS).
+    pub verify_pairs_per_sec_per_core: f64,
+    /// The same pairs per second with the naive DP LCS.
+    pub dp_pairs_per_sec_per_core: f64,
+    /// The ratio of the two.
+    pub verify_speedup_over_dp: f64,
+    /// All pairs of the corpus.
+    pub corpus_all_pairs: AllPairs,
+    /// All pairs of the generated collection.
+    pub generated_all_pairs: AllPairs,
+    /// Feature extraction of the corpus texts on one core, MB/s.
+    pub ingest_extract_mb_per_sec_per_core: f64,
+    /// A full load of the corpus, MB/s.
+    pub ingest_load_mb_per_sec: f64,
+    /// The same per thread.
+    pub ingest_load_mb_per_sec_per_core: f64,
+    /// Books in the generated collection.
+    pub generated_books: usize,
+    /// Its text, MB.
+    pub generated_mb: f64,
+    /// Median top-10 query latency on the generated collection, ms.
+    pub query_median_ms: f64,
+    /// Its 95th percentile, ms.
+    pub query_p95_ms: f64,
+    /// Median latency of the same queries by brute force, ms.
+    pub brute_force_median_ms: f64,
+    /// The ratio of the two medians.
+    pub query_speedup_over_brute_force: f64,
 }
 
-#[derive(serde::Serialize, Default)]
-struct AllPairs {
-    books: u64,
-    pairs_considered: u64,
-    aligned: u64,
-    found: u64,
-    runs: usize,
+/// All pairs of one collection at the default threshold.
+#[derive(Debug, serde::Serialize, Default)]
+pub struct AllPairs {
+    /// Books in the collection.
+    pub books: u64,
+    /// Pairs the join considered.
+    pub pairs_considered: u64,
+    /// Pairs whose LCS was computed.
+    pub aligned: u64,
+    /// Pairs reported.
+    pub found: u64,
+    /// Runs timed.
+    pub runs: usize,
     /// Median over the runs.
-    seconds: f64,
-    seconds_min: f64,
-    seconds_max: f64,
-    pairs_per_sec_per_core: f64,
-    align_every_pair_per_sec_per_core: f64,
-    speedup_over_aligning_every_pair: f64,
+    pub seconds: f64,
+    /// The fastest run.
+    pub seconds_min: f64,
+    /// The slowest run.
+    pub seconds_max: f64,
+    /// Pairs considered per second per thread.
+    pub pairs_per_sec_per_core: f64,
+    /// Pairs aligned per second on one core when every pair is aligned.
+    pub align_every_pair_per_sec_per_core: f64,
+    /// The ratio of the two rates.
+    pub speedup_over_aligning_every_pair: f64,
 }
 
 fn seconds(d: Duration) -> f64 {
@@ -234,21 +253,18 @@ fn generated_documents(books: usize) -> Vec<Document> {
         .collect()
 }
 
-pub fn run(args: BenchArgs) -> Result<ExitCode> {
+/// Measures every figure on the corpus `options.corpus` and on a generated
+/// collection, in a temporary directory; `progress` is told each step.
+pub fn measure(options: &SpeedOptions, progress: impl Fn(&str)) -> Result<Figures> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut figures = Figures {
         threads,
         ..Figures::default()
     };
     let temp = temp_dir()?;
-    let progress = |what: &str| {
-        if !args.json {
-            eprintln!("… {what}");
-        }
-    };
 
     progress("corpus: load");
-    let corpus = Corpus::read(&args.corpus)?;
+    let corpus = Corpus::read(&options.corpus)?;
     let documents: Vec<Document> = corpus.documents().collect::<Result<_>>()?;
     let (index, load_secs, bytes) = load_documents(&temp.path().join("corpus"), documents.clone())?;
     figures.ingest_load_mb_per_sec = bytes as f64 / 1e6 / load_secs;
@@ -258,69 +274,20 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
     drop(documents);
     let reader = index.reader()?;
     progress("corpus: pair verification against DP");
-    bench_verification(&reader, args.dp_pairs, &mut figures)?;
+    bench_verification(&reader, options.dp_pairs, &mut figures)?;
     progress("corpus: all pairs");
     figures.corpus_all_pairs = bench_all_pairs(&reader, threads, 7)?;
     drop(reader);
 
-    progress(&format!("generated: {} books", args.books));
-    let documents = generated_documents(args.books);
+    progress(&format!("generated: {} books", options.books));
+    let documents = generated_documents(options.books);
     figures.generated_books = documents.len();
     figures.generated_mb = documents.iter().map(|d| d.text.len()).sum::<usize>() as f64 / 1e6;
     let (index, _, _) = load_documents(&temp.path().join("generated"), documents)?;
     let reader = index.reader()?;
     progress("generated: top-10 queries");
-    bench_queries(&reader, args.queries, &mut figures)?;
+    bench_queries(&reader, options.queries, &mut figures)?;
     progress("generated: all pairs");
     figures.generated_all_pairs = bench_all_pairs(&reader, threads, 1)?;
-
-    if args.json {
-        print_json(&figures)?;
-    } else {
-        print_figures(&figures);
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
-fn print_all_pairs(name: &str, p: &AllPairs) {
-    println!(
-        "all pairs, {name}: {} books, {} pairs considered in {:.3} s (median of {} runs, {:.3}–{:.3} s) = {:.0} pairs/s/core; {} aligned, {} found; aligning every pair: {:.0} pairs/s/core ({:.0}× slower)",
-        p.books,
-        p.pairs_considered,
-        p.seconds,
-        p.runs,
-        p.seconds_min,
-        p.seconds_max,
-        p.pairs_per_sec_per_core,
-        p.aligned,
-        p.found,
-        p.align_every_pair_per_sec_per_core,
-        p.speedup_over_aligning_every_pair
-    );
-}
-
-fn print_figures(f: &Figures) {
-    println!("threads: {}", f.threads);
-    println!(
-        "pair verification (corpus sequences): {:.0} pairs/s/core; naive DP LCS {:.1} pairs/s/core; {:.0}× faster",
-        f.verify_pairs_per_sec_per_core, f.dp_pairs_per_sec_per_core, f.verify_speedup_over_dp
-    );
-    print_all_pairs("corpus", &f.corpus_all_pairs);
-    print_all_pairs("generated", &f.generated_all_pairs);
-    println!(
-        "ingest: feature extraction {:.1} MB/s/core; full load {:.1} MB/s on {} threads ({:.1} MB/s/core)",
-        f.ingest_extract_mb_per_sec_per_core,
-        f.ingest_load_mb_per_sec,
-        f.threads,
-        f.ingest_load_mb_per_sec_per_core
-    );
-    println!(
-        "top-10 query over {} generated books ({:.0} MB): median {:.2} ms, p95 {:.2} ms; brute force median {:.2} ms ({:.1}× slower)",
-        f.generated_books,
-        f.generated_mb,
-        f.query_median_ms,
-        f.query_p95_ms,
-        f.brute_force_median_ms,
-        f.query_speedup_over_brute_force
-    );
+    Ok(figures)
 }

@@ -10,7 +10,7 @@ use stemmata::repr::{unique_words::extract, ExtractOptions};
 use stemmata::storage::format::{FORMAT_VERSION, MAGIC, OLDEST_SUPPORTED_FORMAT_VERSION};
 use stemmata::{Document, Error, Index, LoadOptions, Mode, PairsOptions, QueryOptions, Result};
 
-const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/v1");
+const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/v1");
 
 #[test]
 fn a_version_1_index_opens_verifies_and_answers_queries() {

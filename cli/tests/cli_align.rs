@@ -8,7 +8,7 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use stemmata::synth::{ocr_noise, work_text};
+use stemmata_synth::{ocr_noise, work_text};
 
 /// A clean text, a noisy copy of it with an added preface, and the directory.
 fn texts() -> (tempfile::TempDir, PathBuf, PathBuf) {

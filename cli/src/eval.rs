@@ -5,10 +5,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use stemmata::eval::{
-    baselines, best_f1, metrics, BookSketch, Corpus, Labels, Metrics, ScoredPair,
-};
 use stemmata::{LoadEvent, LoadOptions, Mode, PairsOptions, PairsStats, Result, Score};
+use stemmata_eval::{baselines, best_f1, metrics, BookSketch, Corpus, Labels, Metrics, ScoredPair};
 
 use crate::output::{bar, new_index, print_json};
 
@@ -236,8 +234,7 @@ fn list_errors(scored: &[ScoredPair], labels: &Labels, corpus: &Corpus) -> Vec<L
         if hit {
             found.insert(pair.keys.clone());
         }
-        if hit && !pair.class.is_positive() && pair.class != stemmata::eval::PairClass::Translation
-        {
+        if hit && !pair.class.is_positive() && pair.class != stemmata_eval::PairClass::Translation {
             errors.push(ListedError::new(
                 "false positive",
                 (&pair.keys.0, &pair.keys.1),

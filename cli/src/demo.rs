@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use stemmata::synth::{generate, SynthCollection, SynthOptions, SynthRelation};
 use stemmata::{Document, Error, LoadEvent, LoadOptions, PairsOptions, QueryOptions, Result};
+use stemmata_synth::{generate, SynthCollection, SynthOptions, SynthRelation};
 
 use crate::output::{bar, new_index, print_json};
 

@@ -291,8 +291,7 @@ impl GroundTruth {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::synth::{generate, SynthOptions};
-    use crate::{Document, Index, Score};
+    use crate::{generate, SynthOptions};
 
     fn small(books: usize, words: usize, seed: u64) -> StreamOptions {
         StreamOptions {
@@ -374,33 +373,6 @@ mod tests {
         assert!(lengths.iter().all(|&n| (1_500..=2_500).contains(&n)));
         let mean = lengths.iter().sum::<usize>() as f64 / lengths.len() as f64;
         assert!((mean / target as f64 - 1.0).abs() < 0.1, "mean {mean}");
-    }
-
-    #[test]
-    fn related_pairs_align_and_unrelated_pairs_do_not() {
-        let books: Vec<SynthBook> = stream(&small(70, 1_500, 11)).collect();
-        let truth = truth_of(&books);
-        let dir = tempfile::tempdir().unwrap();
-        let index = Index::create(dir.path()).unwrap();
-        let documents = books.iter().map(|b| Ok(Document::new(&*b.key, &*b.text)));
-        index.load(documents).unwrap();
-        let reader = index.reader().unwrap();
-        let mut related = 0;
-        for (i, a) in books.iter().enumerate() {
-            for b in &books[i + 1..] {
-                let overlap = reader.align_books(&a.key, &b.key).unwrap();
-                let score = Score::Coverage.value(&overlap);
-                if truth.relation(&a.key, &b.key).is_some() {
-                    assert!(score > 0.15, "{} {}: {score}", a.key, b.key);
-                    related += 1;
-                } else {
-                    assert!(score < 0.05, "{} {}: {score}", a.key, b.key);
-                }
-            }
-        }
-        let expected = truth.pairs(SynthRelation::Edition) + truth.pairs(SynthRelation::Contains);
-        assert_eq!(related, expected);
-        assert!(truth.pairs(SynthRelation::Contains) >= 5);
     }
 
     #[test]
