@@ -102,7 +102,7 @@ impl<'a> Cursor<'a> {
 }
 
 impl BookEntry {
-    /// Appends the entry's bytes to `out` (layout in storage-format.md).
+    /// Appends the entry's bytes to `out` (layout in storage-format.md, section 6.2).
     pub fn encode_into(&self, out: &mut Vec<u8>) {
         let mut fixed = [0u8; 40];
         LittleEndian::write_u32(&mut fixed[0..4], self.barrel);
@@ -160,7 +160,7 @@ fn decode_options(bytes: &[u8]) -> Option<ExtractOptions> {
     (c.bytes.is_empty() && max_word_bytes as usize == MAX_WORD_BYTES).then_some(options)
 }
 
-/// The 40 bytes of sketch options (layout in storage-format.md).
+/// The 40 bytes of sketch options (layout in storage-format.md, section 6.1).
 pub fn encode_sketch_options(o: &SketchOptions) -> Vec<u8> {
     let mut out = Vec::with_capacity(40);
     out.extend_from_slice(&(o.book.shingle_len as u16).to_le_bytes());
