@@ -138,7 +138,7 @@ impl BookEntry {
     }
 }
 
-fn encode_options(options: &ExtractOptions) -> Vec<u8> {
+pub(super) fn encode_options(options: &ExtractOptions) -> Vec<u8> {
     let mut out = vec![0u8; 24];
     LittleEndian::write_u64(&mut out[0..8], options.hash_seed);
     LittleEndian::write_u32(&mut out[8..12], options.max_term_freq);
@@ -148,7 +148,7 @@ fn encode_options(options: &ExtractOptions) -> Vec<u8> {
     out
 }
 
-fn decode_options(bytes: &[u8]) -> Option<ExtractOptions> {
+pub(super) fn decode_options(bytes: &[u8]) -> Option<ExtractOptions> {
     let mut c = Cursor { bytes };
     let options = ExtractOptions {
         hash_seed: c.u64()?,

@@ -3,8 +3,9 @@
 //! page files of page signatures, and the redb catalog; and `fs`, the one
 //! seam every write to the index directory passes through.
 //! `storage-format.md` at the repository root documents these byte by byte
-//! (`docs/algorithms.md` says how the stored values are computed). Nothing
-//! here knows about queries.
+//! (`docs/algorithms.md` says how the stored values are computed), and
+//! `spec_examples` rebuilds its worked examples. Nothing here knows about
+//! queries.
 
 pub mod append;
 pub mod barrel;
@@ -15,3 +16,5 @@ mod overlay;
 pub mod page_files;
 pub mod pages;
 pub mod segment;
+#[cfg(test)]
+mod spec_examples;
