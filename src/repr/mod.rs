@@ -1,5 +1,6 @@
 //! Book representations: pure functions from normalised words to the
-//! features the index stores. No I/O here.
+//! features the index stores. No I/O here. `docs/algorithms.md` states
+//! every rule here whose result is stored, so that it can be reproduced.
 
 pub mod minhash;
 pub mod simhash;

@@ -102,7 +102,7 @@ impl<'a> Cursor<'a> {
 }
 
 impl BookEntry {
-    /// Appends the entry's bytes to `out` (layout in storage-format.md).
+    /// Appends the entry's bytes to `out` (layout in storage-format.md, section 6.2).
     pub fn encode_into(&self, out: &mut Vec<u8>) {
         let mut fixed = [0u8; 40];
         LittleEndian::write_u32(&mut fixed[0..4], self.barrel);
@@ -138,7 +138,7 @@ impl BookEntry {
     }
 }
 
-fn encode_options(options: &ExtractOptions) -> Vec<u8> {
+pub(super) fn encode_options(options: &ExtractOptions) -> Vec<u8> {
     let mut out = vec![0u8; 24];
     LittleEndian::write_u64(&mut out[0..8], options.hash_seed);
     LittleEndian::write_u32(&mut out[8..12], options.max_term_freq);
@@ -148,7 +148,7 @@ fn encode_options(options: &ExtractOptions) -> Vec<u8> {
     out
 }
 
-fn decode_options(bytes: &[u8]) -> Option<ExtractOptions> {
+pub(super) fn decode_options(bytes: &[u8]) -> Option<ExtractOptions> {
     let mut c = Cursor { bytes };
     let options = ExtractOptions {
         hash_seed: c.u64()?,
@@ -160,7 +160,7 @@ fn decode_options(bytes: &[u8]) -> Option<ExtractOptions> {
     (c.bytes.is_empty() && max_word_bytes as usize == MAX_WORD_BYTES).then_some(options)
 }
 
-/// The 40 bytes of sketch options (layout in storage-format.md).
+/// The 40 bytes of sketch options (layout in storage-format.md, section 6.1).
 pub fn encode_sketch_options(o: &SketchOptions) -> Vec<u8> {
     let mut out = Vec::with_capacity(40);
     out.extend_from_slice(&(o.book.shingle_len as u16).to_le_bytes());

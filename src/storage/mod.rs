@@ -1,8 +1,10 @@
 //! Everything written to disk: the common file header, append-only files,
 //! barrels of unique-word sequences, segments of sketches and key tables,
 //! page files of page signatures, and the redb catalog; and `fs`, the one
-//! seam every write to the index directory passes through. `storage-format.md` at the
-//! repository root documents these byte by byte. Nothing here knows about
+//! seam every write to the index directory passes through.
+//! `storage-format.md` at the repository root documents these byte by byte
+//! (`docs/algorithms.md` says how the stored values are computed), and
+//! `spec_examples` rebuilds its worked examples. Nothing here knows about
 //! queries.
 
 pub mod append;
@@ -14,3 +16,5 @@ mod overlay;
 pub mod page_files;
 pub mod pages;
 pub mod segment;
+#[cfg(test)]
+mod spec_examples;

@@ -16,7 +16,8 @@
 //! `u64::MAX` reads back as itself. [`reduce`] gives a new text's
 //! signatures the same form before they are compared with stored ones.
 //!
-//! Layout (all integers little-endian; see `storage-format.md`):
+//! Layout (all integers little-endian; see `storage-format.md`, section 6.5,
+//! and Appendix A.3 for the format-3 catalog value):
 //!
 //! ```text
 //! u32 book_id         the book (a page-file record only; not in a format-3 value)

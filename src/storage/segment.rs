@@ -12,7 +12,7 @@
 //! transaction, so a crash leaves at most an unlisted file that the next
 //! writer removes.
 //!
-//! Layout (all integers little-endian; see `storage-format.md`):
+//! Layout (all integers little-endian; see `storage-format.md`, section 4):
 //!
 //! ```text
 //! file header (16 bytes, kind 2, version 4; version 3 has the same layout)

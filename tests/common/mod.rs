@@ -248,7 +248,7 @@ pub fn upgraded_fixture(version: &str) -> tempfile::TempDir {
     dir
 }
 
-/// A copy of the fixture index of format `version` ("v1" .. "v4") in a
+/// A copy of the fixture index of format `version` ("v1" .. "v5") in a
 /// new temporary directory, as it is.
 pub fn fixture_copy(version: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
