@@ -38,10 +38,7 @@ fn texts() -> BTreeMap<String, String> {
 }
 
 fn hits(index: &Index, key: &str, mode: Mode) -> Vec<(String, u32)> {
-    let options = QueryOptions {
-        mode,
-        ..QueryOptions::default()
-    };
+    let options = QueryOptions::default().mode(mode);
     let reader = index.reader().unwrap();
     let by_key = reader.query_key(key, &options).unwrap().hits;
     let text = &texts()[key];
