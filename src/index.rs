@@ -460,7 +460,7 @@ impl Index {
 
     /// Deletes the books stored under `keys` in one transaction; returns how
     /// many existed. Their records stay in the barrels and page files as
-    /// dead bytes. A key that is not stored and breaks the key rule
+    /// dead bytes until [`Index::compact`]. A key that is not stored and breaks the key rule
     /// ([`crate::load::check_key`]) is an `InvalidArgument`, and nothing is
     /// deleted; a book stored under such a key by an older build can still
     /// be deleted.
@@ -653,7 +653,7 @@ impl Index {
     /// page file's header and committed length, and that exactly the live
     /// books of more than one page have a locator pointing at a valid
     /// record of that book with one signature per page. A compaction that
-    /// removes a listed segment while this runs restarts the check on a
+    /// removes a listed file while this runs restarts the check on a
     /// fresh snapshot.
     ///
     /// A listed segment that cannot be read (damaged, missing) is reported
@@ -674,7 +674,7 @@ impl Index {
                 }
                 Err(Error::Io { path, source })
                     if source.kind() == std::io::ErrorKind::NotFound
-                        && path.starts_with(self.segment_dir())
+                        && path.starts_with(self.dir())
                         && attempts < 3 =>
                 {
                     attempts += 1;

@@ -36,6 +36,7 @@
 #![deny(clippy::host_endian_bytes, clippy::big_endian_bytes)]
 
 pub mod align;
+pub mod compact;
 mod duration_serde;
 mod error;
 pub mod eval;
@@ -52,6 +53,7 @@ pub mod text;
 mod upgrade;
 
 pub use align::{Overlap, Score};
+pub use compact::CompactStats;
 pub use error::{Error, Result};
 pub use index::{DeleteStats, Index, IndexBuilder, IndexStats, VerifyStats};
 pub use load::{BulkLoader, Document, DuplicateKey, LoadEvent, LoadOptions, LoadStats};

@@ -74,9 +74,11 @@ impl PairVerifier<'_> {
 /// A consistent snapshot of an index for queries. It holds in memory what
 /// every query needs: each book's unique-word hashes (in text order) and
 /// the sketch segments. What only relations need is read on demand: word
-/// positions from the barrels (one record per book, never rewritten) and
-/// page signatures from the page files (the catalog, in format 3). So it
-/// keeps the index open (and its catalog locked) until it is dropped.
+/// positions from the barrels (one record per book, at the place of the
+/// reader's snapshot, or where the catalog puts it once a compaction has
+/// moved it: [`crate::compact`]) and page signatures from the page files
+/// (the catalog, in format 3). So it keeps the index open (and its catalog
+/// locked) until it is dropped.
 pub struct Reader {
     books: Vec<BookInfo>,
     /// Each book's unique-word hashes in text order (its sequence without
@@ -254,9 +256,15 @@ impl Reader {
     /// word positions: read from its barrel record.
     pub fn sequence(&self, key: &str) -> Result<UniqueWordSeq> {
         let slot = self.slot_of(key)? as usize;
-        let record = self
-            .index
-            .read_book_record(&self.books[slot], self.places[slot])?;
+        let book = &self.books[slot];
+        let record = match self.index.read_book_record(book, self.places[slot]) {
+            // A compaction moved the record since this reader opened.
+            Err(error) if crate::compact::is_missing_file(&error) => {
+                let old = self.index.barrel_path(self.places[slot].barrel);
+                crate::compact::read_moved_record(&self.index, book, &old)?
+            }
+            other => other?,
+        };
         Ok(record.sequence)
     }
 

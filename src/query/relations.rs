@@ -72,11 +72,13 @@ impl Reader {
         if book.pages <= 1 {
             return Ok(Vec::new());
         }
-        let snapshot = self.index.catalog().snapshot()?;
-        Ok(self
-            .index
-            .stored_pages(&snapshot, book.id)?
-            .unwrap_or_default())
+        // A compaction may remove the page file between the snapshot and
+        // the read: the next snapshot points at the record's new place.
+        crate::compact::retry_if_moved(|| {
+            let snapshot = self.index.catalog().snapshot()?;
+            self.index.stored_pages(&snapshot, book.id)
+        })
+        .map(Option::unwrap_or_default)
     }
 
     /// The page signatures of a new text, made and reduced as the index

@@ -192,8 +192,9 @@ fn decode_payload(raw: &[u8], n: usize) -> Option<UniqueWordSeq> {
 /// barrel at `path` whose committed length is `committed_len`, without
 /// reading the rest of the file: for readers that keep only part of each
 /// record in memory and fetch the rest on demand. Committed records are
-/// never rewritten, so this is safe at any time after the commit that
-/// recorded them.
+/// never rewritten in place: a compaction copies them into a new barrel
+/// and removes the old one after the commit that moves them
+/// ([`crate::compact`]), which a reader finds as a missing file.
 pub fn read_record(path: &Path, committed_len: u64, offset: u64, len: u32) -> Result<Record> {
     let mut file = File::open(path).at(path)?;
     let bytes = append::read_committed(&mut file, path, committed_len, offset, len)?;
@@ -294,6 +295,25 @@ impl BarrelReader {
                 what: "record offset outside the committed barrel".into(),
             })?;
         decode_record(&self.bytes[start..], offset, &self.path)
+    }
+
+    /// The `len` bytes of the record at `offset`, as stored: for copying a
+    /// record (checked with [`record_at`](Self::record_at) first) unchanged
+    /// into another barrel. `Corrupted` unless they lie in the committed
+    /// prefix after the header.
+    pub fn record_bytes(&self, offset: u64, len: u32) -> Result<&[u8]> {
+        usize::try_from(offset)
+            .ok()
+            .filter(|&start| start >= HEADER_LEN)
+            .and_then(|start| Some(start..start.checked_add(len as usize)?))
+            .and_then(|range| self.bytes.get(range))
+            .ok_or_else(|| Error::Corrupted {
+                path: self.path.clone(),
+                offset,
+                what: format!(
+                    "a record of {len} bytes at {offset} lies outside the committed barrel"
+                ),
+            })
     }
 
     /// Every record in the committed prefix, in file order, with its offset.
