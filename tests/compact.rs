@@ -295,3 +295,44 @@ fn compacting_away_every_book_keeps_file_numbers_rising() {
     index.verify().unwrap();
     assert_eq!(index.reader().unwrap().len(), 2);
 }
+
+#[test]
+fn the_command_line_compacts_and_reports_in_text_and_json() {
+    let dir = tempfile::tempdir().unwrap();
+    drop(index_with_dead_records(dir.path()));
+    let out = common::run(common::cli().arg("compact").arg(dir.path()));
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let text = String::from_utf8(out.stdout.clone()).unwrap();
+    for line in [
+        "barrels ",
+        "page files ",
+        "segments ",
+        "catalog ",
+        "moved ",
+        "total ",
+    ] {
+        assert!(
+            text.lines().any(|l| l.starts_with(line)),
+            "{line:?} in {text}"
+        );
+    }
+    assert!(text.contains("reclaimed"), "{text}");
+    assert!(common::stderr(&out).is_empty(), "{}", common::stderr(&out));
+
+    // Compact again: nothing left to move.
+    let out = common::run(common::cli().args(["compact", "--json"]).arg(dir.path()));
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["records_moved"], 0);
+    assert_eq!(json["page_records_moved"], 0);
+    assert_eq!(json["catalog_compacted"], true);
+    assert_eq!(json["warnings"], serde_json::json!([]));
+    let barrels = &json["barrels"];
+    assert_eq!(barrels["bytes_before"], barrels["bytes_after"]);
+    for kind in ["page_files", "segments", "catalog"] {
+        assert!(json[kind]["bytes_after"].is_u64(), "{kind}: {json}");
+    }
+
+    let out = common::run(common::cli().arg("verify").arg(dir.path()));
+    assert!(out.status.success(), "{}", common::stderr(&out));
+}
