@@ -336,3 +336,34 @@ fn the_command_line_compacts_and_reports_in_text_and_json() {
     let out = common::run(common::cli().arg("verify").arg(dir.path()));
     assert!(out.status.success(), "{}", common::stderr(&out));
 }
+
+#[test]
+fn readers_and_verify_in_another_thread_work_through_compactions() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut index = index_with_dead_records(dir.path());
+    let expected = common::sequences_of(&index);
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let checker = {
+        let (index, stop) = (index.clone(), stop.clone());
+        std::thread::spawn(move || {
+            let mut rounds = 0;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) || rounds == 0 {
+                let reader = index.reader().unwrap();
+                assert_eq!(reader.len(), 20);
+                let verified = index.verify().unwrap();
+                assert_eq!(verified.books, 20);
+                rounds += 1;
+            }
+            rounds
+        })
+    };
+    for round in 0..6 {
+        // The same texts again: new records, the old ones dead.
+        common::load_docs(&index, books(0..12, u32::from(round % 2 == 1)), 5);
+        index.compact().unwrap();
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    assert!(checker.join().unwrap() > 0);
+    assert_eq!(common::sequences_of(&index), expected);
+    index.verify().unwrap();
+}
