@@ -1,5 +1,6 @@
 //! Fault-injection walks over every write operation of an index: create,
-//! load, replace, delete, the end-of-load compaction and upgrade.
+//! load, replace, delete, the end-of-load compaction, the compaction of
+//! the whole index (`Index::compact`) and upgrade.
 //!
 //! Each walk first runs its operation once with the operations of the
 //! index directory counted through the file seam
@@ -241,6 +242,19 @@ const WALKS: &[Walk] = &[
         may_leave_none: false,
     },
     Walk {
+        name: "full compaction",
+        setup: |dir| {
+            create_and_load(dir, books(0..18), LOAD_BATCH);
+            load(dir, replace_docs(), REPLACE_BATCH, &mut 0).unwrap();
+            Index::open(dir).unwrap().delete(&DELETED[..2]).unwrap();
+        },
+        run: |dir, _| Index::open(dir)?.compact().map(drop),
+        // A compaction changes where records are, never which books.
+        states: |before, _| vec![before.clone()],
+        allowed: |_, _| 0..=0,
+        may_leave_none: false,
+    },
+    Walk {
         name: "upgrade",
         setup: |dir| copy_dir(&v3_fixture(), dir),
         run: |dir, _| Index::upgrade(dir).map(drop),
@@ -441,6 +455,11 @@ fn faults_while_deleting() {
 #[test]
 fn faults_in_the_end_of_load_compaction() {
     walk_named("compaction", 10);
+}
+
+#[test]
+fn faults_while_compacting_the_index() {
+    walk_named("full compaction", 30);
 }
 
 #[test]

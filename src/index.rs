@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, Weak};
 
+use crate::compact::{CompactProgress, CompactStats};
 use crate::delete::DeleteStats;
 use crate::error::{Error, IoContext, Result};
 use crate::load::{sources, BulkLoader, Document, LoadOptions, LoadStats};
@@ -257,7 +258,8 @@ impl Index {
 
     /// Deletes the books stored under `keys` in one transaction; returns how
     /// many existed. Their records stay in the barrels and page files as
-    /// dead bytes. A key that is not stored and breaks the key rule
+    /// dead bytes until [`Index::compact`]. A key that is not stored and
+    /// breaks the key rule
     /// ([`crate::keys::check_key`]) is an `InvalidArgument`, and nothing is
     /// deleted; a book stored under such a key by an older build can still
     /// be deleted.
@@ -274,6 +276,67 @@ impl Index {
     /// result, not an error.
     pub fn delete_books(&self, keys: &[&str]) -> Result<DeleteStats> {
         crate::delete::delete_books(&self.store, keys)
+    }
+
+    /// Reclaims the space of deleted and replaced books: rewrites every
+    /// barrel and page file holding dead records without them, merges the
+    /// sketch segments without dead sketches, and compacts the catalog.
+    /// Takes the writer role (`Locked` while a load runs, `ReadOnly` on an
+    /// index opened read-only). Readers, in this process or others, keep
+    /// answering meanwhile and afterwards, from their snapshots. The
+    /// catalog database is compacted only when no other handle of this
+    /// index (a clone, a [`Reader`], another `Index::open` of the
+    /// directory) is alive and no other process reads it; otherwise
+    /// [`CompactStats::warnings`] says so and the rest is done.
+    pub fn compact(&mut self) -> Result<CompactStats> {
+        self.compact_with_progress(|_| {})
+    }
+
+    /// [`Index::compact`], calling `progress` as live records are copied.
+    pub fn compact_with_progress(
+        &mut self,
+        mut progress: impl FnMut(CompactProgress),
+    ) -> Result<CompactStats> {
+        let mut stats = crate::compact::compact_files(&self.store, &mut progress)?;
+        match self.compact_catalog() {
+            Some(Ok(())) => stats.catalog_compacted = true,
+            Some(Err(error)) => stats.warnings.push(format!(
+                "the barrels, page files and segments were compacted, but the catalog could not \
+                 be: {error}; the index is valid as it is; compact again when no other process \
+                 has the index open"
+            )),
+            None => stats.warnings.push(
+                "the catalog was not compacted: other handles of this index (readers, clones, \
+                 other opens of the directory) are alive in this process; compact again once \
+                 they are dropped"
+                    .to_string(),
+            ),
+        }
+        crate::compact::measure_after(&self.store, &mut stats)?;
+        Ok(stats)
+    }
+
+    /// Compacts the catalog database when this is the only handle of the
+    /// store; `None` otherwise. The store leaves the table of open indexes
+    /// meanwhile (its entry would count as a handle), under that table's
+    /// lock, so no other open can take it in between.
+    fn compact_catalog(&mut self) -> Option<Result<()>> {
+        let mut open = open_indexes().lock().unwrap_or_else(|e| e.into_inner());
+        let me = Arc::downgrade(&self.store);
+        let keys: Vec<_> = open
+            .iter()
+            .filter(|(_, store)| store.ptr_eq(&me))
+            .map(|(key, _)| key.clone())
+            .collect();
+        for key in &keys {
+            open.remove(key);
+        }
+        drop(me);
+        let result = Arc::get_mut(&mut self.store).map(Store::compact_catalog);
+        for key in keys {
+            open.insert(key, Arc::downgrade(&self.store));
+        }
+        result
     }
 
     /// Counts of books, words and bytes.
@@ -310,7 +373,7 @@ impl Index {
     /// page file's header and committed length, and that exactly the live
     /// books of more than one page have a locator pointing at a valid
     /// record of that book with one signature per page. A compaction that
-    /// removes a listed segment while this runs restarts the check on a
+    /// removes a listed file while this runs restarts the check on a
     /// fresh snapshot.
     ///
     /// A listed segment that cannot be read (damaged, missing) is reported

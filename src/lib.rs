@@ -71,6 +71,7 @@
 #![deny(clippy::host_endian_bytes, clippy::big_endian_bytes)]
 
 pub mod align;
+mod compact;
 mod delete;
 mod duration_serde;
 mod error;
@@ -89,6 +90,7 @@ mod upgrade;
 mod verify;
 
 pub use align::{Overlap, Score};
+pub use compact::{CompactProgress, CompactStats, FileSizes};
 pub use delete::DeleteStats;
 pub use error::{Error, Result};
 pub use index::{Index, IndexBuilder, IndexStats};

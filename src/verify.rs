@@ -91,7 +91,7 @@ impl Verifier<'_> {
                 }
                 Err(Error::Io { path, source })
                     if source.kind() == std::io::ErrorKind::NotFound
-                        && path.starts_with(self.store.segment_dir())
+                        && path.starts_with(self.store.dir())
                         && attempts < 3 =>
                 {
                     attempts += 1;

@@ -2,6 +2,7 @@
 
 mod align_cmds;
 mod bench;
+mod compact_cmd;
 mod demo;
 mod eval;
 mod index_cmds;
@@ -44,6 +45,9 @@ enum Command {
     Stats(index_cmds::StatsArgs),
     /// Check every checksum and catalog entry of an index.
     Verify(index_cmds::VerifyArgs),
+    /// Reclaim the space of deleted and replaced books.
+    #[command(long_about = compact_cmd::ABOUT)]
+    Compact(compact_cmd::CompactArgs),
     /// Upgrade an index written by an older stemmata, in place.
     #[command(long_about = index_cmds::UPGRADE_ABOUT)]
     Upgrade(index_cmds::UpgradeArgs),
@@ -94,6 +98,7 @@ fn run(command: Command) -> stemmata::Result<ExitCode> {
         Command::Delete(args) => index_cmds::delete(args),
         Command::Stats(args) => index_cmds::stats(args),
         Command::Verify(args) => index_cmds::verify(args),
+        Command::Compact(args) => compact_cmd::compact(args),
         Command::Upgrade(args) => index_cmds::upgrade(args),
         Command::Align(args) => align_cmds::align(args),
         Command::OcrAccuracy(args) => align_cmds::ocr_accuracy(args),

@@ -51,7 +51,7 @@ fn one_of_a_thing_is_singular_in_load_stats_and_verify() {
 #[test]
 fn a_missing_index_directory_is_said_to_not_exist() {
     let dir = tempfile::tempdir().unwrap();
-    for command in ["stats", "verify", "pairs"] {
+    for command in ["stats", "verify", "pairs", "compact"] {
         let output = stemmata(&[command, "nonexistent"], dir.path());
         assert_eq!(output.status.code(), Some(1), "{command}");
         let stderr = common::stderr(&output);

@@ -16,7 +16,8 @@
 //! not an error. A crash or a
 //! dropped loader loses only the uncommitted batch; bytes it wrote past the
 //! committed barrel and page-file lengths are ignored and cut off by the
-//! next loader.
+//! next loader; a barrel or page file it started but never committed is
+//! removed by the next loader or compaction when it starts.
 
 pub mod sources;
 
@@ -394,6 +395,7 @@ impl<'p> BulkLoader<'p> {
         let writer = store.lock_writer()?;
         let sketch_options = *store.require_sketches("load books")?;
         let next_segment = segments::prepare_dir(&store)?;
+        crate::compact::remove_unlisted_files(&store)?;
         let snapshot = store.catalog().snapshot()?;
         let next_book_id = snapshot.next_book_id()?;
         let barrels = snapshot.barrels()?;

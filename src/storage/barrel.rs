@@ -321,6 +321,25 @@ impl BarrelReader {
         decode_record(&self.bytes[start..], offset, &self.path)
     }
 
+    /// The `len` bytes of the record at `offset`, as stored: for copying a
+    /// record (checked with [`record_at`](Self::record_at) first) unchanged
+    /// into another barrel. `Corrupted` unless they lie in the committed
+    /// prefix after the header.
+    pub fn record_bytes(&self, offset: u64, len: u32) -> Result<&[u8]> {
+        usize::try_from(offset)
+            .ok()
+            .filter(|&start| start >= HEADER_LEN)
+            .and_then(|start| Some(start..start.checked_add(len as usize)?))
+            .and_then(|range| self.bytes.get(range))
+            .ok_or_else(|| Error::Corrupted {
+                path: self.path.clone(),
+                offset,
+                what: format!(
+                    "a record of {len} bytes at {offset} lies outside the committed barrel"
+                ),
+            })
+    }
+
     /// Every record in the committed prefix, in file order, with its offset.
     pub fn records(&self) -> impl Iterator<Item = Result<(u64, Record)>> + '_ {
         let mut offset = HEADER_LEN as u64;

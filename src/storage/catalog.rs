@@ -242,6 +242,26 @@ pub struct CatalogBatch {
     pub next_book_id: u32,
 }
 
+/// The catalog side of a compaction ([`Catalog::relocate`]): the books
+/// whose records moved to new barrels, the page locators that moved to new
+/// page files, and the barrels and page files replaced. Applied in one
+/// transaction under the writer lock, so the entries are those read before.
+#[derive(Debug, Default)]
+pub struct Relocation {
+    /// Books with their entries pointing at their new records.
+    pub books: Vec<(u32, BookEntry)>,
+    /// New page locators of books whose page records moved.
+    pub pages: Vec<(u32, PageLocator)>,
+    /// Barrels to unlist (their live records moved).
+    pub remove_barrels: Vec<u32>,
+    /// Page files to unlist.
+    pub remove_page_files: Vec<u32>,
+    /// New barrels to list, with their committed lengths.
+    pub add_barrels: Vec<(u32, u64)>,
+    /// New page files to list, with their committed lengths.
+    pub add_page_files: Vec<(u32, u64)>,
+}
+
 /// What one committed batch did.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct CommitOutcome {
@@ -634,6 +654,46 @@ impl Catalog {
 }
 
 impl Catalog {
+    /// Applies a compaction's `relocation` in one write transaction: after
+    /// it returns, every moved book and page locator points at its new
+    /// record and only the new files are listed; after an error, none of
+    /// it is visible.
+    #[allow(clippy::result_large_err)]
+    pub(crate) fn relocate(&self, relocation: &Relocation) -> Result<()> {
+        contain_panics(&self.path, || {
+            self.write(|txn| {
+                let mut books = txn.open_table(BOOKS)?;
+                let mut bytes = Vec::new();
+                for (id, entry) in &relocation.books {
+                    bytes.clear();
+                    entry.encode_into(&mut bytes);
+                    books.insert(*id, bytes.as_slice())?;
+                }
+                let mut pages = txn.open_table(PAGES)?;
+                for (id, locator) in &relocation.pages {
+                    pages.insert(*id, locator.encode().as_slice())?;
+                }
+                let mut barrels = txn.open_table(BARRELS)?;
+                for &number in &relocation.remove_barrels {
+                    barrels.remove(number)?;
+                }
+                for &(number, len) in &relocation.add_barrels {
+                    barrels.insert(number, len)?;
+                }
+                let mut page_files = txn.open_table(PAGE_FILES)?;
+                for &number in &relocation.remove_page_files {
+                    page_files.remove(number)?;
+                }
+                for &(number, len) in &relocation.add_page_files {
+                    page_files.insert(number, len)?;
+                }
+                Ok(())
+            })
+        })
+    }
+}
+
+impl Catalog {
     /// Makes the catalog format `to_version` in one write transaction:
     /// `locators` become the `pages` entries of their books (a format-3
     /// catalog's page signatures moved into page files), `lengths` the
@@ -754,6 +814,22 @@ impl CatalogSnapshot<'_> {
                 out.push((id.value(), entry));
             }
             Ok(out)
+        })
+    }
+
+    /// The entry of the book with internal id `id`, if it is stored.
+    pub fn book(&self, id: u32) -> Result<Option<BookEntry>> {
+        contain_panics(&self.catalog.path, || {
+            let table = self.txn.open_table(BOOKS).map_err(|e| self.err(e))?;
+            let Some(bytes) = table.get(id).map_err(|e| self.err(e))? else {
+                return Ok(None);
+            };
+            BookEntry::decode_from(bytes.value())
+                .map(Some)
+                .ok_or_else(|| {
+                    self.catalog
+                        .corrupted(&format!("book entry {id} does not decode"))
+                })
         })
     }
 

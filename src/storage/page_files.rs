@@ -5,7 +5,8 @@
 //!
 //! A record is read alone, by a positioned read of its bytes: page files
 //! grow with the collection and are never held in memory. The records of
-//! deleted or replaced books stay in their file as dead bytes.
+//! deleted or replaced books stay in their file as dead bytes until a
+//! compaction ([`crate::compact`]) copies the live ones into a new file.
 
 use byteorder::{ByteOrder, LittleEndian};
 use std::fs::File;

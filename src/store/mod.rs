@@ -168,6 +168,12 @@ impl Store {
         &self.catalog
     }
 
+    /// Compacts the catalog database; needs the store alone (no reader,
+    /// loader or other handle holds it).
+    pub(crate) fn compact_catalog(&mut self) -> Result<()> {
+        self.catalog.compact()
+    }
+
     pub(crate) fn segment_dir(&self) -> PathBuf {
         self.dir.join(layout::SEGMENT_DIR)
     }
