@@ -77,13 +77,20 @@ mod duration_serde;
 mod error;
 #[cfg(test)]
 mod fault_tests;
-pub mod index;
+mod index;
 pub mod keys;
 pub mod load;
-pub mod query;
+mod query;
 pub mod relate;
 pub mod repr;
+/// The storage layer: file codecs, the catalog, the write seam. Not part
+/// of the stable API: public only with the `internals` feature, for the
+/// fuzz targets, benches and tests.
+#[cfg(feature = "internals")]
 pub mod storage;
+#[cfg(not(feature = "internals"))]
+#[allow(dead_code)]
+mod storage;
 mod store;
 pub mod text;
 mod upgrade;
@@ -96,8 +103,8 @@ pub use error::{Error, Result};
 pub use index::{Index, IndexBuilder, IndexStats};
 pub use load::{BulkLoader, Document, DuplicateKey, LoadEvent, LoadOptions, LoadStats};
 pub use query::{
-    AllPairs, BookInfo, Clusters, Hit, Mode, Pair, PairsOptions, PairsStats, QueryOptions,
-    QueryResult, Reader, RelationInput,
+    AllPairs, BookInfo, Clusters, Explain, Hit, Mode, OverlapFields, Pair, PairVerifier,
+    PairsOptions, PairsStats, QueryOptions, QueryResult, Reader, RelationInput, SourceCounts,
 };
 pub use upgrade::UpgradeStats;
 pub use verify::VerifyStats;

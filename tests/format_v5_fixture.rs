@@ -11,8 +11,8 @@ mod common;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use stemmata::query::Mode;
 use stemmata::storage::format::{FORMAT_VERSION, MAGIC};
+use stemmata::Mode;
 use stemmata::{Document, Index, QueryOptions};
 
 /// The fixture itself (read-only opens only; writes go to a copy).
@@ -43,7 +43,7 @@ fn hits(index: &Index, key: &str, mode: Mode) -> Vec<(String, u32)> {
     let by_key = reader.query_key(key, &options).unwrap().hits;
     let text = &texts()[key];
     let by_text = reader.query_text(text.as_bytes(), &options).unwrap().hits;
-    let of = |hits: Vec<stemmata::query::Hit>| -> Vec<(String, u32)> {
+    let of = |hits: Vec<stemmata::Hit>| -> Vec<(String, u32)> {
         hits.into_iter()
             .map(|h| (h.key, h.overlap.common))
             .filter(|(k, _)| k != key)

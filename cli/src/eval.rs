@@ -12,7 +12,7 @@ use crate::output::{bar, new_index, print_json};
 
 #[derive(Args)]
 pub struct EvalArgs {
-    /// Corpus directory: books.tsv, pairs.tsv and texts/<id>.txt.
+    /// Corpus directory: books.tsv, pairs.tsv and texts/ID.txt.
     #[arg(long)]
     pub corpus: PathBuf,
     /// Build the index here and keep it [default: a temporary directory].

@@ -74,7 +74,7 @@ impl ScoreArgs {
 /// scanned, and the query's words skipped as frequent when it is one query)
 /// or each band table (approximate mode).
 fn candidate_sources(
-    sources: Option<&stemmata::query::approx::SourceCounts>,
+    sources: Option<&stemmata::SourceCounts>,
     entries_scanned: u64,
     frequent_words: Option<u64>,
 ) -> String {

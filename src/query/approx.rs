@@ -38,10 +38,11 @@ pub struct SourceCounts {
     pub window_minhash: u64,
     /// Books sharing a simhash band key and within the Hamming distance.
     pub simhash: u64,
-    /// Books agreeing with the query on at least [`MIN_SHARED_VALUES`]
-    /// book min-hash positions.
+    /// Books agreeing with the query on at least 3 of the book min-hash
+    /// positions.
     pub minhash_values: u64,
-    /// Keys skipped for listing too many books (see [`MIN_KEY_CAP`]).
+    /// Keys skipped for listing too many books: more than 1% of the books
+    /// and more than 64.
     pub skipped_keys: u64,
 }
 

@@ -11,16 +11,17 @@
 //! Loads that commit later do not change it. [`Reader::relation`] tells how
 //! two stored books relate (`relations.rs`).
 
-pub mod approx;
+mod approx;
 mod clusters;
 mod pairs;
 mod planner;
-pub mod postings;
+mod postings;
 mod relations;
 
+pub use approx::SourceCounts;
 pub use clusters::Clusters;
 pub use pairs::{AllPairs, Pair, PairsOptions, PairsStats};
-pub use planner::{Explain, Hit, Mode, QueryOptions, QueryResult};
+pub use planner::{Explain, Hit, Mode, OverlapFields, QueryOptions, QueryResult};
 pub use relations::RelationInput;
 
 use std::collections::{BTreeMap, HashMap};
@@ -194,8 +195,8 @@ impl Reader {
     }
 
     /// Sets the cap past which exact mode's counting skips a word as
-    /// frequent: words unique in more than `cap` books (default
-    /// [`postings::default_frequent_word_cap`]). Answers do not change, only
+    /// frequent: words unique in more than `cap` books (default: half the
+    /// books, and at least 1000). Answers do not change, only
     /// the work: a lower cap scans shorter lists but loosens bounds, so more
     /// books are aligned.
     pub fn with_frequent_word_cap(mut self, cap: u32) -> Reader {

@@ -217,6 +217,7 @@ impl Postings {
     }
 
     /// The books holding the word with hash `word`, ascending.
+    #[cfg(test)]
     pub fn books_with(&self, word: u32) -> &[u32] {
         match self.words.binary_search(&word) {
             Ok(id) => &self.books[self.range(id as WordId)],

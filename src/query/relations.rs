@@ -75,7 +75,7 @@ impl Reader {
     }
 
     /// The page signatures of a new text, made and reduced as the index
-    /// stores them ([`crate::storage::pages`]): empty when the text has no
+    /// stores them (page min-hash signatures with their values cut to 32 bits): empty when the text has no
     /// page break or the index stores no pages.
     pub fn pages_of_text(&self, text: &str) -> Vec<MinHashSig> {
         match self.store.sketch_options() {
