@@ -17,7 +17,7 @@
 //!
 //! A crash before the transaction leaves new files that no commit lists:
 //! readers never read them, and the next writer (a load or a compaction)
-//! removes them ([`remove_unlisted_files`]). A crash after it leaves old
+//! removes them (`Store::remove_unlisted_files`). A crash after it leaves old
 //! files unlisted, removed the same way.
 //!
 //! Readers keep working across a compaction: a [`crate::Reader`] holds
@@ -25,7 +25,7 @@
 //! opens, and an open file outlives its name, so it reads the records of
 //! its snapshot whatever a compaction removes.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -131,7 +131,7 @@ pub(crate) fn compact_files(
     let catalog_path = store.catalog().path().to_path_buf();
     stats.catalog.files_before = 1;
     stats.catalog.bytes_before = file_len(&catalog_path)?;
-    stats.files_removed += remove_unlisted_files(store)?;
+    stats.files_removed += store.remove_unlisted_files()?;
     let next_segment = crate::store::segments::prepare_dir(store)?;
 
     let snapshot = store.catalog().snapshot()?;
@@ -396,49 +396,4 @@ impl<F: Fn(u32) -> PathBuf> Output<F> {
         self.close()?;
         Ok(self.written)
     }
-}
-
-/// Removes every barrel (`barrels/N.brl`) and page file (`pages/N.pgs`)
-/// whose number the catalog does not list, as a writer does when it
-/// starts; returns how many. Such a file was written by a load or a
-/// compaction that stopped before its catalog transaction, or was
-/// replaced by a compaction that stopped before removing it. Readers never
-/// read an unlisted file. Other names, and directories, are left alone.
-/// Call it holding the writer role.
-pub(crate) fn remove_unlisted_files(store: &Store) -> Result<u64> {
-    let snapshot = store.catalog().snapshot()?;
-    let barrels: HashSet<u32> = snapshot.barrels()?.into_iter().map(|(n, _)| n).collect();
-    let page_files: HashSet<u32> = snapshot.page_files()?.into_iter().map(|(n, _)| n).collect();
-    drop(snapshot);
-    let mut removed = 0;
-    for (path_of, listed, suffix) in [
-        (store.barrel_path(1), &barrels, ".brl"),
-        (store.page_file_path(1), &page_files, ".pgs"),
-    ] {
-        let Some(dir) = path_of.parent() else {
-            continue;
-        };
-        let entries = match std::fs::read_dir(dir) {
-            Ok(entries) => entries,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-            Err(e) => return Err(e).at(dir),
-        };
-        for entry in entries {
-            let entry = entry.at(dir)?;
-            if entry.file_type().at(&entry.path())?.is_dir() {
-                continue;
-            }
-            let name = entry.file_name();
-            let number = name
-                .to_str()
-                .and_then(|n| n.strip_suffix(suffix))
-                .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
-                .and_then(|n| n.parse::<u32>().ok());
-            if number.is_some_and(|n| !listed.contains(&n)) {
-                fs::remove_stale(&entry.path())?;
-                removed += 1;
-            }
-        }
-    }
-    Ok(removed)
 }

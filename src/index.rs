@@ -247,8 +247,14 @@ impl Index {
     /// text file.
     pub fn load_dir(&self, dir: impl AsRef<Path>) -> Result<LoadStats> {
         let dir = dir.as_ref();
-        let files = sources::text_files(dir)?;
-        self.load(files)
+        let paths = sources::text_file_paths(dir)?;
+        if paths.is_empty() {
+            return Err(Error::InvalidArgument(format!(
+                "{}: no text file (.txt or .text) in this directory or below it",
+                dir.display()
+            )));
+        }
+        self.load(paths.iter().map(|path| sources::read_text_file(path)))
     }
 
     /// A snapshot of the index for queries: books loaded later are not in it.

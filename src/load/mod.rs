@@ -385,6 +385,17 @@ pub struct BulkLoader<'p> {
     progress: Option<Progress<'p>>,
 }
 
+impl std::fmt::Debug for BulkLoader<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BulkLoader")
+            .field("dir", &self.store.dir())
+            .field("options", &self.options)
+            .field("books", &self.stats.books)
+            .field("commits", &self.stats.commits)
+            .finish_non_exhaustive()
+    }
+}
+
 impl<'p> BulkLoader<'p> {
     pub(crate) fn new(store: Arc<Store>, options: LoadOptions) -> Result<Self> {
         if options.batch_books == 0 || options.threads == 0 {
@@ -395,7 +406,7 @@ impl<'p> BulkLoader<'p> {
         let writer = store.lock_writer()?;
         let sketch_options = *store.require_sketches("load books")?;
         let next_segment = segments::prepare_dir(&store)?;
-        crate::compact::remove_unlisted_files(&store)?;
+        store.remove_unlisted_files()?;
         let snapshot = store.catalog().snapshot()?;
         let next_book_id = snapshot.next_book_id()?;
         let barrels = snapshot.barrels()?;

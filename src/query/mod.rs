@@ -66,6 +66,14 @@ pub struct PairVerifier<'r> {
     join: postings::Join,
 }
 
+impl std::fmt::Debug for PairVerifier<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PairVerifier")
+            .field("books", &self.reader.len())
+            .finish_non_exhaustive()
+    }
+}
+
 impl PairVerifier<'_> {
     /// The overlap of the books in reader slots `a` and `b` (as in
     /// [`Reader::books`]); |X| is `a`'s sequence.

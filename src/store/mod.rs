@@ -9,11 +9,12 @@ pub(crate) mod layout;
 pub(crate) mod records;
 pub(crate) mod segments;
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, IoContext, Result};
 use crate::repr::{ExtractOptions, SketchOptions};
 use crate::storage::catalog::{Access, Catalog, CatalogOptions};
 use crate::storage::format::{FileKind, FormatVersion};
@@ -213,5 +214,50 @@ impl Store {
         Ok(WriterGuard {
             store: self.clone(),
         })
+    }
+
+    /// Removes every barrel (`barrels/N.brl`) and page file (`pages/N.pgs`)
+    /// whose number the catalog does not list, as a writer does when it
+    /// starts; returns how many. Such a file was written by a load or a
+    /// compaction that stopped before its catalog transaction, or was
+    /// replaced by a compaction that stopped before removing it. Readers never
+    /// read an unlisted file. Other names, and directories, are left alone.
+    /// Call it holding the writer role.
+    pub(crate) fn remove_unlisted_files(&self) -> Result<u64> {
+        let snapshot = self.catalog().snapshot()?;
+        let barrels: HashSet<u32> = snapshot.barrels()?.into_iter().map(|(n, _)| n).collect();
+        let page_files: HashSet<u32> = snapshot.page_files()?.into_iter().map(|(n, _)| n).collect();
+        drop(snapshot);
+        let mut removed = 0;
+        for (path_of, listed, suffix) in [
+            (self.barrel_path(1), &barrels, ".brl"),
+            (self.page_file_path(1), &page_files, ".pgs"),
+        ] {
+            let Some(dir) = path_of.parent() else {
+                continue;
+            };
+            let entries = match std::fs::read_dir(dir) {
+                Ok(entries) => entries,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                Err(e) => return Err(e).at(dir),
+            };
+            for entry in entries {
+                let entry = entry.at(dir)?;
+                if entry.file_type().at(&entry.path())?.is_dir() {
+                    continue;
+                }
+                let name = entry.file_name();
+                let number = name
+                    .to_str()
+                    .and_then(|n| n.strip_suffix(suffix))
+                    .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+                    .and_then(|n| n.parse::<u32>().ok());
+                if number.is_some_and(|n| !listed.contains(&n)) {
+                    fs::remove_stale(&entry.path())?;
+                    removed += 1;
+                }
+            }
+        }
+        Ok(removed)
     }
 }
