@@ -19,8 +19,10 @@ pub enum Error {
     Corrupted {
         /// The file holding the bad bytes.
         path: PathBuf,
-        /// Byte offset of the bad record or field.
-        offset: u64,
+        /// Byte offset of the bad record or field; `None` when the problem
+        /// is not at one offset (a value without an offset of its own, or
+        /// an inconsistency between records).
+        offset: Option<u64>,
         /// What failed to decode.
         what: String,
     },
@@ -90,6 +92,27 @@ pub enum Error {
     },
 }
 
+impl Error {
+    /// `Corrupted`: the bytes of `path` are wrong in a way that is not at
+    /// one byte offset.
+    pub fn corrupted(path: impl Into<PathBuf>, what: impl Into<String>) -> Error {
+        Error::Corrupted {
+            path: path.into(),
+            offset: None,
+            what: what.into(),
+        }
+    }
+
+    /// `Corrupted`: the bytes at byte `offset` of `path` are wrong.
+    pub fn corrupted_at(path: impl Into<PathBuf>, offset: u64, what: impl Into<String>) -> Error {
+        Error::Corrupted {
+            path: path.into(),
+            offset: Some(offset),
+            what: what.into(),
+        }
+    }
+}
+
 /// Result with [`Error`] as the default error type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
@@ -97,9 +120,16 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Error::Io { path, source } => write!(f, "{}: {source}", path.display()),
-            Error::Corrupted { path, offset, what } => {
-                write!(f, "{}: corrupted at byte {offset}: {what}", path.display())
-            }
+            Error::Corrupted {
+                path,
+                offset: Some(offset),
+                what,
+            } => write!(f, "{}: corrupted at byte {offset}: {what}", path.display()),
+            Error::Corrupted {
+                path,
+                offset: None,
+                what,
+            } => write!(f, "{}: corrupted: {what}", path.display()),
             Error::ChecksumMismatch {
                 path,
                 offset,
@@ -188,5 +218,25 @@ impl<T> IoContext<T> for std::result::Result<T, io::Error> {
             path: path.to_path_buf(),
             source,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn corrupted_names_the_offset_only_when_there_is_one() {
+        let at = Error::corrupted_at("seg", 40, "book ids out of order");
+        assert_eq!(
+            at.to_string(),
+            "seg: corrupted at byte 40: book ids out of order"
+        );
+        let whole = Error::corrupted("catalog.redb", "key table and book table disagree");
+        assert_eq!(
+            whole.to_string(),
+            "catalog.redb: corrupted: key table and book table disagree"
+        );
+        assert!(matches!(whole, Error::Corrupted { offset: None, .. }));
     }
 }

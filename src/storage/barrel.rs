@@ -117,11 +117,7 @@ pub struct Record {
 /// `path`. Checks lengths before allocating, then the checksum, then the
 /// payload. Never panics on bad bytes.
 pub fn decode_record(bytes: &[u8], offset: u64, path: &Path) -> Result<Record> {
-    let corrupted = |what: String| Error::Corrupted {
-        path: path.to_path_buf(),
-        offset,
-        what,
-    };
+    let corrupted = |what: String| Error::corrupted_at(path.to_path_buf(), offset, what);
     if bytes.len() < RECORD_HEADER_LEN {
         return Err(corrupted("record header cut short".into()));
     }
@@ -223,14 +219,14 @@ impl BarrelFile {
             append::read_committed(&mut self.file, &self.path, self.committed_len, offset, len)?;
         let record = decode_record(&bytes, offset, &self.path)?;
         if record.len != u64::from(len) {
-            return Err(Error::Corrupted {
-                path: self.path.clone(),
+            return Err(Error::corrupted_at(
+                self.path.clone(),
                 offset,
-                what: format!(
+                format!(
                     "record is {} bytes, its catalog entry says {len}",
                     record.len
                 ),
-            });
+            ));
         }
         Ok(record)
     }
@@ -313,10 +309,12 @@ impl BarrelReader {
         let start = usize::try_from(offset)
             .ok()
             .filter(|&s| s >= HEADER_LEN && s <= self.bytes.len())
-            .ok_or_else(|| Error::Corrupted {
-                path: self.path.clone(),
-                offset,
-                what: "record offset outside the committed barrel".into(),
+            .ok_or_else(|| {
+                Error::corrupted_at(
+                    self.path.clone(),
+                    offset,
+                    "record offset outside the committed barrel",
+                )
             })?;
         decode_record(&self.bytes[start..], offset, &self.path)
     }

@@ -484,10 +484,11 @@ impl Catalog {
     pub(crate) fn check_integrity(path: &Path) -> Result<u64> {
         let file = std::fs::File::open(path).at(path)?;
         let len = file.metadata().at(path)?.len();
-        let damaged = |detail: String| Error::Corrupted {
-            path: path.to_path_buf(),
-            offset: 0,
-            what: format!("the catalog database is damaged ({detail})"),
+        let damaged = |detail: String| {
+            Error::corrupted(
+                path.to_path_buf(),
+                format!("the catalog database is damaged ({detail})"),
+            )
         };
         contain_panics(path, || {
             let backend = MemoryOverlay::new(file).at(path)?;
@@ -517,11 +518,7 @@ impl Catalog {
     }
 
     fn corrupted(&self, what: &str) -> Error {
-        Error::Corrupted {
-            path: self.path.clone(),
-            offset: 0,
-            what: what.to_string(),
-        }
+        Error::corrupted(self.path.clone(), what.to_string())
     }
 
     /// Decodes the `pages` value of book `id` by the catalog's version.
@@ -927,11 +924,10 @@ fn contain_panics<T>(path: &Path, f: impl FnOnce() -> Result<T>) -> Result<T> {
             .map(|s| s.to_string())
             .or_else(|| panic.downcast_ref::<String>().cloned())
             .unwrap_or_default();
-        Err(Error::Corrupted {
-            path: path.to_path_buf(),
-            offset: 0,
-            what: format!("catalog is damaged (the database engine failed: {detail})"),
-        })
+        Err(Error::corrupted(
+            path.to_path_buf(),
+            format!("catalog is damaged (the database engine failed: {detail})"),
+        ))
     })
 }
 

@@ -159,11 +159,7 @@ impl FileHeader {
 
     /// Decodes and checks a header of `expected` kind; `path` names the file in errors.
     pub fn decode_from(bytes: &[u8], expected: FileKind, path: &Path) -> Result<Self> {
-        let corrupted = |what: &str| Error::Corrupted {
-            path: path.to_path_buf(),
-            offset: 0,
-            what: what.to_string(),
-        };
+        let corrupted = |what: &str| Error::corrupted(path.to_path_buf(), what.to_string());
         if bytes.len() < HEADER_LEN {
             return Err(corrupted("file shorter than its 16-byte header"));
         }

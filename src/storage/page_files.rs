@@ -46,14 +46,13 @@ impl PageLocator {
     /// `path`; `Corrupted` unless it is exactly 16 bytes.
     pub fn decode(bytes: &[u8], path: &Path, book_id: u32) -> Result<Self> {
         if bytes.len() != LOCATOR_LEN {
-            return Err(Error::Corrupted {
-                path: path.to_path_buf(),
-                offset: 0,
-                what: format!(
+            return Err(Error::corrupted(
+                path.to_path_buf(),
+                format!(
                     "page locator of book id {book_id} is {} bytes, not {LOCATOR_LEN}",
                     bytes.len()
                 ),
-            });
+            ));
         }
         Ok(PageLocator {
             file: LittleEndian::read_u32(&bytes[0..4]),
@@ -159,10 +158,12 @@ impl PageFileReader {
             let locator = PageLocator {
                 file: file_number,
                 offset,
-                len: len.ok_or_else(|| Error::Corrupted {
-                    path: self.path.clone(),
-                    offset,
-                    what: "a page-file record longer than 4 GiB".into(),
+                len: len.ok_or_else(|| {
+                    Error::corrupted_at(
+                        self.path.clone(),
+                        offset,
+                        "a page-file record longer than 4 GiB",
+                    )
                 })?,
             };
             let signatures = self.read(&locator, book_id)?;

@@ -124,11 +124,11 @@ pub fn decode_value(bytes: &[u8], path: &Path, book_id: u32) -> Result<Vec<MinHa
 }
 
 fn corrupted(path: &Path, offset: u64, book_id: u32, what: String) -> Error {
-    Error::Corrupted {
-        path: path.to_path_buf(),
+    Error::corrupted_at(
+        path.to_path_buf(),
         offset,
-        what: format!("page signatures of book id {book_id}: {what}"),
-    }
+        format!("page signatures of book id {book_id}: {what}"),
+    )
 }
 
 /// Decodes checksummed page signatures that follow `prefix` bytes (checked
@@ -255,7 +255,10 @@ mod tests {
         let error = decode_record(&record, Path::new("000002.pgs"), 500, 8).unwrap_err();
         match &error {
             Error::Corrupted { path, offset, what } => {
-                assert_eq!((path.as_path(), *offset), (Path::new("000002.pgs"), 500));
+                assert_eq!(
+                    (path.as_path(), *offset),
+                    (Path::new("000002.pgs"), Some(500))
+                );
                 assert!(
                     what.contains("book id 8") && what.contains("book id 7"),
                     "{what}"

@@ -189,8 +189,9 @@ pub fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
 pub(crate) struct Unreadable {
     /// The segment file.
     pub path: PathBuf,
-    /// Byte offset of the damage (0 when the file as a whole is at fault).
-    pub offset: u64,
+    /// Byte offset of the damage; `None` when the file as a whole is at
+    /// fault.
+    pub offset: Option<u64>,
     /// What is wrong, without the path.
     pub what: String,
 }
@@ -206,20 +207,20 @@ impl Unreadable {
                 got,
                 ..
             } => (
-                *offset,
+                Some(*offset),
                 format!("checksum mismatch (stored {expected:#018x}, computed {got:#018x})"),
             ),
-            Error::Io { source, .. } => (0, format!("cannot be read: {source}")),
+            Error::Io { source, .. } => (None, format!("cannot be read: {source}")),
             Error::UnsupportedVersion {
                 found,
                 oldest,
                 newest,
                 ..
             } => (
-                0,
+                None,
                 format!("format version {found} is not supported (this build reads {oldest}..={newest})"),
             ),
-            other => (0, other.to_string()),
+            other => (None, other.to_string()),
         };
         Unreadable {
             path: path.to_path_buf(),
@@ -230,10 +231,10 @@ impl Unreadable {
 
     /// A `Corrupted` error naming the segment, with `advice` after the damage.
     pub fn error(&self, advice: &str) -> Error {
-        Error::Corrupted {
-            path: self.path.clone(),
-            offset: self.offset,
-            what: format!("{}; {advice}", self.what),
+        let what = format!("{}; {advice}", self.what);
+        match self.offset {
+            Some(offset) => Error::corrupted_at(&self.path, offset, what),
+            None => Error::corrupted(&self.path, what),
         }
     }
 }
@@ -281,11 +282,7 @@ struct Cursor<'a> {
 
 impl Cursor<'_> {
     fn corrupted(&self, what: String) -> Error {
-        Error::Corrupted {
-            path: self.path.to_path_buf(),
-            offset: self.at as u64,
-            what,
-        }
+        Error::corrupted_at(self.path.to_path_buf(), self.at as u64, what)
     }
 
     fn u32(&mut self) -> Result<u32> {
@@ -323,10 +320,8 @@ impl Segment {
     pub fn decode(bytes: Vec<u8>, path: &Path) -> Result<Segment> {
         let header = FileHeader::decode_from(&bytes, FileKind::Segment, path)?;
         let version_2 = !header.version.has_value_table();
-        let corrupted = |offset: usize, what: String| Error::Corrupted {
-            path: path.to_path_buf(),
-            offset: offset as u64,
-            what,
+        let corrupted = |offset: usize, what: String| {
+            Error::corrupted_at(path.to_path_buf(), offset as u64, what)
         };
         if bytes.len() < HEADER_LEN + 8 + CHECKSUM_LEN {
             return Err(corrupted(0, "segment shorter than its fixed fields".into()));
@@ -380,11 +375,7 @@ impl Segment {
     }
 
     fn check_order(&self) -> Result<()> {
-        let corrupted = |what: String| Error::Corrupted {
-            path: self.path.clone(),
-            offset: 0,
-            what,
-        };
+        let corrupted = |what: String| Error::corrupted(self.path.clone(), what);
         let stride = self.book_stride();
         let ids = (0..self.book_count)
             .map(|i| LittleEndian::read_u32(&self.bytes[self.books_at + i * stride..]));
