@@ -36,6 +36,7 @@ use byteorder::{ByteOrder, LittleEndian};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
+use super::codec::Cursor;
 use super::format::{
     checked_body, checksum, FileHeader, FileKind, FormatVersion, CHECKSUM_LEN, HEADER_LEN,
 };
@@ -273,41 +274,6 @@ pub struct Segment {
     tables: [TableSpan; TABLES],
 }
 
-/// A cursor over a segment's bytes that reports damage as `Corrupted`.
-struct Cursor<'a> {
-    bytes: &'a [u8],
-    at: usize,
-    path: &'a Path,
-}
-
-impl Cursor<'_> {
-    fn corrupted(&self, what: String) -> Error {
-        Error::corrupted_at(self.path.to_path_buf(), self.at as u64, what)
-    }
-
-    fn u32(&mut self) -> Result<u32> {
-        let at = self.at;
-        let slice = self
-            .bytes
-            .get(at..at + 4)
-            .ok_or_else(|| self.corrupted("segment cut short".into()))?;
-        self.at += 4;
-        Ok(LittleEndian::read_u32(slice))
-    }
-
-    /// Skips `count` items of `size` bytes; returns where they start.
-    fn skip(&mut self, count: usize, size: usize, what: &str) -> Result<usize> {
-        let start = self.at;
-        let end = count
-            .checked_mul(size)
-            .and_then(|n| n.checked_add(start))
-            .filter(|&end| end <= self.bytes.len())
-            .ok_or_else(|| self.corrupted(format!("{count} {what} run past the end")))?;
-        self.at = end;
-        Ok(start)
-    }
-}
-
 impl Segment {
     /// Reads and checks the segment at `path`.
     pub fn open(path: &Path) -> Result<Segment> {
@@ -320,22 +286,22 @@ impl Segment {
     pub fn decode(bytes: Vec<u8>, path: &Path) -> Result<Segment> {
         let header = FileHeader::decode_from(&bytes, FileKind::Segment, path)?;
         let version_2 = !header.version.has_value_table();
-        let corrupted = |offset: usize, what: String| {
-            Error::corrupted_at(path.to_path_buf(), offset as u64, what)
-        };
         if bytes.len() < HEADER_LEN + 8 + CHECKSUM_LEN {
-            return Err(corrupted(0, "segment shorter than its fixed fields".into()));
+            return Err(Error::corrupted(
+                path,
+                format!(
+                    "segment of {} bytes is shorter than its fixed fields",
+                    bytes.len()
+                ),
+            ));
         }
         let body_end = checked_body(&bytes, path, 0)?.len();
-        let mut cursor = Cursor {
-            bytes: &bytes[..body_end],
-            at: HEADER_LEN,
-            path,
-        };
+        let mut cursor = Cursor::at(&bytes[..body_end], path, 0);
+        cursor.skip(HEADER_LEN, 1, "header bytes")?;
         let book_count = cursor.u32()? as usize;
         let k = cursor.u32()? as usize;
         if !(1..=MAX_HASHES).contains(&k) {
-            return Err(cursor.corrupted(format!("{k} min-hashes per book")));
+            return Err(cursor.error_at(cursor.position() - 4, format!("{k} min-hashes per book")));
         }
         let table_count = if version_2 { TABLES_V2 } else { TABLES };
         let books_at = cursor.skip(book_count, 20 + 8 * k, "book sketches")?;
@@ -354,8 +320,8 @@ impl Segment {
                 books_at: cursor.skip(entry_count, 4, "posting entries")?,
             };
         }
-        if cursor.at != body_end {
-            return Err(corrupted(cursor.at, "bytes after the last table".into()));
+        if cursor.remaining() != 0 {
+            return Err(cursor.error("bytes after the last table"));
         }
         let segment = Segment {
             path: path.to_path_buf(),
