@@ -111,6 +111,19 @@ impl Error {
             what: what.into(),
         }
     }
+
+    /// The error with `context` before what a `Corrupted` error says is
+    /// wrong ("book entry 7: ..."); other errors unchanged.
+    pub(crate) fn context(self, context: impl std::fmt::Display) -> Error {
+        match self {
+            Error::Corrupted { path, offset, what } => Error::Corrupted {
+                path,
+                offset,
+                what: format!("{context}: {what}"),
+            },
+            other => other,
+        }
+    }
 }
 
 /// Result with [`Error`] as the default error type.

@@ -8,6 +8,7 @@ use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
+use super::codec::Encode;
 use super::format::{sync_parent_dir, FileHeader, FileKind, HEADER_LEN};
 use super::fs::{self, WriteFile};
 use crate::error::IoContext;

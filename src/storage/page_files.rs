@@ -7,11 +7,11 @@
 //! grow with the collection and are never held in memory. The records of
 //! deleted or replaced books stay in their file as dead bytes.
 
-use byteorder::{ByteOrder, LittleEndian};
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use super::append::{self, AppendWriter};
+use super::codec::{put_u32, put_u64, Cursor, Decode, Encode};
 use super::format::{FileKind, HEADER_LEN};
 use super::pages;
 use crate::error::{Error, Result};
@@ -32,32 +32,21 @@ pub struct PageLocator {
     pub len: u32,
 }
 
-impl PageLocator {
-    /// The 16 catalog bytes: u32 file, u64 offset, u32 length.
-    pub fn encode(&self) -> [u8; LOCATOR_LEN] {
-        let mut bytes = [0u8; LOCATOR_LEN];
-        LittleEndian::write_u32(&mut bytes[0..4], self.file);
-        LittleEndian::write_u64(&mut bytes[4..12], self.offset);
-        LittleEndian::write_u32(&mut bytes[12..16], self.len);
-        bytes
+/// The 16 catalog bytes: u32 file, u64 offset, u32 length.
+impl Encode for PageLocator {
+    fn encode_into(&self, out: &mut Vec<u8>) {
+        put_u32(out, self.file);
+        put_u64(out, self.offset);
+        put_u32(out, self.len);
     }
+}
 
-    /// Decodes the locator of book `book_id` stored in the catalog at
-    /// `path`; `Corrupted` unless it is exactly 16 bytes.
-    pub fn decode(bytes: &[u8], path: &Path, book_id: u32) -> Result<Self> {
-        if bytes.len() != LOCATOR_LEN {
-            return Err(Error::corrupted(
-                path.to_path_buf(),
-                format!(
-                    "page locator of book id {book_id} is {} bytes, not {LOCATOR_LEN}",
-                    bytes.len()
-                ),
-            ));
-        }
+impl Decode for PageLocator {
+    fn decode(c: &mut Cursor<'_>) -> Result<Self> {
         Ok(PageLocator {
-            file: LittleEndian::read_u32(&bytes[0..4]),
-            offset: LittleEndian::read_u64(&bytes[4..12]),
-            len: LittleEndian::read_u32(&bytes[12..16]),
+            file: c.u32()?,
+            offset: c.u64()?,
+            len: c.u32()?,
         })
     }
 }
@@ -205,13 +194,14 @@ mod tests {
             len: 9_806,
         };
         let bytes = locator.encode();
+        assert_eq!(bytes.len(), LOCATOR_LEN);
         assert_eq!(
-            PageLocator::decode(&bytes, Path::new("c"), 1).unwrap(),
+            PageLocator::decode_all(&bytes, Path::new("c")).unwrap(),
             locator
         );
         for len in [0, 15, 17] {
             let bytes = vec![0u8; len];
-            assert!(PageLocator::decode(&bytes, Path::new("c"), 1).is_err());
+            assert!(PageLocator::decode_all(&bytes, Path::new("c")).is_err());
         }
     }
 

@@ -36,7 +36,7 @@ use byteorder::{ByteOrder, LittleEndian};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use super::codec::Cursor;
+use super::codec::{Cursor, Encode};
 use super::format::{
     checked_body, checksum, FileHeader, FileKind, FormatVersion, CHECKSUM_LEN, HEADER_LEN,
 };
