@@ -4,6 +4,8 @@ use std::fmt;
 use std::io;
 use std::path::PathBuf;
 
+use crate::storage::format::FORMAT_VERSION;
+
 /// Everything that can go wrong in stemmata.
 #[derive(Debug)]
 #[non_exhaustive]
@@ -20,8 +22,10 @@ pub enum Error {
     Corrupted {
         /// The file holding the bad bytes.
         path: PathBuf,
-        /// Byte offset of the bad record or field.
-        offset: u64,
+        /// Byte offset of the bad record or field; `None` when the problem
+        /// is not at one offset (a value without an offset of its own, or
+        /// an inconsistency between records).
+        offset: Option<u64>,
         /// What failed to decode.
         what: String,
     },
@@ -63,7 +67,7 @@ pub enum Error {
     /// it finished: creating it again starts afresh.
     IncompleteIndex(PathBuf),
     /// The index was written by an older build whose catalog this build
-    /// opens only after `stemmata upgrade` ([`crate::Index::upgrade`]).
+    /// opens only after an upgrade ([`crate::Index::upgrade`]).
     UpgradeRequired(PathBuf),
     /// A write was asked of an index opened read-only.
     ReadOnly(PathBuf),
@@ -91,6 +95,58 @@ pub enum Error {
     },
 }
 
+impl Error {
+    /// `Corrupted`: the bytes of `path` are wrong in a way that is not at
+    /// one byte offset.
+    pub fn corrupted(path: impl Into<PathBuf>, what: impl Into<String>) -> Error {
+        Error::Corrupted {
+            path: path.into(),
+            offset: None,
+            what: what.into(),
+        }
+    }
+
+    /// `Corrupted`: the bytes at byte `offset` of `path` are wrong.
+    pub fn corrupted_at(path: impl Into<PathBuf>, offset: u64, what: impl Into<String>) -> Error {
+        Error::Corrupted {
+            path: path.into(),
+            offset: Some(offset),
+            what: what.into(),
+        }
+    }
+
+    /// Whether [`crate::Index::upgrade`] on the index the error names
+    /// removes it: `UpgradeRequired`, or `OldFormat` of a format the upgrade
+    /// brings to the current one.
+    pub fn needs_upgrade(&self) -> bool {
+        match self {
+            Error::UpgradeRequired(_) => true,
+            Error::OldFormat { found, .. } => upgradable(*found),
+            _ => false,
+        }
+    }
+
+    /// The error with `context` before what a `Corrupted` error says is
+    /// wrong ("book entry 7: ..."); other errors unchanged.
+    pub(crate) fn context(self, context: impl std::fmt::Display) -> Error {
+        match self {
+            Error::Corrupted { path, offset, what } => Error::Corrupted {
+                path,
+                offset,
+                what: format!("{context}: {what}"),
+            },
+            other => other,
+        }
+    }
+}
+
+/// Whether an index of format `found`, which this build reads, is brought to
+/// the current format by [`crate::Index::upgrade`] (formats 3 and 4; older
+/// ones lack page signatures, which only the texts give).
+fn upgradable(found: u16) -> bool {
+    matches!(found, 3 | 4)
+}
+
 /// Result with [`Error`] as the default error type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
@@ -99,9 +155,16 @@ impl fmt::Display for Error {
         match self {
             Error::Io { path, source } if path.as_os_str().is_empty() => write!(f, "{source}"),
             Error::Io { path, source } => write!(f, "{}: {source}", path.display()),
-            Error::Corrupted { path, offset, what } => {
-                write!(f, "{}: corrupted at byte {offset}: {what}", path.display())
-            }
+            Error::Corrupted {
+                path,
+                offset: Some(offset),
+                what,
+            } => write!(f, "{}: corrupted at byte {offset}: {what}", path.display()),
+            Error::Corrupted {
+                path,
+                offset: None,
+                what,
+            } => write!(f, "{}: corrupted: {what}", path.display()),
             Error::ChecksumMismatch {
                 path,
                 offset,
@@ -123,27 +186,29 @@ impl fmt::Display for Error {
                 path.display()
             ),
             Error::OldFormat { path, found, needs } => {
-                let remedy = match found {
-                    3 | 4 => "`stemmata upgrade` (Index::upgrade) makes it the current format in place",
-                    _ => "load the collection into a new index",
+                let fact = if upgradable(*found) {
+                    format!("the index needs an upgrade to format {FORMAT_VERSION}")
+                } else {
+                    format!(
+                        "an index of this format is not upgraded; its collection needs loading into a new index of format {FORMAT_VERSION}"
+                    )
                 };
                 write!(
                     f,
-                    "{}: written by format version {found}, which this build reads but cannot use to {needs}: {remedy}",
+                    "{}: written by format version {found}, which this build reads but cannot use to {needs}: {fact}",
                     path.display(),
                 )
             }
             Error::NotAnIndex(path) => write!(f, "{}: not a stemmata index", path.display()),
             Error::IncompleteIndex(path) => write!(
                 f,
-                "{}: the creation of this index was interrupted before it finished; create it again (`stemmata create`, or `stemmata load --create`) to start afresh",
+                "{}: the creation of this index was interrupted before it finished; creating it again starts afresh",
                 path.display()
             ),
             Error::UpgradeRequired(path) => write!(
                 f,
-                "{}: written by an older stemmata (format 4 or earlier); `stemmata upgrade {}` converts it in place",
+                "{}: the catalog was written by an older stemmata (format 4 or earlier): the index needs an upgrade to format {FORMAT_VERSION} before this build opens it",
                 path.display(),
-                path.display()
             ),
             Error::ReadOnly(path) => write!(
                 f,
@@ -202,5 +267,54 @@ impl<T> IoContext<T> for std::result::Result<T, io::Error> {
             path: path.to_path_buf(),
             source,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn corrupted_names_the_offset_only_when_there_is_one() {
+        let at = Error::corrupted_at("seg", 40, "book ids out of order");
+        assert_eq!(
+            at.to_string(),
+            "seg: corrupted at byte 40: book ids out of order"
+        );
+        let whole = Error::corrupted("catalog.redb", "key table and book table disagree");
+        assert_eq!(
+            whole.to_string(),
+            "catalog.redb: corrupted: key table and book table disagree"
+        );
+        assert!(matches!(whole, Error::Corrupted { offset: None, .. }));
+    }
+
+    #[test]
+    fn upgrade_errors_state_the_fact_and_leave_commands_to_the_caller() {
+        let errors = [
+            Error::UpgradeRequired("ix".into()),
+            Error::OldFormat {
+                path: "ix".into(),
+                found: 3,
+                needs: "write".into(),
+            },
+            Error::OldFormat {
+                path: "ix".into(),
+                found: 1,
+                needs: "write".into(),
+            },
+            Error::IncompleteIndex("ix".into()),
+        ];
+        for error in &errors {
+            let message = error.to_string();
+            assert!(!message.contains("stemmata upgrade"), "{message}");
+            assert!(!message.contains('`'), "{message}");
+        }
+        let needs: Vec<bool> = errors.iter().map(Error::needs_upgrade).collect();
+        assert_eq!(needs, [true, true, false, false]);
+        assert!(errors[0]
+            .to_string()
+            .contains(&format!("needs an upgrade to format {FORMAT_VERSION}")));
+        assert!(errors[2].to_string().contains("new index"));
     }
 }

@@ -229,11 +229,10 @@ fn move_pages(store: &Store) -> Result<Moved> {
     let snapshot = store.catalog().snapshot()?;
     snapshot.each_pages(|id, stored| match stored {
         StoredPages::Signatures(signatures) => mover.append(id, &signatures),
-        StoredPages::Locator(_) => Err(Error::Corrupted {
-            path: store.catalog().path().to_path_buf(),
-            offset: 0,
-            what: format!("book id {id} has a page locator in a format-3 catalog"),
-        }),
+        StoredPages::Locator(_) => Err(Error::corrupted(
+            store.catalog().path().to_path_buf(),
+            format!("book id {id} has a page locator in a format-3 catalog"),
+        )),
     })?;
     mover.close()?;
     Ok(mover.moved)

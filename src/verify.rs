@@ -108,11 +108,10 @@ impl Verifier<'_> {
         let books = snapshot.books()?;
         let mut stats = VerifyStats::default();
         if snapshot.key_count()? != books.len() as u64 {
-            return Err(Error::Corrupted {
-                path: self.store.catalog().path().to_path_buf(),
-                offset: 0,
-                what: "key table and book table disagree".into(),
-            });
+            return Err(Error::corrupted(
+                self.store.catalog().path().to_path_buf(),
+                "key table and book table disagree",
+            ));
         }
         let barrels = self.store.open_barrels(&snapshot)?;
         for reader in barrels.values() {
@@ -125,11 +124,10 @@ impl Verifier<'_> {
         for (id, entry) in &books {
             self.store.book_record(&barrels, *id, entry)?;
             if snapshot.id_of(&entry.key)? != Some(*id) {
-                return Err(Error::Corrupted {
-                    path: self.store.catalog().path().to_path_buf(),
-                    offset: 0,
-                    what: format!("key {:?} does not map to its book", entry.key),
-                });
+                return Err(Error::corrupted(
+                    self.store.catalog().path().to_path_buf(),
+                    format!("key {:?} does not map to its book", entry.key),
+                ));
             }
             stats.books += 1;
         }
@@ -164,11 +162,8 @@ impl Verifier<'_> {
         sketch: &SketchOptions,
         stats: &mut VerifyStats,
     ) -> Result<()> {
-        let corrupted = |what: String| Error::Corrupted {
-            path: self.store.catalog().path().to_path_buf(),
-            offset: 0,
-            what,
-        };
+        let corrupted =
+            |what: String| Error::corrupted(self.store.catalog().path().to_path_buf(), what);
         let entry_of = |id: u32| {
             books
                 .binary_search_by_key(&id, |&(id, _)| id)
@@ -199,13 +194,9 @@ impl Verifier<'_> {
                 StoredPages::Locator(locator) => match records.remove(&locator) {
                     Some((owner, pages)) if owner == id => pages,
                     Some((owner, _)) => {
-                        return Err(Error::Corrupted {
-                            path: self.store.page_file_path(locator.file),
-                            offset: locator.offset,
-                            what: format!(
+                        return Err(Error::corrupted_at(self.store.page_file_path(locator.file), locator.offset, format!(
                                 "page signatures of book id {id}: the record belongs to book id {owner}"
-                            ),
-                        })
+                            )))
                     }
                     None => {
                         return Err(corrupted(format!(
@@ -241,11 +232,7 @@ impl Verifier<'_> {
     /// (an upgraded format-4 index keeps its version-3 segments) and its
     /// min-hashes per book.
     fn check_segment_shape(&self, segment: &Segment, sketch: &SketchOptions) -> Result<()> {
-        let corrupted = |what: String| Error::Corrupted {
-            path: segment.path().to_path_buf(),
-            offset: 0,
-            what,
-        };
+        let corrupted = |what: String| Error::corrupted(segment.path().to_path_buf(), what);
         let version = self.store.format_version();
         if !crate::storage::segment::same_layout(segment.version(), version) {
             return Err(corrupted(format!(
@@ -279,11 +266,8 @@ impl Verifier<'_> {
         let mut damaged = Vec::new();
         for &(number, listed_len) in check.listed {
             let path = self.store.segment_path(number);
-            let corrupted = |offset: u64, what: String| Error::Corrupted {
-                path: path.clone(),
-                offset,
-                what,
-            };
+            let corrupted =
+                |offset: u64, what: String| Error::corrupted_at(path.clone(), offset, what);
             let read = std::fs::read(&path).at(&path).and_then(|bytes| {
                 let len = bytes.len() as u64;
                 Segment::decode(bytes, &path).map(|segment| (len, segment))
@@ -310,16 +294,16 @@ impl Verifier<'_> {
             let mut from_books: [Vec<(u64, u32)>; Table::ALL.len()] = Default::default();
             for (slot, (id, _, signature)) in segment.books().enumerate() {
                 if id >= next_book_id {
-                    return Err(corrupted(
-                        0,
+                    return Err(Error::corrupted(
+                        path.clone(),
                         format!("sketches book id {id}, which the catalog never handed out (next id {next_book_id})"),
                     ));
                 }
                 if !live.contains(&id) {
                     stats.dead_sketches += 1;
                 } else if !sketched.insert(id) {
-                    return Err(corrupted(
-                        0,
+                    return Err(Error::corrupted(
+                        path.clone(),
                         format!("book id {id} is sketched in another listed segment too"),
                     ));
                 } else {
@@ -338,8 +322,8 @@ impl Verifier<'_> {
                     .entries(table)
                     .flat_map(|(key, ids)| ids.map(move |id| (key, id)));
                 if !stored.eq(expected.iter().copied()) {
-                    return Err(corrupted(
-                        0,
+                    return Err(Error::corrupted(
+                        path.clone(),
                         format!(
                             "the {} table does not hold exactly its books' keys",
                             table.name()
@@ -360,14 +344,13 @@ impl Verifier<'_> {
             return Ok(Some(first.error(&advice)));
         }
         if let Some((id, entry)) = books.iter().find(|(id, _)| !sketched.contains(id)) {
-            return Err(Error::Corrupted {
-                path: self.store.segment_dir(),
-                offset: 0,
-                what: format!(
+            return Err(Error::corrupted(
+                self.store.segment_dir(),
+                format!(
                     "book {:?} (id {id}) is not sketched in any listed segment",
                     entry.key
                 ),
-            });
+            ));
         }
         Ok(None)
     }
@@ -395,9 +378,8 @@ fn check_value_keys(segment: &Segment, slot: usize, id: u32, signature: &MinHash
     {
         return Ok(());
     }
-    Err(Error::Corrupted {
-        path: segment.path().to_path_buf(),
-        offset: 0,
-        what: format!("book id {id}'s value keys do not match its min-hash signature"),
-    })
+    Err(Error::corrupted(
+        segment.path().to_path_buf(),
+        format!("book id {id}'s value keys do not match its min-hash signature"),
+    ))
 }

@@ -76,7 +76,7 @@ fn main() -> ExitCode {
     match std::panic::catch_unwind(|| run(cli.command)) {
         Ok(Ok(code)) => code,
         Ok(Err(error)) => {
-            eprintln!("error: {error}");
+            eprintln!("error: {error}{}", messages::advice(&error));
             ExitCode::from(1)
         }
         Err(_) => {

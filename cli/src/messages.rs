@@ -1,5 +1,6 @@
 //! Wording shared by the commands' human output: counts with the noun in
-//! the right number, rates, and what to say when there is no index.
+//! the right number, rates, what to say when there is no index, and the
+//! commands to run about an error, which the library's messages leave out.
 
 use std::path::Path;
 
@@ -27,6 +28,30 @@ pub fn no_index(error: Error, dir: &Path, create_hint: bool) -> Error {
     Error::Io {
         path: dir.to_path_buf(),
         source: std::io::Error::new(std::io::ErrorKind::NotFound, format!("{what}{hint}")),
+    }
+}
+
+/// What to run about `error`, after the library's statement of it: the
+/// command that upgrades an index, starts an interrupted creation afresh,
+/// or reloads a collection; empty for other errors.
+pub fn advice(error: &Error) -> String {
+    match error {
+        Error::UpgradeRequired(dir) => format!(
+            "; `stemmata upgrade {}` converts it in place",
+            dir.display()
+        ),
+        Error::OldFormat { path, .. } if error.needs_upgrade() => format!(
+            "; `stemmata upgrade {}` makes it the current format in place",
+            path.display()
+        ),
+        Error::OldFormat { .. } => {
+            "; load the collection into a new index (`stemmata load --create NEW_DIR FILES`)".into()
+        }
+        Error::IncompleteIndex(dir) => format!(
+            "; `stemmata create {}` (or `stemmata load --create`) starts it afresh",
+            dir.display()
+        ),
+        _ => String::new(),
     }
 }
 

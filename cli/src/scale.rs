@@ -414,10 +414,8 @@ fn score_pairs(path: &Path, truth: &GroundTruth) -> Result<SelfJoin> {
     let (mut found, mut offset, mut not_in_truth) = (0, 0u64, 0);
     for line in BufReader::new(file).lines() {
         let line = line.map_err(io_error(path))?;
-        let pair: PairKeys = serde_json::from_str(&line).map_err(|e| Error::Corrupted {
-            path: path.to_path_buf(),
-            offset,
-            what: format!("pair line: {e}"),
+        let pair: PairKeys = serde_json::from_str(&line).map_err(|e| {
+            Error::corrupted_at(path.to_path_buf(), offset, format!("pair line: {e}"))
         })?;
         offset += line.len() as u64 + 1;
         found += 1;

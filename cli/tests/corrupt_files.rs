@@ -148,7 +148,7 @@ fn a_barrel_truncated_below_its_committed_length_fails_open_as_corrupted() {
     match open_err(dir.path()) {
         Error::Corrupted { path, offset, what } => {
             assert_eq!(path, barrel);
-            assert_eq!(offset, len - 10);
+            assert_eq!(offset, Some(len - 10));
             assert!(what.contains(&len.to_string()), "{what}");
         }
         other => panic!("expected Corrupted, got {other:?}"),
@@ -509,7 +509,7 @@ fn a_flipped_byte_in_a_segment_is_a_checksum_mismatch_naming_it() {
                 ref what,
             } => {
                 assert_eq!(named, &path);
-                assert_eq!(offset, len - 8);
+                assert_eq!(offset, Some(len - 8));
                 assert!(what.starts_with("checksum mismatch (stored 0x"), "{what}");
             }
             other => panic!("expected Corrupted, got {other:?}"),

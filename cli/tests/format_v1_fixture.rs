@@ -115,6 +115,10 @@ fn loading_into_a_version_1_index_is_old_format_and_changes_nothing() {
     let stderr = common::stderr(&output);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("format version 1"), "{stderr}");
+    assert!(
+        stderr.contains("load the collection into a new index"),
+        "{stderr}"
+    );
     assert!(common::snapshot_index(dir.path()) == before);
     assert_eq!(Index::open(dir.path()).unwrap().verify().unwrap().books, 3);
 }

@@ -5,15 +5,14 @@
 
 use libfuzzer_sys::fuzz_target;
 use std::path::Path;
+use stemmata::storage::codec::Encode;
 use stemmata::storage::format::{FileHeader, FileKind, HEADER_LEN};
 
 fuzz_target!(|data: &[u8]| {
     for kind in [FileKind::Barrel, FileKind::Segment, FileKind::Pages] {
         if let Ok(header) = FileHeader::decode_from(data, kind, Path::new("fuzz")) {
             assert_eq!(header.kind, kind);
-            let mut out = Vec::new();
-            header.encode_into(&mut out);
-            assert_eq!(out, &data[..HEADER_LEN]);
+            assert_eq!(header.encode(), &data[..HEADER_LEN]);
         }
     }
 });

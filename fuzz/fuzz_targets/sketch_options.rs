@@ -1,16 +1,20 @@
-//! The catalog's 40-byte `sketch_options`: `decode_sketch_options` must
-//! return `None` on any malformed or invalid bytes, and options it accepts
-//! are valid and re-encode to exactly the input (the encoding is canonical).
+//! The catalog's 40-byte `sketch_options`: `SketchOptions::decode_all` must
+//! return an error on any malformed or invalid bytes, and options it
+//! accepts are valid and re-encode to exactly the input (the encoding is
+//! canonical).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use stemmata::storage::catalog::{decode_sketch_options, encode_sketch_options};
+use std::path::Path;
+use stemmata::repr::sketch::SketchOptions;
+use stemmata::storage::codec::{Decode, Encode};
 
 fuzz_target!(|data: &[u8]| {
-    if let Some(options) = decode_sketch_options(data) {
+    let path = Path::new("catalog.redb");
+    if let Ok(options) = SketchOptions::decode_all(data, path) {
         assert!(options.validate().is_ok());
-        let out = encode_sketch_options(&options);
+        let out = options.encode();
         assert_eq!(out, data);
-        assert_eq!(decode_sketch_options(&out), Some(options));
+        assert_eq!(SketchOptions::decode_all(&out, path).ok(), Some(options));
     }
 });

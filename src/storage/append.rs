@@ -8,6 +8,7 @@ use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
+use super::codec::Encode;
 use super::format::{sync_parent_dir, FileHeader, FileKind, HEADER_LEN};
 use super::fs::{self, WriteFile};
 use crate::error::IoContext;
@@ -33,14 +34,14 @@ fn check_opened(
     committed_len: u64,
 ) -> Result<()> {
     if on_disk < committed_len {
-        return Err(Error::Corrupted {
-            path: path.to_path_buf(),
-            offset: on_disk,
-            what: format!(
+        return Err(Error::corrupted_at(
+            path.to_path_buf(),
+            on_disk,
+            format!(
                 "{} is shorter than its committed length {committed_len}",
                 kind.noun()
             ),
-        });
+        ));
     }
     let mut header = [0u8; HEADER_LEN];
     file.read_exact(&mut header).at(path)?;
@@ -60,13 +61,9 @@ pub(crate) fn read_committed(
 ) -> Result<Vec<u8>> {
     let end = offset.checked_add(u64::from(len));
     if offset < HEADER_LEN as u64 || end.is_none_or(|end| end > committed_len) {
-        return Err(Error::Corrupted {
-            path: path.to_path_buf(),
-            offset,
-            what: format!(
+        return Err(Error::corrupted_at(path.to_path_buf(), offset, format!(
                 "a record of {len} bytes at {offset} lies outside the committed {committed_len} bytes"
-            ),
-        });
+            )));
     }
     let mut bytes = vec![0u8; len as usize];
     file.seek(SeekFrom::Start(offset)).at(path)?;

@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use xxhash_rust::xxh3::Xxh3;
 
 use super::append::{self, AppendWriter};
+use super::codec::{put_u32, put_u64, Cursor, Decode, Encode};
 use super::format::{FileKind, HEADER_LEN};
 use crate::error::IoContext;
 use crate::error::{Error, Result};
@@ -73,15 +74,63 @@ impl EncodedSequence {
 
     /// Appends the full record for `book_id` to `out`.
     pub fn encode_into(&self, book_id: u32, out: &mut Vec<u8>) {
-        let mut header = [0u8; RECORD_HEADER_LEN];
-        LittleEndian::write_u32(&mut header[0..4], self.frame.len() as u32);
-        LittleEndian::write_u32(&mut header[4..8], 8 * self.elements);
-        LittleEndian::write_u32(&mut header[8..12], book_id);
-        LittleEndian::write_u32(&mut header[12..16], self.elements);
-        let sum = record_checksum(&header[..16], &self.frame);
-        LittleEndian::write_u64(&mut header[16..24], sum);
-        out.extend_from_slice(&header);
+        let mut header = RecordHeader {
+            stored_len: self.frame.len() as u32,
+            raw_len: 8 * self.elements,
+            book_id,
+            elements: self.elements,
+            checksum: 0,
+        };
+        header.checksum = header.checksum_with(&self.frame);
+        header.encode_into(out);
         out.extend_from_slice(&self.frame);
+    }
+}
+
+/// The 24-byte header of a barrel record: u32 stored (frame) length, u32
+/// raw length, u32 book id, u32 element count, u64 XXH3-64 of the first 16
+/// header bytes and the frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RecordHeader {
+    /// Bytes of the zstd frame after the header.
+    pub stored_len: u32,
+    /// Bytes of the frame once decompressed.
+    pub raw_len: u32,
+    /// The book the record belongs to.
+    pub book_id: u32,
+    /// Elements of the sequence.
+    pub elements: u32,
+    /// The stored checksum.
+    pub checksum: u64,
+}
+
+impl RecordHeader {
+    /// The checksum of this header's first 16 bytes followed by `frame`.
+    pub fn checksum_with(&self, frame: &[u8]) -> u64 {
+        let bytes = self.encode();
+        record_checksum(&bytes[..16], frame)
+    }
+}
+
+impl Encode for RecordHeader {
+    fn encode_into(&self, out: &mut Vec<u8>) {
+        put_u32(out, self.stored_len);
+        put_u32(out, self.raw_len);
+        put_u32(out, self.book_id);
+        put_u32(out, self.elements);
+        put_u64(out, self.checksum);
+    }
+}
+
+impl Decode for RecordHeader {
+    fn decode(c: &mut Cursor<'_>) -> Result<Self> {
+        Ok(RecordHeader {
+            stored_len: c.u32()?,
+            raw_len: c.u32()?,
+            book_id: c.u32()?,
+            elements: c.u32()?,
+            checksum: c.u64()?,
+        })
     }
 }
 
@@ -117,23 +166,18 @@ pub struct Record {
 /// `path`. Checks lengths before allocating, then the checksum, then the
 /// payload. Never panics on bad bytes.
 pub fn decode_record(bytes: &[u8], offset: u64, path: &Path) -> Result<Record> {
-    let corrupted = |what: String| Error::Corrupted {
-        path: path.to_path_buf(),
-        offset,
-        what,
-    };
+    let corrupted = |what: String| Error::corrupted_at(path.to_path_buf(), offset, what);
     if bytes.len() < RECORD_HEADER_LEN {
         return Err(corrupted("record header cut short".into()));
     }
-    let stored_len = LittleEndian::read_u32(&bytes[0..4]) as usize;
-    let raw_len = LittleEndian::read_u32(&bytes[4..8]);
-    let book_id = LittleEndian::read_u32(&bytes[8..12]);
-    let elements = LittleEndian::read_u32(&bytes[12..16]);
-    let stored_sum = LittleEndian::read_u64(&bytes[16..24]);
-    let frame = bytes
-        .get(RECORD_HEADER_LEN..RECORD_HEADER_LEN + stored_len)
-        .ok_or_else(|| corrupted(format!("record of {stored_len} bytes runs past the end")))?;
-    let sum = record_checksum(&bytes[..16], frame);
+    let mut cursor = Cursor::at(bytes, path, offset);
+    let header = RecordHeader::decode(&mut cursor)?;
+    let (stored_len, raw_len) = (header.stored_len as usize, header.raw_len);
+    let (book_id, elements, stored_sum) = (header.book_id, header.elements, header.checksum);
+    let frame = cursor
+        .take(stored_len)
+        .map_err(|_| corrupted(format!("record of {stored_len} bytes runs past the end")))?;
+    let sum = header.checksum_with(frame);
     if sum != stored_sum {
         return Err(Error::ChecksumMismatch {
             path: path.to_path_buf(),
@@ -223,14 +267,14 @@ impl BarrelFile {
             append::read_committed(&mut self.file, &self.path, self.committed_len, offset, len)?;
         let record = decode_record(&bytes, offset, &self.path)?;
         if record.len != u64::from(len) {
-            return Err(Error::Corrupted {
-                path: self.path.clone(),
+            return Err(Error::corrupted_at(
+                self.path.clone(),
                 offset,
-                what: format!(
+                format!(
                     "record is {} bytes, its catalog entry says {len}",
                     record.len
                 ),
-            });
+            ));
         }
         Ok(record)
     }
@@ -313,10 +357,12 @@ impl BarrelReader {
         let start = usize::try_from(offset)
             .ok()
             .filter(|&s| s >= HEADER_LEN && s <= self.bytes.len())
-            .ok_or_else(|| Error::Corrupted {
-                path: self.path.clone(),
-                offset,
-                what: "record offset outside the committed barrel".into(),
+            .ok_or_else(|| {
+                Error::corrupted_at(
+                    self.path.clone(),
+                    offset,
+                    "record offset outside the committed barrel",
+                )
             })?;
         decode_record(&self.bytes[start..], offset, &self.path)
     }
@@ -331,12 +377,14 @@ impl BarrelReader {
             .filter(|&start| start >= HEADER_LEN)
             .and_then(|start| Some(start..start.checked_add(len as usize)?))
             .and_then(|range| self.bytes.get(range))
-            .ok_or_else(|| Error::Corrupted {
-                path: self.path.clone(),
-                offset,
-                what: format!(
-                    "a record of {len} bytes at {offset} lies outside the committed barrel"
-                ),
+            .ok_or_else(|| {
+                Error::corrupted_at(
+                    &self.path,
+                    offset,
+                    format!(
+                        "a record of {len} bytes at {offset} lies outside the committed barrel"
+                    ),
+                )
             })
     }
 

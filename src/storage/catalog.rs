@@ -5,9 +5,9 @@
 //! page file and the list of sketch segments. One write transaction
 //! publishes a batch of books; a read transaction is a snapshot.
 
+use super::codec::{put_str, put_u16, put_u32, put_u64, Cursor, Decode, Encode};
 use super::fs;
 use super::overlay::MemoryOverlay;
-use byteorder::{ByteOrder, LittleEndian};
 use redb::backends::FileBackend;
 use redb::{
     ConcurrencyMode, Database, ReadOnlyDatabase, ReadableDatabase, ReadableTable,
@@ -65,63 +65,25 @@ pub struct BookEntry {
     pub record_len: u32,
 }
 
-fn put_str(out: &mut Vec<u8>, s: &str) {
-    let mut len = [0u8; 4];
-    LittleEndian::write_u32(&mut len, s.len() as u32);
-    out.extend_from_slice(&len);
-    out.extend_from_slice(s.as_bytes());
-}
-
-/// A cursor over bytes that fails instead of reading past the end.
-struct Cursor<'a> {
-    bytes: &'a [u8],
-}
-
-impl<'a> Cursor<'a> {
-    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
-        if n > self.bytes.len() {
-            return None;
-        }
-        let (head, tail) = self.bytes.split_at(n);
-        self.bytes = tail;
-        Some(head)
-    }
-    fn u32(&mut self) -> Option<u32> {
-        self.take(4).map(LittleEndian::read_u32)
-    }
-    fn u64(&mut self) -> Option<u64> {
-        self.take(8).map(LittleEndian::read_u64)
-    }
-    fn u16(&mut self) -> Option<u16> {
-        self.take(2).map(LittleEndian::read_u16)
-    }
-    fn string(&mut self) -> Option<String> {
-        let len = self.u32()? as usize;
-        String::from_utf8(self.take(len)?.to_vec()).ok()
-    }
-}
-
-impl BookEntry {
-    /// Appends the entry's bytes to `out` (layout in storage-format.md, section 6.2).
-    pub fn encode_into(&self, out: &mut Vec<u8>) {
-        let mut fixed = [0u8; 40];
-        LittleEndian::write_u32(&mut fixed[0..4], self.barrel);
-        LittleEndian::write_u64(&mut fixed[4..12], self.offset);
-        LittleEndian::write_u32(&mut fixed[12..16], self.record_len);
-        LittleEndian::write_u64(&mut fixed[16..24], self.words);
-        LittleEndian::write_u32(&mut fixed[24..28], self.pages);
-        LittleEndian::write_u32(&mut fixed[28..32], self.unique_words);
-        LittleEndian::write_u32(&mut fixed[32..36], self.distinct_words);
-        out.extend_from_slice(&fixed[..36]);
+impl Encode for BookEntry {
+    /// The entry's bytes (layout in storage-format.md, section 6.2).
+    fn encode_into(&self, out: &mut Vec<u8>) {
+        put_u32(out, self.barrel);
+        put_u64(out, self.offset);
+        put_u32(out, self.record_len);
+        put_u64(out, self.words);
+        put_u32(out, self.pages);
+        put_u32(out, self.unique_words);
+        put_u32(out, self.distinct_words);
         for s in [&self.key, &self.title, &self.author, &self.language] {
             put_str(out, s);
         }
     }
+}
 
-    /// Decodes an entry; `None` when the bytes are malformed.
-    pub fn decode_from(bytes: &[u8]) -> Option<Self> {
-        let mut c = Cursor { bytes };
-        let entry = BookEntry {
+impl Decode for BookEntry {
+    fn decode(c: &mut Cursor<'_>) -> Result<Self> {
+        Ok(BookEntry {
             barrel: c.u32()?,
             offset: c.u64()?,
             record_len: c.u32()?,
@@ -129,96 +91,112 @@ impl BookEntry {
             pages: c.u32()?,
             unique_words: c.u32()?,
             distinct_words: c.u32()?,
-            key: c.string()?,
-            title: c.string()?,
-            author: c.string()?,
-            language: c.string()?,
-        };
-        c.bytes.is_empty().then_some(entry)
+            key: c.string("key")?,
+            title: c.string("title")?,
+            author: c.string("author")?,
+            language: c.string("language")?,
+        })
     }
 }
 
-pub(super) fn encode_options(options: &ExtractOptions) -> Vec<u8> {
-    let mut out = vec![0u8; 24];
-    LittleEndian::write_u64(&mut out[0..8], options.hash_seed);
-    LittleEndian::write_u32(&mut out[8..12], options.max_term_freq);
-    LittleEndian::write_u32(&mut out[12..16], options.alpha_window);
-    LittleEndian::write_u32(&mut out[16..20], options.alpha_min_share_permille);
-    LittleEndian::write_u32(&mut out[20..24], MAX_WORD_BYTES as u32);
-    out
-}
-
-pub(super) fn decode_options(bytes: &[u8]) -> Option<ExtractOptions> {
-    let mut c = Cursor { bytes };
-    let options = ExtractOptions {
-        hash_seed: c.u64()?,
-        max_term_freq: c.u32()?,
-        alpha_window: c.u32()?,
-        alpha_min_share_permille: c.u32()?,
-    };
-    let max_word_bytes = c.u32()?;
-    (c.bytes.is_empty() && max_word_bytes as usize == MAX_WORD_BYTES).then_some(options)
-}
-
-/// The 40 bytes of sketch options (layout in storage-format.md, section 6.1).
-pub fn encode_sketch_options(o: &SketchOptions) -> Vec<u8> {
-    let mut out = Vec::with_capacity(40);
-    out.extend_from_slice(&(o.book.shingle_len as u16).to_le_bytes());
-    out.extend_from_slice(&(o.book.num_hashes as u16).to_le_bytes());
-    out.extend_from_slice(&o.book.seed.to_le_bytes());
-    out.extend_from_slice(&(o.window_hashes as u16).to_le_bytes());
-    out.extend_from_slice(&o.window_shingles.to_le_bytes());
-    for layout in [o.book_layout, o.window_layout] {
-        let (tag, a, b) = match layout {
-            BandLayout::Bands { bands, rows } => (0u8, bands, rows),
-            BandLayout::SuperShingles { rows, groups } => (1u8, groups, rows),
-        };
-        out.push(tag);
-        out.extend_from_slice(&a.to_le_bytes());
-        out.extend_from_slice(&b.to_le_bytes());
+/// The catalog's 24-byte `extract_options`: the options, then the longest
+/// word in bytes the index was built with.
+impl Encode for ExtractOptions {
+    fn encode_into(&self, out: &mut Vec<u8>) {
+        put_u64(out, self.hash_seed);
+        put_u32(out, self.max_term_freq);
+        put_u32(out, self.alpha_window);
+        put_u32(out, self.alpha_min_share_permille);
+        put_u32(out, MAX_WORD_BYTES as u32);
     }
-    out.extend_from_slice(&(o.simhash.ngram_chars as u16).to_le_bytes());
-    out.extend_from_slice(&o.simhash.seed.to_le_bytes());
-    out.extend_from_slice(&(o.simhash_distance as u16).to_le_bytes());
-    out
 }
 
-/// Decodes [`encode_sketch_options`]; `None` unless the bytes are exactly
-/// a valid set of options.
-pub fn decode_sketch_options(bytes: &[u8]) -> Option<SketchOptions> {
-    let mut c = Cursor { bytes };
-    let shingle_len = c.u16()? as usize;
-    let num_hashes = c.u16()? as usize;
-    let seed = c.u64()?;
-    let window_hashes = c.u16()? as usize;
-    let window_shingles = c.u32()?;
-    let mut layout = || -> Option<BandLayout> {
-        let tag = c.take(1)?[0];
-        let (a, b) = (c.u16()?, c.u16()?);
-        match tag {
-            0 => Some(BandLayout::Bands { bands: a, rows: b }),
-            1 => Some(BandLayout::SuperShingles { rows: b, groups: a }),
-            _ => None,
+impl Decode for ExtractOptions {
+    /// Refuses options written for another longest word than this build's.
+    fn decode(c: &mut Cursor<'_>) -> Result<Self> {
+        let options = ExtractOptions {
+            hash_seed: c.u64()?,
+            max_term_freq: c.u32()?,
+            alpha_window: c.u32()?,
+            alpha_min_share_permille: c.u32()?,
+        };
+        let max_word_bytes = c.u32()?;
+        if max_word_bytes as usize != MAX_WORD_BYTES {
+            return Err(c.error_at(
+                c.position() - 4,
+                format!(
+                    "words of at most {max_word_bytes} bytes; this build cuts words at {MAX_WORD_BYTES}"
+                ),
+            ));
         }
-    };
-    let (book_layout, window_layout) = (layout()?, layout()?);
-    let options = SketchOptions {
-        book: MinHashOptions {
-            shingle_len,
-            num_hashes,
-            seed,
-        },
-        window_hashes,
-        window_shingles,
-        book_layout,
-        window_layout,
-        simhash: SimHashOptions {
-            ngram_chars: c.u16()? as usize,
-            seed: c.u64()?,
-        },
-        simhash_distance: u32::from(c.u16()?),
-    };
-    (c.bytes.is_empty() && options.validate().is_ok()).then_some(options)
+        Ok(options)
+    }
+}
+
+/// The catalog's 40 bytes of sketch options (layout in storage-format.md).
+impl Encode for SketchOptions {
+    fn encode_into(&self, out: &mut Vec<u8>) {
+        put_u16(out, self.book.shingle_len as u16);
+        put_u16(out, self.book.num_hashes as u16);
+        put_u64(out, self.book.seed);
+        put_u16(out, self.window_hashes as u16);
+        put_u32(out, self.window_shingles);
+        for layout in [self.book_layout, self.window_layout] {
+            let (tag, a, b) = match layout {
+                BandLayout::Bands { bands, rows } => (0u8, bands, rows),
+                BandLayout::SuperShingles { rows, groups } => (1u8, groups, rows),
+            };
+            out.push(tag);
+            put_u16(out, a);
+            put_u16(out, b);
+        }
+        put_u16(out, self.simhash.ngram_chars as u16);
+        put_u64(out, self.simhash.seed);
+        put_u16(out, self.simhash_distance as u16);
+    }
+}
+
+impl Decode for SketchOptions {
+    /// Refuses bytes that are not a valid set of options.
+    fn decode(c: &mut Cursor<'_>) -> Result<Self> {
+        let start = c.position();
+        let shingle_len = c.u16()? as usize;
+        let num_hashes = c.u16()? as usize;
+        let seed = c.u64()?;
+        let window_hashes = c.u16()? as usize;
+        let window_shingles = c.u32()?;
+        let layout = |c: &mut Cursor<'_>| -> Result<BandLayout> {
+            let tag = c.u8()?;
+            let (a, b) = (c.u16()?, c.u16()?);
+            match tag {
+                0 => Ok(BandLayout::Bands { bands: a, rows: b }),
+                1 => Ok(BandLayout::SuperShingles { rows: b, groups: a }),
+                _ => Err(c.error_at(c.position() - 5, format!("unknown band layout {tag}"))),
+            }
+        };
+        let (book_layout, window_layout) = (layout(c)?, layout(c)?);
+        let options = SketchOptions {
+            book: MinHashOptions {
+                shingle_len,
+                num_hashes,
+                seed,
+            },
+            window_hashes,
+            window_shingles,
+            book_layout,
+            window_layout,
+            simhash: SimHashOptions {
+                ngram_chars: c.u16()? as usize,
+                seed: c.u64()?,
+            },
+            simhash_distance: u32::from(c.u16()?),
+        };
+        match options.validate() {
+            Ok(()) => Ok(options),
+            Err(Error::InvalidArgument(why)) => Err(c.error_at(start, why)),
+            Err(other) => Err(c.error_at(start, other.to_string())),
+        }
+    }
 }
 
 /// Changes one write transaction applies together.
@@ -381,12 +359,9 @@ impl Catalog {
                     META_FORMAT_VERSION,
                     FormatVersion::CURRENT.number().to_le_bytes().as_slice(),
                 )?;
-                meta.insert(META_EXTRACT_OPTIONS, encode_options(options).as_slice())?;
+                meta.insert(META_EXTRACT_OPTIONS, options.encode().as_slice())?;
                 meta.insert(META_NEXT_BOOK_ID, 0u32.to_le_bytes().as_slice())?;
-                meta.insert(
-                    META_SKETCH_OPTIONS,
-                    encode_sketch_options(sketch).as_slice(),
-                )?;
+                meta.insert(META_SKETCH_OPTIONS, sketch.encode().as_slice())?;
                 txn.open_table(SEGMENTS)?;
                 txn.open_table(BOOKS)?;
                 txn.open_table(KEYS)?;
@@ -466,13 +441,13 @@ impl Catalog {
             .map(u16::from_le_bytes)
             .map_err(|_| self.corrupted("format_version is not 2 bytes"))?;
         let version = FormatVersion::checked(version, &self.path)?;
-        let extract = decode_options(&snapshot.meta(META_EXTRACT_OPTIONS)?)
-            .ok_or_else(|| self.corrupted("extract_options do not decode"))?;
+        let extract = ExtractOptions::decode_all(&snapshot.meta(META_EXTRACT_OPTIONS)?, &self.path)
+            .map_err(|e| e.context("meta entry extract_options"))?;
         let sketch = if version.has_sketches() {
             let bytes = snapshot.meta(META_SKETCH_OPTIONS)?;
             Some(
-                decode_sketch_options(&bytes)
-                    .ok_or_else(|| self.corrupted("sketch_options do not decode"))?,
+                SketchOptions::decode_all(&bytes, &self.path)
+                    .map_err(|e| e.context("meta entry sketch_options"))?,
             )
         } else {
             None
@@ -504,10 +479,11 @@ impl Catalog {
     pub(crate) fn check_integrity(path: &Path) -> Result<u64> {
         let file = std::fs::File::open(path).at(path)?;
         let len = file.metadata().at(path)?.len();
-        let damaged = |detail: String| Error::Corrupted {
-            path: path.to_path_buf(),
-            offset: 0,
-            what: format!("the catalog database is damaged ({detail})"),
+        let damaged = |detail: String| {
+            Error::corrupted(
+                path.to_path_buf(),
+                format!("the catalog database is damaged ({detail})"),
+            )
         };
         contain_panics(path, || {
             let backend = MemoryOverlay::new(file).at(path)?;
@@ -537,11 +513,7 @@ impl Catalog {
     }
 
     fn corrupted(&self, what: &str) -> Error {
-        Error::Corrupted {
-            path: self.path.clone(),
-            offset: 0,
-            what: what.to_string(),
-        }
+        Error::corrupted(self.path.clone(), what.to_string())
     }
 
     /// Decodes the `pages` value of book `id` by the catalog's version.
@@ -549,7 +521,9 @@ impl Catalog {
         if !self.version.has_page_files() {
             pages::decode_value(bytes, &self.path, id).map(StoredPages::Signatures)
         } else {
-            PageLocator::decode(bytes, &self.path, id).map(StoredPages::Locator)
+            PageLocator::decode_all(bytes, &self.path)
+                .map(StoredPages::Locator)
+                .map_err(|e| e.context(format_args!("page locator of book id {id}")))
         }
     }
 
@@ -807,10 +781,8 @@ impl CatalogSnapshot<'_> {
             let mut out = Vec::new();
             for item in table.iter().map_err(|e| self.err(e))? {
                 let (id, bytes) = item.map_err(|e| self.err(e))?;
-                let entry = BookEntry::decode_from(bytes.value()).ok_or_else(|| {
-                    self.catalog
-                        .corrupted(&format!("book entry {} does not decode", id.value()))
-                })?;
+                let entry = BookEntry::decode_all(bytes.value(), &self.catalog.path)
+                    .map_err(|e| e.context(format_args!("book entry {}", id.value())))?;
                 out.push((id.value(), entry));
             }
             Ok(out)
@@ -824,12 +796,9 @@ impl CatalogSnapshot<'_> {
             let Some(bytes) = table.get(id).map_err(|e| self.err(e))? else {
                 return Ok(None);
             };
-            BookEntry::decode_from(bytes.value())
+            BookEntry::decode_all(bytes.value(), &self.catalog.path)
                 .map(Some)
-                .ok_or_else(|| {
-                    self.catalog
-                        .corrupted(&format!("book entry {id} does not decode"))
-                })
+                .map_err(|e| e.context(format_args!("book entry {id}")))
         })
     }
 
@@ -1003,11 +972,10 @@ fn contain_panics<T>(path: &Path, f: impl FnOnce() -> Result<T>) -> Result<T> {
             .map(|s| s.to_string())
             .or_else(|| panic.downcast_ref::<String>().cloned())
             .unwrap_or_default();
-        Err(Error::Corrupted {
-            path: path.to_path_buf(),
-            offset: 0,
-            what: format!("catalog is damaged (the database engine failed: {detail})"),
-        })
+        Err(Error::corrupted(
+            path.to_path_buf(),
+            format!("catalog is damaged (the database engine failed: {detail})"),
+        ))
     })
 }
 
@@ -1043,15 +1011,18 @@ mod tests {
         fn book_entries_round_trip(key in ".{0,40}", title in ".{0,40}", words in any::<u64>(),
                                    offset in any::<u64>(), barrel in any::<u32>()) {
             let entry = BookEntry { key, title, words, offset, barrel, language: "en".into(), ..Default::default() };
-            let mut bytes = Vec::new();
-            entry.encode_into(&mut bytes);
-            prop_assert_eq!(BookEntry::decode_from(&bytes), Some(entry));
-            prop_assert_eq!(BookEntry::decode_from(&bytes[..bytes.len() - 1]), None);
+            let bytes = entry.encode();
+            let path = Path::new("catalog.redb");
+            prop_assert_eq!(BookEntry::decode_all(&bytes, path).unwrap(), entry);
+            prop_assert!(BookEntry::decode_all(&bytes[..bytes.len() - 1], path).is_err());
+            let mut longer = bytes.clone();
+            longer.push(0);
+            prop_assert!(BookEntry::decode_all(&longer, path).is_err());
         }
 
         #[test]
         fn book_entry_decoder_never_panics(bytes in prop::collection::vec(any::<u8>(), 0..120)) {
-            let _ = BookEntry::decode_from(&bytes);
+            let _ = BookEntry::decode_all(&bytes, Path::new("c"));
         }
     }
 
@@ -1061,13 +1032,22 @@ mod tests {
             window_layout: BandLayout::SuperShingles { rows: 3, groups: 6 },
             ..SketchOptions::default()
         };
-        let bytes = encode_sketch_options(&options);
+        let bytes = options.encode();
+        let path = Path::new("catalog.redb");
         assert_eq!(bytes.len(), 40);
-        assert_eq!(decode_sketch_options(&bytes), Some(options));
-        assert_eq!(decode_sketch_options(&bytes[..39]), None);
+        assert_eq!(SketchOptions::decode_all(&bytes, path).unwrap(), options);
+        assert!(SketchOptions::decode_all(&bytes[..39], path).is_err());
         let mut bad_tag = bytes.clone();
         bad_tag[18] = 9;
-        assert_eq!(decode_sketch_options(&bad_tag), None);
+        let error = SketchOptions::decode_all(&bad_tag, path).unwrap_err();
+        assert!(
+            error.to_string().contains("unknown band layout 9"),
+            "{error}"
+        );
+        let mut invalid = bytes.clone();
+        invalid[38] = 64;
+        let error = SketchOptions::decode_all(&invalid, path).unwrap_err();
+        assert!(error.to_string().contains("simhash distance 64"), "{error}");
     }
 
     #[test]
@@ -1076,6 +1056,16 @@ mod tests {
             max_term_freq: 3,
             ..ExtractOptions::default()
         };
-        assert_eq!(decode_options(&encode_options(&options)), Some(options));
+        let path = Path::new("catalog.redb");
+        let bytes = options.encode();
+        assert_eq!(bytes.len(), 24);
+        assert_eq!(ExtractOptions::decode_all(&bytes, path).unwrap(), options);
+        let mut other_words = bytes.clone();
+        other_words[20] ^= 1;
+        let error = ExtractOptions::decode_all(&other_words, path).unwrap_err();
+        assert!(
+            error.to_string().contains("this build cuts words"),
+            "{error}"
+        );
     }
 }

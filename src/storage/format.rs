@@ -3,6 +3,7 @@
 use byteorder::{ByteOrder, LittleEndian};
 use std::path::Path;
 
+use super::codec::{put_u16, put_u32, Cursor, Decode, Encode};
 use crate::error::{Error, Result};
 
 /// Magic bytes opening every stemmata file: "\x89STM\r\n\x1a\n". The high-bit
@@ -147,44 +148,62 @@ impl FileHeader {
         }
     }
 
-    /// Appends the 16 header bytes to `out`.
-    pub fn encode_into(&self, out: &mut Vec<u8>) {
-        let mut bytes = [0u8; HEADER_LEN];
-        bytes[..8].copy_from_slice(&MAGIC);
-        LittleEndian::write_u16(&mut bytes[8..10], self.version.number());
-        LittleEndian::write_u16(&mut bytes[10..12], self.kind as u16);
-        LittleEndian::write_u32(&mut bytes[12..16], self.flags);
-        out.extend_from_slice(&bytes);
-    }
-
-    /// Decodes and checks a header of `expected` kind; `path` names the file in errors.
+    /// Decodes and checks a header of `expected` kind at the start of
+    /// `bytes`, the start of the file `path`.
     pub fn decode_from(bytes: &[u8], expected: FileKind, path: &Path) -> Result<Self> {
-        let corrupted = |what: &str| Error::Corrupted {
-            path: path.to_path_buf(),
-            offset: 0,
-            what: what.to_string(),
-        };
-        if bytes.len() < HEADER_LEN {
-            return Err(corrupted("file shorter than its 16-byte header"));
+        let header = FileHeader::decode(&mut Cursor::at(bytes, path, 0))?;
+        if header.kind != expected {
+            return Err(Error::corrupted_at(
+                path,
+                10,
+                format!(
+                    "file kind {}, expected {} ({expected:?})",
+                    header.kind as u16, expected as u16
+                ),
+            ));
         }
-        if bytes[..8] != MAGIC {
-            return Err(corrupted("bad magic: not a stemmata file"));
-        }
-        let version = FormatVersion::checked(LittleEndian::read_u16(&bytes[8..10]), path)?;
-        let kind = LittleEndian::read_u16(&bytes[10..12]);
-        if kind != expected as u16 {
-            return Err(corrupted(&format!(
-                "file kind {kind}, expected {} ({expected:?})",
-                expected as u16
+        Ok(header)
+    }
+}
+
+/// The 16 header bytes: magic, u16 version, u16 kind, u32 flags.
+impl Encode for FileHeader {
+    fn encode_into(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&MAGIC);
+        put_u16(out, self.version.number());
+        put_u16(out, self.kind as u16);
+        put_u32(out, self.flags);
+    }
+}
+
+impl Decode for FileHeader {
+    /// Checks the magic, that this build reads the version, and that the
+    /// kind is known and carries its flags.
+    fn decode(c: &mut Cursor<'_>) -> Result<Self> {
+        if c.remaining() < HEADER_LEN {
+            return Err(c.error(format!(
+                "file of {} bytes is shorter than its 16-byte header",
+                c.remaining()
             )));
         }
-        let flags = LittleEndian::read_u32(&bytes[12..16]);
-        if flags != expected.flags() {
-            return Err(corrupted(&format!("unknown flags {flags:#x}")));
+        let start = c.position();
+        if c.take(MAGIC.len())? != MAGIC {
+            return Err(c.error_at(start, "bad magic: not a stemmata file"));
+        }
+        let version = FormatVersion::checked(c.u16()?, c.path())?;
+        let kind = match c.u16()? {
+            1 => FileKind::Barrel,
+            2 => FileKind::Segment,
+            3 => FileKind::Pages,
+            other => return Err(c.error_at(start + 10, format!("unknown file kind {other}"))),
+        };
+        let flags = c.u32()?;
+        if flags != kind.flags() {
+            return Err(c.error_at(start + 12, format!("unknown flags {flags:#x}")));
         }
         Ok(FileHeader {
             version,
-            kind: expected,
+            kind,
             flags,
         })
     }

@@ -1,7 +1,8 @@
 //! Everything written to disk: the common file header, append-only files,
 //! barrels of unique-word sequences, segments of sketches and key tables,
-//! page files of page signatures, and the redb catalog; and `fs`, the one
-//! seam every write to the index directory passes through.
+//! page files of page signatures, and the redb catalog; `codec`, the
+//! bounds-checked cursor and the encode/decode traits they share; and `fs`,
+//! the one seam every write to the index directory passes through.
 //! `storage-format.md` at the repository root documents these byte by byte
 //! (`docs/algorithms.md` says how the stored values are computed), and
 //! `spec_examples` rebuilds its worked examples. Nothing here knows about
@@ -10,6 +11,7 @@
 pub mod append;
 pub mod barrel;
 pub mod catalog;
+pub mod codec;
 pub mod format;
 pub(crate) mod fs;
 mod overlay;

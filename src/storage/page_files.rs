@@ -8,11 +8,11 @@
 //! deleted or replaced books stay in their file as dead bytes until a
 //! compaction ([`crate::compact`]) copies the live ones into a new file.
 
-use byteorder::{ByteOrder, LittleEndian};
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use super::append::{self, AppendWriter};
+use super::codec::{put_u32, put_u64, Cursor, Decode, Encode};
 use super::format::{FileKind, HEADER_LEN};
 use super::pages;
 use crate::error::{Error, Result};
@@ -33,33 +33,21 @@ pub struct PageLocator {
     pub len: u32,
 }
 
-impl PageLocator {
-    /// The 16 catalog bytes: u32 file, u64 offset, u32 length.
-    pub fn encode(&self) -> [u8; LOCATOR_LEN] {
-        let mut bytes = [0u8; LOCATOR_LEN];
-        LittleEndian::write_u32(&mut bytes[0..4], self.file);
-        LittleEndian::write_u64(&mut bytes[4..12], self.offset);
-        LittleEndian::write_u32(&mut bytes[12..16], self.len);
-        bytes
+/// The 16 catalog bytes: u32 file, u64 offset, u32 length.
+impl Encode for PageLocator {
+    fn encode_into(&self, out: &mut Vec<u8>) {
+        put_u32(out, self.file);
+        put_u64(out, self.offset);
+        put_u32(out, self.len);
     }
+}
 
-    /// Decodes the locator of book `book_id` stored in the catalog at
-    /// `path`; `Corrupted` unless it is exactly 16 bytes.
-    pub fn decode(bytes: &[u8], path: &Path, book_id: u32) -> Result<Self> {
-        if bytes.len() != LOCATOR_LEN {
-            return Err(Error::Corrupted {
-                path: path.to_path_buf(),
-                offset: 0,
-                what: format!(
-                    "page locator of book id {book_id} is {} bytes, not {LOCATOR_LEN}",
-                    bytes.len()
-                ),
-            });
-        }
+impl Decode for PageLocator {
+    fn decode(c: &mut Cursor<'_>) -> Result<Self> {
         Ok(PageLocator {
-            file: LittleEndian::read_u32(&bytes[0..4]),
-            offset: LittleEndian::read_u64(&bytes[4..12]),
-            len: LittleEndian::read_u32(&bytes[12..16]),
+            file: c.u32()?,
+            offset: c.u64()?,
+            len: c.u32()?,
         })
     }
 }
@@ -160,10 +148,12 @@ impl PageFileReader {
             let locator = PageLocator {
                 file: file_number,
                 offset,
-                len: len.ok_or_else(|| Error::Corrupted {
-                    path: self.path.clone(),
-                    offset,
-                    what: "a page-file record longer than 4 GiB".into(),
+                len: len.ok_or_else(|| {
+                    Error::corrupted_at(
+                        self.path.clone(),
+                        offset,
+                        "a page-file record longer than 4 GiB",
+                    )
                 })?,
             };
             let signatures = self.read(&locator, book_id)?;
@@ -205,13 +195,14 @@ mod tests {
             len: 9_806,
         };
         let bytes = locator.encode();
+        assert_eq!(bytes.len(), LOCATOR_LEN);
         assert_eq!(
-            PageLocator::decode(&bytes, Path::new("c"), 1).unwrap(),
+            PageLocator::decode_all(&bytes, Path::new("c")).unwrap(),
             locator
         );
         for len in [0, 15, 17] {
             let bytes = vec![0u8; len];
-            assert!(PageLocator::decode(&bytes, Path::new("c"), 1).is_err());
+            assert!(PageLocator::decode_all(&bytes, Path::new("c")).is_err());
         }
     }
 

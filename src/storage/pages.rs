@@ -27,6 +27,7 @@
 //! u64 XXH3-64 of every byte before it
 //! ```
 
+use super::codec::{put_u16, put_u32, Cursor, Decode, Encode};
 use super::format::{checked_body, checksum, CHECKSUM_LEN};
 use byteorder::{ByteOrder, LittleEndian};
 use std::path::Path;
@@ -66,18 +67,46 @@ const BOOK_ID_LEN: usize = 4;
 pub fn encode_record(book_id: u32, pages: &[MinHashSig], k: usize) -> Vec<u8> {
     let len = BOOK_ID_LEN + FIXED_LEN + VALUE_LEN * k * pages.len() + CHECKSUM_LEN;
     let mut out = Vec::with_capacity(len);
-    out.extend_from_slice(&book_id.to_le_bytes());
-    out.extend_from_slice(&(k as u16).to_le_bytes());
-    out.extend_from_slice(&(pages.len() as u32).to_le_bytes());
+    put_u32(&mut out, book_id);
+    PageCounts {
+        k: k as u16,
+        pages: pages.len() as u32,
+    }
+    .encode_into(&mut out);
     for page in pages {
         for i in 0..k {
             let value = page.0.get(i).copied().unwrap_or(u64::MAX);
-            out.extend_from_slice(&stored(value).to_le_bytes());
+            put_u32(&mut out, stored(value));
         }
     }
     let sum = checksum(&out);
     out.extend_from_slice(&sum.to_le_bytes());
     out
+}
+
+/// The counts before the values: u16 min-hashes per page, u32 pages.
+/// Decoding reads them unchecked: they are checked once the checksum
+/// behind them is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct PageCounts {
+    k: u16,
+    pages: u32,
+}
+
+impl Encode for PageCounts {
+    fn encode_into(&self, out: &mut Vec<u8>) {
+        put_u16(out, self.k);
+        put_u32(out, self.pages);
+    }
+}
+
+impl Decode for PageCounts {
+    fn decode(c: &mut Cursor<'_>) -> Result<Self> {
+        Ok(PageCounts {
+            k: c.u16()?,
+            pages: c.u32()?,
+        })
+    }
 }
 
 /// Bytes of a page-file record's head: book id, k and page count.
@@ -104,14 +133,15 @@ pub fn decode_record(
     offset: u64,
     book_id: u32,
 ) -> Result<Vec<MinHashSig>> {
-    let pages = decode_sealed(bytes, BOOK_ID_LEN, path, offset, book_id)?;
-    let stored_id = LittleEndian::read_u32(bytes);
+    let pages = decode_sealed(bytes, BOOK_ID_LEN, path, Some(offset), book_id)?;
+    let stored_id = Cursor::at(bytes, path, offset).u32()?;
     if stored_id != book_id {
-        return Err(corrupted(
+        return Err(Error::corrupted_at(
             path,
             offset,
-            book_id,
-            format!("the record belongs to book id {stored_id}"),
+            format!(
+                "page signatures of book id {book_id}: the record belongs to book id {stored_id}"
+            ),
         ));
     }
     Ok(pages)
@@ -121,53 +151,54 @@ pub fn decode_record(
 /// catalog at `path`; errors as [`decode_record`]'s, with offsets in the
 /// value.
 pub fn decode_value(bytes: &[u8], path: &Path, book_id: u32) -> Result<Vec<MinHashSig>> {
-    decode_sealed(bytes, 0, path, 0, book_id)
-}
-
-fn corrupted(path: &Path, offset: u64, book_id: u32, what: String) -> Error {
-    Error::Corrupted {
-        path: path.to_path_buf(),
-        offset,
-        what: format!("page signatures of book id {book_id}: {what}"),
-    }
+    decode_sealed(bytes, 0, path, None, book_id)
 }
 
 /// Decodes checksummed page signatures that follow `prefix` bytes (checked
-/// by the caller) in `bytes`, found at byte `offset` of `path`.
+/// by the caller) in `bytes`, found at byte `offset` of `path` (`None`: a
+/// catalog value, with no offset of its own).
 fn decode_sealed(
     bytes: &[u8],
     prefix: usize,
     path: &Path,
-    offset: u64,
+    offset: Option<u64>,
     book_id: u32,
 ) -> Result<Vec<MinHashSig>> {
-    let corrupted = |at: usize, what: String| corrupted(path, offset + at as u64, book_id, what);
+    let context = |e: Error| e.context(format_args!("page signatures of book id {book_id}"));
+    let cursor = |bytes| match offset {
+        Some(offset) => Cursor::at(bytes, path, offset),
+        None => Cursor::value(bytes, path),
+    };
     if bytes.len() < prefix + FIXED_LEN + CHECKSUM_LEN {
-        return Err(corrupted(0, format!("{} bytes, too short", bytes.len())));
+        let error = cursor(bytes).error(format!("{} bytes, too short", bytes.len()));
+        return Err(context(error));
     }
-    let body_end = checked_body(bytes, path, offset)?.len();
-    let k = LittleEndian::read_u16(&bytes[prefix..]) as usize;
-    let count = LittleEndian::read_u32(&bytes[prefix + 2..]) as usize;
+    let body = checked_body(bytes, path, offset.unwrap_or(0))?;
+    let mut c = cursor(body);
+    c.skip(prefix, 1, "prefix bytes").map_err(context)?;
+    let counts_at = c.position();
+    let counts = PageCounts::decode(&mut c).map_err(context)?;
+    let (k, count) = (usize::from(counts.k), counts.pages as usize);
     if !(1..=MAX_HASHES).contains(&k) {
-        return Err(corrupted(prefix, format!("{k} min-hashes per page")));
+        let error = c.error_at(counts_at, format!("{k} min-hashes per page"));
+        return Err(context(error));
     }
     if count < 2 {
-        return Err(corrupted(
-            prefix + 2,
+        let error = c.error_at(
+            counts_at + 2,
             format!("{count} pages; at least 2 are stored"),
-        ));
+        );
+        return Err(context(error));
     }
-    let body = &bytes[prefix + FIXED_LEN..body_end];
-    if count.checked_mul(VALUE_LEN * k) != Some(body.len()) {
-        return Err(corrupted(
-            prefix + FIXED_LEN,
-            format!(
-                "{count} pages of {k} min-hashes do not fill {} bytes",
-                body.len()
-            ),
+    if count.checked_mul(VALUE_LEN * k) != Some(c.remaining()) {
+        let error = c.error(format!(
+            "{count} pages of {k} min-hashes do not fill {} bytes",
+            c.remaining()
         ));
+        return Err(context(error));
     }
-    Ok(body
+    let values = c.take(c.remaining()).map_err(context)?;
+    Ok(values
         .chunks_exact(VALUE_LEN * k)
         .map(|page| {
             let values = page.chunks_exact(VALUE_LEN).map(LittleEndian::read_u32);
@@ -256,7 +287,10 @@ mod tests {
         let error = decode_record(&record, Path::new("000002.pgs"), 500, 8).unwrap_err();
         match &error {
             Error::Corrupted { path, offset, what } => {
-                assert_eq!((path.as_path(), *offset), (Path::new("000002.pgs"), 500));
+                assert_eq!(
+                    (path.as_path(), *offset),
+                    (Path::new("000002.pgs"), Some(500))
+                );
                 assert!(
                     what.contains("book id 8") && what.contains("book id 7"),
                     "{what}"

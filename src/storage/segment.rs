@@ -36,6 +36,7 @@ use byteorder::{ByteOrder, LittleEndian};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
+use super::codec::{Cursor, Encode};
 use super::format::{
     checked_body, checksum, FileHeader, FileKind, FormatVersion, CHECKSUM_LEN, HEADER_LEN,
 };
@@ -189,8 +190,9 @@ pub fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
 pub(crate) struct Unreadable {
     /// The segment file.
     pub path: PathBuf,
-    /// Byte offset of the damage (0 when the file as a whole is at fault).
-    pub offset: u64,
+    /// Byte offset of the damage; `None` when the file as a whole is at
+    /// fault.
+    pub offset: Option<u64>,
     /// What is wrong, without the path.
     pub what: String,
 }
@@ -206,20 +208,20 @@ impl Unreadable {
                 got,
                 ..
             } => (
-                *offset,
+                Some(*offset),
                 format!("checksum mismatch (stored {expected:#018x}, computed {got:#018x})"),
             ),
-            Error::Io { source, .. } => (0, format!("cannot be read: {source}")),
+            Error::Io { source, .. } => (None, format!("cannot be read: {source}")),
             Error::UnsupportedVersion {
                 found,
                 oldest,
                 newest,
                 ..
             } => (
-                0,
+                None,
                 format!("format version {found} is not supported (this build reads {oldest}..={newest})"),
             ),
-            other => (0, other.to_string()),
+            other => (None, other.to_string()),
         };
         Unreadable {
             path: path.to_path_buf(),
@@ -230,10 +232,10 @@ impl Unreadable {
 
     /// A `Corrupted` error naming the segment, with `advice` after the damage.
     pub fn error(&self, advice: &str) -> Error {
-        Error::Corrupted {
-            path: self.path.clone(),
-            offset: self.offset,
-            what: format!("{}; {advice}", self.what),
+        let what = format!("{}; {advice}", self.what);
+        match self.offset {
+            Some(offset) => Error::corrupted_at(&self.path, offset, what),
+            None => Error::corrupted(&self.path, what),
         }
     }
 }
@@ -272,45 +274,6 @@ pub struct Segment {
     tables: [TableSpan; TABLES],
 }
 
-/// A cursor over a segment's bytes that reports damage as `Corrupted`.
-struct Cursor<'a> {
-    bytes: &'a [u8],
-    at: usize,
-    path: &'a Path,
-}
-
-impl Cursor<'_> {
-    fn corrupted(&self, what: String) -> Error {
-        Error::Corrupted {
-            path: self.path.to_path_buf(),
-            offset: self.at as u64,
-            what,
-        }
-    }
-
-    fn u32(&mut self) -> Result<u32> {
-        let at = self.at;
-        let slice = self
-            .bytes
-            .get(at..at + 4)
-            .ok_or_else(|| self.corrupted("segment cut short".into()))?;
-        self.at += 4;
-        Ok(LittleEndian::read_u32(slice))
-    }
-
-    /// Skips `count` items of `size` bytes; returns where they start.
-    fn skip(&mut self, count: usize, size: usize, what: &str) -> Result<usize> {
-        let start = self.at;
-        let end = count
-            .checked_mul(size)
-            .and_then(|n| n.checked_add(start))
-            .filter(|&end| end <= self.bytes.len())
-            .ok_or_else(|| self.corrupted(format!("{count} {what} run past the end")))?;
-        self.at = end;
-        Ok(start)
-    }
-}
-
 impl Segment {
     /// Reads and checks the segment at `path`.
     pub fn open(path: &Path) -> Result<Segment> {
@@ -323,24 +286,22 @@ impl Segment {
     pub fn decode(bytes: Vec<u8>, path: &Path) -> Result<Segment> {
         let header = FileHeader::decode_from(&bytes, FileKind::Segment, path)?;
         let version_2 = !header.version.has_value_table();
-        let corrupted = |offset: usize, what: String| Error::Corrupted {
-            path: path.to_path_buf(),
-            offset: offset as u64,
-            what,
-        };
         if bytes.len() < HEADER_LEN + 8 + CHECKSUM_LEN {
-            return Err(corrupted(0, "segment shorter than its fixed fields".into()));
+            return Err(Error::corrupted(
+                path,
+                format!(
+                    "segment of {} bytes is shorter than its fixed fields",
+                    bytes.len()
+                ),
+            ));
         }
         let body_end = checked_body(&bytes, path, 0)?.len();
-        let mut cursor = Cursor {
-            bytes: &bytes[..body_end],
-            at: HEADER_LEN,
-            path,
-        };
+        let mut cursor = Cursor::at(&bytes[..body_end], path, 0);
+        cursor.skip(HEADER_LEN, 1, "header bytes")?;
         let book_count = cursor.u32()? as usize;
         let k = cursor.u32()? as usize;
         if !(1..=MAX_HASHES).contains(&k) {
-            return Err(cursor.corrupted(format!("{k} min-hashes per book")));
+            return Err(cursor.error_at(cursor.position() - 4, format!("{k} min-hashes per book")));
         }
         let table_count = if version_2 { TABLES_V2 } else { TABLES };
         let books_at = cursor.skip(book_count, 20 + 8 * k, "book sketches")?;
@@ -359,8 +320,8 @@ impl Segment {
                 books_at: cursor.skip(entry_count, 4, "posting entries")?,
             };
         }
-        if cursor.at != body_end {
-            return Err(corrupted(cursor.at, "bytes after the last table".into()));
+        if cursor.remaining() != 0 {
+            return Err(cursor.error("bytes after the last table"));
         }
         let segment = Segment {
             path: path.to_path_buf(),
@@ -380,11 +341,7 @@ impl Segment {
     }
 
     fn check_order(&self) -> Result<()> {
-        let corrupted = |what: String| Error::Corrupted {
-            path: self.path.clone(),
-            offset: 0,
-            what,
-        };
+        let corrupted = |what: String| Error::corrupted(self.path.clone(), what);
         let stride = self.book_stride();
         let ids = (0..self.book_count)
             .map(|i| LittleEndian::read_u32(&self.bytes[self.books_at + i * stride..]));

@@ -9,9 +9,8 @@
 use std::path::Path;
 
 use super::barrel::{self, EncodedSequence};
-use super::catalog::{
-    decode_options, decode_sketch_options, encode_options, encode_sketch_options, BookEntry,
-};
+use super::catalog::BookEntry;
+use super::codec::{Decode, Encode};
 use super::format::{checksum, FileHeader, FileKind};
 use super::pages;
 use super::segment::{self, Segment, SketchRecord};
@@ -142,7 +141,7 @@ fn the_book_entry_of_that_book() {
     entry.encode_into(&mut bytes);
     let doc = example("book-entry");
     assert_eq!(doc, bytes);
-    assert_eq!(BookEntry::decode_from(&doc), Some(entry));
+    assert_eq!(BookEntry::decode_all(&doc, path()).unwrap(), entry);
 }
 
 #[test]
@@ -204,12 +203,18 @@ fn the_segment_of_two_books() {
 #[test]
 fn the_creation_options() {
     let doc = example("extract-options");
-    assert_eq!(doc, encode_options(&ExtractOptions::default()));
-    assert_eq!(decode_options(&doc), Some(ExtractOptions::default()));
+    assert_eq!(doc, ExtractOptions::default().encode());
+    assert_eq!(
+        ExtractOptions::decode_all(&doc, path()).unwrap(),
+        ExtractOptions::default()
+    );
 
     let doc = example("sketch-options");
-    assert_eq!(doc, encode_sketch_options(&SketchOptions::default()));
-    assert_eq!(decode_sketch_options(&doc), Some(SketchOptions::default()));
+    assert_eq!(doc, SketchOptions::default().encode());
+    assert_eq!(
+        SketchOptions::decode_all(&doc, path()).unwrap(),
+        SketchOptions::default()
+    );
 }
 
 fn two_pages() -> [MinHashSig; 2] {

@@ -70,14 +70,13 @@ impl Store {
     /// The error for a book whose entry names a barrel the catalog does
     /// not list.
     pub(crate) fn unknown_barrel(&self, entry: &BookEntry) -> Error {
-        Error::Corrupted {
-            path: self.catalog().path().to_path_buf(),
-            offset: 0,
-            what: format!(
+        Error::corrupted(
+            self.catalog().path().to_path_buf(),
+            format!(
                 "book {:?} points at unknown barrel {}",
                 entry.key, entry.barrel
             ),
-        }
+        )
     }
 }
 
@@ -181,11 +180,10 @@ impl RecordFiles {
     /// The error for a book whose entry names a file the catalog does not
     /// list.
     fn unknown_file(&self, kind: &str, key: &str, number: u32) -> Error {
-        Error::Corrupted {
-            path: self.catalog_path.clone(),
-            offset: 0,
-            what: format!("book {key:?} points at unknown {kind} {number}"),
-        }
+        Error::corrupted(
+            self.catalog_path.clone(),
+            format!("book {key:?} points at unknown {kind} {number}"),
+        )
     }
 }
 
@@ -200,15 +198,15 @@ fn owned_by(
     unique_words: u32,
 ) -> Result<Record> {
     if record.book_id != id || record.sequence.len() != unique_words as usize {
-        return Err(Error::Corrupted {
-            path: path.to_path_buf(),
+        return Err(Error::corrupted_at(
+            path.to_path_buf(),
             offset,
-            what: format!(
+            format!(
                 "record of book id {} with {} elements does not belong to book {key:?} (id {id})",
                 record.book_id,
                 record.sequence.len(),
             ),
-        });
+        ));
     }
     Ok(record)
 }

@@ -145,10 +145,12 @@ pub(crate) fn compact(
     if !unreadable.is_empty() && !drop_unreadable {
         let damaged: Vec<Unreadable> = unreadable.iter().map(|(_, u)| u.clone()).collect();
         let first = &damaged[0];
+        let at = first
+            .offset
+            .map_or_else(String::new, |offset| format!("at byte {offset}: "));
         compaction.warnings.push(format!(
-            "{}: damaged sketch segment (at byte {}: {}), left out of the compaction; {}",
+            "{}: damaged sketch segment ({at}{}), left out of the compaction; {}",
             first.path.display(),
-            first.offset,
             first.what,
             repair_advice(&damaged, &orphans)
         ));
@@ -240,7 +242,7 @@ mod tests {
     fn damaged(name: &str) -> Unreadable {
         Unreadable {
             path: PathBuf::from(name),
-            offset: 7,
+            offset: Some(7),
             what: "checksum mismatch".into(),
         }
     }

@@ -78,10 +78,8 @@ fn read_tsv(path: &Path) -> Result<Vec<Vec<String>>> {
 impl Corpus {
     /// Reads `books.tsv` and `pairs.tsv` from `dir`.
     pub fn read(dir: &Path) -> Result<Corpus> {
-        let bad = |path: &Path, line: usize, what: &str| Error::Corrupted {
-            path: path.to_path_buf(),
-            offset: line as u64,
-            what: what.to_string(),
+        let bad = |path: &Path, line: usize, what: &str| {
+            Error::corrupted(path, format!("line {line}: {what}"))
         };
         let books_path = dir.join("books.tsv");
         let mut books = Vec::new();
