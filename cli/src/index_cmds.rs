@@ -172,6 +172,11 @@ pub struct LoadArgs {
     /// How to read the inputs.
     #[arg(long, value_enum, default_value = "auto")]
     pub format: InputFormat,
+    /// Titles, authors and languages from this tab-separated file: a header
+    /// line naming a `key` (or `id`) column and any of `title`, `author`,
+    /// `language`; its values replace those of the texts for the keys it lists.
+    #[arg(long, value_name = "TSV")]
+    pub metadata: Option<PathBuf>,
     /// Create the index if the directory holds none.
     #[arg(long)]
     pub create: bool,
@@ -243,6 +248,11 @@ fn open_or_create(dir: &Path, create: bool) -> Result<Index> {
 }
 
 pub fn load(args: LoadArgs) -> Result<ExitCode> {
+    // Read first: a bad metadata file leaves the index as it was.
+    let metadata = match &args.metadata {
+        Some(path) => crate::metadata::Metadata::read(path)?,
+        None => crate::metadata::Metadata::default(),
+    };
     let index =
         open_or_create(&args.index, args.create).map_err(|e| no_index(e, &args.index, true))?;
     let mut inputs = Vec::new();
@@ -308,7 +318,7 @@ pub fn load(args: LoadArgs) -> Result<ExitCode> {
         _ => {}
     });
     for documents in inputs {
-        loader.extend(documents)?;
+        loader.extend(documents.map(|document| document.map(|d| metadata.apply(d))))?;
     }
     let stats = loader.finish()?;
     progress.finish_and_clear();
@@ -401,13 +411,19 @@ fn hit_relations(
     }
 }
 
-/// The result as JSON, each hit with its relation when there are some.
+/// The result as JSON: what was asked (`query`: the key, or the text's
+/// file; `score_name`), the hits, each with its relation when there are
+/// some, and the explain counts.
 fn query_json(
+    query: serde_json::Value,
+    score: stemmata::Score,
     result: &stemmata::QueryResult,
     relations: Option<&[Relation]>,
 ) -> Result<serde_json::Value> {
     let to_json = |e: serde_json::Error| Error::InvalidArgument(format!("cannot write JSON: {e}"));
     let mut value = serde_json::to_value(result).map_err(to_json)?;
+    value["query"] = query;
+    value["score_name"] = score.name().into();
     if let (Some(relations), Some(hits)) = (relations, value["hits"].as_array_mut()) {
         for (hit, relation) in hits.iter_mut().zip(relations) {
             hit["relation"] = serde_json::to_value(relation).map_err(to_json)?;
@@ -438,7 +454,17 @@ pub fn query(args: QueryArgs) -> Result<ExitCode> {
         None
     };
     if args.json {
-        print_json(&query_json(&result, relations.as_deref())?)?;
+        let asked = match (&args.key, &args.text) {
+            (Some(key), _) => serde_json::json!({ "key": key }),
+            (None, Some(path)) => serde_json::json!({ "text": path.display().to_string() }),
+            (None, None) => serde_json::Value::Null,
+        };
+        print_json(&query_json(
+            asked,
+            options.score,
+            &result,
+            relations.as_deref(),
+        )?)?;
         return Ok(ExitCode::SUCCESS);
     }
     if result.hits.is_empty() {
@@ -632,8 +658,7 @@ pub fn pairs(mut args: PairsArgs) -> Result<ExitCode> {
     if matches!(args.format, PairsFormat::Tsv) {
         writeln!(
             out,
-            "a\tb\t{}\tlcs\tcommon\ta_unique\tb_unique{}",
-            options.score,
+            "a\tb\tscore\tlcs\tcommon\ta_unique\tb_unique{}",
             if args.relations {
                 "\trelation\tconfidence\tcontainer"
             } else {
@@ -700,8 +725,9 @@ pub fn pairs(mut args: PairsArgs) -> Result<ExitCode> {
     }
     if !args.quiet {
         eprintln!(
-            "{} pairs ≥ {} from {} books ({} mode): {} pairs considered, {} candidates{}, {} within bound, {} aligned, in {:.2} s",
+            "{} pairs with {} ≥ {} from {} books ({} mode): {} pairs considered, {} candidates{}, {} within bound, {} aligned, in {:.2} s",
             stats.found,
+            options.score,
             options.min_score,
             stats.books,
             stats.mode.name(),

@@ -8,6 +8,7 @@ mod eval;
 mod index_cmds;
 mod input;
 mod messages;
+mod metadata;
 mod output;
 mod scale;
 

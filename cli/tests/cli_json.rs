@@ -38,6 +38,8 @@ fn create_load_query_pairs_stats_verify_and_delete_speak_json() {
     assert_eq!(loaded["skipped"].as_array().unwrap().len(), 0);
 
     let result = json_of(&["query", "idx", "--key", "original", "--json"], dir.path());
+    assert_eq!(result["query"]["key"], "original");
+    assert_eq!(result["score_name"], "coverage");
     assert_eq!(result["hits"][0]["key"], "edition");
     assert!(result["hits"][0]["score"].as_f64().unwrap() > 0.5);
     assert_eq!(result["explain"]["books"], 2);

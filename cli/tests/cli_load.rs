@@ -186,3 +186,58 @@ fn corpus_texts_keep_their_bytes_and_get_a_title_only_from_a_real_header() {
         assert_eq!(document.text, with_header, "{id}");
     }
 }
+
+#[test]
+fn metadata_gives_titles_by_key_and_a_bad_file_leaves_no_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = common::text(0, 600);
+    write(&dir.path().join("in/first.txt"), &base);
+    write(
+        &dir.path().join("in/reprint.txt"),
+        &format!("{} {base}", common::text(5_000, 60)),
+    );
+    write(
+        &dir.path().join("books.tsv"),
+        "id\ttitle\tauthor\tlanguage\nfirst\tThe First\tA. Writer\ten\nnot-loaded\tElsewhere\t\t\n",
+    );
+    write(
+        &dir.path().join("bad.tsv"),
+        "name\ttitle\nfirst\tThe First\n",
+    );
+
+    let refused = common::run(
+        common::cli()
+            .args(["load", "--create", "idx", "in", "--metadata", "bad.tsv"])
+            .current_dir(dir.path()),
+    );
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(
+        common::stderr(&refused).contains("bad.tsv"),
+        "{}",
+        common::stderr(&refused)
+    );
+    assert!(!dir.path().join("idx").exists());
+
+    let output = common::run(
+        common::cli()
+            .args([
+                "load",
+                "--create",
+                "idx",
+                "in",
+                "--metadata",
+                "books.tsv",
+                "-q",
+            ])
+            .current_dir(dir.path()),
+    );
+    assert!(output.status.success(), "{}", common::stderr(&output));
+    let query = common::run(
+        common::cli()
+            .args(["query", "idx", "--key", "reprint", "--json"])
+            .current_dir(dir.path()),
+    );
+    let result: Value = serde_json::from_slice(&query.stdout).unwrap();
+    assert_eq!(result["hits"][0]["key"], "first", "{result}");
+    assert_eq!(result["hits"][0]["title"], "The First", "{result}");
+}
