@@ -9,7 +9,7 @@
 
 use std::path::PathBuf;
 
-use stemmata::{Index, Mode, PairsOptions};
+use stemmata::{BookInfo, Index, Mode, PairsOptions};
 
 fn main() -> stemmata::Result<()> {
     let texts = std::env::args_os()
@@ -30,16 +30,13 @@ fn main() -> stemmata::Result<()> {
         all.stats.lcs_runs
     );
     for pair in all.pairs.iter().take(5) {
-        println!(
-            "  {:.3}  {} ({}) ~ {} ({})",
-            pair.score, pair.a.key, pair.a.title, pair.b.key, pair.b.title
-        );
+        println!("  {:.3}  {} ~ {}", pair.score, named(pair.a), named(pair.b));
     }
 
     let clusters = all.clusters();
     println!("{} clusters of related books; the largest:", clusters.len());
     for book in clusters.first().into_iter().flatten() {
-        println!("  {:<10} {}", book.key, book.title);
+        println!("  {}", named(book));
     }
 
     // Approximate mode: candidates from the band tables, for collections
@@ -50,6 +47,15 @@ fn main() -> stemmata::Result<()> {
         approximate.pairs.len()
     );
     Ok(())
+}
+
+/// A book's key, with its title when the load gave one.
+fn named(book: &BookInfo) -> String {
+    if book.title.is_empty() {
+        book.key.clone()
+    } else {
+        format!("{} ({})", book.key, book.title)
+    }
 }
 
 fn corpus_texts() -> PathBuf {

@@ -124,3 +124,8 @@ mod testing {
         }
     }
 }
+
+/// The README's examples, compiled (and run where they can be) as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
