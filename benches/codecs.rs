@@ -13,13 +13,17 @@ fn codecs(c: &mut Criterion) {
         positions: (0..n).map(|i| i * 17 + 3).collect(),
     };
     let mut record = Vec::new();
-    EncodedSequence::encode(&sequence).encode_into(1, &mut record);
+    EncodedSequence::encode(&sequence)
+        .unwrap()
+        .encode_into(1, &mut record);
     let mut group = c.benchmark_group("codecs");
     group.throughput(Throughput::Elements(n as u64));
     group.bench_function("record_encode", |b| {
         b.iter(|| {
             let mut out = Vec::new();
-            EncodedSequence::encode(&sequence).encode_into(1, &mut out);
+            EncodedSequence::encode(&sequence)
+                .unwrap()
+                .encode_into(1, &mut out);
             out
         })
     });

@@ -15,7 +15,10 @@ fuzz_target!(|data: &[u8]| {
     let Some((&knob, rest)) = data.split_first() else {
         return;
     };
-    let cut = rest.iter().position(|&b| b == 0xff).unwrap_or(rest.len() / 2);
+    let cut = rest
+        .iter()
+        .position(|&b| b == 0xff)
+        .unwrap_or(rest.len() / 2);
     let (a, b) = (decode(&rest[..cut]), decode(&rest[cut..]));
     let (a, b): (&str, &str) = (&a.text, &b.text);
     let options = RetasOptions {
@@ -37,23 +40,39 @@ fuzz_target!(|data: &[u8]| {
             (end.1, end.3) = (span.b_words.end, span.b_bytes.end);
         }
     }
-    let mut in_b: Vec<_> = alignment.spans.iter().map(|s| (s.b_words.clone(), s.b_bytes.clone())).collect();
+    let mut in_b: Vec<_> = alignment
+        .spans
+        .iter()
+        .map(|s| (s.b_words.clone(), s.b_bytes.clone()))
+        .collect();
     in_b.sort_by_key(|(words, _)| words.start);
     for w in in_b.windows(2) {
-        assert!(w[0].0.end <= w[1].0.start && w[0].1.end <= w[1].1.start, "{w:?}");
+        assert!(
+            w[0].0.end <= w[1].0.start && w[0].1.end <= w[1].1.start,
+            "{w:?}"
+        );
     }
     let aligned_a: usize = alignment.spans.iter().map(|s| s.a_words.len()).sum();
     let aligned_b: usize = alignment.spans.iter().map(|s| s.b_words.len()).sum();
     assert_eq!(aligned_a, alignment.aligned_words_a as usize);
     assert_eq!(aligned_b, alignment.aligned_words_b as usize);
-    let moved_a: usize = alignment.spans.iter().filter(|s| s.moved).map(|s| s.a_words.len()).sum();
+    let moved_a: usize = alignment
+        .spans
+        .iter()
+        .filter(|s| s.moved)
+        .map(|s| s.a_words.len())
+        .sum();
     assert_eq!(moved_a, alignment.stats.moved_words_a as usize);
     assert!((0.0..=1.0).contains(&alignment.share_a) && (0.0..=1.0).contains(&alignment.share_b));
     assert_eq!(alignment.word_range_pairs().len(), alignment.spans.len());
 
     match ocr_accuracy(a, b, &options) {
         Ok(measured) => {
-            for share in [measured.char_accuracy, measured.word_accuracy, measured.stop_word_accuracy] {
+            for share in [
+                measured.char_accuracy,
+                measured.word_accuracy,
+                measured.stop_word_accuracy,
+            ] {
                 assert!((0.0..=1.0).contains(&share), "{measured:?}");
             }
             assert_eq!(measured.clean_words, alignment.words_a);

@@ -49,7 +49,10 @@ fuzz_target!(|data: &[u8]| {
     let mut spanned = 0;
     let mut last_end = 0;
     let spanned_stats = tokenise_spans(text, |token, range| {
-        assert!(last_end <= range.start && range.start < range.end, "{range:?}");
+        assert!(
+            last_end <= range.start && range.start < range.end,
+            "{range:?}"
+        );
         assert!(text.get(range.clone()).is_some(), "{range:?}");
         last_end = range.end;
         if let Token::Word(word) = token {

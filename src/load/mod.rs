@@ -328,7 +328,7 @@ fn prepare(
         sketch: SketchRecord::new(0, &sketch, sketch_options),
         page_signatures: sketch.pages,
         unique_words: features.sequence.len() as u32,
-        encoded: EncodedSequence::encode_owned(features.sequence),
+        encoded: EncodedSequence::encode_owned(features.sequence)?,
         words: features.words,
         pages: features.pages,
         distinct_words: features.distinct_words,

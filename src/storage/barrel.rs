@@ -34,8 +34,9 @@ pub struct EncodedSequence {
 }
 
 impl EncodedSequence {
-    /// Compresses `sequence`: hashes, then position deltas, as u32 LE.
-    pub fn encode(sequence: &UniqueWordSeq) -> Self {
+    /// Compresses `sequence`: hashes, then position deltas, as u32 LE. An
+    /// error only when zstd fails (out of memory).
+    pub fn encode(sequence: &UniqueWordSeq) -> Result<Self> {
         let n = sequence.len();
         let mut raw = vec![0u8; 8 * n];
         let (hashes, deltas) = raw.split_at_mut(4 * n);
@@ -47,7 +48,7 @@ impl EncodedSequence {
     /// [`encode`](Self::encode), freeing each array of `sequence` once it
     /// is copied: for a large book, the sequence and its uncompressed bytes
     /// are never in memory whole at once.
-    pub fn encode_owned(sequence: UniqueWordSeq) -> Self {
+    pub fn encode_owned(sequence: UniqueWordSeq) -> Result<Self> {
         let n = sequence.len();
         let UniqueWordSeq { hashes, positions } = sequence;
         let mut raw = vec![0u8; 8 * n];
@@ -59,12 +60,16 @@ impl EncodedSequence {
         Self::compress(&raw, n)
     }
 
-    fn compress(raw: &[u8], elements: usize) -> Self {
-        let frame = zstd::bulk::compress(raw, ZSTD_LEVEL).expect("zstd compresses into a Vec");
-        EncodedSequence {
+    fn compress(raw: &[u8], elements: usize) -> Result<Self> {
+        let frame = zstd::bulk::compress(raw, ZSTD_LEVEL).map_err(|e| {
+            Error::InvalidArgument(format!(
+                "zstd could not compress a sequence of {elements} elements: {e}"
+            ))
+        })?;
+        Ok(EncodedSequence {
             frame,
             elements: elements as u32,
-        }
+        })
     }
 
     /// Bytes this sequence takes in a barrel, header included.
@@ -107,8 +112,11 @@ pub struct RecordHeader {
 impl RecordHeader {
     /// The checksum of this header's first 16 bytes followed by `frame`.
     pub fn checksum_with(&self, frame: &[u8]) -> u64 {
-        let bytes = self.encode();
-        record_checksum(&bytes[..16], frame)
+        let mut head = Vec::with_capacity(16);
+        for field in [self.stored_len, self.raw_len, self.book_id, self.elements] {
+            put_u32(&mut head, field);
+        }
+        record_checksum(&head, frame)
     }
 }
 
@@ -354,9 +362,10 @@ impl BarrelReader {
 
     /// Decodes the record at `offset`.
     pub fn record_at(&self, offset: u64) -> Result<Record> {
-        let start = usize::try_from(offset)
+        let bytes = usize::try_from(offset)
             .ok()
-            .filter(|&s| s >= HEADER_LEN && s <= self.bytes.len())
+            .filter(|&start| start >= HEADER_LEN)
+            .and_then(|start| self.bytes.get(start..))
             .ok_or_else(|| {
                 Error::corrupted_at(
                     self.path.clone(),
@@ -364,7 +373,7 @@ impl BarrelReader {
                     "record offset outside the committed barrel",
                 )
             })?;
-        decode_record(&self.bytes[start..], offset, &self.path)
+        decode_record(bytes, offset, &self.path)
     }
 
     /// The `len` bytes of the record at `offset`, as stored: for copying a
@@ -428,9 +437,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("000001.brl");
         let mut writer = BarrelWriter::create(&path).unwrap();
-        let first = writer.append(7, &EncodedSequence::encode(&sequence(100)));
+        let first = writer.append(7, &EncodedSequence::encode(&sequence(100)).unwrap());
         let committed = writer.sync().unwrap();
-        writer.append(8, &EncodedSequence::encode(&sequence(50)));
+        writer.append(8, &EncodedSequence::encode(&sequence(50)).unwrap());
         writer.sync().unwrap();
         drop(writer);
 
@@ -441,7 +450,7 @@ mod tests {
 
         let mut writer = BarrelWriter::append_to(&path, committed).unwrap();
         assert_eq!(std::fs::metadata(&path).unwrap().len(), committed);
-        let second = writer.append(9, &EncodedSequence::encode(&sequence(5)));
+        let second = writer.append(9, &EncodedSequence::encode(&sequence(5)).unwrap());
         let committed = writer.sync().unwrap();
         let reader = BarrelReader::open(&path, committed).unwrap();
         assert_eq!(reader.record_at(second).unwrap().book_id, 9);
@@ -453,7 +462,7 @@ mod tests {
         let path = dir.path().join("000001.brl");
         std::fs::write(&path, vec![0xAB; 100]).unwrap();
         let mut writer = BarrelWriter::create(&path).unwrap();
-        let offset = writer.append(3, &EncodedSequence::encode(&sequence(10)));
+        let offset = writer.append(3, &EncodedSequence::encode(&sequence(10)).unwrap());
         let committed = writer.sync().unwrap();
         assert_eq!(std::fs::metadata(&path).unwrap().len(), committed);
         let reader = BarrelReader::open(&path, committed).unwrap();
@@ -466,8 +475,8 @@ mod tests {
         let path = dir.path().join("000001.brl");
         let mut writer = BarrelWriter::create(&path).unwrap();
         let (first, second) = (
-            EncodedSequence::encode(&sequence(5)),
-            EncodedSequence::encode(&sequence(9)),
+            EncodedSequence::encode(&sequence(5)).unwrap(),
+            EncodedSequence::encode(&sequence(9)).unwrap(),
         );
         writer.append(1, &first);
         let offset = writer.append(2, &second);
@@ -496,7 +505,9 @@ mod tests {
     #[test]
     fn flipped_byte_is_a_checksum_mismatch() {
         let mut bytes = Vec::new();
-        EncodedSequence::encode(&sequence(20)).encode_into(1, &mut bytes);
+        EncodedSequence::encode(&sequence(20))
+            .unwrap()
+            .encode_into(1, &mut bytes);
         for at in [8, 12, RECORD_HEADER_LEN + 3] {
             let mut damaged = bytes.clone();
             damaged[at] ^= 0x40;
@@ -517,7 +528,7 @@ mod tests {
             let positions = gaps[..hashes.len()].iter().map(|g| { position += g; position }).collect();
             let seq = UniqueWordSeq { hashes, positions };
             let mut bytes = Vec::new();
-            EncodedSequence::encode(&seq).encode_into(id, &mut bytes);
+            EncodedSequence::encode(&seq).unwrap().encode_into(id, &mut bytes);
             let record = decode_record(&bytes, 16, Path::new("b")).unwrap();
             prop_assert_eq!(record.len as usize, bytes.len());
             prop_assert_eq!((record.book_id, record.sequence), (id, seq));

@@ -84,13 +84,16 @@ impl<'a> Cursor<'a> {
 
     /// The next `n` bytes.
     pub fn take(&mut self, n: usize) -> Result<&'a [u8]> {
-        if n > self.remaining() {
-            return Err(self.error(format!(
-                "cut short: {n} bytes needed, {} left",
-                self.remaining()
-            )));
-        }
-        let slice = &self.bytes[self.at..self.at + n];
+        let slice = self
+            .at
+            .checked_add(n)
+            .and_then(|end| self.bytes.get(self.at..end))
+            .ok_or_else(|| {
+                self.error(format!(
+                    "cut short: {n} bytes needed, {} left",
+                    self.remaining()
+                ))
+            })?;
         self.at += n;
         Ok(slice)
     }
@@ -104,7 +107,8 @@ impl<'a> Cursor<'a> {
 
     /// A byte.
     pub fn u8(&mut self) -> Result<u8> {
-        Ok(self.take(1)?[0])
+        let [byte] = self.array::<1>()?;
+        Ok(byte)
     }
 
     /// A little-endian u16.

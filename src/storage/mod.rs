@@ -8,6 +8,19 @@
 //! `spec_examples` rebuilds its worked examples. Nothing here knows about
 //! queries.
 
+// Stored bytes are untrusted: outside tests, no code here may panic on them
+// (no unwrap, expect or unchecked indexing). The one exception, `Segment`'s
+// lookups, reads offsets that `Segment::decode` checked, and says so.
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::indexing_slicing,
+        clippy::panic
+    )
+)]
+
 pub mod append;
 pub mod barrel;
 pub mod catalog;

@@ -61,7 +61,11 @@ impl MemoryOverlay {
         let start = number * BLOCK;
         if start < state.file_len {
             let end = (start + BLOCK).min(state.file_len);
-            read_exact_at(&self.file, &mut block[..(end - start) as usize], start)?;
+            read_exact_at(
+                &self.file,
+                span_mut(&mut block, 0, (end - start) as usize)?,
+                start,
+            )?;
         }
         Ok(block)
     }
@@ -84,12 +88,10 @@ impl StorageBackend for MemoryOverlay {
             let within = (at % BLOCK) as usize;
             let n = ((BLOCK as usize) - within).min((end - at) as usize);
             let done = (at - offset) as usize;
+            let into = span_mut(out, done, n)?;
             match state.blocks.get(&number) {
-                Some(block) => out[done..done + n].copy_from_slice(&block[within..within + n]),
-                None => {
-                    let block = self.block(&state, number)?;
-                    out[done..done + n].copy_from_slice(&block[within..within + n]);
-                }
+                Some(block) => into.copy_from_slice(span(block, within, n)?),
+                None => into.copy_from_slice(span(&self.block(&state, number)?, within, n)?),
             }
             at += n as u64;
         }
@@ -103,7 +105,8 @@ impl StorageBackend for MemoryOverlay {
             let first_cut = len / BLOCK;
             if !len.is_multiple_of(BLOCK) {
                 let mut block = self.block(&state, first_cut)?;
-                block[(len % BLOCK) as usize..].fill(0);
+                let cut = (len % BLOCK) as usize;
+                span_mut(&mut block, cut, BLOCK as usize - cut)?.fill(0);
                 state.blocks.insert(first_cut, block);
             }
             let from = len.div_ceil(BLOCK);
@@ -130,7 +133,7 @@ impl StorageBackend for MemoryOverlay {
             let n = ((BLOCK as usize) - within).min((end - at) as usize);
             let mut block = self.block(&state, number)?;
             let done = (at - offset) as usize;
-            block[within..within + n].copy_from_slice(&data[done..done + n]);
+            span_mut(&mut block, within, n)?.copy_from_slice(span(data, done, n)?);
             state.blocks.insert(number, block);
             at += n as u64;
         }
@@ -156,6 +159,21 @@ fn read_exact_at(file: &File, out: &mut [u8], offset: u64) -> io::Result<()> {
         done += n;
     }
     Ok(())
+}
+
+/// The `n` bytes of `bytes` from `from`; an I/O error, not a panic, if the
+/// block arithmetic ever pointed outside them.
+fn span(bytes: &[u8], from: usize, n: usize) -> io::Result<&[u8]> {
+    from.checked_add(n)
+        .and_then(|end| bytes.get(from..end))
+        .ok_or_else(|| io::Error::from(io::ErrorKind::InvalidInput))
+}
+
+/// [`span`], mutable.
+fn span_mut(bytes: &mut [u8], from: usize, n: usize) -> io::Result<&mut [u8]> {
+    from.checked_add(n)
+        .and_then(|end| bytes.get_mut(from..end))
+        .ok_or_else(|| io::Error::from(io::ErrorKind::InvalidInput))
 }
 
 #[cfg(test)]

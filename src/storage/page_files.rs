@@ -135,15 +135,16 @@ impl PageFileReader {
     ) -> Result<()> {
         let mut offset = HEADER_LEN as u64;
         while offset < self.committed_len {
-            let head: [u8; pages::RECORD_HEAD_LEN] = append::read_committed(
+            let head = append::read_committed(
                 &mut self.file,
                 &self.path,
                 self.committed_len,
                 offset,
                 pages::RECORD_HEAD_LEN as u32,
-            )?
-            .try_into()
-            .expect("read_committed reads the length asked for");
+            )?;
+            let head: [u8; pages::RECORD_HEAD_LEN] = head.try_into().map_err(|_| {
+                Error::corrupted_at(&self.path, offset, "page-file record head cut short")
+            })?;
             let (book_id, len) = pages::record_head(&head);
             let locator = PageLocator {
                 file: file_number,

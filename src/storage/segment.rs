@@ -77,6 +77,11 @@ impl SketchRecord {
             keys: Table::ALL.map(|table| sketch.keys(table, options)),
         }
     }
+
+    /// Its band keys of `table`.
+    pub fn keys_of(&self, table: Table) -> &[u64] {
+        self.keys.get(table as usize).map_or(&[], Vec::as_slice)
+    }
 }
 
 /// Encodes records (any order; ids distinct) into segment bytes with `k`
@@ -88,7 +93,7 @@ pub fn encode(records: &mut [SketchRecord], k: usize) -> Result<Vec<u8>> {
     let tables = Table::ALL.map(|table| {
         let mut entries: Vec<(u64, u32)> = records
             .iter()
-            .flat_map(|r| r.keys[table as usize].iter().map(|&key| (key, r.book_id)))
+            .flat_map(|r| r.keys_of(table).iter().map(|&key| (key, r.book_id)))
             .collect();
         entries.sort_unstable();
         entries.dedup();
@@ -274,6 +279,10 @@ pub struct Segment {
     tables: [TableSpan; TABLES],
 }
 
+// Every offset the lookups below read was checked by `Segment::decode`
+// (counts, ends and spans against the segment's length) before a
+// `Segment` exists; `decode` itself reads through the bounds-checked cursor.
+#[allow(clippy::indexing_slicing)]
 impl Segment {
     /// Reads and checks the segment at `path`.
     pub fn open(path: &Path) -> Result<Segment> {

@@ -105,7 +105,7 @@ fn the_file_headers() {
 #[test]
 fn the_barrel_of_one_book() {
     let features = extract(CAT_TEXT, &ExtractOptions::default());
-    let encoded = EncodedSequence::encode(&features.sequence);
+    let encoded = EncodedSequence::encode(&features.sequence).unwrap();
     let mut bytes = Vec::new();
     FileHeader::new(FileKind::Barrel).encode_into(&mut bytes);
     encoded.encode_into(0, &mut bytes);
@@ -125,7 +125,9 @@ fn the_barrel_of_one_book() {
 #[test]
 fn the_book_entry_of_that_book() {
     let features = extract(CAT_TEXT, &ExtractOptions::default());
-    let record_len = EncodedSequence::encode(&features.sequence).record_len();
+    let record_len = EncodedSequence::encode(&features.sequence)
+        .unwrap()
+        .record_len();
     let entry = BookEntry {
         key: "doc".into(),
         barrel: 1,

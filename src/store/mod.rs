@@ -5,6 +5,16 @@
 //! [`crate::Index`] is a facade over an `Arc<Store>`; loads, queries,
 //! deletes, `verify` and upgrades work on the store, never on the facade.
 
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::indexing_slicing,
+        clippy::panic
+    )
+)]
+
 pub(crate) mod layout;
 pub(crate) mod records;
 pub(crate) mod segments;

@@ -142,9 +142,8 @@ pub(crate) fn compact(
         .map(|(_, entry)| entry.key.as_str())
         .collect();
     let drop_unreadable = !unreadable.is_empty() && orphans.is_empty();
-    if !unreadable.is_empty() && !drop_unreadable {
-        let damaged: Vec<Unreadable> = unreadable.iter().map(|(_, u)| u.clone()).collect();
-        let first = &damaged[0];
+    let damaged: Vec<Unreadable> = unreadable.iter().map(|(_, u)| u.clone()).collect();
+    if let (Some(first), false) = (damaged.first(), drop_unreadable) {
         let at = first
             .offset
             .map_or_else(String::new, |offset| format!("at byte {offset}: "));
