@@ -3,6 +3,8 @@
 //! (same keys, same scores, same order) for every score, top-k and
 //! threshold, whatever cap makes counting skip words as frequent.
 
+mod common;
+
 use std::collections::BTreeMap;
 
 use proptest::prelude::*;
@@ -12,7 +14,7 @@ use stemmata::{Document, Hit, Index, PairsOptions, QueryOptions, Reader, Score};
 
 /// A word of a small vocabulary: books drawing from it share many words.
 fn word(i: u32) -> String {
-    letters(i.wrapping_mul(0x9E37_79B1) >> 8)
+    common::letters(i.wrapping_mul(0x9E37_79B1) >> 8)
 }
 
 /// One change to a copied book's word list (positions taken modulo length).
@@ -283,18 +285,6 @@ proptest! {
                     .collect();
                 prop_assert_eq!(found, brute, "{:?} min {}", score, min_score);
             }
-        }
-    }
-}
-
-/// A distinct lower-case pseudo-word for `n` (base-26 letters).
-fn letters(mut n: u32) -> String {
-    let mut out = String::new();
-    loop {
-        out.push((b'a' + (n % 26) as u8) as char);
-        n /= 26;
-        if n == 0 {
-            return out;
         }
     }
 }
