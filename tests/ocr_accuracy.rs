@@ -11,7 +11,7 @@
 //! counts them. The estimate must be within 1 percentage point of it.
 
 use rand::rngs::SmallRng;
-use rand::{Rng, SeedableRng};
+use rand::{RngExt, SeedableRng};
 use std::path::Path;
 
 use stemmata::align::{ocr_accuracy, RetasOptions};
@@ -31,7 +31,7 @@ fn normalised(text: &str) -> String {
 }
 
 fn random_char(rng: &mut SmallRng) -> char {
-    match rng.gen_range(0..27u8) {
+    match rng.random_range(0..27u8) {
         26 => ' ',
         letter => char::from(b'a' + letter),
     }
@@ -43,12 +43,12 @@ fn noisy(clean: &str, rate: f64, rng: &mut SmallRng) -> (String, usize) {
     let mut out = String::with_capacity(clean.len() + clean.len() / 8);
     let mut applied = 0;
     for c in clean.chars() {
-        if !rng.gen_bool(rate) {
+        if !rng.random_bool(rate) {
             out.push(c);
             continue;
         }
         applied += 1;
-        match rng.gen_range(0..3) {
+        match rng.random_range(0..3) {
             0 => out.push(loop {
                 let other = random_char(rng);
                 if other != c {

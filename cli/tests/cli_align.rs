@@ -54,14 +54,16 @@ fn align_prints_a_short_summary_by_default() {
         "{spans}"
     );
     assert!(stdout.contains("moved passages: none"), "{stdout}");
-    // The one matched region: all of A, B after its 100-word preface (bins
-    // of 200 words: the preface's bin is half aligned).
+    // The one matched region: all of A, and B from its first bin or its
+    // second: the 100-word preface leaves the first 200-word bin half
+    // aligned, matched or not as the noise falls.
     assert!(
         stdout.contains("largest matched regions (1 of 1;"),
         "{stdout}"
     );
     assert!(
-        stdout.contains("A words 0..3000 (0%-100%)  <->  B words 0.."),
+        stdout.contains("A words 0..3000 (0%-100%)  <->  B words 0..")
+            || stdout.contains("A words 0..3000 (0%-100%)  <->  B words 200.."),
         "{stdout}"
     );
     assert!(stdout.contains("--spans prints them"), "{stdout}");
@@ -111,9 +113,15 @@ fn align_json_is_the_whole_alignment() {
     assert!(value["share_b"].as_f64().unwrap() < 0.99);
     assert!(value["seconds"].as_f64().is_some());
     let spans = value["spans"].as_array().unwrap();
+    // The first span starts at A's first word that survived the noise, 100
+    // words (the preface) later in B.
     let first = &spans[0];
-    assert_eq!(first["a_words"]["start"], 0);
-    assert_eq!(first["b_words"]["start"], 100, "the preface is 100 words");
+    let (a_start, b_start) = (
+        first["a_words"]["start"].as_u64().unwrap(),
+        first["b_words"]["start"].as_u64().unwrap(),
+    );
+    assert!(a_start <= 2, "{first}");
+    assert_eq!(b_start - a_start, 100, "the preface is 100 words");
     assert!(first["a_bytes"]["end"].as_u64().is_some());
     let edited = spans.iter().find(|s| s["kind"] == "edited").unwrap();
     assert!(edited["distance"].as_u64().unwrap() > 0);
@@ -129,7 +137,9 @@ fn ocr_accuracy_reports_characters_words_and_stop_words() {
     let accuracy = value["char_accuracy"].as_f64().unwrap();
     assert!((0.9..1.0).contains(&accuracy), "{value}");
     assert_eq!(value["clean_words"], 3000);
-    assert_eq!(value["extra_ocr_words"], 100);
+    // The preface, and a noisy word or two before the first that aligns.
+    let extra = value["extra_ocr_words"].as_u64().unwrap();
+    assert!((100..=102).contains(&extra), "{value}");
     assert!(value["stop_word_accuracy"].as_f64().unwrap() > 0.8);
     let output = run(&clean);
     let stdout = String::from_utf8(output.stdout).unwrap();

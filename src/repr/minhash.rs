@@ -526,7 +526,7 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
     use rand::rngs::SmallRng;
-    use rand::{Rng, SeedableRng};
+    use rand::{Rng, RngExt, SeedableRng};
     use std::collections::HashSet;
     use stemmata_synth::{generate, zipf_vocabulary, SynthOptions};
 
@@ -552,7 +552,7 @@ mod tests {
         let vocabulary = zipf_vocabulary(VOCAB, 11);
         let mut block = |n: usize| -> Vec<&str> {
             (0..n)
-                .map(|_| vocabulary[rng.gen_range(0..VOCAB)].as_str())
+                .map(|_| vocabulary[rng.random_range(0..VOCAB)].as_str())
                 .collect()
         };
         let common = block(shared);
@@ -579,7 +579,7 @@ mod tests {
             classic: Vec::new(),
         };
         for case in 0..cases {
-            let mut size = || rng.gen_range(sizes.0..=sizes.1);
+            let mut size = || rng.random_range(sizes.0..=sizes.1);
             let (shared, only_a, only_b) = (size(), size(), size());
             let (a, b) = overlapping_texts(shared, only_a, only_b, &mut rng);
             let (ha, hb) = (shingle_hashes(&a, &options), shingle_hashes(&b, &options));
@@ -609,9 +609,13 @@ mod tests {
         let mut rng = SmallRng::seed_from_u64(9);
         let pages: Vec<String> = (0..6)
             .map(|page| {
-                let words = if page == 3 { 0 } else { rng.gen_range(3..60) };
+                let words = if page == 3 {
+                    0
+                } else {
+                    rng.random_range(3..60)
+                };
                 (0..words)
-                    .map(|_| vocabulary[rng.gen_range(0..500)].as_str())
+                    .map(|_| vocabulary[rng.random_range(0..500)].as_str())
                     .collect::<Vec<_>>()
                     .join(" ")
             })
@@ -735,7 +739,7 @@ mod tests {
         let rebroken: String = without_breaks
             .split(' ')
             .map(|w| {
-                if rng.gen_bool(0.01) {
+                if rng.random_bool(0.01) {
                     format!("{w}\x0c")
                 } else {
                     format!("{w} ")

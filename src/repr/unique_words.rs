@@ -297,14 +297,14 @@ mod tests {
     /// a fresh word, or a run of words in alphabetical order (which the
     /// guard drops); with punctuation, digits and page breaks.
     fn mixed_text(n: usize, seed: u64) -> String {
-        use rand::{Rng, SeedableRng};
+        use rand::{RngExt, SeedableRng};
         let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
         let mut words = Vec::new();
         while words.len() < n {
-            match rng.gen_range(0..20) {
+            match rng.random_range(0..20) {
                 0 => {
-                    let start = rng.gen_range(0..10_000u32);
-                    let mut run: Vec<String> = (start..start + rng.gen_range(5..80))
+                    let start = rng.random_range(0..10_000u32);
+                    let mut run: Vec<String> = (start..start + rng.random_range(5..80))
                         .map(|i| format!("g{}", crate::testing::letters(i)))
                         .collect();
                     run.sort();
@@ -312,10 +312,10 @@ mod tests {
                 }
                 1 => words.push("\x0c".to_string()),
                 2 => words.push("12, --".to_string()),
-                3..=9 => words.push(crate::testing::letters(rng.gen_range(0..300u32))),
+                3..=9 => words.push(crate::testing::letters(rng.random_range(0..300u32))),
                 _ => words.push(format!(
                     "w{}",
-                    crate::testing::letters(rng.gen::<u32>() % 5_000_000)
+                    crate::testing::letters(rng.random::<u32>() % 5_000_000)
                 )),
             }
         }

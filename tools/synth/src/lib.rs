@@ -30,7 +30,7 @@ use std::collections::HashSet;
 
 use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
-use rand::{Rng, SeedableRng};
+use rand::{Rng, RngExt, SeedableRng};
 
 /// Target width of a text line, in characters.
 const LINE_WIDTH: usize = 70;
@@ -294,7 +294,7 @@ fn pseudo_word(syllables: usize, rng: &mut impl Rng) -> String {
     let mut word = String::with_capacity(syllables * 4);
     for _ in 0..syllables {
         for part in [ONSETS, NUCLEI, CODAS] {
-            word.push_str(part[rng.gen_range(0..part.len())]);
+            word.push_str(part[rng.random_range(0..part.len())]);
         }
     }
     word
@@ -330,7 +330,7 @@ impl Lexicon {
     /// A word drawn with Zipf probabilities.
     fn zipf_word(&self, rng: &mut impl Rng) -> &str {
         let total = self.cumulative[self.cumulative.len() - 1];
-        &self.words[self.rank_of(rng.gen_range(0.0..total))]
+        &self.words[self.rank_of(rng.random_range(0.0..total))]
     }
 
     /// The first rank whose cumulative weight exceeds `target`, clamped to the last rank.
@@ -345,11 +345,11 @@ impl Lexicon {
 
     /// A word drawn uniformly, for names and titles.
     fn any_word(&self, rng: &mut impl Rng) -> &str {
-        &self.words[rng.gen_range(0..self.words.len())]
+        &self.words[rng.random_range(0..self.words.len())]
     }
 
     fn title(&self, rng: &mut impl Rng) -> String {
-        let length = rng.gen_range(1..=4);
+        let length = rng.random_range(1..=4);
         self.capitalised_words(length, rng)
     }
 
@@ -406,7 +406,7 @@ impl PageWriter {
             out: String::with_capacity(capacity),
             line_len: 0,
             page_words: 0,
-            page_limit: rng.gen_range(PAGE_WORDS.0..=PAGE_WORDS.1),
+            page_limit: rng.random_range(PAGE_WORDS.0..=PAGE_WORDS.1),
             page: 1,
         }
     }
@@ -459,12 +459,12 @@ impl PageWriter {
         self.end_line();
         self.out.push('\x0c');
         self.page += 1;
-        if rng.gen_bool(PAGE_NUMBER_PROBABILITY) {
+        if rng.random_bool(PAGE_NUMBER_PROBABILITY) {
             self.out.push_str(&self.page.to_string());
             self.out.push('\n');
         }
         self.page_words = 0;
-        self.page_limit = rng.gen_range(PAGE_WORDS.0..=PAGE_WORDS.1);
+        self.page_limit = rng.random_range(PAGE_WORDS.0..=PAGE_WORDS.1);
     }
 
     fn finish(mut self) -> String {
@@ -493,7 +493,7 @@ fn write_paragraph(
     max_words: usize,
     rng: &mut impl Rng,
 ) -> usize {
-    let sentences = rng.gen_range(2..=7);
+    let sentences = rng.random_range(2..=7);
     let mut written = 0;
     for _ in 0..sentences {
         if written == max_words {
@@ -511,11 +511,11 @@ fn write_sentence(
     max_words: usize,
     rng: &mut impl Rng,
 ) -> usize {
-    let len = rng.gen_range(4..=22).min(max_words);
+    let len = rng.random_range(4..=22).min(max_words);
     for i in 0..len {
         let mark = if i + 1 == len {
             Some('.')
-        } else if rng.gen_bool(COMMA_PROBABILITY) {
+        } else if rng.random_bool(COMMA_PROBABILITY) {
             Some(',')
         } else {
             None
@@ -531,7 +531,7 @@ fn noise_gap(rate: f64, rng: &mut impl Rng) -> usize {
     if rate >= 1.0 {
         return 0;
     }
-    let uniform = 1.0 - rng.gen_range(0.0..1.0_f64);
+    let uniform = 1.0 - rng.random_range(0.0..1.0_f64);
     (uniform.ln() / (-rate).ln_1p()).floor() as usize
 }
 
@@ -541,12 +541,14 @@ fn corrupt(c: char, out: &mut String, rng: &mut impl Rng) {
         out.push(c);
         return;
     }
-    match rng.gen_range(0..20) {
+    match rng.random_range(0..20) {
         0..=12 => substitute(c, out, rng),
         13..=15 => {}
         16..=18 => {
             out.push(c);
-            out.push(char::from(STRAY_MARKS[rng.gen_range(0..STRAY_MARKS.len())]));
+            out.push(char::from(
+                STRAY_MARKS[rng.random_range(0..STRAY_MARKS.len())],
+            ));
         }
         _ => hyphenate(c, out, rng),
     }
@@ -555,7 +557,7 @@ fn corrupt(c: char, out: &mut String, rng: &mut impl Rng) {
 fn substitute(c: char, out: &mut String, rng: &mut impl Rng) {
     match confusable(c) {
         Some(lookalike) => out.push_str(lookalike),
-        None if c.is_alphanumeric() => out.push(char::from(rng.gen_range(b'a'..=b'z'))),
+        None if c.is_alphanumeric() => out.push(char::from(rng.random_range(b'a'..=b'z'))),
         None => out.push(c),
     }
 }
@@ -620,7 +622,7 @@ fn edit_words(text: &str, share: f64, lexicon: &Lexicon, rng: &mut impl Rng) -> 
             .find(|c: char| !c.is_ascii_alphabetic())
             .unwrap_or(tail.len());
         let word = &tail[..end];
-        if rng.gen_bool(share) {
+        if rng.random_bool(share) {
             push_replacement(word, lexicon.zipf_word(rng), &mut out);
         } else {
             out.push_str(word);
@@ -666,12 +668,12 @@ impl FamilyShape {
 fn noise_rate(shape: &FamilyShape, rng: &mut impl Rng) -> f64 {
     let (low, high) = ordered(shape.ocr_noise);
     let (low, high) = (low.clamp(0.0, 1.0), high.clamp(0.0, 1.0));
-    rng.gen_range(low..=high)
+    rng.random_range(low..=high)
 }
 
 /// Length in words of a preface or notes for a work of `words` words.
 fn supplement_words(words: usize, rng: &mut impl Rng) -> usize {
-    let share = rng.gen_range(SUPPLEMENT_SHARE.0..=SUPPLEMENT_SHARE.1);
+    let share = rng.random_range(SUPPLEMENT_SHARE.0..=SUPPLEMENT_SHARE.1);
     ((words as f64 * share).round() as usize).max(1)
 }
 
@@ -684,17 +686,17 @@ fn edition_text(
     shape: &FamilyShape,
     rng: &mut impl Rng,
 ) -> String {
-    let mut text = if rng.gen_bool(VARIANT_PROBABILITY) {
-        let share = rng.gen_range(EDIT_SHARE.0..=EDIT_SHARE.1);
+    let mut text = if rng.random_bool(VARIANT_PROBABILITY) {
+        let share = rng.random_range(EDIT_SHARE.0..=EDIT_SHARE.1);
         edit_words(original, share, lexicon, rng)
     } else {
         original.to_owned()
     };
-    if rng.gen_bool(VARIANT_PROBABILITY) {
+    if rng.random_bool(VARIANT_PROBABILITY) {
         let preface = compose(lexicon, supplement_words(words, rng), rng);
         text = format!("PREFACE\n\n{preface}\n{text}");
     }
-    if rng.gen_bool(VARIANT_PROBABILITY) {
+    if rng.random_bool(VARIANT_PROBABILITY) {
         let notes = compose(lexicon, supplement_words(words, rng), rng);
         text = format!("{text}\nNOTES\n\n{notes}");
     }
@@ -710,7 +712,7 @@ fn original_book(
     shape: &FamilyShape,
     rng: &mut impl Rng,
 ) -> (SynthBook, usize) {
-    let words = rng.gen_range(shape.words.0..=shape.words.1);
+    let words = rng.random_range(shape.words.0..=shape.words.1);
     let book = SynthBook {
         key,
         title: lexicon.title(rng),
@@ -727,7 +729,7 @@ fn family_books(index: usize, lexicon: &Lexicon, shape: &FamilyShape) -> Vec<Syn
     let mut rng = stream_rng(shape.seed, FAMILY_STREAM, index as u64);
     let key = format!("w{index:05}");
     let (original, words) = original_book(key, Some(index), lexicon, shape, &mut rng);
-    let editions = rng.gen_range(shape.editions.0..=shape.editions.1);
+    let editions = rng.random_range(shape.editions.0..=shape.editions.1);
     let mut books = Vec::with_capacity(editions + 1);
     for edition in 1..=editions {
         books.push(SynthBook {
@@ -784,7 +786,7 @@ fn anthology_groups(families: usize, share: f64, rng: &mut impl Rng) -> Vec<Vec<
         let size = if rest.len() <= 4 {
             rest.len()
         } else {
-            rng.gen_range(2..=(rest.len() - 2).min(4))
+            rng.random_range(2..=(rest.len() - 2).min(4))
         };
         let (group, tail) = rest.split_at(size);
         groups.push(group.to_vec());
@@ -797,7 +799,7 @@ fn anthology_groups(families: usize, share: f64, rng: &mut impl Rng) -> Vec<Vec<
 fn anthology_text(works: &[(&str, &str)], lexicon: &Lexicon, rng: &mut impl Rng) -> String {
     let mut out = String::new();
     for (title, text) in works {
-        let link = compose(lexicon, rng.gen_range(LINK_WORDS.0..=LINK_WORDS.1), rng);
+        let link = compose(lexicon, rng.random_range(LINK_WORDS.0..=LINK_WORDS.1), rng);
         out.push_str(&link);
         out.push('\n');
         out.push_str(title);

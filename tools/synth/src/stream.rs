@@ -15,7 +15,7 @@ use std::collections::{HashMap, VecDeque};
 use std::iter::FusedIterator;
 
 use rand::rngs::SmallRng;
-use rand::Rng;
+use rand::RngExt;
 
 use super::{
     anthology_book, family_books, stream_rng, unrelated_book, FamilyShape, Lexicon, SynthBook,
@@ -104,7 +104,7 @@ pub struct BookStream {
 /// a longer stream with the same other options starts with the same books.
 pub fn stream(options: &StreamOptions) -> BookStream {
     let mut layout = stream_rng(options.seed, STREAM_LAYOUT_STREAM, 0);
-    let group_size = layout.gen_range(ANTHOLOGY_WORKS.0..=ANTHOLOGY_WORKS.1);
+    let group_size = layout.random_range(ANTHOLOGY_WORKS.0..=ANTHOLOGY_WORKS.1);
     BookStream {
         lexicon: Lexicon::new(options.vocab_size, options.zipf_exponent, options.seed),
         shape: options.shape(),
@@ -136,14 +136,14 @@ impl BookStream {
     fn advance(&mut self) {
         let books = family_books(self.works, &self.lexicon, &self.shape);
         self.works += 1;
-        if self.layout.gen_bool(self.anthology_share) {
+        if self.layout.random_bool(self.anthology_share) {
             self.group.push(books[0].clone());
         }
         self.ready.extend(books);
         if self.group.len() == self.group_size {
             self.close_anthology();
         }
-        if self.layout.gen_bool(self.unrelated_share) {
+        if self.layout.random_bool(self.unrelated_share) {
             let book = unrelated_book(self.unrelated, &self.lexicon, &self.shape);
             self.ready.push_back(book);
             self.unrelated += 1;
@@ -156,7 +156,9 @@ impl BookStream {
         self.ready.push_back(book);
         self.anthologies += 1;
         self.group.clear();
-        self.group_size = self.layout.gen_range(ANTHOLOGY_WORKS.0..=ANTHOLOGY_WORKS.1);
+        self.group_size = self
+            .layout
+            .random_range(ANTHOLOGY_WORKS.0..=ANTHOLOGY_WORKS.1);
     }
 }
 
