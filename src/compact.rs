@@ -40,10 +40,6 @@ use crate::storage::pages;
 use crate::store::layout::DEFAULT_MAX_FILE_BYTES;
 use crate::store::Store;
 
-/// A new barrel or page file is started once the current one reaches
-/// this size (the default of [`crate::LoadOptions::max_barrel_bytes`]).
-const MAX_FILE_BYTES: u64 = DEFAULT_MAX_FILE_BYTES;
-
 /// Buffered bytes written out (and synced) while a new file grows.
 const FLUSH_BYTES: u64 = 64 << 20;
 
@@ -327,7 +323,7 @@ impl Copied<'_> {
 }
 
 /// New files of one kind, numbered from `next` on, that records are
-/// copied into; a file is closed once it reaches [`MAX_FILE_BYTES`].
+/// copied into; a file is closed once it reaches [`DEFAULT_MAX_FILE_BYTES`].
 struct Output<F: Fn(u32) -> PathBuf> {
     kind: FileKind,
     next: u32,
@@ -351,7 +347,7 @@ impl<F: Fn(u32) -> PathBuf> Output<F> {
     /// Copies `record`; returns the number of its file and its offset.
     fn append(&mut self, record: &[u8]) -> Result<(u32, u64)> {
         if let Some((_, writer, _)) = &self.current {
-            if writer.len() >= MAX_FILE_BYTES {
+            if writer.len() >= DEFAULT_MAX_FILE_BYTES {
                 self.close()?;
             }
         }

@@ -4,7 +4,7 @@ use std::fmt;
 use std::io;
 use std::path::PathBuf;
 
-use crate::storage::format::FORMAT_VERSION;
+use crate::version::CURRENT_FORMAT as FORMAT_VERSION;
 
 /// Everything that can go wrong in stemmata.
 #[derive(Debug)]

@@ -95,6 +95,7 @@ mod store;
 pub mod text;
 mod upgrade;
 mod verify;
+mod version;
 
 pub use align::{Overlap, Score};
 pub use compact::{CompactProgress, CompactStats, FileSizes};

@@ -23,9 +23,9 @@ pub struct FormatVersion(u16);
 
 impl FormatVersion {
     /// The format this build writes.
-    pub const CURRENT: FormatVersion = FormatVersion(5);
+    pub const CURRENT: FormatVersion = FormatVersion(crate::version::CURRENT_FORMAT);
     /// The oldest format this build reads.
-    pub const OLDEST: FormatVersion = FormatVersion(1);
+    pub const OLDEST: FormatVersion = FormatVersion(crate::version::OLDEST_FORMAT);
 
     /// The version numbered `found`, read from `path`;
     /// `UnsupportedVersion` outside [`Self::OLDEST`]..=[`Self::CURRENT`].

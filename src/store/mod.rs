@@ -239,20 +239,18 @@ impl Store {
         let page_files: HashSet<u32> = snapshot.page_files()?.into_iter().map(|(n, _)| n).collect();
         drop(snapshot);
         let mut removed = 0;
-        for (path_of, listed, suffix) in [
-            (self.barrel_path(1), &barrels, ".brl"),
-            (self.page_file_path(1), &page_files, ".pgs"),
+        for (sub, listed, suffix) in [
+            (layout::BARREL_DIR, &barrels, ".brl"),
+            (layout::PAGE_DIR, &page_files, ".pgs"),
         ] {
-            let Some(dir) = path_of.parent() else {
-                continue;
-            };
-            let entries = match std::fs::read_dir(dir) {
+            let dir = self.dir.join(sub);
+            let entries = match std::fs::read_dir(&dir) {
                 Ok(entries) => entries,
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-                Err(e) => return Err(e).at(dir),
+                Err(e) => return Err(e).at(&dir),
             };
             for entry in entries {
-                let entry = entry.at(dir)?;
+                let entry = entry.at(&dir)?;
                 if entry.file_type().at(&entry.path())?.is_dir() {
                     continue;
                 }
