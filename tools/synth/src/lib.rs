@@ -208,11 +208,23 @@ pub fn work_text(words: usize, seed: u64) -> String {
     generate(&options).books.swap_remove(0).text
 }
 
-/// Applies OCR-like character noise at `rate` (probability per character):
-/// substitutions with visually confusable characters (e->c, m->rn, l->1, o->0,
-/// h->b, i->l ...), deletions, insertions, and occasional line-end hyphenation
-/// splits ("exam-\nple"). Line feeds and form feeds are kept. Deterministic for
-/// a given rng state.
+/// Applies OCR-like character noise at `rate`, the expected number of
+/// errors per character of `text` (0.05 = one error in twenty characters).
+///
+/// Errors fall at geometrically distributed gaps; an error that falls on a
+/// line feed or form feed moves to the next character, so the rate holds over
+/// the whole text. Each error is one of:
+/// - a **substitution** with a visually confusable character (e->c, m->rn,
+///   l->1, o->0, h->b, i->l ...) or a stray letter;
+/// - a **lost** character;
+/// - a **doubled** character, or a stray mark (`.,'il1`) after it;
+/// - a **split**: a space inserted inside a word ("exam ple");
+/// - a **join**: the space between two words lost ("theword"), on a space;
+/// - a **broken line**: a line break inserted mid-line, inside a word with a
+///   hyphen half of the time ("exam-\nple") — on a space, the space becomes a
+///   line break.
+///
+/// Deterministic for a given rng state.
 pub fn ocr_noise(text: &str, rate: f64, rng: &mut impl Rng) -> String {
     if rate.is_nan() || rate <= 0.0 {
         return text.to_owned();
@@ -220,10 +232,18 @@ pub fn ocr_noise(text: &str, rate: f64, rng: &mut impl Rng) -> String {
     let mut out = String::with_capacity(text.len() + text.len() / 8);
     let mut chars = text.char_indices();
     let mut copied = 0;
-    while let Some((at, c)) = chars.nth(noise_gap(rate, rng)) {
+    let mut gap = noise_gap(rate, rng);
+    while let Some((at, c)) = chars.nth(gap) {
         out.push_str(&text[copied..at]);
-        corrupt(c, &mut out, rng);
         copied = at + c.len_utf8();
+        if c == '\n' || c == '\x0c' {
+            // Layout is kept: the error falls on the next character.
+            out.push(c);
+            gap = 0;
+            continue;
+        }
+        corrupt(c, &mut out, rng);
+        gap = noise_gap(rate, rng);
     }
     out.push_str(&text[copied..]);
     out
@@ -535,22 +555,46 @@ fn noise_gap(rate: f64, rng: &mut impl Rng) -> usize {
     (uniform.ln() / (-rate).ln_1p()).floor() as usize
 }
 
-/// Writes a corrupted version of `c`: a substitution, deletion, insertion or hyphenation.
+/// Writes `c` with one OCR error: see [`ocr_noise`] for the kinds.
 fn corrupt(c: char, out: &mut String, rng: &mut impl Rng) {
-    if c == '\n' || c == '\x0c' {
-        out.push(c);
+    if c == ' ' {
+        match rng.random_range(0..4) {
+            // Join: the space is lost.
+            0 | 1 => {}
+            // Broken line: the space becomes a line break.
+            2 => out.push('\n'),
+            _ => {
+                out.push(char::from(
+                    STRAY_MARKS[rng.random_range(0..STRAY_MARKS.len())],
+                ));
+                out.push(c);
+            }
+        }
         return;
     }
-    match rng.random_range(0..20) {
-        0..=12 => substitute(c, out, rng),
-        13..=15 => {}
-        16..=18 => {
+    let in_word = c.is_alphabetic() && out.ends_with(char::is_alphabetic);
+    match rng.random_range(0..100) {
+        0..=54 => substitute(c, out, rng),
+        55..=66 => {}
+        67..=74 => {
+            out.push(c);
+            out.push(c);
+        }
+        75..=79 => {
             out.push(c);
             out.push(char::from(
                 STRAY_MARKS[rng.random_range(0..STRAY_MARKS.len())],
             ));
         }
-        _ => hyphenate(c, out, rng),
+        80..=91 if in_word => {
+            out.push(' ');
+            out.push(c);
+        }
+        92..=99 if in_word => {
+            out.push_str(if rng.random_bool(0.5) { "-\n" } else { "\n" });
+            out.push(c);
+        }
+        _ => substitute(c, out, rng),
     }
 }
 
@@ -558,17 +602,9 @@ fn substitute(c: char, out: &mut String, rng: &mut impl Rng) {
     match confusable(c) {
         Some(lookalike) => out.push_str(lookalike),
         None if c.is_alphanumeric() => out.push(char::from(rng.random_range(b'a'..=b'z'))),
-        None => out.push(c),
-    }
-}
-
-/// Splits a word before `c` across a line end, or substitutes `c` outside words.
-fn hyphenate(c: char, out: &mut String, rng: &mut impl Rng) {
-    if c.is_alphabetic() && out.ends_with(char::is_alphabetic) {
-        out.push_str("-\n");
-        out.push(c);
-    } else {
-        substitute(c, out, rng);
+        None => out.push(char::from(
+            STRAY_MARKS[rng.random_range(0..STRAY_MARKS.len())],
+        )),
     }
 }
 
@@ -1083,7 +1119,56 @@ mod tests {
         let mut rng = SmallRng::seed_from_u64(2);
         let noisy = ocr_noise(&text, 0.1, &mut rng);
         let share = edit_distance(&text, &noisy) as f64 / text.chars().count() as f64;
-        assert!((0.06..=0.15).contains(&share), "edit share {share}");
+        assert!((0.08..=0.13).contains(&share), "edit share {share}");
+    }
+
+    #[test]
+    fn ocr_noise_rate_is_errors_per_character() {
+        let text = sample_text(1_500, 21);
+        let chars = text.chars().count() as f64;
+        for (seed, rate) in [(1, 0.01), (2, 0.05), (3, 0.1), (4, 0.2)] {
+            let noisy = ocr_noise(&text, rate, &mut SmallRng::seed_from_u64(seed));
+            let share = edit_distance(&text, &noisy) as f64 / chars;
+            // Multi-character confusables (m->rn) and hyphenated line breaks
+            // cost two edits, and neighbouring errors can cancel.
+            assert!(
+                (0.8 * rate..=1.3 * rate).contains(&share),
+                "rate {rate}: edit share {share}"
+            );
+        }
+    }
+
+    #[test]
+    fn ocr_noise_splits_joins_doubles_and_breaks_lines() {
+        let text = sample_text(3_000, 22);
+        let noisy = ocr_noise(&text, 0.1, &mut SmallRng::seed_from_u64(5));
+        let words =
+            |t: &str| -> HashSet<String> { t.split_whitespace().map(str::to_string).collect() };
+        let clean = words(&text);
+        let noisy_words = words(&noisy);
+        let joined = noisy_words.iter().any(|w| {
+            w.bytes().all(|b| b.is_ascii_lowercase())
+                && !clean.contains(w)
+                && (1..w.len()).any(|i| clean.contains(&w[..i]) && clean.contains(&w[i..]))
+        });
+        assert!(joined, "no two words joined");
+        let split = noisy_words
+            .iter()
+            .filter(|w| w.len() >= 2 && w.bytes().all(|b| b.is_ascii_lowercase()))
+            .any(|w| !clean.contains(w));
+        assert!(split, "no fragment of a split word");
+        assert!(noisy.contains("-\n"), "no hyphenated line break");
+        assert!(
+            noisy.lines().count() > text.lines().count() + 10,
+            "too few broken lines"
+        );
+        let doubled = |t: &str| {
+            t.as_bytes()
+                .windows(3)
+                .filter(|w| w[0] == w[1] && w[1] == w[2] && w[0].is_ascii_lowercase())
+                .count()
+        };
+        assert!(doubled(&noisy) > doubled(&text), "no doubled character");
     }
 
     #[test]
