@@ -18,10 +18,14 @@
 //! same families, editions and anthologies, holding only a few books at once;
 //! each book carries its ground truth, which [`GroundTruth`] gathers without
 //! the texts (module `stream`).
+//!
+//! [`sets`] writes labelled test collections in the corpus layout: large
+//! volumes that bind many works, and pairs of OCR-noisy copies.
 
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod sets;
 mod stream;
 
 pub use stream::{stream, BookStream, GroundTruth, StreamOptions};
