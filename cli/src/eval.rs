@@ -6,7 +6,10 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use stemmata::{LoadEvent, LoadOptions, Mode, PairsOptions, PairsStats, Result, Score};
-use stemmata_eval::{baselines, best_f1, metrics, BookSketch, Corpus, Labels, Metrics, ScoredPair};
+use stemmata_eval::{
+    band_recall, baselines, best_f1, metrics, BandRecall, BookSketch, Corpus, Labels, Metrics,
+    PairClass, ScoredPair,
+};
 
 use crate::output::{bar, new_index, print_json};
 
@@ -29,6 +32,20 @@ pub struct EvalArgs {
     /// is at least this share of exact mode's (e.g. 0.95).
     #[arg(long)]
     pub gate_approximate_share: Option<f64>,
+    /// Fail (exit 1) unless the default score at its default threshold, in
+    /// exact mode, reaches this F1 on edition + contains pairs.
+    #[arg(long)]
+    pub gate_f1: Option<f64>,
+    /// Fail (exit 1) unless every band of pairs.tsv's `band` column (but the
+    /// excluded ones) reaches this recall, in exact and in approximate mode,
+    /// with the default score at its default threshold.
+    #[arg(long)]
+    pub gate_band_recall: Option<f64>,
+    /// Leave the pairs of this band (a label of pairs.tsv's `band` column,
+    /// e.g. 'share <0.1%') out of the evaluation: neither positives nor
+    /// negatives, as translations are. Repeatable.
+    #[arg(long, value_name = "LABEL")]
+    pub exclude_band: Vec<String>,
     /// List the default score's false negatives and false positives, one
     /// line each (with --json, as the report's "errors").
     #[arg(long)]
@@ -53,6 +70,11 @@ struct Report {
     approximate_recall_share: f64,
     baseline_seconds: f64,
     rows: Vec<Row>,
+    /// Bands left out of the evaluation (--exclude-band).
+    excluded_bands: Vec<String>,
+    /// Recall per relation and per band, exact and approximate mode, with
+    /// the default score at its default threshold.
+    recall_by_band: Vec<BandRow>,
     /// With --list-errors: the default score's false positives and negatives.
     #[serde(skip_serializing_if = "Option::is_none")]
     errors: Option<Vec<ListedError>>,
@@ -63,6 +85,92 @@ struct Row {
     which: &'static str,
     #[serde(flatten)]
     metrics: Metrics,
+}
+
+/// Recall of one relation or band, exact and approximate mode.
+#[derive(serde::Serialize)]
+struct BandRow {
+    relation: String,
+    band: String,
+    excluded: bool,
+    pairs: u64,
+    exact_found: u64,
+    exact_recall: f64,
+    approximate_found: u64,
+    approximate_recall: f64,
+}
+
+/// The pairs of `pairs` the default score finds at its default threshold,
+/// both orders of keys.
+fn found_keys(pairs: &[ScoredPair]) -> std::collections::HashSet<(String, String)> {
+    let score = Score::default();
+    let threshold = score.default_threshold();
+    pairs
+        .iter()
+        .filter(|p| {
+            let value = score.value(&p.overlap);
+            value > 0.0 && value >= threshold
+        })
+        .flat_map(|p| {
+            let (a, b) = p.keys.clone();
+            [(a.clone(), b.clone()), (b, a)]
+        })
+        .collect()
+}
+
+/// Recall per relation and band of exact (`scored`) and approximate mode.
+fn band_rows(
+    corpus: &Corpus,
+    excluded: &[String],
+    scored: &[ScoredPair],
+    approximate: &[ScoredPair],
+) -> Vec<BandRow> {
+    let recall = |pairs: &[ScoredPair]| -> Vec<BandRecall> {
+        let found = found_keys(pairs);
+        band_recall(corpus, excluded, |a, b| {
+            found.contains(&(a.to_string(), b.to_string()))
+        })
+    };
+    recall(scored)
+        .into_iter()
+        .zip(recall(approximate))
+        .map(|(exact, approx)| BandRow {
+            relation: exact.relation,
+            band: exact.band,
+            excluded: exact.excluded,
+            pairs: exact.pairs,
+            exact_found: exact.found,
+            exact_recall: exact.recall,
+            approximate_found: approx.found,
+            approximate_recall: approx.recall,
+        })
+        .collect()
+}
+
+fn print_band_rows(rows: &[BandRow]) {
+    let score = Score::default();
+    println!(
+        "recall by relation and band ({} ≥ {}):",
+        score.name(),
+        score.default_threshold()
+    );
+    println!(
+        "{:<12} {:<18} {:>6}  {:>13}  {:>13}",
+        "relation", "band", "pairs", "exact", "approximate"
+    );
+    for row in rows {
+        println!(
+            "{:<12} {:<18} {:>6}  {:>5} {:>7.3}  {:>5} {:>7.3}{}",
+            row.relation,
+            row.band,
+            row.pairs,
+            row.exact_found,
+            row.exact_recall,
+            row.approximate_found,
+            row.approximate_recall,
+            if row.excluded { "  (excluded)" } else { "" }
+        );
+    }
 }
 
 /// The pairs `options` finds, with their overlaps and classes, and the run's counts.
@@ -234,7 +342,10 @@ fn list_errors(scored: &[ScoredPair], labels: &Labels, corpus: &Corpus) -> Vec<L
         if hit {
             found.insert(pair.keys.clone());
         }
-        if hit && !pair.class.is_positive() && pair.class != stemmata_eval::PairClass::Translation {
+        if hit
+            && !pair.class.is_positive()
+            && !matches!(pair.class, PairClass::Translation | PairClass::Excluded)
+        {
             errors.push(ListedError::new(
                 "false positive",
                 (&pair.keys.0, &pair.keys.1),
@@ -273,7 +384,15 @@ fn list_errors(scored: &[ScoredPair], labels: &Labels, corpus: &Corpus) -> Vec<L
 
 pub fn run(args: EvalArgs) -> Result<ExitCode> {
     let corpus = Corpus::read(&args.corpus)?;
-    let labels = Labels::of(&corpus);
+    for band in &args.exclude_band {
+        if !corpus.pairs.iter().any(|p| &p.band == band) {
+            return Err(stemmata::Error::InvalidArgument(format!(
+                "--exclude-band {band:?}: no pair of {} has this band",
+                args.corpus.join("pairs.tsv").display()
+            )));
+        }
+    }
+    let labels = Labels::excluding(&corpus, &args.exclude_band);
     let (index, _dir, _temp) = new_index(args.index.as_deref())?;
 
     let started = Instant::now();
@@ -315,6 +434,7 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
         metrics: metrics(&approximate, &labels, score, score.default_threshold()),
     };
     let approximate_recall_share = approximate_row.metrics.recall / rows[0].metrics.recall;
+    let recall_by_band = band_rows(&corpus, &args.exclude_band, &scored, &approximate);
     rows.insert(1, approximate_row);
     rows.extend(
         baselines(&scored, &sketches, &labels)
@@ -336,6 +456,8 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
         approximate_recall_share,
         baseline_seconds,
         rows,
+        excluded_bands: args.exclude_band.clone(),
+        recall_by_band,
         errors: args
             .list_errors
             .then(|| list_errors(&scored, &labels, &corpus)),
@@ -351,6 +473,7 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
             report.text_bytes as f64 / 1e6
         );
         print_rows(&report.rows);
+        print_band_rows(&report.recall_by_band);
         println!(
             "load {:.2} s; all {} candidate pairs aligned in {:.3} s; default all-pairs with pruning {:.3} s ({} of {} pairs aligned)",
             report.load_seconds,
@@ -399,15 +522,56 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
             passed = false;
         }
     }
+    if let Some(min) = args.gate_f1 {
+        if gate.f1 < min {
+            eprintln!("gate failed: F1 {:.3} < {min}", gate.f1);
+            passed = false;
+        }
+    }
+    if let Some(min) = args.gate_band_recall {
+        let banded: Vec<&BandRow> = report
+            .recall_by_band
+            .iter()
+            .filter(|row| row.band != "all" && !row.excluded)
+            .collect();
+        if banded.is_empty() {
+            eprintln!(
+                "gate failed: --gate-band-recall, but {} has no band to gate",
+                args.corpus.join("pairs.tsv").display()
+            );
+            passed = false;
+        }
+        for row in banded {
+            for (mode, recall) in [
+                ("exact", row.exact_recall),
+                ("approximate", row.approximate_recall),
+            ] {
+                if recall < min {
+                    eprintln!(
+                        "gate failed: {} {}: {mode} recall {recall:.3} < {min}",
+                        row.relation, row.band
+                    );
+                    passed = false;
+                }
+            }
+        }
+    }
     let gated = [
         args.gate_precision,
         args.gate_recall,
         args.gate_approximate_share,
+        args.gate_f1,
+        args.gate_band_recall,
     ];
     if passed && gated.iter().any(Option::is_some) {
         eprintln!(
-            "gate passed: {} ≥ {}: precision {:.3}, recall {:.3}; approximate recall {:.3} of exact's",
-            gate.score, gate.threshold, gate.precision, gate.recall, report.approximate_recall_share
+            "gate passed: {} ≥ {}: precision {:.3}, recall {:.3}, F1 {:.3}; approximate recall {:.3} of exact's",
+            gate.score,
+            gate.threshold,
+            gate.precision,
+            gate.recall,
+            gate.f1,
+            report.approximate_recall_share
         );
     }
     Ok(if passed {

@@ -5,6 +5,12 @@
 //! Positives are the `edition` and `contains` pairs. Every other pair —
 //! unlisted or `same_author` — is a negative. `translation` pairs are
 //! neither: they are reported apart.
+//!
+//! Columns are found by their header name. `pairs.tsv` may have a `band`
+//! column (the generated sets of `stemmata_synth::sets` give a share or noise
+//! band): [`band_recall`] reports recall per relation and per band, and
+//! pairs in an excluded band ([`Labels::excluding`]) are, like translations,
+//! neither positives nor negatives.
 
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
@@ -52,6 +58,8 @@ pub struct LabelledPair {
     pub partial: bool,
     /// The note (empty when the row has none).
     pub note: String,
+    /// The band (empty when the file has no `band` column or the row none).
+    pub band: String,
 }
 
 /// A corpus directory.
@@ -65,47 +73,83 @@ pub struct Corpus {
     pub pairs: Vec<LabelledPair>,
 }
 
-fn read_tsv(path: &Path) -> Result<Vec<Vec<String>>> {
+/// The header and rows of a TSV file.
+fn read_tsv(path: &Path) -> Result<(Vec<String>, Vec<Vec<String>>)> {
     let text = std::fs::read_to_string(path).map_err(|e| io_error(e, path))?;
-    Ok(text
-        .lines()
-        .skip(1)
+    let mut lines = text.lines();
+    let header = lines
+        .next()
+        .ok_or_else(|| Error::corrupted(path, "empty file: expected a header line"))?
+        .split('\t')
+        .map(|name| name.trim().to_string())
+        .collect();
+    let rows = lines
         .filter(|l| !l.trim().is_empty())
         .map(|l| l.split('\t').map(str::to_string).collect())
-        .collect())
+        .collect();
+    Ok((header, rows))
+}
+
+/// The position of column `name` in `header`, or an error naming the file.
+fn column(header: &[String], name: &str, path: &Path) -> Result<usize> {
+    header
+        .iter()
+        .position(|h| h == name)
+        .ok_or_else(|| Error::corrupted(path, format!("header has no `{name}` column")))
 }
 
 impl Corpus {
-    /// Reads `books.tsv` and `pairs.tsv` from `dir`.
+    /// Reads `books.tsv` (columns `id`, `title`, `author`, `language`) and
+    /// `pairs.tsv` (`a`, `b`, `relation`, and optionally `note` and `band`)
+    /// from `dir`, finding columns by their header name.
     pub fn read(dir: &Path) -> Result<Corpus> {
-        let bad = |path: &Path, line: usize, what: &str| {
-            Error::corrupted(path, format!("line {line}: {what}"))
-        };
         let books_path = dir.join("books.tsv");
+        let (header, rows) = read_tsv(&books_path)?;
+        let [id, title, author, language] =
+            ["id", "title", "author", "language"].map(|name| column(&header, name, &books_path));
+        let (id, title, author, language) = (id?, title?, author?, language?);
+        let cell = |row: &[String], at: usize| row.get(at).cloned().unwrap_or_default();
         let mut books = Vec::new();
-        for (i, row) in read_tsv(&books_path)?.into_iter().enumerate() {
-            if row.len() < 5 {
-                return Err(bad(&books_path, i + 2, "expected at least 5 columns"));
+        for (i, row) in rows.into_iter().enumerate() {
+            if row.get(id).is_none_or(|v| v.is_empty()) {
+                return Err(Error::corrupted(
+                    &books_path,
+                    format!("line {}: no id", i + 2),
+                ));
             }
             books.push(CorpusBook {
-                id: row[0].clone(),
-                title: row[2].clone(),
-                author: row[3].clone(),
-                language: row[4].clone(),
+                id: cell(&row, id),
+                title: cell(&row, title),
+                author: cell(&row, author),
+                language: cell(&row, language),
             });
         }
         let pairs_path = dir.join("pairs.tsv");
+        let (header, rows) = read_tsv(&pairs_path)?;
+        let [a, b, relation] =
+            ["a", "b", "relation"].map(|name| column(&header, name, &pairs_path));
+        let (a, b, relation) = (a?, b?, relation?);
+        let note = header.iter().position(|h| h == "note");
+        let band = header.iter().position(|h| h == "band");
+        let optional = |row: &[String], at: Option<usize>| {
+            at.and_then(|at| row.get(at)).cloned().unwrap_or_default()
+        };
         let mut pairs = Vec::new();
-        for (i, row) in read_tsv(&pairs_path)?.into_iter().enumerate() {
-            if row.len() < 3 {
-                return Err(bad(&pairs_path, i + 2, "expected at least 3 columns"));
+        for (i, row) in rows.into_iter().enumerate() {
+            if row.len() <= a.max(b).max(relation) {
+                return Err(Error::corrupted(
+                    &pairs_path,
+                    format!("line {}: expected columns a, b and relation", i + 2),
+                ));
             }
+            let note = optional(&row, note);
             pairs.push(LabelledPair {
-                a: row[0].clone(),
-                b: row[1].clone(),
-                relation: row[2].clone(),
-                partial: row.get(3).is_some_and(|n| n.starts_with("PARTIAL")),
-                note: row.get(3).cloned().unwrap_or_default(),
+                a: row[a].clone(),
+                b: row[b].clone(),
+                relation: row[relation].clone(),
+                partial: note.starts_with("PARTIAL"),
+                note,
+                band: optional(&row, band).trim().to_string(),
             });
         }
         Ok(Corpus {
@@ -151,6 +195,8 @@ pub enum PairClass {
     ContainsPartial,
     /// A labelled `translation` pair (neither positive nor negative).
     Translation,
+    /// A pair in an excluded band (neither positive nor negative).
+    Excluded,
     /// A `same_author` pair (a hard negative).
     SameAuthor,
     /// An unlisted pair (a negative).
@@ -173,6 +219,7 @@ impl PairClass {
             PairClass::Contains => "contains",
             PairClass::ContainsPartial => "contains (partial)",
             PairClass::Translation => "translation",
+            PairClass::Excluded => "excluded band",
             PairClass::SameAuthor => "same_author",
             PairClass::Unrelated => "unlisted",
         }
@@ -196,8 +243,18 @@ fn ordered(a: &str, b: &str) -> (String, String) {
 impl Labels {
     /// Labels of `corpus`.
     pub fn of(corpus: &Corpus) -> Labels {
+        Labels::excluding(corpus, &[])
+    }
+
+    /// Labels of `corpus`, where a pair whose band is one of `bands` is
+    /// [`PairClass::Excluded`]: neither a positive nor a negative.
+    pub fn excluding(corpus: &Corpus, bands: &[String]) -> Labels {
         let mut classes = HashMap::new();
         for pair in &corpus.pairs {
+            if !pair.band.is_empty() && bands.contains(&pair.band) {
+                classes.insert(ordered(&pair.a, &pair.b), PairClass::Excluded);
+                continue;
+            }
             let class = match (pair.relation.as_str(), pair.partial) {
                 ("edition", _) => PairClass::Edition,
                 ("contains", false) => PairClass::Contains,
@@ -330,7 +387,9 @@ pub fn metrics_of(method: &str, values: &[ClassValue], labels: &Labels, threshol
         f1,
         recall_by_class: totals
             .iter()
-            .filter(|(c, _)| c.is_positive() || **c == PairClass::Translation)
+            .filter(|(c, _)| {
+                c.is_positive() || matches!(c, PairClass::Translation | PairClass::Excluded)
+            })
             .map(|(c, n)| {
                 let hit = found.get(c).copied().unwrap_or(0);
                 (c.name().to_string(), ratio(hit, *n))
@@ -374,7 +433,7 @@ pub fn best_f1_of(method: &str, values: &[ClassValue], labels: &Labels) -> Metri
         while i < scored.len() && scored[i].0 == threshold {
             match scored[i].1 {
                 c if c.is_positive() => true_positives += 1,
-                PairClass::Translation => {}
+                PairClass::Translation | PairClass::Excluded => {}
                 _ => false_positives += 1,
             }
             i += 1;
@@ -386,6 +445,94 @@ pub fn best_f1_of(method: &str, values: &[ClassValue], labels: &Labels) -> Metri
         }
     }
     metrics_of(method, values, labels, best.1)
+}
+
+/// Recall of one relation, or of one band of it, for one method.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct BandRecall {
+    /// The labelled relation (`edition`, `contains`, `translation`).
+    pub relation: String,
+    /// The band, or `all` for the relation as a whole.
+    pub band: String,
+    /// True when the band is excluded (neither positive nor negative).
+    pub excluded: bool,
+    /// Labelled pairs.
+    pub pairs: u64,
+    /// Of them, found.
+    pub found: u64,
+    /// found / pairs (1 when there is no pair).
+    pub recall: f64,
+}
+
+/// The ordering key of a band label, from the numbers in it (in
+/// thousandths): `share <0.1%` before `share 0.1-0.5%`, `noise 5%+1%`
+/// before `noise 10%+1%`.
+fn band_order(band: &str) -> (Vec<u64>, i8, String) {
+    let numbers = band
+        .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .filter_map(|n| n.parse::<f64>().ok())
+        .map(|n| (n * 1000.0).round() as u64)
+        .collect();
+    let side = if band.contains('<') {
+        -1
+    } else if band.contains('>') {
+        1
+    } else {
+        0
+    };
+    (numbers, side, band.to_string())
+}
+
+/// Recall per labelled relation (band `all`) and per band of it (rows only
+/// for pairs that have a band), of the pairs `found(a, b)` says are found;
+/// the relations are the positive ones and `translation`. Excluded bands
+/// are reported, marked, and left out of their relation's `all` row.
+pub fn band_recall(
+    corpus: &Corpus,
+    excluded: &[String],
+    found: impl Fn(&str, &str) -> bool,
+) -> Vec<BandRecall> {
+    type Key = (String, (Vec<u64>, i8, String));
+    let mut groups: BTreeMap<Key, (u64, u64, bool)> = BTreeMap::new();
+    let mut seen = std::collections::HashSet::new();
+    for pair in &corpus.pairs {
+        if !matches!(
+            pair.relation.as_str(),
+            "edition" | "contains" | "translation"
+        ) || !seen.insert(ordered(&pair.a, &pair.b))
+        {
+            continue;
+        }
+        let hit = u64::from(found(&pair.a, &pair.b));
+        let is_excluded = !pair.band.is_empty() && excluded.contains(&pair.band);
+        let mut keys = Vec::new();
+        if !is_excluded {
+            let all = (Vec::new(), -2, "all".to_string());
+            keys.push(((pair.relation.clone(), all), false));
+        }
+        if !pair.band.is_empty() {
+            keys.push(((pair.relation.clone(), band_order(&pair.band)), is_excluded));
+        }
+        for (key, excluded) in keys {
+            let entry = groups.entry(key).or_default();
+            entry.0 += 1;
+            entry.1 += hit;
+            entry.2 = excluded;
+        }
+    }
+    groups
+        .into_iter()
+        .map(
+            |((relation, (_, _, band)), (pairs, found, excluded))| BandRecall {
+                relation,
+                band,
+                excluded,
+                pairs,
+                found,
+                recall: ratio(found, pairs),
+            },
+        )
+        .collect()
 }
 
 /// What the baselines need of one book: its min-hash signature and simhash.
@@ -444,4 +591,80 @@ pub fn baselines(pairs: &[ScoredPair], sketches: &[BookSketch], labels: &Labels)
         best_f1_of("minhash", &minhash, labels),
         best_f1_of("simhash", &simhash, labels),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn corpus(pairs: &str) -> (tempfile::TempDir, Corpus) {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("books.tsv"),
+            "id\tgutenberg_id\ttitle\tauthor\tlanguage\twords\tsource\n\
+             v\t\tV\tX\ten\t1\ts\nx\t\tX\tX\ten\t1\ts\ny\t\tY\tX\ten\t1\ts\nz\t\tZ\tX\ten\t1\ts\n",
+        )
+        .unwrap();
+        std::fs::write(dir.path().join("pairs.tsv"), pairs).unwrap();
+        let corpus = Corpus::read(dir.path()).unwrap();
+        (dir, corpus)
+    }
+
+    const BANDED: &str = "a\tb\trelation\tnote\tband\n\
+        v\tx\tcontains\tsmall\tshare <0.1%\n\
+        v\ty\tcontains\tmid\tshare 1-5%\n\
+        v\tz\tcontains\tbig\tshare 0.1-0.5%\n";
+
+    #[test]
+    fn columns_are_read_by_header_name_and_band_is_optional() {
+        let (_dir, plain) = corpus("relation\ta\tb\tnote\nedition\tx\ty\tPARTIAL n\n");
+        assert_eq!(plain.pairs[0].a, "x");
+        assert_eq!(plain.pairs[0].relation, "edition");
+        assert!(plain.pairs[0].partial);
+        assert_eq!(plain.pairs[0].band, "");
+        let (_dir, banded) = corpus(BANDED);
+        assert_eq!(banded.pairs[1].band, "share 1-5%");
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("books.tsv"), "id\ttitle\tauthor\n").unwrap();
+        let error = Corpus::read(dir.path()).unwrap_err().to_string();
+        assert!(
+            error.contains("books.tsv") && error.contains("language"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn recall_is_reported_per_relation_and_band_in_band_order() {
+        let (_dir, corpus) = corpus(BANDED);
+        let rows = band_recall(&corpus, &[], |a, b| (a, b) != ("v", "x"));
+        let bands: Vec<&str> = rows.iter().map(|r| r.band.as_str()).collect();
+        assert_eq!(
+            bands,
+            ["all", "share <0.1%", "share 0.1-0.5%", "share 1-5%"]
+        );
+        assert_eq!((rows[0].pairs, rows[0].found), (3, 2));
+        assert_eq!(rows[1].recall, 0.0);
+        assert_eq!(rows[2].recall, 1.0);
+    }
+
+    #[test]
+    fn an_excluded_band_is_neither_positive_nor_negative() {
+        let (_dir, corpus) = corpus(BANDED);
+        let excluded = vec!["share <0.1%".to_string()];
+        let rows = band_recall(&corpus, &excluded, |_, _| false);
+        assert_eq!(rows[0].pairs, 2, "excluded pairs left out of `all`");
+        assert!(rows[1].excluded && !rows[2].excluded);
+        let labels = Labels::excluding(&corpus, &excluded);
+        assert_eq!(labels.class("x", "v"), PairClass::Excluded);
+        assert!(!PairClass::Excluded.is_positive());
+        // Finding the excluded pair is no false positive, missing it no false negative.
+        let values = [
+            (PairClass::Excluded, 1.0),
+            (PairClass::Contains, 1.0),
+            (PairClass::Contains, 1.0),
+        ];
+        let m = metrics_of("m", &values, &labels, 0.5);
+        assert_eq!((m.false_positives, m.false_negatives), (0, 0));
+        assert_eq!(m.precision, 1.0);
+    }
 }
