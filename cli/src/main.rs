@@ -5,6 +5,7 @@ mod bench;
 mod compact_cmd;
 mod demo;
 mod eval;
+mod generate;
 mod index_cmds;
 mod input;
 mod messages;
@@ -61,6 +62,9 @@ enum Command {
     Demo(demo::DemoArgs),
     /// Measure precision and recall on a labelled corpus.
     Eval(eval::EvalArgs),
+    /// Write a labelled test collection (volumes, or noisy copies) for eval.
+    #[command(long_about = generate::ABOUT)]
+    Generate(generate::GenerateArgs),
     /// Measure verification, all-pairs, ingest and query speed.
     Bench(bench::BenchArgs),
     /// Measure ingest, index size, the self-join and queries on N generated books.
@@ -105,6 +109,7 @@ fn run(command: Command) -> stemmata::Result<ExitCode> {
         Command::OcrAccuracy(args) => align_cmds::ocr_accuracy(args),
         Command::Demo(args) => demo::run(args),
         Command::Eval(args) => eval::run(args),
+        Command::Generate(args) => generate::run(args),
         Command::Bench(args) => bench::run(args),
         Command::BenchScale(args) => scale::run(args),
     }
