@@ -498,6 +498,31 @@ pub fn volumes_set(
     let mut supplier = Supplier::new(sources, options.seed);
     let mut set = LabelledSet::default();
     let mut copy_number = 0u64;
+    // Distractors first, so that they come from the corpus while it lasts.
+    for number in 0..options.volumes * options.distractors_per_volume {
+        let mut rng = stream_rng(options.seed, SET_VOLUME_STREAM, (1 << 32) + number as u64);
+        let work = if number.is_multiple_of(3) {
+            supplier.whole(0, MEDIUM_WORK_WORDS, &mut rng)
+        } else {
+            supplier.excerpt(log_uniform(
+                SHORT_WORK_WORDS.0,
+                SHORT_WORK_WORDS.1,
+                &mut rng,
+            ))
+        };
+        let rate = rng.random_range(0.0..=COPY_NOISE);
+        let mut noise = stream_rng(options.seed, SET_COPY_NOISE_STREAM, copy_number);
+        copy_number += 1;
+        set.books.push(SetBook {
+            id: format!("d{:03}", number + 1),
+            text: ocr_noise(&work.text, rate, &mut noise),
+            source: format!("{}; OCR noise {:.1}%", work.source, 100.0 * rate),
+            gutenberg_id: work.gutenberg_id,
+            title: work.title,
+            author: work.author,
+            language: work.language,
+        });
+    }
     let mut strata: Vec<usize> = (0..options.volumes).collect();
     strata.shuffle(&mut stream_rng(options.seed, SET_VOLUME_STREAM, 1 << 40));
     for (volume, &slice) in strata.iter().enumerate() {
@@ -550,30 +575,6 @@ pub fn volumes_set(
             set.pairs.iter().filter(|p| p.a == volume_book.id).count(),
             word_count(&volume_book.text)
         ));
-    }
-    for number in 0..options.volumes * options.distractors_per_volume {
-        let mut rng = stream_rng(options.seed, SET_VOLUME_STREAM, (1 << 32) + number as u64);
-        let work = if number % 2 == 0 {
-            supplier.whole(0, WHOLE_BOOK_WORDS.1, &mut rng)
-        } else {
-            supplier.excerpt(log_uniform(
-                SHORT_WORK_WORDS.0,
-                SHORT_WORK_WORDS.1,
-                &mut rng,
-            ))
-        };
-        let rate = rng.random_range(0.0..=COPY_NOISE);
-        let mut noise = stream_rng(options.seed, SET_COPY_NOISE_STREAM, copy_number);
-        copy_number += 1;
-        set.books.push(SetBook {
-            id: format!("d{:03}", number + 1),
-            text: ocr_noise(&work.text, rate, &mut noise),
-            source: format!("{}; OCR noise {:.1}%", work.source, 100.0 * rate),
-            gutenberg_id: work.gutenberg_id,
-            title: work.title,
-            author: work.author,
-            language: work.language,
-        });
     }
     set
 }
