@@ -32,8 +32,7 @@ fn query(c: &mut Criterion) {
     group.bench_function("brute_force_top10", |b| {
         b.iter(|| {
             next = (next + 1) % keys.len();
-            let sequence = reader.hashes(&keys[next]).unwrap();
-            reader.brute_force(sequence, Some(next as u32), &options)
+            reader.brute_force_key(&keys[next], &options).unwrap()
         })
     });
     group.bench_function("all_pairs_pruned", |b| {

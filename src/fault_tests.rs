@@ -30,7 +30,7 @@ use crate::storage::fs::faults::{self, Fault, FaultPlan};
 use crate::{Document, Error, Index, LoadEvent, LoadOptions, Result};
 
 /// Every book with its sequence and page signatures.
-type Books = BTreeMap<String, (UniqueWordSeq, Vec<MinHashSig>)>;
+type Books = BTreeMap<String, (Vec<UniqueWordSeq>, Vec<MinHashSig>)>;
 
 /// Per stored key, the exact and the approximate hits: (key, score bits),
 /// sorted by key, so that ties ranked by (differing) ids compare equal.
@@ -302,7 +302,7 @@ fn read_only_use(root: &Path, dir: &Path, may_be_none: bool) -> Option<(Books, A
     let reader = index.reader().unwrap_or_else(|e| panic!("reader: {e}"));
     let mut books = Books::new();
     for info in reader.books() {
-        let sequence = reader.sequence(&info.key).unwrap();
+        let sequence = reader.parts(&info.key).unwrap();
         let pages = reader.pages(&info.key).unwrap();
         books.insert(info.key.clone(), (sequence, pages));
     }

@@ -17,7 +17,7 @@ use crate::error::{Error, IoContext, Result};
 use crate::load::{sources, BulkLoader, Document, LoadOptions, LoadStats};
 use crate::query::Reader;
 use crate::repr::sketch::{BandLayout, SketchOptions};
-use crate::repr::ExtractOptions;
+use crate::repr::{ExtractOptions, PartOptions};
 use crate::storage::catalog::Access;
 use crate::store::Store;
 use crate::upgrade::UpgradeStats;
@@ -29,6 +29,7 @@ use crate::verify::VerifyStats;
 pub struct IndexBuilder {
     options: ExtractOptions,
     sketch: SketchOptions,
+    parts: PartOptions,
 }
 
 impl IndexBuilder {
@@ -69,6 +70,17 @@ impl IndexBuilder {
         self
     }
 
+    /// Books with more words than `volume_words` are cut into overlapping
+    /// parts of `part_words` words (defaults 131,072 and 32,768; see
+    /// [`PartOptions`]).
+    pub fn parts(mut self, volume_words: u32, part_words: u32) -> Self {
+        self.parts = PartOptions {
+            volume_words,
+            part_words,
+        };
+        self
+    }
+
     /// All sketch options at once (see [`SketchOptions`]).
     pub fn sketch_options(mut self, sketch: SketchOptions) -> Self {
         self.sketch = sketch;
@@ -79,6 +91,7 @@ impl IndexBuilder {
     /// `dir` already holds one.
     pub fn create(self, dir: impl AsRef<Path>) -> Result<Index> {
         self.sketch.validate()?;
+        self.parts.validate()?;
         let o = &self.options;
         if !(1..=16).contains(&o.max_term_freq) {
             return Err(Error::InvalidArgument(format!(
@@ -93,7 +106,7 @@ impl IndexBuilder {
             )));
         }
         let dir = dir.as_ref();
-        Store::create(dir, &self.options, &self.sketch)?;
+        Store::create(dir, &self.options, &self.sketch, &self.parts)?;
         Index::open(dir)
     }
 }

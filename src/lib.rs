@@ -104,9 +104,11 @@ pub use error::{Error, Result};
 pub use index::{Index, IndexBuilder, IndexStats};
 pub use load::{BulkLoader, Document, DuplicateKey, LoadEvent, LoadOptions, LoadStats};
 pub use query::{
-    AllPairs, BookInfo, Clusters, Explain, Hit, Mode, OverlapFields, Pair, PairVerifier,
+    AllPairs, BookInfo, Clusters, Explain, Hit, Location, Mode, OverlapFields, Pair, PairVerifier,
     PairsOptions, PairsStats, QueryOptions, QueryResult, Reader, RelationInput, SourceCounts,
+    WordRange,
 };
+pub use repr::PartOptions;
 pub use upgrade::UpgradeStats;
 pub use verify::VerifyStats;
 

@@ -21,6 +21,13 @@
 //! A format-1 or format-2 index gets a converted catalog and keeps its
 //! format: this build reads it but cannot load into it (its sketches or
 //! page signatures would need the texts).
+//!
+//! A format-5 index (redb's file format 3 already) is upgraded in one
+//! catalog transaction that sets the format version and the default part
+//! options. Its books keep their one whole-book record each: cutting a
+//! volume into parts needs its text, so a volume loaded before the
+//! upgrade is found inside others only as well as format 5 found it,
+//! until it is loaded again.
 
 use std::path::Path;
 
@@ -153,13 +160,24 @@ fn file_len(path: &Path) -> Result<u64> {
 pub(crate) fn upgrade(dir: &Path) -> Result<UpgradeStats> {
     match Store::open(dir, Access::ReadWrite) {
         Ok(store) => {
-            let version = store.format_version().number();
+            let from = store.format_version();
             let bytes = file_len(store.catalog().path())?;
+            // Format 5 differs from 6 only by what it may store (books cut
+            // into parts) and the part options: one transaction.
+            let upgraded = !from.is_current() && from.has_page_files();
+            if upgraded {
+                store.catalog().upgrade(FormatVersion::CURRENT, &[], &[])?;
+            }
+            let to = if upgraded {
+                FormatVersion::CURRENT
+            } else {
+                from
+            };
             Ok(UpgradeStats {
-                from_version: version,
-                to_version: version,
+                from_version: from.number(),
+                to_version: to.number(),
                 catalog_bytes_before: bytes,
-                catalog_bytes_after: bytes,
+                catalog_bytes_after: file_len(store.catalog().path())?,
                 ..UpgradeStats::default()
             })
         }

@@ -59,7 +59,7 @@ fn a_reader_taken_before_a_load_keeps_its_snapshot_during_and_after_the_load() {
     let old_sequences: Vec<_> = old
         .books()
         .iter()
-        .map(|b| old.sequence(&b.key).unwrap())
+        .map(|b| old.parts(&b.key).unwrap())
         .collect();
 
     let done = AtomicBool::new(false);
@@ -109,7 +109,7 @@ fn a_reader_taken_before_a_load_keeps_its_snapshot_during_and_after_the_load() {
         old_hits
     );
     for (book, sequence) in old.books().iter().zip(&old_sequences) {
-        assert_eq!(&old.sequence(&book.key).unwrap(), sequence);
+        assert_eq!(&old.parts(&book.key).unwrap(), sequence);
     }
 
     // A new reader sees the new books, and they are found.
@@ -154,7 +154,7 @@ fn a_reader_opened_at_each_commit_sees_exactly_the_books_committed_so_far() {
                     .collect();
                 assert_eq!(visible, added.iter().map(String::as_str).collect());
                 for key in &visible {
-                    assert_eq!(reader.sequence(key).unwrap(), reference[*key]);
+                    assert_eq!(reader.parts(key).unwrap(), reference[*key]);
                 }
                 assert_eq!(
                     index.verify().unwrap().books as usize,
@@ -203,7 +203,7 @@ fn readers_opened_during_a_load_in_another_thread_see_whole_batches_only() {
             assert!(new >= last, "book count went back from {last} to {new}");
             last = new;
             for book in reader.books() {
-                let sequence = reader.sequence(&book.key).unwrap();
+                let sequence = reader.parts(&book.key).unwrap();
                 let expected = reference
                     .get(&book.key)
                     .or(initial_sequences.get(&book.key))

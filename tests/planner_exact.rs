@@ -1,7 +1,10 @@
 //! The query planner and the all-pairs job prune with upper bounds but must
 //! stay exact: on random small collections their answers equal brute force
 //! (same keys, same scores, same order) for every score, top-k and
-//! threshold, whatever cap makes counting skip words as frequent.
+//! threshold, whatever cap makes counting skip words as frequent. Books
+//! bound from others are cut into parts (the index cuts books of more
+//! than 64 words into parts of 32), so the answers over pairs of parts are
+//! checked too.
 
 mod common;
 
@@ -9,7 +12,6 @@ use std::collections::BTreeMap;
 
 use proptest::prelude::*;
 use proptest::sample::Index as Pick;
-use stemmata::repr::unique_words::extract;
 use stemmata::{Document, Hit, Index, PairsOptions, QueryOptions, Reader, Score};
 
 /// A word of a small vocabulary: books drawing from it share many words.
@@ -26,11 +28,13 @@ enum Edit {
     Swap(usize),
 }
 
-/// A book: random words, or a near-copy (possibly exact) of an earlier one.
+/// A book: random words, a near-copy (possibly exact) of an earlier one,
+/// or a volume binding earlier ones between random words.
 #[derive(Debug, Clone)]
 enum Spec {
     Random(Vec<u32>),
     Copy { of: Pick, edits: Vec<Edit> },
+    Bind { of: Vec<Pick>, filler: Vec<u32> },
 }
 
 fn edit() -> impl Strategy<Value = Edit> {
@@ -47,6 +51,8 @@ fn spec() -> impl Strategy<Value = Spec> {
         3 => prop::collection::vec(any::<u32>(), 0..70).prop_map(Spec::Random),
         2 => (any::<Pick>(), prop::collection::vec(edit(), 0..6))
             .prop_map(|(of, edits)| Spec::Copy { of, edits }),
+        1 => (prop::collection::vec(any::<Pick>(), 2..6), prop::collection::vec(any::<u32>(), 0..60))
+            .prop_map(|(of, filler)| Spec::Bind { of, filler }),
     ]
 }
 
@@ -63,6 +69,18 @@ fn build(vocab: u32, specs: &[Spec]) -> Vec<Vec<u32>> {
                 words
             }
             Spec::Copy { edits, .. } => (0..edits.len() as u32).collect(),
+            Spec::Bind { of, filler } if !books.is_empty() => {
+                let mut words: Vec<u32> = Vec::new();
+                for (pick, chunk) in of
+                    .iter()
+                    .zip(filler.chunks(12).chain(std::iter::repeat(&[][..])))
+                {
+                    words.extend(chunk.iter().map(|w| w % vocab));
+                    words.extend(&books[pick.index(books.len())]);
+                }
+                words
+            }
+            Spec::Bind { filler, .. } => filler.iter().map(|w| w % vocab).collect(),
             Spec::Random(words) => words.iter().map(|w| w % vocab).collect(),
         };
         books.push(words);
@@ -160,6 +178,7 @@ fn index_of(case: &Case) -> (tempfile::TempDir, Index, Vec<Vec<u32>>) {
     let dir = tempfile::tempdir().unwrap();
     let index = Index::builder()
         .max_term_freq(case.max_term_freq)
+        .parts(64, 32)
         .create(dir.path())
         .unwrap();
     let books = build(case.vocab, &case.books);
@@ -180,10 +199,23 @@ fn index_of(case: &Case) -> (tempfile::TempDir, Index, Vec<Vec<u32>>) {
     (dir, index, books)
 }
 
-fn all_scores(reader: &Reader, query: &[u32], exclude: Option<u32>, score: Score) -> Vec<f64> {
+/// A query: a stored book's key, or a new text.
+#[derive(Clone, Copy)]
+enum Query<'a> {
+    Key(&'a str),
+    Text(&'a str),
+}
+
+fn brute_force(reader: &Reader, query: Query<'_>, options: &QueryOptions) -> Vec<Hit> {
+    match query {
+        Query::Key(key) => reader.brute_force_key(key, options).unwrap(),
+        Query::Text(text) => reader.brute_force_text(text.as_bytes(), options).unwrap(),
+    }
+}
+
+fn all_scores(reader: &Reader, query: Query<'_>, score: Score) -> Vec<f64> {
     let everything = QueryOptions::with_score(score).top_k(0).min_score(0.0);
-    reader
-        .brute_force(query, exclude, &everything)
+    brute_force(reader, query, &everything)
         .iter()
         .map(|h| h.score)
         .collect()
@@ -203,21 +235,23 @@ proptest! {
         let reader = index.reader().unwrap().with_frequent_word_cap(case.frequent_cap);
         prop_assert_eq!(reader.len(), books.len());
         for (slot, info) in reader.books().iter().enumerate() {
-            let sequence = reader.hashes(&info.key).unwrap();
-            // Not vacuous: every book sharing a unique word is a hit at
-            // threshold zero under containment.
+            let parts = reader.hashes(&info.key).unwrap();
+            prop_assert_eq!(parts.len() > 1, info.words > 64);
+            // Not vacuous: every book sharing a unique word with a part is
+            // a hit at threshold zero under containment.
             let shares = reader.books().iter().enumerate().any(|(other, b)| {
                 other != slot
-                    && reader.hashes(&b.key).unwrap().iter().any(|h| sequence.contains(h))
+                    && reader.hashes(&b.key).unwrap().iter().flat_map(|p| p.iter()).any(|h| parts.iter().any(|q| q.contains(h)))
             });
-            let any = !all_scores(&reader, sequence, Some(slot as u32), Score::Containment).is_empty();
+            let query = Query::Key(&info.key);
+            let any = !all_scores(&reader, query, Score::Containment).is_empty();
             prop_assert_eq!(any, shares);
             for score in Score::ALL {
-                let scores = all_scores(&reader, sequence, Some(slot as u32), score);
+                let scores = all_scores(&reader, query, score);
                 for ask in &case.asks {
                     let options = ask.options(score, &scores);
                     let planner = reader.query_key(&info.key, &options).unwrap();
-                    let brute = reader.brute_force(sequence, Some(slot as u32), &options);
+                    let brute = brute_force(&reader, query, &options);
                     prop_assert!(options.top_k == 0 || brute.len() <= options.top_k);
                     prop_assert_eq!(planner.explain.hits as usize, brute.len());
                     same_hits(&planner.hits, &brute, &format!("{} {options:?}", info.key))?;
@@ -227,13 +261,13 @@ proptest! {
         let queries = build(case.vocab, &[case.books.clone(), case.queries.clone()].concat());
         for words in &queries[books.len()..] {
             let text = text_of(words);
-            let sequence = extract(&text, index.options()).sequence.hashes;
+            let query = Query::Text(&text);
             for score in Score::ALL {
-                let scores = all_scores(&reader, &sequence, None, score);
+                let scores = all_scores(&reader, query, score);
                 for ask in &case.asks {
                     let options = ask.options(score, &scores);
                     let planner = reader.query_text(text.as_bytes(), &options).unwrap();
-                    let brute = reader.brute_force(&sequence, None, &options);
+                    let brute = brute_force(&reader, query, &options);
                     same_hits(&planner.hits, &brute, &format!("text {text:?} {options:?}"))?;
                 }
             }
@@ -253,15 +287,15 @@ proptest! {
         for score in Score::ALL {
             for ask in &case.asks {
                 // Thresholds picked from the scores of the first book's pairs.
-                let first = reader.hashes(&reader.books()[0].key).unwrap();
-                let min_score = ask.options(score, &all_scores(&reader, first, Some(0), score)).min_score;
+                let first = Query::Key(&reader.books()[0].key);
+                let min_score = ask.options(score, &all_scores(&reader, first, score)).min_score;
                 let mut found = BTreeMap::new();
                 let options = PairsOptions::with_score(score).min_score(min_score).threads(threads);
                 let stats = reader
                     .for_each_pair(&options, |p| {
                         let (a, b) = (slot_of[p.a.key.as_str()], slot_of[p.b.key.as_str()]);
                         assert!(a < b);
-                        assert!(found.insert((a, b), (p.score, p.overlap)).is_none());
+                        assert!(found.insert((a, b), (p.score, p.overlap, p.location)).is_none());
                         Ok(())
                     }, |_| {})
                     .unwrap();
@@ -269,19 +303,24 @@ proptest! {
                 let mut brute = BTreeMap::new();
                 let every = QueryOptions::with_score(score).top_k(0).min_score(min_score);
                 for (a, info) in reader.books().iter().enumerate() {
-                    let sequence = reader.hashes(&info.key).unwrap();
-                    for hit in reader.brute_force(sequence, Some(a as u32), &every) {
+                    let parts = reader.hashes(&info.key).unwrap();
+                    for hit in brute_force(&reader, Query::Key(&info.key), &every) {
                         let b = slot_of[hit.key.as_str()];
                         let o = hit.overlap;
-                        prop_assert_eq!((o.query_unique, o.hit_unique), (sequence.len() as u32, reader.hashes(&hit.key).unwrap().len() as u32));
+                        let hit_parts = reader.hashes(&hit.key).unwrap();
+                        prop_assert_eq!(
+                            (o.query_unique, o.hit_unique),
+                            (parts[hit.query_part as usize].len() as u32, hit_parts[hit.hit_part as usize].len() as u32)
+                        );
                         if (a as u32) < b {
-                            brute.insert((a as u32, b), (hit.score, o.common, o.lcs));
+                            let place = (hit.query_part, hit.hit_part, hit.query_words, hit.hit_words);
+                            brute.insert((a as u32, b), (hit.score, o.common, o.lcs, place));
                         }
                     }
                 }
                 let found: BTreeMap<_, _> = found
                     .into_iter()
-                    .map(|(k, (s, o))| (k, (s, o.common, o.lcs)))
+                    .map(|(k, (s, o, l))| (k, (s, o.common, o.lcs, (l.part_x, l.part_y, l.words_x, l.words_y))))
                     .collect();
                 prop_assert_eq!(found, brute, "{:?} min {}", score, min_score);
             }

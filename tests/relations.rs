@@ -188,7 +188,7 @@ fn stored_books_relate_through_the_reader() {
     let relation = reader.relation("whole", "part").unwrap();
     assert_class(&relation, RelationClass::Contains, Some(Side::A));
     let input = stemmata::RelationInput {
-        sequence: &fp.sequence,
+        parts: std::slice::from_ref(&fp.sequence),
         words: fp.words,
         pages: &[],
     };
@@ -249,7 +249,7 @@ fn stored_paged_books_relate_by_their_stored_page_signatures() {
     let pages = reader.pages_of_text(&reprint);
     assert_eq!(pages.len(), 40);
     let input = stemmata::RelationInput {
-        sequence: &features.sequence,
+        parts: std::slice::from_ref(&features.sequence),
         words: features.words,
         pages: &pages,
     };

@@ -12,7 +12,7 @@ use stemmata::relate::{Relation, Side};
 use stemmata::repr::unique_words::extract;
 use stemmata::{
     Clusters, Document, Error, Hit, Index, LoadEvent, LoadOptions, Mode, PairsOptions,
-    QueryOptions, Reader, RelationInput, Result, Score,
+    QueryOptions, Reader, RelationInput, Result, Score, WordRange,
 };
 
 use crate::messages::{count, no_index};
@@ -396,12 +396,13 @@ fn hit_relations(
     match query {
         QueryBook::Stored(key) => hits.iter().map(|h| reader.relation(key, &h.key)).collect(),
         QueryBook::Text(text) => {
+            let parts = reader.text_parts(text);
             let text = stemmata::text::decode(text).text;
-            let features = extract(&text, index.options());
+            let words = extract(&text, index.options()).words;
             let pages = reader.pages_of_text(&text);
             let input = RelationInput {
-                sequence: &features.sequence,
-                words: features.words,
+                parts: &parts,
+                words,
                 pages: &pages,
             };
             hits.iter()
@@ -471,12 +472,14 @@ pub fn query(args: QueryArgs) -> Result<ExitCode> {
         println!("no book scores {} ≥ {}", options.score, options.min_score);
     } else {
         println!(
-            "{:>4}  {:>7}  {:>6} {:>6}  {:<24} {}title",
+            "{:>4}  {:>7}  {:>6} {:>6}  {:<24} {:<19} {:<19} {}title",
             "rank",
             options.score.name(),
             "lcs",
             "common",
             "key",
+            "query words",
+            "hit words",
             if relations.is_some() {
                 format!("{:<32} ", "relation")
             } else {
@@ -496,12 +499,14 @@ pub fn query(args: QueryArgs) -> Result<ExitCode> {
             )
         });
         println!(
-            "{:>4}  {:>7.4}  {:>6} {:>6}  {:<24} {relation}{}",
+            "{:>4}  {:>7.4}  {:>6} {:>6}  {:<24} {:<19} {:<19} {relation}{}",
             rank + 1,
             hit.score,
             hit.overlap.lcs,
             hit.overlap.common,
             tsv_field(&hit.key),
+            hit.query_words.to_string(),
+            hit.hit_words.to_string(),
             tsv_field(title)
         );
     }
@@ -608,6 +613,11 @@ struct PairLine<'a> {
     common: u32,
     a_unique: u32,
     b_unique: u32,
+    /// Where the match lies: each book's part and word range.
+    a_part: u32,
+    b_part: u32,
+    a_words: WordRange,
+    b_words: WordRange,
     #[serde(skip_serializing_if = "Option::is_none")]
     relation: Option<Relation>,
 }
@@ -658,7 +668,7 @@ pub fn pairs(mut args: PairsArgs) -> Result<ExitCode> {
     if matches!(args.format, PairsFormat::Tsv) {
         writeln!(
             out,
-            "a\tb\tscore\tlcs\tcommon\ta_unique\tb_unique{}",
+            "a\tb\tscore\tlcs\tcommon\ta_unique\tb_unique{}\ta_part\ta_words\tb_part\tb_words",
             if args.relations {
                 "\trelation\tconfidence\tcontainer"
             } else {
@@ -692,12 +702,16 @@ pub fn pairs(mut args: PairsArgs) -> Result<ExitCode> {
                 common: pair.overlap.common,
                 a_unique: pair.overlap.len_x,
                 b_unique: pair.overlap.len_y,
+                a_part: pair.location.part_x,
+                b_part: pair.location.part_y,
+                a_words: pair.location.words_x,
+                b_words: pair.location.words_y,
                 relation,
             };
             match args.format {
                 PairsFormat::Tsv => writeln!(
                     out,
-                    "{}\t{}\t{:.6}\t{}\t{}\t{}\t{}{}",
+                    "{}\t{}\t{:.6}\t{}\t{}\t{}\t{}{}\t{}\t{}-{}\t{}\t{}-{}",
                     tsv_field(line.a),
                     tsv_field(line.b),
                     line.score,
@@ -705,7 +719,13 @@ pub fn pairs(mut args: PairsArgs) -> Result<ExitCode> {
                     line.common,
                     line.a_unique,
                     line.b_unique,
-                    relation_columns(&line)
+                    relation_columns(&line),
+                    line.a_part,
+                    line.a_words.start,
+                    line.a_words.end,
+                    line.b_part,
+                    line.b_words.start,
+                    line.b_words.end,
                 ),
                 PairsFormat::Jsonl => serde_json::to_writer(&mut out, &line)
                     .map_err(std::io::Error::from)

@@ -88,7 +88,7 @@ fn cli_load_skips_and_names_each_bad_file_and_loads_the_good_ones() {
     // the book is there.
     assert_eq!(reader.book("latin1").unwrap().unique_words, 403);
     let cafe = stemmata::repr::word_hash("café", stemmata::repr::DEFAULT_HASH_SEED);
-    assert!(reader.sequence("latin1").unwrap().hashes.contains(&cafe));
+    assert!(reader.parts("latin1").unwrap()[0].hashes.contains(&cafe));
     let hits = reader
         .query_key("good-one", &stemmata::QueryOptions::default())
         .unwrap()

@@ -48,7 +48,7 @@ fn answers(reader: &Reader) -> Answers {
     let mut books = BTreeMap::new();
     let mut hits = BTreeMap::new();
     for info in reader.books() {
-        let sequence = reader.sequence(&info.key).unwrap();
+        let sequence = reader.parts(&info.key).unwrap();
         let pages = reader.pages(&info.key).unwrap();
         books.insert(info.key.clone(), (format!("{sequence:?}"), pages.len()));
         let by_mode = [Mode::Exact, Mode::Approximate]
@@ -190,16 +190,16 @@ fn a_reader_still_reads_a_book_deleted_and_compacted_away_after_it_opened() {
     let dir = tempfile::tempdir().unwrap();
     let mut index = index_with_dead_records(dir.path());
     let reader = index.reader().unwrap();
-    let sequence = reader.sequence("b05").unwrap();
+    let sequence = reader.parts("b05").unwrap();
     let pages = reader.pages("b05").unwrap();
     assert!(!pages.is_empty());
     index.delete(&["b05"]).unwrap();
     let stats = index.compact().unwrap();
     assert!(stats.records_moved > 0 && stats.files_removed > 0);
     // Its snapshot's files are open: their records outlive the names.
-    assert_eq!(reader.sequence("b05").unwrap(), sequence);
+    assert_eq!(reader.parts("b05").unwrap(), sequence);
     assert_eq!(reader.pages("b05").unwrap(), pages);
-    assert!(reader.sequence("b06").is_ok());
+    assert!(reader.parts("b06").is_ok());
     assert!(index.reader().unwrap().book("b05").is_err());
 }
 

@@ -75,7 +75,7 @@ fn load_and_kill(index: &Path, input: &Path, extra: &[&str], delay: Duration) ->
 }
 
 /// What a book holds: its sequence and page signatures.
-type Stored = (UniqueWordSeq, Vec<MinHashSig>);
+type Stored = (Vec<UniqueWordSeq>, Vec<MinHashSig>);
 
 /// Opens and verifies the index; returns its books' sequences and page
 /// signatures.

@@ -45,7 +45,7 @@ fn a_deleted_book_is_gone_from_new_readers_and_their_queries() {
     assert_eq!(reader.len(), 9);
     assert!(reader.books().iter().all(|b| b.key != "b5"));
     assert!(matches!(reader.book("b5"), Err(Error::UnknownKey(k)) if k == "b5"));
-    assert!(matches!(reader.sequence("b5"), Err(Error::UnknownKey(_))));
+    assert!(matches!(reader.parts("b5"), Err(Error::UnknownKey(_))));
     assert!(matches!(
         reader.query_key("b5", &QueryOptions::default()),
         Err(Error::UnknownKey(_))
@@ -69,10 +69,10 @@ fn a_deleted_book_is_gone_from_new_readers_and_their_queries() {
 fn a_reader_taken_before_the_delete_still_sees_the_book() {
     let (_dir, index) = index_with_chain();
     let old = index.reader().unwrap();
-    let sequence = old.sequence("b2").unwrap();
+    let sequence = old.parts("b2").unwrap();
     assert_eq!(index.delete(&["b2", "b3"]).unwrap(), 2);
     assert_eq!(old.len(), 10);
-    assert_eq!(old.sequence("b2").unwrap(), sequence);
+    assert_eq!(old.parts("b2").unwrap(), sequence);
     let hits = old.query_key("b2", &QueryOptions::default()).unwrap().hits;
     let mut found = keys(&hits);
     found.sort();

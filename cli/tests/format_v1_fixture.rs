@@ -35,7 +35,7 @@ fn a_version_1_index_opens_verifies_and_answers_queries() {
         let text =
             std::fs::read_to_string(Path::new(FIXTURE).join(format!("texts/{key}.txt"))).unwrap();
         let expected = extract(&text, &ExtractOptions::default()).sequence;
-        assert_eq!(reader.sequence(key).unwrap(), expected, "{key}");
+        assert_eq!(reader.parts(key).unwrap(), [expected], "{key}");
     }
     assert_eq!(reader.book("gamma").unwrap().pages, 2);
 

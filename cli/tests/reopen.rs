@@ -113,8 +113,8 @@ fn creation_options_survive_reopen() {
     let reader = index.reader().unwrap();
     assert_eq!(reader.book("thrice").unwrap().unique_words, 200);
     assert_eq!(
-        reader.sequence("again").unwrap(),
-        reader.sequence("thrice").unwrap()
+        reader.parts("again").unwrap(),
+        reader.parts("thrice").unwrap()
     );
     // Query text is extracted with the stored options too.
     let hits = reader

@@ -30,7 +30,10 @@ use std::sync::Arc;
 
 use crate::error::{Error, Result};
 use crate::keys;
-use crate::repr::{unique_words::extract, BookSketch, ExtractOptions, MinHashSig, SketchOptions};
+use crate::repr::{
+    book_parts, unique_words::extract, BookSketch, ExtractOptions, MinHashSig, PartOptions,
+    SketchOptions,
+};
 use crate::storage::barrel::{BarrelWriter, EncodedSequence, MAX_RECORD_ELEMENTS};
 use crate::storage::catalog::{BookEntry, CatalogBatch};
 use crate::storage::page_files::PageFileWriter;
@@ -261,7 +264,10 @@ struct Prepared {
     document: Document,
     /// Bytes of its text.
     bytes: u64,
-    encoded: EncodedSequence,
+    /// Its parts' sequences, compressed (one part unless it is a volume).
+    parts: Vec<EncodedSequence>,
+    /// Bytes its records take together.
+    record_len: u32,
     words: u64,
     pages: u32,
     unique_words: u32,
@@ -280,6 +286,7 @@ fn prepare(
     mut document: Document,
     options: &ExtractOptions,
     sketch_options: &SketchOptions,
+    part_options: &PartOptions,
 ) -> Result<Prepared> {
     let source_name = document.source_name.clone();
     let bad = |reason: &str| Error::BadDocument {
@@ -308,7 +315,7 @@ fn prepare(
     }
     let bytes = document.text.len() as u64;
     let decoded = decode_owned(std::mem::take(&mut document.text));
-    let features = extract(&decoded.text, options);
+    let mut features = extract(&decoded.text, options);
     if features.words == 0 {
         return Err(bad(&no_words_reason(&features.token_stats)));
     }
@@ -317,6 +324,17 @@ fn prepare(
     if features.words >= u32::MAX as u64 || features.sequence.len() > MAX_RECORD_ELEMENTS as usize {
         return Err(bad("too long: over 2^32 words or 2^26 unique words"));
     }
+    let parts = book_parts(
+        &decoded.text,
+        features.words,
+        std::mem::take(&mut features.sequence),
+        options,
+        part_options,
+    );
+    let unique_words: u64 = parts.iter().map(|part| part.len() as u64).sum();
+    if unique_words > u64::from(u32::MAX) {
+        return Err(bad("too long: its parts hold over 2^32 unique words"));
+    }
     // A page-file record is at most 4 GiB (its length is a u32).
     let page_bytes = 4 * sketch_options.window_hashes as u64 * u64::from(features.pages);
     if page_bytes >= u64::from(u32::MAX) - 64 {
@@ -324,11 +342,19 @@ fn prepare(
     }
     let sketch = BookSketch::compute(&decoded.text, sketch_options);
     drop(decoded.text);
+    let parts: Vec<EncodedSequence> = parts
+        .into_iter()
+        .map(EncodedSequence::encode_owned)
+        .collect::<Result<_>>()?;
+    // A book's records are read in one piece, whose length is a u32.
+    let record_len = u32::try_from(parts.iter().map(EncodedSequence::record_len).sum::<u64>())
+        .map_err(|_| bad("too long: its records take 4 GiB or more"))?;
     Ok(Prepared {
         sketch: SketchRecord::new(0, &sketch, sketch_options),
         page_signatures: sketch.pages,
-        unique_words: features.sequence.len() as u32,
-        encoded: EncodedSequence::encode_owned(features.sequence)?,
+        unique_words: unique_words as u32,
+        record_len,
+        parts,
         words: features.words,
         pages: features.pages,
         distinct_words: features.distinct_words,
@@ -429,13 +455,15 @@ impl<'p> BulkLoader<'p> {
         let (work_tx, work_rx) = bounded::<Work>(options.threads * 4);
         let (done_tx, done_rx) = unbounded::<Done>();
         let extract_options = *store.extract_options();
+        let part_options = *store.part_options();
         let workers = (0..options.threads)
             .map(|_| {
                 let (rx, tx) = (work_rx.clone(), done_tx.clone());
                 std::thread::spawn(move || {
                     for (place, item) in rx {
-                        let result =
-                            item.and_then(|doc| prepare(doc, &extract_options, &sketch_options));
+                        let result = item.and_then(|doc| {
+                            prepare(doc, &extract_options, &sketch_options, &part_options)
+                        });
                         if tx.send((place, result)).is_err() {
                             break;
                         }
@@ -568,7 +596,10 @@ impl<'p> BulkLoader<'p> {
             Error::InvalidArgument("index holds the maximum of 2^32 book ids".into())
         })?;
         let (barrel_number, barrel) = self.current_barrel()?;
-        let offset = barrel.append(id, &prepared.encoded);
+        let offset = barrel.append(id, &prepared.parts[0]);
+        for part in &prepared.parts[1..] {
+            barrel.append(id, part);
+        }
         let mut sketch = prepared.sketch;
         sketch.book_id = id;
         self.sketches.push(sketch);
@@ -607,7 +638,7 @@ impl<'p> BulkLoader<'p> {
                 distinct_words: prepared.distinct_words,
                 barrel: barrel_number,
                 offset,
-                record_len: prepared.encoded.record_len() as u32,
+                record_len: prepared.record_len,
             },
         ));
         if self.batch.insert.len() >= self.options.batch_books {

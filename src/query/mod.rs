@@ -13,6 +13,7 @@
 
 mod approx;
 mod clusters;
+mod locate;
 mod pairs;
 mod planner;
 mod postings;
@@ -20,6 +21,7 @@ mod relations;
 
 pub use approx::SourceCounts;
 pub use clusters::Clusters;
+pub use locate::{Location, WordRange};
 pub use pairs::{AllPairs, Pair, PairsOptions, PairsStats};
 pub use planner::{Explain, Hit, Mode, OverlapFields, QueryOptions, QueryResult};
 pub use relations::RelationInput;
@@ -28,7 +30,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, OnceLock};
 
 use crate::error::{Error, Result};
-use crate::repr::{unique_words::extract, UniqueWordSeq};
+use crate::repr::{book_parts, unique_words::extract, UniqueWordSeq};
 use crate::storage::barrel::BarrelReader;
 use crate::storage::catalog::BookEntry;
 use crate::storage::segment::Unreadable;
@@ -36,6 +38,7 @@ use crate::store::records::RecordFiles;
 use crate::store::{BookRef, RecordPlace, Store};
 use crate::text::decode;
 use approx::Sketches;
+use planner::QueryBook;
 use postings::Postings;
 
 /// What a reader knows about one book.
@@ -56,8 +59,11 @@ pub struct BookInfo {
     pub words: u64,
     /// Pages in the text.
     pub pages: u32,
-    /// Elements of the unique-word sequence.
+    /// Elements of the unique-word sequences of its parts together.
     pub unique_words: u32,
+    /// Parts it is stored as: 1, unless it is longer than the index's
+    /// volume threshold (see [`crate::PartOptions`]).
+    pub parts: u32,
 }
 
 /// Aligns pairs of stored books, reusing its scratch between calls.
@@ -76,9 +82,20 @@ impl std::fmt::Debug for PairVerifier<'_> {
 
 impl PairVerifier<'_> {
     /// The overlap of the books in reader slots `a` and `b` (as in
-    /// [`Reader::books`]); |X| is `a`'s sequence.
+    /// [`Reader::books`]): of their best pair of parts under the default
+    /// score (the first pair when none scores); |X| is `a`'s part.
     pub fn verify_slots(&mut self, a: u32, b: u32) -> crate::align::Overlap {
-        self.join.align_pair(self.reader.postings(), a, b)
+        let mut best: Option<(f64, crate::align::Overlap)> = None;
+        for x in self.reader.part_range(a) {
+            for y in self.reader.part_range(b) {
+                let overlap = self.join.align_pair(self.reader.postings(), x, y);
+                let score = crate::align::Score::default().value(&overlap);
+                if best.is_none_or(|(kept, _)| score > kept) {
+                    best = Some((score, overlap));
+                }
+            }
+        }
+        best.map(|(_, overlap)| overlap).unwrap_or_default()
     }
 }
 
@@ -91,9 +108,13 @@ impl PairVerifier<'_> {
 /// answers. Cheap to share between threads (`&Reader` is `Sync`).
 pub struct Reader {
     books: Vec<BookInfo>,
-    /// Each book's unique-word hashes in text order (its sequence without
-    /// the positions).
+    /// Each part's unique-word hashes in text order (its sequence without
+    /// the positions), book after book: the planner's unit.
     sequences: Vec<Vec<u32>>,
+    /// Book slot `s` has parts `part_starts[s]..part_starts[s + 1]`.
+    part_starts: Vec<u32>,
+    /// The book slot of each part.
+    part_books: Vec<u32>,
     /// Where each book's full record is in the barrels.
     places: Vec<RecordPlace>,
     by_key: HashMap<String, u32>,
@@ -148,10 +169,17 @@ impl Reader {
         let files = RecordFiles::open(store, &snapshot)?;
         drop(snapshot);
         let committed: HashMap<u32, u64> = barrels.into_iter().collect();
-        let sequences = read_hashes(store, &committed, &entries)?;
+        let hashes = read_hashes(store, &committed, &entries)?;
         let places = entries.iter().map(|(_, e)| RecordPlace::of(e)).collect();
+        let mut part_starts = Vec::with_capacity(entries.len() + 1);
+        let mut part_books = Vec::new();
+        let mut sequences = Vec::new();
         let mut books = Vec::with_capacity(entries.len());
-        for (id, entry) in entries {
+        for (slot, ((id, entry), parts)) in entries.into_iter().zip(hashes).enumerate() {
+            part_starts.push(sequences.len() as u32);
+            let count = parts.len() as u32;
+            part_books.extend(std::iter::repeat_n(slot as u32, parts.len()));
+            sequences.extend(parts);
             books.push(BookInfo {
                 id,
                 key: entry.key,
@@ -161,9 +189,12 @@ impl Reader {
                 words: entry.words,
                 pages: entry.pages,
                 unique_words: entry.unique_words,
+                parts: count,
             });
         }
+        part_starts.push(sequences.len() as u32);
         let ids: Vec<u32> = books.iter().map(|b| b.id).collect();
+        let part_count = sequences.len();
         let mut damaged_segment = None;
         let sketches = match store.sketch_options() {
             None => None,
@@ -185,10 +216,12 @@ impl Reader {
         Ok(Reader {
             books,
             sequences,
+            part_starts,
+            part_books,
             places,
             by_key,
             postings: OnceLock::new(),
-            frequent_word_cap: postings::default_frequent_word_cap(ids.len()),
+            frequent_word_cap: postings::default_frequent_word_cap(part_count),
             sketches,
             damaged_segment,
             files,
@@ -272,14 +305,32 @@ impl Reader {
         self.slot_of(key).map(|slot| &self.books[slot as usize])
     }
 
-    /// The unique-word sequence of the book stored under `key`, with its
-    /// word positions: read from its barrel record.
-    pub fn sequence(&self, key: &str) -> Result<UniqueWordSeq> {
-        let slot = self.slot_of(key)? as usize;
-        let record = self
-            .files
-            .book_record(self.book_ref(slot), self.places[slot])?;
-        Ok(record.sequence)
+    /// The unique-word sequences of the parts of the book stored under
+    /// `key` (one part unless it is a volume), with their word positions:
+    /// read from its barrel records.
+    pub fn parts(&self, key: &str) -> Result<Vec<UniqueWordSeq>> {
+        self.parts_of_slot(self.slot_of(key)? as usize)
+    }
+
+    /// The parts of the book in `slot`, read from its barrel records.
+    pub(crate) fn parts_of_slot(&self, slot: usize) -> Result<Vec<UniqueWordSeq>> {
+        self.files
+            .book_record(self.book_ref(slot), self.places[slot])
+    }
+
+    /// The parts (planner units) of the book in `slot`.
+    pub(crate) fn part_range(&self, slot: u32) -> std::ops::Range<u32> {
+        self.part_starts[slot as usize]..self.part_starts[slot as usize + 1]
+    }
+
+    /// The book slot of part `part`.
+    pub(crate) fn book_of_part(&self, part: u32) -> u32 {
+        self.part_books[part as usize]
+    }
+
+    /// Parts in the snapshot, all books together.
+    pub fn part_count(&self) -> usize {
+        self.sequences.len()
     }
 
     /// The identity of the book in `slot`, which its records must match.
@@ -292,11 +343,14 @@ impl Reader {
         }
     }
 
-    /// The unique-word hashes of the book stored under `key`, in text order
-    /// (its sequence without the positions), from memory.
-    pub fn hashes(&self, key: &str) -> Result<&[u32]> {
-        self.slot_of(key)
-            .map(|slot| self.sequences[slot as usize].as_slice())
+    /// The unique-word hashes of each part of the book stored under `key`,
+    /// in text order (its sequences without the positions), from memory.
+    pub fn hashes(&self, key: &str) -> Result<Vec<&[u32]>> {
+        let slot = self.slot_of(key)?;
+        Ok(self
+            .part_range(slot)
+            .map(|part| self.sequences[part as usize].as_slice())
+            .collect())
     }
 
     /// The slot of the book stored under `key`: `UnknownKey` when there is
@@ -318,42 +372,58 @@ impl Reader {
     pub fn pair_verifier(&self) -> PairVerifier<'_> {
         PairVerifier {
             reader: self,
-            join: postings::Join::new(self.books.len()),
+            join: postings::Join::new(self.sequences.len()),
         }
     }
 
-    /// Books related to the stored book `key` (the book itself excluded).
+    /// Books related to the stored book `key` (the book itself excluded),
+    /// each with its best pair of parts and where the match lies.
     /// `UnknownKey` when no book is stored under `key`, `InvalidArgument`
     /// when `key` breaks the key rule ([`crate::keys::check_key`]).
     pub fn query_key(&self, key: &str, options: &QueryOptions) -> Result<QueryResult> {
         let slot = self.slot_of(key)?;
-        let sequence = &self.sequences[slot as usize];
+        let query = QueryBook::Stored(slot);
         match options.mode {
-            Mode::Exact => Ok(self.query_sequence(sequence, Some(slot), options)),
+            Mode::Exact => self.query_exact(&query, options),
             Mode::Approximate => {
                 let sketches = self.sketches()?;
                 let keys = sketches.keys_of_slot(slot);
                 let simhash = sketches.simhash_of_slot(slot);
-                Ok(self.query_bands(sequence, &keys, simhash, Some(slot), options))
+                self.query_bands(&query, &keys, simhash, options)
             }
         }
     }
 
-    /// Books related to a new text, extracted with the index's options.
+    /// Books related to a new text, extracted (and cut into parts when it
+    /// is a volume) with the index's options.
     pub fn query_text(&self, text: &[u8], options: &QueryOptions) -> Result<QueryResult> {
-        let decoded = decode(text);
-        let features = extract(&decoded.text, self.store.extract_options());
+        let parts = self.text_parts(text);
+        let query = QueryBook::Text(&parts);
         match options.mode {
-            Mode::Exact => Ok(self.query_sequence(&features.sequence.hashes, None, options)),
+            Mode::Exact => self.query_exact(&query, options),
             Mode::Approximate => {
-                let (keys, simhash) = self.sketches()?.keys_of_text(&decoded.text);
-                Ok(self.query_bands(&features.sequence.hashes, &keys, simhash, None, options))
+                let (keys, simhash) = self.sketches()?.keys_of_text(&decode(text).text);
+                self.query_bands(&query, &keys, simhash, options)
             }
         }
+    }
+
+    /// The parts of a new text, as a load would store them.
+    pub fn text_parts(&self, text: &[u8]) -> Vec<UniqueWordSeq> {
+        let decoded = decode(text);
+        let options = self.store.extract_options();
+        let features = extract(&decoded.text, options);
+        book_parts(
+            &decoded.text,
+            features.words,
+            features.sequence,
+            options,
+            self.store.part_options(),
+        )
     }
 }
 
-/// The unique-word hashes of every book of `entries`, in their order, read
+/// The unique-word hashes of every part of every book of `entries`, in their order, read
 /// one barrel at a time (`committed`: each barrel's committed length), so
 /// that at most one barrel (up to
 /// [`crate::load::LoadOptions::max_barrel_bytes`]) is in memory at once.
@@ -361,7 +431,7 @@ fn read_hashes(
     store: &Store,
     committed: &HashMap<u32, u64>,
     entries: &[(u32, BookEntry)],
-) -> Result<Vec<Vec<u32>>> {
+) -> Result<Vec<Vec<Vec<u32>>>> {
     let mut slots_by_barrel: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
     for (slot, (_, entry)) in entries.iter().enumerate() {
         slots_by_barrel.entry(entry.barrel).or_default().push(slot);
@@ -374,7 +444,11 @@ fn read_hashes(
         let reader = BarrelReader::open(&store.barrel_path(barrel), len)?;
         for slot in slots {
             let (id, entry) = &entries[slot];
-            hashes[slot] = store.record_in(&reader, *id, entry)?.sequence.hashes;
+            hashes[slot] = store
+                .record_in(&reader, *id, entry)?
+                .into_iter()
+                .map(|part| part.hashes)
+                .collect();
         }
     }
     Ok(hashes)

@@ -20,9 +20,11 @@ use std::time::{Duration, Instant};
 
 use super::approx::SourceCounts;
 use super::clusters::Clusters;
+use super::locate::Location;
+use super::planner::{BestPerBook, QueryBook};
 use super::postings::{Candidate, Join, Probe};
 use super::{BookInfo, Mode, Reader};
-use crate::align::{Overlap, Score, SequenceIndex};
+use crate::align::{Overlap, Score};
 use crate::error::{Error, Result};
 
 /// Settings of an all-pairs run: built from [`PairsOptions::default`] or
@@ -99,6 +101,7 @@ struct SlotPair {
     b: u32,
     score: f64,
     overlap: Overlap,
+    location: Location,
 }
 
 /// A related pair of stored books. In a full run `a` was loaded before `b`;
@@ -110,10 +113,14 @@ pub struct Pair<'r> {
     pub a: &'r BookInfo,
     /// The second book.
     pub b: &'r BookInfo,
-    /// Its score under the run's [`PairsOptions::score`].
+    /// Its score under the run's [`PairsOptions::score`]: the best over
+    /// pairs of parts.
     pub score: f64,
-    /// Lengths (x = a, y = b), common count and LCS.
+    /// Lengths (x = a, y = b), common count and LCS of the best pair of
+    /// parts.
     pub overlap: Overlap,
+    /// Where the match lies: `a`'s part and words (x), `b`'s (y).
+    pub location: Location,
     /// The books' places in [`Reader::books`].
     slots: (u32, u32),
 }
@@ -181,11 +188,49 @@ struct BookPairs {
     a: u32,
     /// Its pairs, by slot of the other book.
     pairs: Vec<SlotPair>,
+    /// Reading the records that locate the pairs failed.
+    error: Option<Error>,
     sources: SourceCounts,
     candidates: u64,
     entries_scanned: u64,
     within_bound: u64,
     lcs_runs: u64,
+}
+
+impl BookPairs {
+    fn new(a: u32) -> Self {
+        BookPairs {
+            a,
+            pairs: Vec::new(),
+            error: None,
+            sources: SourceCounts::default(),
+            candidates: 0,
+            entries_scanned: 0,
+            within_bound: 0,
+            lcs_runs: 0,
+        }
+    }
+
+    /// Takes each book's best pair of parts as the book's pair, by slot.
+    fn take(&mut self, best: BestPerBook) {
+        let a = self.a;
+        self.pairs = best
+            .into_top(0)
+            .into_iter()
+            .map(|r| SlotPair {
+                a,
+                b: r.slot,
+                score: r.score,
+                overlap: r.overlap,
+                location: Location {
+                    part_x: r.parts.0,
+                    part_y: r.parts.1,
+                    ..Location::default()
+                },
+            })
+            .collect();
+        self.pairs.sort_unstable_by_key(|p| p.b);
+    }
 }
 
 impl Reader {
@@ -198,48 +243,59 @@ impl Reader {
         first_new: Option<u32>,
         join: &mut Join,
     ) -> BookPairs {
-        if options.mode == Mode::Approximate {
-            return self.band_pairs_of(a, options, first_new);
-        }
-        let probe = match first_new {
-            None => Probe::BookAgainstLater(a),
-            Some(_) => Probe::Book(a),
+        let mut found = if options.mode == Mode::Approximate {
+            self.band_pairs_of(a, options, first_new)
+        } else {
+            self.postings_pairs_of(a, options, first_new, join)
         };
-        let len_x = self.sequences[a as usize].len() as u32;
-        let common = join.count(self.postings(), &probe);
-        let wanted = |b: u32| first_new.is_none_or(|first| b < first || b > a);
-        let candidates = common.iter().filter(|c| wanted(c.book)).count() as u64;
-        let keep: Vec<Candidate> = common
-            .iter()
-            .filter(|c| wanted(c.book))
-            .filter(|c| Self::reaches(self.bound(options.score, len_x, c), options))
-            .copied()
-            .collect();
-        let mut pairs: Vec<SlotPair> = Vec::new();
-        join.align(self.postings(), &probe, len_x, &keep, |b, overlap| {
-            let score = options.score.value(&overlap);
-            if Self::reaches(score, options) {
-                pairs.push(SlotPair {
-                    a,
-                    b,
-                    score,
-                    overlap,
-                });
-            }
-        });
-        pairs.sort_unstable_by_key(|p| p.b);
-        BookPairs {
-            a,
-            pairs,
-            sources: SourceCounts::default(),
-            candidates,
-            entries_scanned: join.entries_scanned(),
-            within_bound: keep.len() as u64,
-            lcs_runs: keep.len() as u64,
+        if let Err(error) = self.locate_pairs(a, &mut found.pairs) {
+            found.error = Some(error);
         }
+        found
     }
 
-    /// Approximate mode: the pairs of `a` with the books sharing a band key.
+    /// Exact mode: each part of `a` joined against the parts of later books
+    /// (or, from `first_new`, of every wanted book); each book's best pair
+    /// of parts that reaches the threshold.
+    fn postings_pairs_of(
+        &self,
+        a: u32,
+        options: &PairsOptions,
+        first_new: Option<u32>,
+        join: &mut Join,
+    ) -> BookPairs {
+        let wanted = |b: u32| b != a && first_new.is_none_or(|first| b < first || b > a);
+        let mut found = BookPairs::new(a);
+        let mut best = BestPerBook::default();
+        for (q, part) in self.part_range(a).enumerate() {
+            let probe = match first_new {
+                None => Probe::BookAgainstLater(part),
+                Some(_) => Probe::Book(part),
+            };
+            let len_x = self.sequences[part as usize].len() as u32;
+            let common = join.count(self.postings(), &probe);
+            let candidates = common.iter().filter(|c| wanted(self.book_of_part(c.book)));
+            found.candidates += candidates.clone().count() as u64;
+            let keep: Vec<Candidate> = candidates
+                .filter(|c| Self::reaches(self.bound(options.score, len_x, c), options))
+                .copied()
+                .collect();
+            found.entries_scanned += join.entries_scanned();
+            found.within_bound += keep.len() as u64;
+            found.lcs_runs += keep.len() as u64;
+            join.align(self.postings(), &probe, len_x, &keep, |part, overlap| {
+                let ranked = self.ranked(q as u32, part, overlap, options.score);
+                if Self::reaches(ranked.score, options) {
+                    best.offer(ranked);
+                }
+            });
+        }
+        found.take(best);
+        found
+    }
+
+    /// Approximate mode: every part of `a` aligned with every part of the
+    /// wanted books that share a band key with it.
     fn band_pairs_of(&self, a: u32, options: &PairsOptions, first_new: Option<u32>) -> BookPairs {
         let sketches = self.sketches.as_ref().expect("pairs checks for sketches");
         let wanted = |b: u32| match first_new {
@@ -249,32 +305,34 @@ impl Reader {
         let keys = sketches.keys_of_slot(a);
         let simhash = sketches.simhash_of_slot(a);
         let (candidates, sources) = sketches.candidates(self, &keys, simhash, wanted);
-        let x = SequenceIndex::new(&self.sequences[a as usize]);
-        let mut scratch = Vec::new();
-        let mut pairs: Vec<SlotPair> = candidates
-            .iter()
-            .filter_map(|&b| {
-                let overlap = x.align(&self.sequences[b as usize], &mut scratch);
-                let score = options.score.value(&overlap);
-                Self::reaches(score, options).then_some(SlotPair {
-                    a,
-                    b,
-                    score,
-                    overlap,
-                })
-            })
-            .collect();
-        pairs.sort_unstable_by_key(|p| p.b);
-        let aligned = candidates.len() as u64;
-        BookPairs {
-            a,
-            pairs,
-            sources,
-            candidates: aligned,
-            entries_scanned: 0,
-            within_bound: aligned,
-            lcs_runs: aligned,
+        let hashes = self.query_hashes(&QueryBook::Stored(a));
+        let (best, aligned) = self.align_candidates(
+            &hashes,
+            candidates.iter().copied(),
+            options.score,
+            options.min_score,
+        );
+        let mut found = BookPairs::new(a);
+        found.sources = sources;
+        found.candidates = candidates.len() as u64;
+        found.within_bound = aligned;
+        found.lcs_runs = aligned;
+        found.take(best);
+        found
+    }
+
+    /// Fills in where each of `pairs` (all of book `a`) matches: `a`'s
+    /// parts read once, each other book's on the way.
+    fn locate_pairs(&self, a: u32, pairs: &mut [SlotPair]) -> Result<()> {
+        if pairs.is_empty() {
+            return Ok(());
         }
+        let a_parts = self.parts_of_slot(a as usize)?;
+        for pair in pairs {
+            let parts = (pair.location.part_x, pair.location.part_y);
+            pair.location = self.locate_parts(&a_parts, pair.b, parts)?;
+        }
+        Ok(())
     }
 
     fn reaches(score: f64, options: &PairsOptions) -> bool {
@@ -374,7 +432,7 @@ impl Reader {
             for _ in 0..options.threads {
                 let (tx, next, tokens) = (tx.clone(), &next, token_rx.clone());
                 scope.spawn(move |_| {
-                    let mut join = Join::new(n);
+                    let mut join = Join::new(self.sequences.len());
                     while tokens.recv().is_ok() {
                         let a = next.fetch_add(1, Ordering::Relaxed);
                         if a >= n {
@@ -396,12 +454,19 @@ impl Reader {
             let mut early: BTreeMap<u32, BookPairs> = BTreeMap::new();
             let mut next_out = start as u32;
             for found in rx {
-                let Some(found) = found else {
+                let Some(mut found) = found else {
                     worker_panicked = true;
                     next.store(n, Ordering::Relaxed);
                     token_tx = None;
                     continue;
                 };
+                if let Some(error) = found.error.take() {
+                    if sink_result.is_ok() {
+                        sink_result = Err(error);
+                    }
+                    next.store(n, Ordering::Relaxed);
+                    token_tx = None;
+                }
                 early.insert(found.a, found);
                 while let Some(found) = early.remove(&next_out) {
                     next_out += 1;
@@ -451,6 +516,7 @@ impl Reader {
             b: &self.books[pair.b as usize],
             score: pair.score,
             overlap: pair.overlap,
+            location: pair.location,
             slots: (pair.a, pair.b),
         }
     }

@@ -1,17 +1,24 @@
-//! The query planner. Exact mode: candidates from postings → upper bounds →
-//! prune → LCS verification → top-k; the result equals the brute-force
-//! top-k under the chosen score (ties broken by internal id). Approximate
-//! mode: candidates from the band tables → LCS verification → top-k.
+//! The query planner. Its unit is a part: a book is one part, or several
+//! when it is a volume ([`crate::PartOptions`]), and a book's score is the
+//! best score of a pair of parts (the query's, the book's). Exact mode:
+//! candidate pairs of parts from postings → upper bounds → prune against
+//! the k-th best book score → LCS verification → top-k books; the result
+//! equals the brute-force top-k under the chosen score (ties broken by
+//! internal id, and within a book by the lower pair of parts). Approximate
+//! mode: candidate books from the band tables → LCS verification of their
+//! parts → top-k. Each hit says where its match lies ([`WordRange`]).
 
 use std::cmp::Ordering;
-use std::collections::BinaryHeap;
+use std::collections::{BTreeMap, HashMap};
 use std::time::{Duration, Instant};
 
 use super::approx::{QueryKeys, SourceCounts};
-use super::postings::{Candidate, Join, Probe};
+use super::locate::{locate, Location, WordRange};
+use super::postings::{Candidate, Join, Probe, WordId};
 use super::Reader;
 use crate::align::{Overlap, Score, SequenceIndex};
-use crate::repr::SimHash128;
+use crate::error::Result;
+use crate::repr::{SimHash128, UniqueWordSeq};
 
 /// Where candidates come from.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
@@ -108,19 +115,27 @@ pub struct Hit {
     pub key: String,
     /// Its title (empty when the load gave none).
     pub title: String,
-    /// The score under the query's score.
+    /// The score under the query's score: the best over pairs of parts.
     pub score: f64,
-    /// Lengths, common count and LCS.
+    /// Lengths, common count and LCS of the best pair of parts.
     #[serde(flatten)]
     pub overlap: OverlapFields,
+    /// The query's part the match lies in (0 unless it is a volume).
+    pub query_part: u32,
+    /// The hit's part the match lies in (0 unless it is a volume).
+    pub hit_part: u32,
+    /// Words of the query the match spans (see [`WordRange`]).
+    pub query_words: WordRange,
+    /// Words of the hit the match spans.
+    pub hit_words: WordRange,
 }
 
 /// [`Overlap`] as output fields.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct OverlapFields {
-    /// Unique words of the query.
+    /// Unique words of the query's part.
     pub query_unique: u32,
-    /// Unique words of the hit.
+    /// Unique words of the hit's part.
     pub hit_unique: u32,
     /// Common unique words.
     pub common: u32,
@@ -146,9 +161,13 @@ pub struct Explain {
     pub mode: Mode,
     /// Books in the snapshot, the query book excluded.
     pub books: u64,
-    /// Exact mode: books sharing at least one counted unique word, or
-    /// holding frequent words when the query has some (from postings).
-    /// Approximate mode: books proposed by any band table.
+    /// Pairs of parts the query could be aligned with: its parts times the
+    /// other books' parts (equal to `books` when neither the query nor any
+    /// book is a volume).
+    pub part_pairs: u64,
+    /// Exact mode: pairs of parts sharing at least one counted unique
+    /// word, or holding frequent words when the query has some (from
+    /// postings). Approximate mode: books proposed by any band table.
     pub candidates: u64,
     /// Exact mode: the query's unique words that counting skipped as
     /// frequent (each still counts toward every bound).
@@ -158,11 +177,12 @@ pub struct Explain {
     pub sources: Option<SourceCounts>,
     /// Exact mode: posting entries scanned while counting.
     pub entries_scanned: u64,
-    /// Candidates whose upper bound reaches the threshold.
+    /// Candidates whose upper bound reaches the threshold (approximate
+    /// mode: the pairs of parts of the proposed books).
     pub within_bound: u64,
-    /// Candidates aligned (LCS runs).
+    /// Pairs of parts aligned (LCS runs).
     pub lcs_runs: u64,
-    /// Books never aligned: `books − lcs_runs`.
+    /// Pairs of parts never aligned: `part_pairs − lcs_runs`.
     pub lcs_avoided: u64,
     /// Hits returned.
     pub hits: u64,
@@ -183,88 +203,157 @@ pub struct QueryResult {
     pub explain: Explain,
 }
 
-/// A scored slot in the top-k heap: the heap's top is the worst kept hit.
+/// A book's best pair of parts under the query's score.
 #[derive(Debug, Clone, Copy, PartialEq)]
-struct Ranked {
-    score: f64,
-    slot: u32,
-    overlap: Overlap,
+pub(crate) struct Ranked {
+    pub score: f64,
+    pub slot: u32,
+    pub overlap: Overlap,
+    /// The query's part and the book's part (indexes within each book).
+    pub parts: (u32, u32),
 }
 
-impl Eq for Ranked {}
+impl Ranked {
+    /// Better than `other`, a pair of parts of the same book: a higher
+    /// score, then the lower pair of parts.
+    fn beats_in_book(&self, other: &Ranked) -> bool {
+        self.score > other.score || (self.score == other.score && self.parts < other.parts)
+    }
 
-impl Ord for Ranked {
-    /// Better = higher score, then lower slot. "Greater" here means worse, so
-    /// the max-heap's top is the worst kept hit.
-    fn cmp(&self, other: &Self) -> Ordering {
-        other
-            .score
-            .total_cmp(&self.score)
-            .then(self.slot.cmp(&other.slot))
+    /// Best first: higher score, then lower slot.
+    fn rank_order(a: &Ranked, b: &Ranked) -> Ordering {
+        b.score.total_cmp(&a.score).then(a.slot.cmp(&b.slot))
     }
 }
 
-impl PartialOrd for Ranked {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
+/// Each book's best pair of parts found so far.
+#[derive(Default)]
+pub(crate) struct BestPerBook {
+    best: HashMap<u32, Ranked>,
 }
 
-/// Keeps the best `k` (all when `k` is 0).
-struct TopK {
-    k: usize,
-    heap: BinaryHeap<Ranked>,
-}
-
-impl TopK {
-    fn new(k: usize) -> Self {
-        TopK {
-            k,
-            heap: BinaryHeap::new(),
+impl BestPerBook {
+    pub(crate) fn offer(&mut self, ranked: Ranked) {
+        match self.best.get_mut(&ranked.slot) {
+            Some(kept) if !ranked.beats_in_book(kept) => {}
+            Some(kept) => *kept = ranked,
+            None => {
+                self.best.insert(ranked.slot, ranked);
+            }
         }
     }
 
-    fn is_full(&self) -> bool {
-        self.k > 0 && self.heap.len() >= self.k
-    }
-
-    /// The score a new hit must reach to enter, once full.
-    fn floor(&self) -> Option<f64> {
-        self.is_full()
-            .then(|| self.heap.peek().map(|r| r.score))
-            .flatten()
-    }
-
-    fn offer(&mut self, ranked: Ranked) {
-        if !self.is_full() {
-            self.heap.push(ranked);
-        } else if self.heap.peek().is_some_and(|worst| ranked < *worst) {
-            self.heap.pop();
-            self.heap.push(ranked);
+    /// The `k`-th best book score so far, once `k` books are scored (never
+    /// for `k` = 0): a book needs at least it to enter the top `k`.
+    fn floor(&self, k: usize) -> Option<f64> {
+        if k == 0 || self.best.len() < k {
+            return None;
         }
+        let mut scores: Vec<f64> = self.best.values().map(|r| r.score).collect();
+        scores.select_nth_unstable_by(k - 1, |a, b| b.total_cmp(a));
+        Some(scores[k - 1])
     }
 
-    fn into_sorted(self) -> Vec<Ranked> {
-        self.heap.into_sorted_vec()
+    /// The best `k` books (all for 0), best first, ties by slot.
+    pub(crate) fn into_top(self, k: usize) -> Vec<Ranked> {
+        let mut ranked: Vec<Ranked> = self.best.into_values().collect();
+        ranked.sort_unstable_by(Ranked::rank_order);
+        if k > 0 {
+            ranked.truncate(k);
+        }
+        ranked
+    }
+}
+
+/// The book a query asks about: a stored one (by slot), or the parts of a
+/// new text.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum QueryBook<'q> {
+    Stored(u32),
+    Text(&'q [UniqueWordSeq]),
+}
+
+impl QueryBook<'_> {
+    fn slot(&self) -> Option<u32> {
+        match *self {
+            QueryBook::Stored(slot) => Some(slot),
+            QueryBook::Text(_) => None,
+        }
     }
 }
 
 impl Reader {
-    fn hits_from(&self, ranked: Vec<Ranked>) -> Vec<Hit> {
+    /// The unique-word hashes of each of the query's parts.
+    pub(crate) fn query_hashes<'a>(&'a self, query: &QueryBook<'a>) -> Vec<&'a [u32]> {
+        match *query {
+            QueryBook::Stored(slot) => self
+                .part_range(slot)
+                .map(|part| self.sequences[part as usize].as_slice())
+                .collect(),
+            QueryBook::Text(parts) => parts.iter().map(|p| p.hashes.as_slice()).collect(),
+        }
+    }
+
+    /// Books and pairs of parts a query of `query_parts` parts is weighed
+    /// against, its own excluded.
+    fn reach(&self, query: &QueryBook<'_>, query_parts: usize) -> (u64, u64) {
+        let own = query.slot().map_or(0, |slot| self.part_range(slot).len());
+        let books = self.books.len() - query.slot().is_some() as usize;
+        let parts = (self.sequences.len() - own) * query_parts;
+        (books as u64, parts as u64)
+    }
+
+    /// The hits of `ranked`, each with where its match lies: the query's
+    /// and the hit's parts read back with their word positions.
+    pub(crate) fn hits_from(&self, query: &QueryBook<'_>, ranked: Vec<Ranked>) -> Result<Vec<Hit>> {
+        if ranked.is_empty() {
+            return Ok(Vec::new());
+        }
+        let stored;
+        let query_parts = match *query {
+            QueryBook::Stored(slot) => {
+                stored = self.parts_of_slot(slot as usize)?;
+                stored.as_slice()
+            }
+            QueryBook::Text(parts) => parts,
+        };
         ranked
             .into_iter()
-            .map(|r| Hit {
-                id: self.books[r.slot as usize].id,
-                key: self.books[r.slot as usize].key.clone(),
-                title: self.books[r.slot as usize].title.clone(),
-                score: r.score,
-                overlap: r.overlap.into(),
+            .map(|r| {
+                let book = &self.books[r.slot as usize];
+                let location = self.locate_parts(query_parts, r.slot, r.parts)?;
+                Ok(Hit {
+                    id: book.id,
+                    key: book.key.clone(),
+                    title: book.title.clone(),
+                    score: r.score,
+                    overlap: r.overlap.into(),
+                    query_part: location.part_x,
+                    hit_part: location.part_y,
+                    query_words: location.words_x,
+                    hit_words: location.words_y,
+                })
             })
             .collect()
     }
 
-    /// The upper bound on `score` of a candidate from its common count and
-    /// block bound.
+    /// Where the match between part `parts.0` of `x_parts` and part
+    /// `parts.1` of the stored book in `slot` lies.
+    pub(crate) fn locate_parts(
+        &self,
+        x_parts: &[UniqueWordSeq],
+        slot: u32,
+        (part_x, part_y): (u32, u32),
+    ) -> Result<Location> {
+        let y_parts = self.parts_of_slot(slot as usize)?;
+        match (x_parts.get(part_x as usize), y_parts.get(part_y as usize)) {
+            (Some(x), Some(y)) => Ok(locate(x, part_x, y, part_y)),
+            _ => Ok(Location::default()),
+        }
+    }
+
+    /// The upper bound on `score` of a candidate part from its common count
+    /// and block bound.
     pub(crate) fn bound(&self, score: Score, len_x: u32, candidate: &Candidate) -> f64 {
         let len_y = self.sequences[candidate.book as usize].len() as u32;
         candidate.bound(score, len_x, len_y)
@@ -274,156 +363,233 @@ impl Reader {
         score > 0.0 && score >= options.min_score
     }
 
-    /// Runs the planner for `query`; `exclude` is the query's own slot when
-    /// it is a stored book, whose stored words are then probed (`query` must
-    /// be that book's sequence). Public callers go through
-    /// [`Reader::query_key`] and [`Reader::query_text`], which keep the two
-    /// consistent.
-    pub(crate) fn query_sequence(
+    /// The [`Ranked`] of part `part` (a planner unit) against the query's
+    /// part `query_part`, when it qualifies.
+    pub(crate) fn ranked(
         &self,
-        query: &[u32],
-        exclude: Option<u32>,
-        options: &QueryOptions,
-    ) -> QueryResult {
-        let started = Instant::now();
-        let mut explain = Explain {
-            books: (self.books.len() - exclude.is_some() as usize) as u64,
-            ..Explain::default()
-        };
-        let len_x = query.len() as u32;
-        let resolved;
-        let probe = match exclude {
-            Some(slot) => Probe::Book(slot),
-            None => {
-                resolved = self.postings().resolve(query);
-                Probe::Words(&resolved)
-            }
-        };
-        let mut join = Join::new(self.books.len());
-        let mut bounded: Vec<(f64, Candidate)> = Vec::new();
-        for candidate in join.count(self.postings(), &probe) {
-            if Some(candidate.book) == exclude {
-                continue;
-            }
-            explain.candidates += 1;
-            let bound = self.bound(options.score, len_x, candidate);
-            if Self::qualifies(bound, options) {
-                bounded.push((bound, *candidate));
-            }
+        query_part: u32,
+        part: u32,
+        overlap: Overlap,
+        score: Score,
+    ) -> Ranked {
+        let slot = self.book_of_part(part);
+        Ranked {
+            score: score.value(&overlap),
+            slot,
+            overlap,
+            parts: (query_part, part - self.part_range(slot).start),
         }
-        explain.within_bound = bounded.len() as u64;
-        explain.entries_scanned = join.entries_scanned();
-        explain.frequent_words = join.frequent_in_x() as u64;
-        bounded.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.book.cmp(&b.1.book)));
-        // Round one aligns the k best bounds; round two only the rest whose
-        // bound can still reach the k-th best score found.
-        let first_round = match options.top_k {
-            0 => bounded.len(),
-            k => k.min(bounded.len()),
-        };
-        let mut top = TopK::new(options.top_k);
-        let mut verify = |batch: Vec<Candidate>, top: &mut TopK, explain: &mut Explain| {
-            explain.lcs_runs += batch.len() as u64;
-            join.align(self.postings(), &probe, len_x, &batch, |slot, overlap| {
-                let score = options.score.value(&overlap);
-                if Self::qualifies(score, options) {
-                    top.offer(Ranked {
-                        score,
-                        slot,
-                        overlap,
-                    });
-                }
-            });
-        };
-        let (first, rest) = bounded.split_at(first_round);
-        verify(
-            first.iter().map(|&(_, c)| c).collect(),
-            &mut top,
-            &mut explain,
-        );
-        let floor = top.floor();
-        let survivors = rest
-            .iter()
-            .take_while(|&&(bound, _)| floor.is_none_or(|f| bound >= f))
-            .map(|&(_, c)| c)
-            .collect();
-        verify(survivors, &mut top, &mut explain);
-        let hits = self.hits_from(top.into_sorted());
-        explain.lcs_avoided = explain.books - explain.lcs_runs;
-        explain.hits = hits.len() as u64;
-        explain.elapsed = started.elapsed();
-        QueryResult { hits, explain }
     }
 
-    /// Approximate mode: aligns `query` with the books sharing a band key
-    /// with `keys` (see [`super::approx`]).
+    /// Exact mode: every part of `query` joined against the postings;
+    /// candidates (pairs of parts) taken in bound order, pruned against the
+    /// k-th best book score, verified by LCS. Public callers go through
+    /// [`Reader::query_key`] and [`Reader::query_text`].
+    pub(crate) fn query_exact(
+        &self,
+        query: &QueryBook<'_>,
+        options: &QueryOptions,
+    ) -> Result<QueryResult> {
+        let started = Instant::now();
+        let hashes = self.query_hashes(query);
+        let (books, part_pairs) = self.reach(query, hashes.len());
+        let mut explain = Explain {
+            books,
+            part_pairs,
+            ..Explain::default()
+        };
+        let resolved: Vec<Vec<WordId>> = match *query {
+            QueryBook::Stored(_) => Vec::new(),
+            QueryBook::Text(parts) => parts
+                .iter()
+                .map(|p| self.postings().resolve(&p.hashes))
+                .collect(),
+        };
+        let probes: Vec<Probe<'_>> = match *query {
+            QueryBook::Stored(slot) => self.part_range(slot).map(Probe::Book).collect(),
+            QueryBook::Text(_) => resolved.iter().map(|r| Probe::Words(r)).collect(),
+        };
+        let exclude = query.slot();
+        let mut join = Join::new(self.sequences.len());
+        let mut costs = Vec::with_capacity(probes.len());
+        let mut bounded: Vec<(f64, u32, Candidate)> = Vec::new();
+        for (q, probe) in probes.iter().enumerate() {
+            let len_x = hashes[q].len() as u32;
+            for candidate in join.count(self.postings(), probe) {
+                if Some(self.book_of_part(candidate.book)) == exclude {
+                    continue;
+                }
+                explain.candidates += 1;
+                let bound = self.bound(options.score, len_x, candidate);
+                if Self::qualifies(bound, options) {
+                    bounded.push((bound, q as u32, *candidate));
+                }
+            }
+            explain.entries_scanned += join.entries_scanned();
+            explain.frequent_words += join.frequent_in_x() as u64;
+            costs.push(join.cost());
+        }
+        explain.within_bound = bounded.len() as u64;
+        bounded.sort_unstable_by(|a, b| {
+            b.0.total_cmp(&a.0)
+                .then(a.2.book.cmp(&b.2.book))
+                .then(a.1.cmp(&b.1))
+        });
+        // Round one aligns the best bounds until k books are covered; round
+        // two only the rest whose bound can still reach the k-th best book
+        // score found.
+        let first_round = round_one_len(&bounded, options.top_k, |part| self.book_of_part(part));
+        let mut best = BestPerBook::default();
+        let mut verify = |batch: &[(f64, u32, Candidate)], best: &mut BestPerBook| {
+            explain.lcs_runs += batch.len() as u64;
+            let mut by_part: BTreeMap<u32, Vec<Candidate>> = BTreeMap::new();
+            for &(_, q, candidate) in batch {
+                by_part.entry(q).or_default().push(candidate);
+            }
+            for (q, keep) in by_part {
+                let (probe, len_x) = (&probes[q as usize], hashes[q as usize].len() as u32);
+                let cost = costs[q as usize];
+                join.align_with_cost(
+                    self.postings(),
+                    probe,
+                    cost,
+                    len_x,
+                    &keep,
+                    |part, overlap| {
+                        let ranked = self.ranked(q, part, overlap, options.score);
+                        if Self::qualifies(ranked.score, options) {
+                            best.offer(ranked);
+                        }
+                    },
+                );
+            }
+        };
+        let (first, rest) = bounded.split_at(first_round);
+        verify(first, &mut best);
+        let floor = best.floor(options.top_k);
+        let survivors = rest
+            .iter()
+            .take_while(|&&(bound, _, _)| floor.is_none_or(|f| bound >= f))
+            .count();
+        verify(&rest[..survivors], &mut best);
+        let hits = self.hits_from(query, best.into_top(options.top_k))?;
+        explain.lcs_avoided = explain.part_pairs - explain.lcs_runs;
+        explain.hits = hits.len() as u64;
+        explain.elapsed = started.elapsed();
+        Ok(QueryResult { hits, explain })
+    }
+
+    /// Approximate mode: aligns every part of `query` with every part of
+    /// the books sharing a band key with `keys` (see [`super::approx`]).
     pub(crate) fn query_bands(
         &self,
-        query: &[u32],
+        query: &QueryBook<'_>,
         keys: &QueryKeys,
         simhash: SimHash128,
-        exclude: Option<u32>,
         options: &QueryOptions,
-    ) -> QueryResult {
+    ) -> Result<QueryResult> {
         let started = Instant::now();
-        let sketches = self.sketches.as_ref().expect("callers check for sketches");
+        let sketches = self.sketches()?;
+        let exclude = query.slot();
         let (candidates, sources) =
             sketches.candidates(self, keys, simhash, |slot| Some(slot) != exclude);
-        let hits = self.align_top(query, candidates.iter().copied(), options);
-        let books = (self.books.len() - exclude.is_some() as usize) as u64;
-        let aligned = candidates.len() as u64;
-        QueryResult {
+        let hashes = self.query_hashes(query);
+        let (best, aligned) = self.align_candidates(
+            &hashes,
+            candidates.iter().copied(),
+            options.score,
+            options.min_score,
+        );
+        let hits = self.hits_from(query, best.into_top(options.top_k))?;
+        let (books, part_pairs) = self.reach(query, hashes.len());
+        Ok(QueryResult {
             explain: Explain {
                 mode: Mode::Approximate,
                 books,
-                candidates: aligned,
+                part_pairs,
+                candidates: candidates.len() as u64,
                 sources: Some(sources),
                 within_bound: aligned,
                 lcs_runs: aligned,
-                lcs_avoided: books - aligned,
+                lcs_avoided: part_pairs - aligned,
                 hits: hits.len() as u64,
                 elapsed: started.elapsed(),
                 ..Explain::default()
             },
             hits,
-        }
+        })
     }
 
-    /// The same answer as [`Reader::query_key`] (with `exclude` the book's
-    /// slot) or [`Reader::query_text`] (with `None`) by aligning `query` with
-    /// every book: the baseline the planner is tested and benchmarked against.
-    pub fn brute_force(
-        &self,
-        query: &[u32],
-        exclude: Option<u32>,
-        options: &QueryOptions,
-    ) -> Vec<Hit> {
-        let slots = (0..self.sequences.len() as u32).filter(|&slot| Some(slot) != exclude);
-        self.align_top(query, slots, options)
+    /// The same answer as [`Reader::query_key`] in exact mode, by aligning
+    /// every part of the book with every part of every other book: the
+    /// baseline the planner is tested and benchmarked against.
+    pub fn brute_force_key(&self, key: &str, options: &QueryOptions) -> Result<Vec<Hit>> {
+        self.brute_force(&QueryBook::Stored(self.slot_of(key)?), options)
     }
 
-    /// Aligns `query` with the books in `slots`, one by one, and keeps the
-    /// top-k hits that qualify under `options`.
-    fn align_top(
+    /// The same answer as [`Reader::query_text`] in exact mode, by brute
+    /// force (see [`Reader::brute_force_key`]).
+    pub fn brute_force_text(&self, text: &[u8], options: &QueryOptions) -> Result<Vec<Hit>> {
+        let parts = self.text_parts(text);
+        self.brute_force(&QueryBook::Text(&parts), options)
+    }
+
+    fn brute_force(&self, query: &QueryBook<'_>, options: &QueryOptions) -> Result<Vec<Hit>> {
+        let exclude = query.slot();
+        let slots = (0..self.books.len() as u32).filter(|&slot| Some(slot) != exclude);
+        let hashes = self.query_hashes(query);
+        let (best, _) = self.align_candidates(&hashes, slots, options.score, options.min_score);
+        self.hits_from(query, best.into_top(options.top_k))
+    }
+
+    /// Aligns every part of the query (`hashes`) with every part of each
+    /// book in `slots`; each book's best pair of parts that qualifies under
+    /// `score` at `min_score` (and above zero), and the number of
+    /// alignments.
+    pub(crate) fn align_candidates(
         &self,
-        query: &[u32],
+        hashes: &[&[u32]],
         slots: impl Iterator<Item = u32>,
-        options: &QueryOptions,
-    ) -> Vec<Hit> {
-        let x = SequenceIndex::new(query);
+        score: Score,
+        min_score: f64,
+    ) -> (BestPerBook, u64) {
+        let indexes: Vec<SequenceIndex> = hashes.iter().map(|h| SequenceIndex::new(h)).collect();
         let mut scratch = Vec::new();
-        let mut top = TopK::new(options.top_k);
+        let mut best = BestPerBook::default();
+        let mut aligned = 0;
         for slot in slots {
-            let overlap = x.align(&self.sequences[slot as usize], &mut scratch);
-            let score = options.score.value(&overlap);
-            if Self::qualifies(score, options) {
-                top.offer(Ranked {
-                    score,
-                    slot,
-                    overlap,
-                });
+            for part in self.part_range(slot) {
+                for (q, x) in indexes.iter().enumerate() {
+                    aligned += 1;
+                    let overlap = x.align(&self.sequences[part as usize], &mut scratch);
+                    let ranked = self.ranked(q as u32, part, overlap, score);
+                    if ranked.score > 0.0 && ranked.score >= min_score {
+                        best.offer(ranked);
+                    }
+                }
             }
         }
-        self.hits_from(top.into_sorted())
+        (best, aligned)
     }
+}
+
+/// How many of `bounded` (sorted by bound) round one aligns: all for
+/// `top_k` = 0, else up to and including the first candidates of `top_k`
+/// distinct books.
+fn round_one_len(
+    bounded: &[(f64, u32, Candidate)],
+    top_k: usize,
+    book_of: impl Fn(u32) -> u32,
+) -> usize {
+    if top_k == 0 {
+        return bounded.len();
+    }
+    let mut books = std::collections::HashSet::new();
+    for (i, (_, _, candidate)) in bounded.iter().enumerate() {
+        books.insert(book_of(candidate.book));
+        if books.len() == top_k {
+            return i + 1;
+        }
+    }
+    bounded.len()
 }

@@ -314,6 +314,15 @@ impl Candidate {
     }
 }
 
+/// What the last count of one probe left for its alignment: the entries
+/// it scanned (which way aligning is cheaper) and its frequent words
+/// (which rule out a rescan).
+#[derive(Debug, Clone, Copy)]
+pub struct ProbeCost {
+    entries_scanned: u64,
+    frequent_in_x: u32,
+}
+
 /// Per-thread scratch for joining one sequence against the postings.
 #[derive(Debug)]
 pub struct Join {
@@ -440,6 +449,34 @@ impl Join {
                 });
             }
         }
+    }
+
+    /// What the last [`count`](Self::count) left for aligning its probe
+    /// later, after other probes were counted ([`Self::align_with_cost`]).
+    pub fn cost(&self) -> ProbeCost {
+        ProbeCost {
+            entries_scanned: self.entries_scanned,
+            frequent_in_x: self.frequent_in_x,
+        }
+    }
+
+    /// [`align`](Self::align) for a probe counted earlier, whose
+    /// [`cost`](Self::cost) was kept: `keep` as that count returned them.
+    pub fn align_with_cost(
+        &mut self,
+        postings: &Postings,
+        probe: &Probe<'_>,
+        cost: ProbeCost,
+        len_x: u32,
+        keep: &[Candidate],
+        found: impl FnMut(u32, Overlap),
+    ) {
+        let last = self.cost();
+        self.entries_scanned = cost.entries_scanned;
+        self.frequent_in_x = cost.frequent_in_x;
+        self.align(postings, probe, len_x, keep, found);
+        self.entries_scanned = last.entries_scanned;
+        self.frequent_in_x = last.frequent_in_x;
     }
 
     /// Second pass: aligns the probe's sequence (of `len_x` elements before

@@ -7,7 +7,7 @@
 
 use super::Reader;
 use crate::error::{Error, Result};
-use crate::relate::map::matched_positions;
+use crate::relate::map::matched_positions_of_parts;
 use crate::relate::{classify_books, MapOptions, PageOptions, PortionMap, Relation};
 use crate::repr::minhash::page_signatures;
 use crate::repr::{MinHashSig, UniqueWordSeq, DEFAULT_HASH_SEED};
@@ -18,8 +18,9 @@ use crate::text::PAGE_BREAK;
 /// with the index's options.
 #[derive(Debug, Clone, Copy)]
 pub struct RelationInput<'a> {
-    /// Its unique-word sequence.
-    pub sequence: &'a UniqueWordSeq,
+    /// The unique-word sequences of its parts ([`Reader::text_parts`]
+    /// gives a new text's; one part unless it is a volume).
+    pub parts: &'a [UniqueWordSeq],
     /// Its word count.
     pub words: u64,
     /// Its page signatures ([`Reader::pages_of_text`]); empty when it has
@@ -28,29 +29,31 @@ pub struct RelationInput<'a> {
 }
 
 impl Reader {
-    /// The word positions (in `a`, in `b`) of the elements of one LCS of
-    /// the stored books `a` and `b`'s unique-word sequences, increasing in
-    /// both. `UnknownKey` when either is not stored (`InvalidArgument` when
-    /// its key breaks the key rule).
+    /// The word positions (in `a`, in `b`) of the matched unique words of
+    /// the stored books `a` and `b`, increasing in both: one LCS of their
+    /// sequences, or for volumes the chained LCS of their parts
+    /// ([`matched_positions_of_parts`]). `UnknownKey` when either is not
+    /// stored (`InvalidArgument` when its key breaks the key rule).
     pub fn matched_positions(&self, a: &str, b: &str) -> Result<Vec<(u32, u32)>> {
-        Ok(matched_positions(&self.sequence(a)?, &self.sequence(b)?))
+        Ok(matched_positions_of_parts(&self.parts(a)?, &self.parts(b)?))
     }
 
-    /// The sparse portion map of a book given by its unique-word sequence
-    /// and word count (a stored book, or a new text extracted with the
-    /// index's options) and the stored book `b`.
+    /// The sparse portion map of a book given by its parts' unique-word
+    /// sequences and word count (a stored book, or a new text extracted
+    /// with the index's options, [`Reader::text_parts`]) and the stored
+    /// book `b`.
     pub fn portion_map_with(
         &self,
-        sequence: &UniqueWordSeq,
+        parts: &[UniqueWordSeq],
         words: u64,
         b: &str,
         options: &MapOptions,
     ) -> Result<PortionMap> {
         let other = self.book(b)?;
-        PortionMap::from_unique_words(
-            sequence,
+        PortionMap::from_parts(
+            parts,
             word_count(words, "the first book")?,
-            &self.sequence(b)?,
+            &self.parts(b)?,
             word_count(other.words, b)?,
             options,
         )
@@ -59,7 +62,7 @@ impl Reader {
     /// The sparse portion map of the stored books `a` and `b`.
     pub fn portion_map(&self, a: &str, b: &str, options: &MapOptions) -> Result<PortionMap> {
         let words = self.book(a)?.words;
-        self.portion_map_with(&self.sequence(a)?, words, b, options)
+        self.portion_map_with(&self.parts(a)?, words, b, options)
     }
 
     /// The stored page signatures of the book under `key`, in page order:
@@ -106,7 +109,7 @@ impl Reader {
     pub fn relation_with(&self, a: &RelationInput<'_>, b: &str) -> Result<Relation> {
         let b_pages = self.pages_if(!a.pages.is_empty(), b)?;
         classify_books(a.pages, &b_pages, &self.page_options(), || {
-            self.portion_map_with(a.sequence, a.words, b, &MapOptions::default())
+            self.portion_map_with(a.parts, a.words, b, &MapOptions::default())
         })
     }
 

@@ -315,18 +315,44 @@ impl PortionMap {
         b_words: u32,
         options: &MapOptions,
     ) -> Result<PortionMap> {
-        let index_a = SequenceIndex::new(&a.hashes);
-        let index_b = SequenceIndex::new(&b.hashes);
-        let matched = positions_of(&index_a.lcs_pairs(&b.hashes), a, b);
-        let shared = |seq: &UniqueWordSeq, other: &SequenceIndex| -> Vec<u32> {
-            seq.hashes
+        Self::from_parts(
+            std::slice::from_ref(a),
+            a_words,
+            std::slice::from_ref(b),
+            b_words,
+            options,
+        )
+    }
+
+    /// [`from_unique_words`](Self::from_unique_words) for books stored as
+    /// parts (a volume's overlapping parts, each with its own sequence): the
+    /// eligible words of A are those of its parts' sequences that some part
+    /// of B holds (and the other way round), the aligned ones those of
+    /// [`matched_positions_of_parts`].
+    pub fn from_parts(
+        a: &[UniqueWordSeq],
+        a_words: u32,
+        b: &[UniqueWordSeq],
+        b_words: u32,
+        options: &MapOptions,
+    ) -> Result<PortionMap> {
+        let matched = matched_positions_of_parts(a, b);
+        let shared = |parts: &[UniqueWordSeq], other: &[UniqueWordSeq]| -> Vec<u32> {
+            let other: std::collections::HashSet<u32> = other
                 .iter()
-                .zip(&seq.positions)
-                .filter(|(h, _)| other.contains(**h))
+                .flat_map(|p| p.hashes.iter().copied())
+                .collect();
+            let mut positions: Vec<u32> = parts
+                .iter()
+                .flat_map(|p| p.hashes.iter().zip(&p.positions))
+                .filter(|(h, _)| other.contains(h))
                 .map(|(_, &p)| p)
-                .collect()
+                .collect();
+            positions.sort_unstable();
+            positions.dedup();
+            positions
         };
-        let (eligible_a, eligible_b) = (shared(a, &index_b), shared(b, &index_a));
+        let (eligible_a, eligible_b) = (shared(a, b), shared(b, a));
         PortionMap::build(
             MapBook::sparse(a_words, &eligible_a),
             MapBook::sparse(b_words, &eligible_b),
@@ -340,6 +366,32 @@ impl PortionMap {
 /// unique-word sequences, increasing in both.
 pub fn matched_positions(a: &UniqueWordSeq, b: &UniqueWordSeq) -> Vec<(u32, u32)> {
     positions_of(&SequenceIndex::new(&a.hashes).lcs_pairs(&b.hashes), a, b)
+}
+
+/// The word positions (in A, in B) of matched words of two books stored as
+/// parts, increasing in both: the LCS of every pair of parts, gathered and
+/// cut to their longest chain increasing in both books. For two books of
+/// one part each, the LCS of their sequences ([`matched_positions`]).
+pub fn matched_positions_of_parts(a: &[UniqueWordSeq], b: &[UniqueWordSeq]) -> Vec<(u32, u32)> {
+    if let ([a], [b]) = (a, b) {
+        return matched_positions(a, b);
+    }
+    let mut pairs: Vec<(u32, u32)> = Vec::new();
+    for x in a {
+        let index = SequenceIndex::new(&x.hashes);
+        for y in b {
+            pairs.extend(positions_of(&index.lcs_pairs(&y.hashes), x, y));
+        }
+    }
+    // By A ascending and, for one position of A, by B descending: a chain
+    // strictly increasing in B then takes at most one pair per position of A.
+    pairs.sort_unstable_by(|p, q| p.0.cmp(&q.0).then(q.1.cmp(&p.1)));
+    pairs.dedup();
+    let in_b: Vec<u32> = pairs.iter().map(|p| p.1).collect();
+    crate::align::lis_indices(&in_b)
+        .into_iter()
+        .map(|i| pairs[i as usize])
+        .collect()
 }
 
 /// The word positions of element pairs (index in `a`, index in `b`).

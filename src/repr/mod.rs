@@ -3,11 +3,13 @@
 //! every rule here whose result is stored, so that it can be reproduced.
 
 pub mod minhash;
+pub mod parts;
 pub mod simhash;
 pub mod sketch;
 pub mod unique_words;
 
 pub use minhash::{book_signature, page_signatures, MinHashOptions, MinHashSig};
+pub use parts::{book_parts, PartOptions};
 pub use simhash::{simhash, SimHash128, SimHashOptions};
 pub use sketch::{BandLayout, BookSketch, SketchOptions, Table};
 pub use unique_words::{word_hash, ExtractOptions, Features, UniqueWordSeq, DEFAULT_HASH_SEED};

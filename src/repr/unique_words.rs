@@ -183,7 +183,7 @@ fn extract_in_memory(text: &str, options: &ExtractOptions) -> Features {
 }
 
 /// Removes every element whose 32-bit hash is shared with another element.
-fn drop_hash_collisions(unique: &mut Vec<(u32, u32, &str)>) {
+pub(crate) fn drop_hash_collisions(unique: &mut Vec<(u32, u32, &str)>) {
     let mut seen: HashMap<u32, u32, BuildNoHashHasher<u32>> = HashMap::default();
     for &(_, hash, _) in unique.iter() {
         *seen.entry(hash).or_default() += 1;
@@ -194,7 +194,7 @@ fn drop_hash_collisions(unique: &mut Vec<(u32, u32, &str)>) {
 }
 
 /// The alphabetical-list guard (see the module docs).
-fn drop_alphabetical_runs(unique: &mut Vec<(u32, u32, &str)>, options: &ExtractOptions) {
+pub(crate) fn drop_alphabetical_runs(unique: &mut Vec<(u32, u32, &str)>, options: &ExtractOptions) {
     let window = options.alpha_window as usize;
     if window == 0 || unique.len() < window {
         return;

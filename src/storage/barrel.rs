@@ -1,5 +1,9 @@
 //! Barrels: append-only files of unique-word sequences, one record per book.
 //!
+//! A book is one record, or (from format 6) one record per part written
+//! one after another, which its catalog entry spans together
+//! ([`decode_records`]).
+//!
 //! A record is a 24-byte header (stored length, raw length, book id, element
 //! count, XXH3-64 checksum of the header's first 16 bytes and the frame)
 //! followed by a zstd frame of the element hashes and position deltas. A
@@ -223,6 +227,26 @@ pub fn decode_record(bytes: &[u8], offset: u64, path: &Path) -> Result<Record> {
     })
 }
 
+/// Decodes the records that exactly fill `bytes`, found at byte `offset` of
+/// `path`: a book's parts, one record each, in order.
+pub fn decode_records(bytes: &[u8], offset: u64, path: &Path) -> Result<Vec<Record>> {
+    let mut records = Vec::new();
+    let mut at = 0usize;
+    while let Some(rest) = bytes.get(at..).filter(|rest| !rest.is_empty()) {
+        let record = decode_record(rest, offset + at as u64, path)?;
+        at += record.len as usize;
+        records.push(record);
+    }
+    if records.is_empty() {
+        return Err(Error::corrupted_at(
+            path.to_path_buf(),
+            offset,
+            "a book's records take no bytes",
+        ));
+    }
+    Ok(records)
+}
+
 fn decode_payload(raw: &[u8], n: usize) -> Option<UniqueWordSeq> {
     let (hash_bytes, delta_bytes) = raw.split_at(4 * n);
     let mut hashes = vec![0u32; n];
@@ -268,23 +292,12 @@ impl BarrelFile {
         &self.path
     }
 
-    /// Reads and decodes the one record of `len` bytes at `offset`, without
-    /// reading the rest of the file.
-    pub fn read_record(&mut self, offset: u64, len: u32) -> Result<Record> {
+    /// Reads and decodes the records (a book's parts) that fill the `len`
+    /// bytes at `offset`, without reading the rest of the file.
+    pub fn read_records(&mut self, offset: u64, len: u32) -> Result<Vec<Record>> {
         let bytes =
             append::read_committed(&mut self.file, &self.path, self.committed_len, offset, len)?;
-        let record = decode_record(&bytes, offset, &self.path)?;
-        if record.len != u64::from(len) {
-            return Err(Error::corrupted_at(
-                self.path.clone(),
-                offset,
-                format!(
-                    "record is {} bytes, its catalog entry says {len}",
-                    record.len
-                ),
-            ));
-        }
-        Ok(record)
+        decode_records(&bytes, offset, &self.path)
     }
 }
 
@@ -374,6 +387,12 @@ impl BarrelReader {
                 )
             })?;
         decode_record(bytes, offset, &self.path)
+    }
+
+    /// Decodes the records (a book's parts) that fill the `len` bytes at
+    /// `offset`.
+    pub fn records_in(&self, offset: u64, len: u32) -> Result<Vec<Record>> {
+        decode_records(self.record_bytes(offset, len)?, offset, &self.path)
     }
 
     /// The `len` bytes of the record at `offset`, as stored: for copying a
@@ -482,11 +501,15 @@ mod tests {
         let offset = writer.append(2, &second);
         let committed = writer.sync().unwrap();
         let len = second.record_len() as u32;
-        let record = BarrelFile::open(&path, committed)
+        let records = BarrelFile::open(&path, committed)
             .unwrap()
-            .read_record(offset, len)
+            .read_records(offset, len)
             .unwrap();
-        assert_eq!((record.book_id, record.sequence), (2, sequence(9)));
+        assert_eq!(records.len(), 1);
+        assert_eq!(
+            (records[0].book_id, &records[0].sequence),
+            (2, &sequence(9))
+        );
         for (offset, len) in [
             (offset, len - 1),
             (offset, len + 1),
@@ -495,11 +518,38 @@ mod tests {
         ] {
             assert!(
                 BarrelFile::open(&path, committed)
-                    .and_then(|mut file| file.read_record(offset, len))
+                    .and_then(|mut file| file.read_records(offset, len))
                     .is_err(),
                 "{offset} {len}"
             );
         }
+    }
+
+    #[test]
+    fn a_book_of_several_parts_reads_back_as_its_records_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("000001.brl");
+        let mut writer = BarrelWriter::create(&path).unwrap();
+        let parts: Vec<_> = [4, 7, 2]
+            .map(|n| EncodedSequence::encode(&sequence(n)).unwrap())
+            .into();
+        writer.append(1, &EncodedSequence::encode(&sequence(3)).unwrap());
+        let offset = writer.append(2, &parts[0]);
+        for part in &parts[1..] {
+            writer.append(2, part);
+        }
+        let committed = writer.sync().unwrap();
+        let len: u64 = parts.iter().map(EncodedSequence::record_len).sum();
+        let mut file = BarrelFile::open(&path, committed).unwrap();
+        let records = file.read_records(offset, len as u32).unwrap();
+        let lengths: Vec<usize> = records.iter().map(|r| r.sequence.len()).collect();
+        assert_eq!(lengths, [4, 7, 2]);
+        assert!(records.iter().all(|r| r.book_id == 2));
+        let reader = BarrelReader::open(&path, committed).unwrap();
+        assert_eq!(reader.records_in(offset, len as u32).unwrap(), records);
+        // A span that cuts the last part, or takes no bytes, is refused.
+        assert!(file.read_records(offset, len as u32 - 1).is_err());
+        assert!(reader.records_in(offset, 0).is_err());
     }
 
     #[test]

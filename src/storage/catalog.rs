@@ -22,7 +22,7 @@ use super::pages;
 use crate::error::IoContext;
 use crate::error::{Error, Result};
 use crate::repr::sketch::{BandLayout, SketchOptions};
-use crate::repr::{ExtractOptions, MinHashOptions, MinHashSig, SimHashOptions};
+use crate::repr::{ExtractOptions, MinHashOptions, MinHashSig, PartOptions, SimHashOptions};
 use crate::text::MAX_WORD_BYTES;
 
 const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
@@ -37,6 +37,7 @@ const META_FORMAT_VERSION: &str = "format_version";
 const META_EXTRACT_OPTIONS: &str = "extract_options";
 const META_NEXT_BOOK_ID: &str = "next_book_id";
 const META_SKETCH_OPTIONS: &str = "sketch_options";
+const META_PART_OPTIONS: &str = "part_options";
 
 /// What the catalog knows about one book.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -129,6 +130,30 @@ impl Decode for ExtractOptions {
                 ),
             ));
         }
+        Ok(options)
+    }
+}
+
+/// The catalog's 8-byte `part_options` (format 6): the volume threshold
+/// and the part length, in words.
+impl Encode for PartOptions {
+    fn encode_into(&self, out: &mut Vec<u8>) {
+        put_u32(out, self.volume_words);
+        put_u32(out, self.part_words);
+    }
+}
+
+impl Decode for PartOptions {
+    /// Refuses options [`PartOptions::validate`] refuses.
+    fn decode(c: &mut Cursor<'_>) -> Result<Self> {
+        let at = c.position();
+        let options = PartOptions {
+            volume_words: c.u32()?,
+            part_words: c.u32()?,
+        };
+        options
+            .validate()
+            .map_err(|e| c.error_at(at, e.to_string()))?;
         Ok(options)
     }
 }
@@ -258,6 +283,9 @@ pub struct CatalogOptions {
     pub extract: ExtractOptions,
     /// Sketch options; `None` in a format-1 index, which has no sketches.
     pub sketch: Option<SketchOptions>,
+    /// Where books are cut into parts; [`PartOptions::NEVER`] before
+    /// format 6.
+    pub parts: PartOptions,
 }
 
 /// A book's entry in the `pages` table, decoded by the catalog's format
@@ -336,6 +364,7 @@ impl Catalog {
         path: &Path,
         options: &ExtractOptions,
         sketch: &SketchOptions,
+        parts: &PartOptions,
     ) -> Result<()> {
         contain_panics(path, || {
             fs::before(fs::Op::Create, path).at(path)?;
@@ -362,6 +391,7 @@ impl Catalog {
                 meta.insert(META_EXTRACT_OPTIONS, options.encode().as_slice())?;
                 meta.insert(META_NEXT_BOOK_ID, 0u32.to_le_bytes().as_slice())?;
                 meta.insert(META_SKETCH_OPTIONS, sketch.encode().as_slice())?;
+                meta.insert(META_PART_OPTIONS, parts.encode().as_slice())?;
                 txn.open_table(SEGMENTS)?;
                 txn.open_table(BOOKS)?;
                 txn.open_table(KEYS)?;
@@ -452,10 +482,17 @@ impl Catalog {
         } else {
             None
         };
+        let parts = if version.has_parts() {
+            PartOptions::decode_all(&snapshot.meta(META_PART_OPTIONS)?, &self.path)
+                .map_err(|e| e.context("meta entry part_options"))?
+        } else {
+            PartOptions::NEVER
+        };
         Ok(CatalogOptions {
             version,
             extract,
             sketch,
+            parts,
         })
     }
 
@@ -695,6 +732,12 @@ impl Catalog {
                     META_FORMAT_VERSION,
                     to_version.number().to_le_bytes().as_slice(),
                 )?;
+                if to_version.has_parts() {
+                    meta.insert(
+                        META_PART_OPTIONS,
+                        PartOptions::default().encode().as_slice(),
+                    )?;
+                }
                 Ok(())
             })
         })

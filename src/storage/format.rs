@@ -78,6 +78,13 @@ impl FormatVersion {
     pub fn has_page_files(self) -> bool {
         self.0 >= 4
     }
+
+    /// Books longer than a threshold stored as overlapping parts, a book's
+    /// entry spanning one barrel record per part, and the catalog's
+    /// `part_options` (from format 6; before, every book is one record).
+    pub fn has_parts(self) -> bool {
+        self.0 >= 6
+    }
 }
 
 impl std::fmt::Display for FormatVersion {

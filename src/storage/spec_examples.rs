@@ -16,7 +16,7 @@ use super::pages;
 use super::segment::{self, Segment, SketchRecord};
 use crate::repr::sketch::{band_key, value_keys, BookSketch, Table};
 use crate::repr::unique_words::{extract, word_hash, ExtractOptions};
-use crate::repr::{MinHashSig, SimHash128, SketchOptions};
+use crate::repr::{MinHashSig, PartOptions, SimHash128, SketchOptions};
 
 const SPEC: &str = include_str!("../../storage-format.md");
 const ALGORITHMS: &str = include_str!("../../docs/algorithms.md");
@@ -216,6 +216,13 @@ fn the_creation_options() {
     assert_eq!(
         SketchOptions::decode_all(&doc, path()).unwrap(),
         SketchOptions::default()
+    );
+
+    let doc = example("part-options");
+    assert_eq!(doc, PartOptions::default().encode());
+    assert_eq!(
+        PartOptions::decode_all(&doc, path()).unwrap(),
+        PartOptions::default()
     );
 }
 

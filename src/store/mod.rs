@@ -25,7 +25,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use crate::error::{Error, IoContext, Result};
-use crate::repr::{ExtractOptions, SketchOptions};
+use crate::repr::{ExtractOptions, PartOptions, SketchOptions};
 use crate::storage::catalog::{Access, Catalog, CatalogOptions};
 use crate::storage::format::{FileKind, FormatVersion};
 use crate::storage::fs;
@@ -71,10 +71,11 @@ impl Store {
         dir: &Path,
         extract: &ExtractOptions,
         sketch: &SketchOptions,
+        parts: &PartOptions,
     ) -> Result<()> {
         layout::prepare_new_dir(dir)?;
         let new_catalog = dir.join(NEW_CATALOG_FILE);
-        Catalog::create(&new_catalog, extract, sketch)?;
+        Catalog::create(&new_catalog, extract, sketch, parts)?;
         fs::WriteFile::open_existing(&new_catalog)?.sync_all()?;
         fs::rename(&new_catalog, &dir.join(CATALOG_FILE))?;
         fs::sync_dir(dir)
@@ -137,6 +138,12 @@ impl Store {
     }
 
     /// The sketch options; `None` for a format-1 index.
+    /// Where the index cuts books into parts ([`PartOptions::NEVER`]
+    /// before format 6).
+    pub(crate) fn part_options(&self) -> &PartOptions {
+        &self.options.parts
+    }
+
     pub(crate) fn sketch_options(&self) -> Option<&SketchOptions> {
         self.options.sketch.as_ref()
     }

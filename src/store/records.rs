@@ -1,5 +1,6 @@
 //! Reading a book's stored records, each checked to belong to its book:
-//! its barrel record (the unique-word sequence) and its page signatures.
+//! its barrel records (the unique-word sequence of each of its parts, one
+//! record per part) and its page signatures.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -7,13 +8,13 @@ use std::sync::Mutex;
 
 use super::Store;
 use crate::error::{Error, Result};
-use crate::repr::MinHashSig;
+use crate::repr::{MinHashSig, UniqueWordSeq};
 use crate::storage::barrel::{BarrelFile, BarrelReader, Record};
 use crate::storage::catalog::{BookEntry, CatalogSnapshot, StoredPages};
 use crate::storage::page_files::PageFileReader;
 
-/// The identity of a stored book a record must match: its id, its key and
-/// the length of its sequence.
+/// The identity of a stored book its records must match: its id, its key
+/// and the elements of its parts' sequences together.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct BookRef<'a> {
     pub id: u32,
@@ -36,29 +37,29 @@ impl Store {
             .collect()
     }
 
-    /// The record of book `id`, checked to belong to it.
+    /// The parts of book `id`, checked to belong to it.
     pub(crate) fn book_record(
         &self,
         barrels: &HashMap<u32, BarrelReader>,
         id: u32,
         entry: &BookEntry,
-    ) -> Result<Record> {
+    ) -> Result<Vec<UniqueWordSeq>> {
         let reader = barrels
             .get(&entry.barrel)
             .ok_or_else(|| self.unknown_barrel(entry))?;
         self.record_in(reader, id, entry)
     }
 
-    /// The record of book `id` in `barrel`, checked to belong to it.
+    /// The parts of book `id` in `barrel`, checked to belong to it.
     pub(crate) fn record_in(
         &self,
         barrel: &BarrelReader,
         id: u32,
         entry: &BookEntry,
-    ) -> Result<Record> {
-        let record = barrel.record_at(entry.offset)?;
+    ) -> Result<Vec<UniqueWordSeq>> {
+        let records = barrel.records_in(entry.offset, entry.record_len)?;
         owned_by(
-            record,
+            records,
             barrel.path(),
             entry.offset,
             id,
@@ -80,7 +81,7 @@ impl Store {
     }
 }
 
-/// Where a book's barrel record is, for reading it alone later.
+/// Where a book's barrel records are, for reading them alone later.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct RecordPlace {
     pub barrel: u32,
@@ -141,17 +142,21 @@ impl RecordFiles {
         })
     }
 
-    /// The record of `book` read alone from its barrel at `place`, checked
+    /// The parts of `book` read alone from its barrel at `place`, checked
     /// to belong to it.
-    pub(crate) fn book_record(&self, book: BookRef<'_>, place: RecordPlace) -> Result<Record> {
+    pub(crate) fn book_record(
+        &self,
+        book: BookRef<'_>,
+        place: RecordPlace,
+    ) -> Result<Vec<UniqueWordSeq>> {
         let barrel = self
             .barrels
             .get(&place.barrel)
             .ok_or_else(|| self.unknown_file("barrel", book.key, place.barrel))?;
         let mut barrel = barrel.lock().unwrap_or_else(|e| e.into_inner());
-        let record = barrel.read_record(place.offset, place.len)?;
+        let records = barrel.read_records(place.offset, place.len)?;
         owned_by(
-            record,
+            records,
             barrel.path(),
             place.offset,
             book.id,
@@ -187,26 +192,28 @@ impl RecordFiles {
     }
 }
 
-/// `record`, found at `offset` of `path`, if it is the record of book `id`
-/// (key `key`) with `unique_words` elements.
+/// The parts held by `records`, found at `offset` of `path`, if they are
+/// the records of book `id` (key `key`) with `unique_words` elements
+/// together.
 fn owned_by(
-    record: Record,
+    records: Vec<Record>,
     path: &Path,
     offset: u64,
     id: u32,
     key: &str,
     unique_words: u32,
-) -> Result<Record> {
-    if record.book_id != id || record.sequence.len() != unique_words as usize {
+) -> Result<Vec<UniqueWordSeq>> {
+    let elements: u64 = records.iter().map(|r| r.sequence.len() as u64).sum();
+    let stranger = records.iter().find(|r| r.book_id != id);
+    if stranger.is_some() || elements != u64::from(unique_words) {
+        let owner = stranger.map_or(id, |r| r.book_id);
         return Err(Error::corrupted_at(
             path.to_path_buf(),
             offset,
             format!(
-                "record of book id {} with {} elements does not belong to book {key:?} (id {id})",
-                record.book_id,
-                record.sequence.len(),
+                "records of book id {owner} with {elements} elements do not belong to book {key:?} (id {id}, {unique_words} elements)",
             ),
         ));
     }
-    Ok(record)
+    Ok(records.into_iter().map(|r| r.sequence).collect())
 }

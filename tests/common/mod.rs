@@ -53,20 +53,20 @@ pub fn load_docs(index: &Index, docs: Vec<Document>, batch_books: usize) -> stem
 }
 
 /// The sequence every key gets in a fresh index with default options.
-pub fn reference_sequences(docs: &[Document]) -> BTreeMap<String, UniqueWordSeq> {
+pub fn reference_sequences(docs: &[Document]) -> BTreeMap<String, Vec<UniqueWordSeq>> {
     let dir = tempfile::tempdir().unwrap();
     let index = Index::create(dir.path()).unwrap();
     load_docs(&index, docs.to_vec(), 1000);
     sequences_of(&index)
 }
 
-/// Every key with its sequence in a reader of `index`.
-pub fn sequences_of(index: &Index) -> BTreeMap<String, UniqueWordSeq> {
+/// Every key with its parts' sequences in a reader of `index`.
+pub fn sequences_of(index: &Index) -> BTreeMap<String, Vec<UniqueWordSeq>> {
     let reader = index.reader().unwrap();
     reader
         .books()
         .iter()
-        .map(|b| (b.key.clone(), reader.sequence(&b.key).unwrap()))
+        .map(|b| (b.key.clone(), reader.parts(&b.key).unwrap()))
         .collect()
 }
 

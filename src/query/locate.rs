@@ -1,0 +1,156 @@
+//! Where a match lies: the word ranges, in each book, of the aligned unique
+//! words of the best-scoring pair of parts, so that a user can jump to the
+//! passage.
+//!
+//! The range runs from the first to the last element of one LCS of the two
+//! parts' sequences, after trimming chance elements at either end: an LCS
+//! can open or close with a word that happens to be unique in both books in
+//! the right order far from the real match. An end element is dropped
+//! while its gap to the next one (in words, in either book) exceeds
+//! [`STRAY_GAP_FACTOR`] times the chain's median gap and [`MIN_STRAY_GAP`].
+
+use crate::align::SequenceIndex;
+use crate::repr::UniqueWordSeq;
+
+/// See the module docs.
+pub const STRAY_GAP_FACTOR: u32 = 16;
+/// See the module docs.
+pub const MIN_STRAY_GAP: u32 = 64;
+
+/// A range of word positions in a book: `start` is the first word's
+/// position, `end` one past the last's. Serialised as `[start, end]`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct WordRange {
+    /// Position of the first word.
+    pub start: u32,
+    /// One past the position of the last word.
+    pub end: u32,
+}
+
+impl serde::Serialize for WordRange {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        [self.start, self.end].serialize(s)
+    }
+}
+
+impl std::fmt::Display for WordRange {
+    /// "1200–3400".
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}–{}", self.start, self.end)
+    }
+}
+
+/// Where a pair's match lies in each book.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Location {
+    /// The first book's part holding the match (0 for a book of one part).
+    pub part_x: u32,
+    /// The second book's part.
+    pub part_y: u32,
+    /// Words of the first book the match spans.
+    pub words_x: WordRange,
+    /// Words of the second book the match spans.
+    pub words_y: WordRange,
+}
+
+/// The location of the match between part `part_x` of `x` and part
+/// `part_y` of `y` (positions in whole-book words); empty ranges when the
+/// parts share no word.
+pub fn locate(x: &UniqueWordSeq, part_x: u32, y: &UniqueWordSeq, part_y: u32) -> Location {
+    let chain = SequenceIndex::new(&x.hashes).lcs_pairs(&y.hashes);
+    let positions: Vec<(u32, u32)> = chain
+        .iter()
+        .filter_map(|&(i, j)| Some((*x.positions.get(i as usize)?, *y.positions.get(j as usize)?)))
+        .collect();
+    let kept = trim_strays(&positions);
+    let range = |of: fn(&(u32, u32)) -> u32| match (kept.first(), kept.last()) {
+        (Some(first), Some(last)) => WordRange {
+            start: of(first),
+            end: of(last).saturating_add(1),
+        },
+        _ => WordRange::default(),
+    };
+    Location {
+        part_x,
+        part_y,
+        words_x: range(|p| p.0),
+        words_y: range(|p| p.1),
+    }
+}
+
+/// `chain` (increasing in both coordinates) without the stray elements at
+/// its ends (see the module docs).
+fn trim_strays(chain: &[(u32, u32)]) -> &[(u32, u32)] {
+    if chain.len() <= 2 {
+        return chain;
+    }
+    let gaps: Vec<u32> = chain
+        .windows(2)
+        .map(|w| (w[1].0 - w[0].0).max(w[1].1 - w[0].1))
+        .collect();
+    let mut sorted = gaps.clone();
+    sorted.sort_unstable();
+    let limit = MIN_STRAY_GAP.max(sorted[sorted.len() / 2].saturating_mul(STRAY_GAP_FACTOR));
+    let mut start = 0;
+    while start < gaps.len() && gaps[start] > limit {
+        start += 1;
+    }
+    let mut end = chain.len();
+    while end > start + 1 && gaps[end - 2] > limit {
+        end -= 1;
+    }
+    &chain[start..end]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seq(pairs: &[(u32, u32)]) -> UniqueWordSeq {
+        UniqueWordSeq {
+            hashes: pairs.iter().map(|p| p.0).collect(),
+            positions: pairs.iter().map(|p| p.1).collect(),
+        }
+    }
+
+    #[test]
+    fn the_range_spans_the_aligned_words_without_stray_ends() {
+        // x: a small work of words 1..=40 at positions 0..400 (step 10);
+        // y: a volume holding it at 10,000, with word 1 also unique far
+        // before it (a chance match) and word 40 far after.
+        let x = seq(&(1..=40).map(|w| (w, (w - 1) * 10)).collect::<Vec<_>>());
+        let mut y_pairs = vec![(1, 50)];
+        y_pairs.extend((2..=39).map(|w| (w, 10_000 + w * 10)));
+        y_pairs.push((40, 900_000));
+        let y = seq(&y_pairs);
+        let location = locate(&x, 0, &y, 3);
+        assert_eq!(location.part_y, 3);
+        assert_eq!(
+            location.words_y,
+            WordRange {
+                start: 10_020,
+                end: 10_391
+            }
+        );
+        assert_eq!(
+            location.words_x,
+            WordRange {
+                start: 10,
+                end: 381
+            }
+        );
+    }
+
+    #[test]
+    fn no_common_word_gives_empty_ranges() {
+        let location = locate(&seq(&[(1, 0)]), 0, &seq(&[(2, 5)]), 0);
+        assert_eq!(location.words_x, WordRange::default());
+        assert_eq!(location.words_y, WordRange::default());
+    }
+
+    #[test]
+    fn word_ranges_serialise_as_pairs() {
+        let json = serde_json::to_string(&WordRange { start: 3, end: 9 }).unwrap();
+        assert_eq!(json, "[3,9]");
+    }
+}
