@@ -61,7 +61,7 @@ def geo(lx, ly, c, l, sx, sy):
 SETS = ["corpus", "noisy<=20+10", "noisy>20+10", "synth", "synth20"]
 data = {s: [] for s in SETS}
 for r in rows:
-    if r[2] in (3, 4, 5):
+    if r[2] in (3, 4, 5) or r[0] == "boiler":
         continue
     s = r[0]
     if s == "noisy":
@@ -106,11 +106,15 @@ CANDIDATES = [
     ("junk-discounted coverage", junk, None),
     ("E / sqrt(c m)", geo, None),
 ]
-print("| score | threshold | " + " | ".join(SETS) + " | translations |")
+print("| score | threshold | " + " | ".join(SETS) + " | translations | boilerplate 400 / 3300 |")
 for name, fn, t in CANDIDATES:
     tag = "fixed" if t is not None else "best"
     t = t if t is not None else best(fn)
     o = table(fn, t)
     tr = [fn(*r[6:12]) >= t for r in rows if r[0] == "corpus" and r[2] == 3]
     cells = " | ".join("%.3f / %.3f / %.3f" % o[s] for s in SETS)
-    print(f"| {name} | {t:.3f} ({tag}) | {cells} | {sum(tr)}/{len(tr)} |")
+    boiler = []
+    for words in ("400", "3300"):
+        b = [fn(*r[6:12]) >= t for r in rows if r[0] == "boiler" and r[1] == words and r[2] == 0]
+        boiler.append(f"{sum(b)}/{len(b)}")
+    print(f"| {name} | {t:.3f} ({tag}) | {cells} | {sum(tr)}/{len(tr)} | {' '.join(boiler)} |")

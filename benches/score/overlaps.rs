@@ -161,6 +161,34 @@ fn main() {
         }
     }
 
+    // (d) shared boilerplate: the corpus books of (b), each with the same
+    // passage of an unrelated book appended (the length of a Project
+    // Gutenberg licence, 3,300 words, or of a scan notice, 400 words).
+    let donor: Vec<&str> = texts[keys.iter().position(|k| k == "pg51713").unwrap_or(0)]
+        .split_whitespace()
+        .collect();
+    for words in [400usize, 3300] {
+        let passage = donor[..words.min(donor.len())].join(" ");
+        let books: Vec<Book> = sources
+            .iter()
+            .filter(|(k, _)| !k.starts_with("gen") && k != "pg51713")
+            .map(|(k, t)| Book {
+                key: k.clone(),
+                seq: sequence(&format!("{t}\n\n{passage}\n")),
+            })
+            .collect();
+        let group = format!("{words}");
+        emit("boiler", &books, |i, j| {
+            let rel = labels.get(&(books[i].key.clone(), books[j].key.clone()));
+            let lab = if rel.is_some_and(|(l, _)| *l != 2) {
+                5
+            } else {
+                0
+            };
+            Some((group.clone(), lab, "boilerplate".into()))
+        });
+    }
+
     // (c) generated collections: default noise, and noise up to 20%.
     for (name, seed, noise) in [("synth", 7u64, (0.0, 0.05)), ("synth20", 8, (0.0, 0.2))] {
         let mut options = stemmata_synth::SynthOptions::with_families(80, seed);
