@@ -21,7 +21,7 @@
 //!   clusters; the [`relate::Relation`] of a pair (duplicate, contains,
 //!   overlap, ...) and the [`relate::PortionMap`] of which parts match.
 //! - [`QueryOptions`] and [`PairsOptions`]: the [`Score`] (default
-//!   [`Score::Coverage`]), its threshold and the [`Mode`]: exact (the same
+//!   [`Score::Order`]), its threshold and the [`Mode`]: exact (the same
 //!   answers as comparing every pair) or approximate (candidates from
 //!   min-hash and simhash band tables, for large collections).
 //! - [`align`]: full-text alignment of two texts (RETAS) and OCR accuracy.

@@ -192,8 +192,9 @@ fn show_misses(
         let overlap = reader.align_books(a, b)?;
         let (info_a, info_b) = (reader.book(a)?, reader.book(b)?);
         println!(
-            "  missed {a} {b} ({relation:?}): coverage {:.4}; unique words {} / {} of {} / {} words, {} common, lcs {}",
-            stemmata::Score::Coverage.value(&overlap),
+            "  missed {a} {b} ({relation:?}): {} {:.4}; unique words {} / {} of {} / {} words, {} common, lcs {}",
+            stemmata::Score::default(),
+            stemmata::Score::default().value(&overlap),
             overlap.len_x,
             overlap.len_y,
             info_a.words,

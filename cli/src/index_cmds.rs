@@ -21,13 +21,14 @@ use crate::output::{bar, print_json, refuse_inside_index, tsv_field};
 /// Options shared by the scored commands.
 #[derive(Args, Clone, Copy)]
 pub struct ScoreArgs {
-    /// Score: coverage (default: in-order share of the shorter book beyond
-    /// chance), its, cs, or containment.
-    #[arg(long, default_value = "coverage", value_parser = parse_score)]
+    /// Score: order (default: share of the common unique words aligned in
+    /// order beyond chance), coverage (in-order share of the shorter book
+    /// beyond chance), its, cs, or containment.
+    #[arg(long, default_value = "order", value_parser = parse_score)]
     pub score: Score,
     /// Report only scores at or above this [default: the score's threshold:
-    /// coverage 0.05, its 0.72, cs 0.12, containment 0.2]; every score is
-    /// between 0 and 1.
+    /// order 0.08, coverage 0.05, its 0.72, cs 0.12, containment 0.2]; every
+    /// score is between 0 and 1.
     #[arg(long, allow_negative_numbers = true)]
     pub min_score: Option<f64>,
     /// Candidates: exact (unique-word postings; provably every book the

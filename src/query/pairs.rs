@@ -34,7 +34,7 @@ use crate::error::{Error, Result};
 pub struct PairsOptions {
     /// Where candidates come from. Default [`Mode::Exact`].
     pub mode: Mode,
-    /// The score. Default [`Score::Coverage`].
+    /// The score. Default [`Score::Order`].
     pub score: Score,
     /// Pairs scoring at least this (and above zero) are reported. Default:
     /// the score's threshold.

@@ -61,7 +61,7 @@ impl Mode {
 pub struct QueryOptions {
     /// Where candidates come from. Default [`Mode::Exact`].
     pub mode: Mode,
-    /// The score to rank by. Default [`Score::Coverage`].
+    /// The score to rank by. Default [`Score::Order`].
     pub score: Score,
     /// At most this many hits. Default 10; 0 means no limit.
     pub top_k: usize,
