@@ -24,7 +24,7 @@ fn lcs(c: &mut Criterion) {
         let (x, y) = sequences(words);
         let label = format!("{words}w/{}u", x.len());
         group.bench_with_input(BenchmarkId::new("lis", &label), &(), |b, _| {
-            let mut scratch = Vec::new();
+            let mut scratch = stemmata::align::AlignScratch::default();
             b.iter(|| SequenceIndex::new(&x).align(&y, &mut scratch))
         });
         group.bench_with_input(BenchmarkId::new("dp_baseline", &label), &(), |b, _| {

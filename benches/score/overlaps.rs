@@ -47,7 +47,7 @@ fn shared_counts(books: &[Book]) -> Vec<u32> {
 fn emit(set: &str, books: &[Book], label: impl Fn(usize, usize) -> Option<(String, u8, String)>) {
     let shared = shared_counts(books);
     let indexes: Vec<SequenceIndex> = books.iter().map(|b| SequenceIndex::new(&b.seq)).collect();
-    let mut scratch = Vec::new();
+    let mut scratch = stemmata::align::AlignScratch::default();
     for i in 0..books.len() {
         for j in i + 1..books.len() {
             let Some((group, lab, relation)) = label(i, j) else {

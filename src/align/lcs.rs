@@ -48,6 +48,62 @@ pub fn lis_indices(values: &[u32]) -> Vec<u32> {
     out
 }
 
+/// An end element of a chain is a stray when its gap to its neighbour in
+/// the chain (in either sequence) exceeds this many times the chain's
+/// median gap, and [`MIN_STRAY_GAP`].
+pub const STRAY_GAP_FACTOR: u32 = 16;
+/// See [`STRAY_GAP_FACTOR`].
+pub const MIN_STRAY_GAP: u32 = 64;
+
+/// `chain` (pairs increasing in both coordinates) without the stray
+/// elements at its ends: an LCS can open or close with a word that happens
+/// to be unique in both sequences, in the right order, far from the real
+/// match. An end element is dropped while its gap to the next one exceeds
+/// [`STRAY_GAP_FACTOR`] times the median gap and [`MIN_STRAY_GAP`].
+pub fn trim_strays(chain: &[(u32, u32)]) -> &[(u32, u32)] {
+    if chain.len() <= 2 {
+        return chain;
+    }
+    let gaps: Vec<u32> = chain
+        .windows(2)
+        .map(|w| (w[1].0 - w[0].0).max(w[1].1 - w[0].1))
+        .collect();
+    let mut sorted = gaps.clone();
+    let middle = sorted.len() / 2;
+    let median = *sorted.select_nth_unstable(middle).1;
+    let limit = MIN_STRAY_GAP.max(median.saturating_mul(STRAY_GAP_FACTOR));
+    let mut start = 0;
+    while start < gaps.len() && gaps[start] > limit {
+        start += 1;
+    }
+    let mut end = chain.len();
+    while end > start + 1 && gaps[end - 2] > limit {
+        end -= 1;
+    }
+    &chain[start..end]
+}
+
+/// The length of one longest strictly increasing subsequence of `values`,
+/// and how many elements it spans in each sequence once its stray ends
+/// are trimmed ([`trim_strays`]): `values[k]` is an element's index in one
+/// sequence and `order[k]` its index in the other, increasing in k.
+/// Returns (|LIS|, span in `values`' sequence, span in `order`'s).
+pub fn lis_span(values: &[u32], order: &[u32]) -> (u32, u32, u32) {
+    let chain: Vec<(u32, u32)> = lis_indices(values)
+        .into_iter()
+        .map(|k| (values[k as usize], order[k as usize]))
+        .collect();
+    let kept = trim_strays(&chain);
+    match (kept.first(), kept.last()) {
+        (Some(first), Some(last)) => (
+            chain.len() as u32,
+            last.0 - first.0 + 1,
+            last.1 - first.1 + 1,
+        ),
+        _ => (0, 0, 0),
+    }
+}
+
 /// Length of the longest subsequence of `items` increasing under `less`.
 pub fn lis_len_by<T: Copy>(items: &[T], less: impl Fn(&T, &T) -> bool) -> usize {
     let mut tails: Vec<T> = Vec::with_capacity(64);
@@ -92,6 +148,35 @@ pub struct Overlap {
     pub common: u32,
     /// |LCS(X, Y)|.
     pub lcs: u32,
+    /// Elements of X from the first to the last element of one LCS, its
+    /// stray ends trimmed ([`trim_strays`]): how much of X the match
+    /// spans. 0 without a common element.
+    pub span_x: u32,
+    /// The same in Y.
+    pub span_y: u32,
+}
+
+impl Overlap {
+    /// The larger of the shares of X and of Y that the match spans, in
+    /// [0, 1].
+    pub fn span_share(&self) -> f64 {
+        let share = |span: u32, len: u32| {
+            if len == 0 {
+                0.0
+            } else {
+                f64::from(span.min(len)) / f64::from(len)
+            }
+        };
+        share(self.span_x, self.len_x).max(share(self.span_y, self.len_y))
+    }
+}
+
+/// Buffers [`SequenceIndex::align`] reuses between calls: the common
+/// elements' indexes in X and in Y, in Y's order.
+#[derive(Debug, Clone, Default)]
+pub struct AlignScratch {
+    in_x: Vec<u32>,
+    in_y: Vec<u32>,
 }
 
 /// One sequence X prepared for aligning against many Y: element → index in X.
@@ -126,14 +211,23 @@ impl SequenceIndex {
     }
 
     /// Aligns X with `y` (elements distinct). `scratch` is reused between calls.
-    pub fn align(&self, y: &[u32], scratch: &mut Vec<u32>) -> Overlap {
-        scratch.clear();
-        scratch.extend(y.iter().filter_map(|h| self.index_of.get(h).copied()));
+    pub fn align(&self, y: &[u32], scratch: &mut AlignScratch) -> Overlap {
+        scratch.in_x.clear();
+        scratch.in_y.clear();
+        for (j, h) in y.iter().enumerate() {
+            if let Some(&i) = self.index_of.get(h) {
+                scratch.in_x.push(i);
+                scratch.in_y.push(j as u32);
+            }
+        }
+        let (lcs, span_x, span_y) = lis_span(&scratch.in_x, &scratch.in_y);
         Overlap {
             len_x: self.len() as u32,
             len_y: y.len() as u32,
-            common: scratch.len() as u32,
-            lcs: lis_len(scratch) as u32,
+            common: scratch.in_x.len() as u32,
+            lcs,
+            span_x,
+            span_y,
         }
     }
 
@@ -194,16 +288,29 @@ mod tests {
     }
 
     #[test]
+    fn stray_ends_of_a_chain_are_trimmed() {
+        let mut chain = vec![(0, 5)];
+        chain.extend((0..40).map(|k| (1_000 + 3 * k, 2_000 + 2 * k)));
+        chain.push((90_000, 90_000));
+        assert_eq!(trim_strays(&chain), &chain[1..41]);
+        // A chain of evenly spread elements keeps them all.
+        let even: Vec<(u32, u32)> = (0..50).map(|k| (100 * k, 90 * k)).collect();
+        assert_eq!(trim_strays(&even), &even[..]);
+    }
+
+    #[test]
     fn align_counts_common_and_lcs() {
         let x = SequenceIndex::new(&[10, 20, 30, 40, 50]);
-        let overlap = x.align(&[20, 99, 10, 30, 50], &mut Vec::new());
+        let overlap = x.align(&[20, 99, 10, 30, 50], &mut AlignScratch::default());
         assert_eq!(
             overlap,
             Overlap {
                 len_x: 5,
                 len_y: 5,
                 common: 4,
-                lcs: 3
+                lcs: 3,
+                span_x: 5,
+                span_y: 3,
             }
         );
     }
@@ -213,10 +320,27 @@ mod tests {
         fn lis_lcs_equals_dp_lcs(x in prop::collection::vec(0u32..60, 0..50),
                                  y in prop::collection::vec(0u32..60, 0..50)) {
             let (x, y) = (distinct(x), distinct(y));
-            let overlap = SequenceIndex::new(&x).align(&y, &mut Vec::new());
+            let overlap = SequenceIndex::new(&x).align(&y, &mut AlignScratch::default());
             prop_assert_eq!(overlap.lcs as usize, lcs_len_dp(&x, &y));
             prop_assert!(overlap.common >= overlap.lcs);
             prop_assert!(overlap.common as usize <= x.len().min(y.len()));
+        }
+
+        #[test]
+        fn spans_cover_the_trimmed_lcs(x in prop::collection::vec(0u32..60, 0..50),
+                                       y in prop::collection::vec(0u32..60, 0..50)) {
+            let (x, y) = (distinct(x), distinct(y));
+            let overlap = SequenceIndex::new(&x).align(&y, &mut AlignScratch::default());
+            let pairs = SequenceIndex::new(&x).lcs_pairs(&y);
+            let kept = trim_strays(&pairs);
+            match (kept.first(), kept.last()) {
+                (Some(a), Some(b)) => {
+                    prop_assert_eq!(overlap.span_x, b.0 - a.0 + 1);
+                    prop_assert_eq!(overlap.span_y, b.1 - a.1 + 1);
+                }
+                _ => prop_assert_eq!((overlap.span_x, overlap.span_y), (0, 0)),
+            }
+            prop_assert!(overlap.span_share() <= 1.0);
         }
 
         #[test]

@@ -9,7 +9,10 @@ mod retas;
 mod score;
 
 pub use accuracy::{ocr_accuracy, OcrAccuracy, STOP_WORDS};
-pub use lcs::{lcs_len_dp, lis_indices, lis_len, lis_len_by, Overlap, SequenceIndex};
+pub use lcs::{
+    lcs_len_dp, lis_indices, lis_len, lis_len_by, lis_span, trim_strays, AlignScratch, Overlap,
+    SequenceIndex, MIN_STRAY_GAP, STRAY_GAP_FACTOR,
+};
 pub use retas::{
     align_texts, AlignedSpan, Alignment, CharEdits, RetasOptions, RetasStats, SpanKind,
 };

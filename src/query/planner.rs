@@ -16,7 +16,7 @@ use super::approx::{QueryKeys, SourceCounts};
 use super::locate::{locate, Location, WordRange};
 use super::postings::{Candidate, Join, Probe, WordId};
 use super::Reader;
-use crate::align::{Overlap, Score, SequenceIndex};
+use crate::align::{AlignScratch, Overlap, Score, SequenceIndex};
 use crate::error::Result;
 use crate::repr::{SimHash128, UniqueWordSeq};
 
@@ -554,7 +554,7 @@ impl Reader {
         min_score: f64,
     ) -> (BestPerBook, u64) {
         let indexes: Vec<SequenceIndex> = hashes.iter().map(|h| SequenceIndex::new(h)).collect();
-        let mut scratch = Vec::new();
+        let mut scratch = AlignScratch::default();
         let mut best = BestPerBook::default();
         let mut aligned = 0;
         for slot in slots {

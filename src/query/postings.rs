@@ -26,7 +26,7 @@
 //! |LCS| from above. For common words in random order it is about a quarter
 //! of |X ∩ Y|; for a copy it equals it. The planner prunes with it.
 
-use crate::align::{lis_len, Overlap, Score};
+use crate::align::{lis_span, Overlap, Score};
 
 /// The posting list of one word: an index into [`Postings`]' word table.
 pub type WordId = u32;
@@ -336,6 +336,11 @@ pub struct Join {
     slot: Vec<u32>,
     kept: Vec<(u32, u32)>,
     gathered: Vec<u32>,
+    /// The other index of each gathered element (X's in a rescan, Y's in a
+    /// lookup).
+    gathered_other: Vec<u32>,
+    /// A kept book's common elements as (index in Y, index in X).
+    pairs: Vec<(u32, u32)>,
 }
 
 impl Join {
@@ -352,6 +357,8 @@ impl Join {
             slot: vec![NOT_KEPT; books],
             kept: Vec::new(),
             gathered: Vec::new(),
+            gathered_other: Vec::new(),
+            pairs: Vec::new(),
         }
     }
 
@@ -525,6 +532,8 @@ impl Join {
             total += candidate.counted;
         }
         self.gathered.resize(total as usize, 0);
+        self.gathered_other.resize(total as usize, 0);
+        let mut in_x = 0u32;
         postings.for_each_range(probe, |range| {
             for (&book, &index) in postings.books[range.clone()]
                 .iter()
@@ -534,17 +543,39 @@ impl Join {
                 if k != NOT_KEPT {
                     let end = &mut self.kept[k as usize].1;
                     self.gathered[*end as usize] = index;
+                    self.gathered_other[*end as usize] = in_x;
                     *end += 1;
                 }
             }
+            in_x += 1;
         });
         for (candidate, &(start, end)) in keep.iter().zip(&self.kept) {
             self.slot[candidate.book as usize] = NOT_KEPT;
-            let lcs = lis_len(&self.gathered[start as usize..end as usize]) as u32;
+            let (start, end) = (start as usize, end as usize);
+            // Into Y's order, as a lookup gathers them: the LCS whose span
+            // is measured is then the same whichever way the pair aligned.
+            self.pairs.clear();
+            self.pairs.extend(
+                self.gathered[start..end]
+                    .iter()
+                    .zip(&self.gathered_other[start..end])
+                    .map(|(&y, &x)| (y, x)),
+            );
+            self.pairs.sort_unstable();
+            let (in_x, in_y): (Vec<u32>, Vec<u32>) =
+                self.pairs.iter().map(|&(y, x)| (x, y)).unzip();
+            let (lcs, span_x, span_y) = lis_span(&in_x, &in_y);
             let len_y = postings.lengths[candidate.book as usize];
             found(
                 candidate.book,
-                overlap(len_x, len_y, candidate.counted, lcs),
+                Overlap {
+                    len_x,
+                    len_y,
+                    common: candidate.counted,
+                    lcs,
+                    span_x,
+                    span_y,
+                },
             );
         }
     }
@@ -565,19 +596,26 @@ impl Join {
         }
         for candidate in keep {
             self.gathered.clear();
-            self.gathered.extend(
-                postings
-                    .word_ids_of(candidate.book)
-                    .iter()
-                    .map(|&word| self.index_in_x[word as usize])
-                    .filter(|&i| i != NOT_KEPT),
+            self.gathered_other.clear();
+            for (j, &word) in postings.word_ids_of(candidate.book).iter().enumerate() {
+                let i = self.index_in_x[word as usize];
+                if i != NOT_KEPT {
+                    self.gathered.push(i);
+                    self.gathered_other.push(j as u32);
+                }
+            }
+            let (lcs, span_x, span_y) = lis_span(&self.gathered, &self.gathered_other);
+            found(
+                candidate.book,
+                Overlap {
+                    len_x,
+                    len_y: postings.lengths[candidate.book as usize],
+                    common: self.gathered.len() as u32,
+                    lcs,
+                    span_x,
+                    span_y,
+                },
             );
-            let lcs = lis_len(&self.gathered) as u32;
-            let (len_y, common) = (
-                postings.lengths[candidate.book as usize],
-                self.gathered.len(),
-            );
-            found(candidate.book, overlap(len_x, len_y, common as u32, lcs));
         }
         for &word in x {
             self.index_in_x[word as usize] = NOT_KEPT;
@@ -599,15 +637,6 @@ impl Join {
         let mut result = Overlap::default();
         self.align_by_lookup(postings, x, x.len() as u32, &[unknown], |_, o| result = o);
         result
-    }
-}
-
-fn overlap(len_x: u32, len_y: u32, common: u32, lcs: u32) -> Overlap {
-    Overlap {
-        len_x,
-        len_y,
-        common,
-        lcs,
     }
 }
 
@@ -673,7 +702,10 @@ mod tests {
         assert_eq!(by_rescan, by_lookup);
         assert_eq!(by_rescan.len(), 3);
         for (book, overlap) in by_rescan {
-            let direct = SequenceIndex::new(&x).align(&books[book as usize], &mut Vec::new());
+            let direct = SequenceIndex::new(&x).align(
+                &books[book as usize],
+                &mut crate::align::AlignScratch::default(),
+            );
             assert_eq!(overlap, direct, "book {book}");
             let bound = keep.iter().find(|c| c.book == book).unwrap().lcs_at_most;
             assert!(bound >= overlap.lcs);
@@ -702,8 +734,10 @@ mod tests {
         let mut aligned = Vec::new();
         join.align(&postings, &probe, 3, &keep, |b, o| aligned.push((b, o)));
         for (book, overlap) in aligned {
-            let direct =
-                SequenceIndex::new(&[1, 2, 4]).align(&books[book as usize], &mut Vec::new());
+            let direct = SequenceIndex::new(&[1, 2, 4]).align(
+                &books[book as usize],
+                &mut crate::align::AlignScratch::default(),
+            );
             assert_eq!(overlap, direct, "book {book}");
             let candidate = keep.iter().find(|c| c.book == book).unwrap();
             for score in Score::ALL {
