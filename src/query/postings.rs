@@ -23,8 +23,8 @@
 //! [`BLOCKS`]×[`BLOCKS`] grid (block of X × block of Y, by sequence index).
 //! The common words of an increasing subsequence visit cells along a
 //! monotone path, so the heaviest monotone path through the grid bounds
-//! |LCS| from above. For common words in random order it is about a quarter
-//! of |X ∩ Y|; for a copy it equals it. The planner prunes with it.
+//! |LCS| from above. For common words in random order it is about an
+//! eighth of |X ∩ Y|; for a copy it equals it. The planner prunes with it.
 
 use crate::align::{lis_span, Overlap, Score};
 
@@ -228,8 +228,13 @@ impl Postings {
 
 const NOT_KEPT: u32 = u32::MAX;
 
-/// Blocks per sequence in the block bound's grid.
-pub const BLOCKS: usize = 8;
+/// Blocks per sequence in the block bound's grid. 16 rather than 8: the
+/// default score's in-order term is judged against the common count, and
+/// an 8×8 grid's bound (about a quarter of the common words) left most
+/// unrelated pairs of large books above its threshold; on the generated
+/// volumes (378 books) 16×16 aligned 1,778 pairs of parts instead of
+/// 164,308, at 512 bytes of scratch per part and thread.
+pub const BLOCKS: usize = 16;
 const CELLS: usize = BLOCKS * BLOCKS;
 
 /// Block of element `index` in a sequence of `len` elements.
