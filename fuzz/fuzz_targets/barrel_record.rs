@@ -1,6 +1,8 @@
 //! Barrel records: `decode_record` must return `Err` (never panic, never
 //! allocate from an unchecked length) on any bytes, and whatever it accepts
-//! must survive a re-encode and decode unchanged.
+//! must survive a re-encode and decode unchanged. `decode_records` (a
+//! book's parts, records back to back) must accept exactly the inputs that
+//! are whole records end to end.
 //!
 //! Random bytes almost never carry a matching checksum, so each input is also
 //! decoded a second time with its checksum field (bytes 16..24) recomputed:
@@ -9,13 +11,21 @@
 
 use libfuzzer_sys::fuzz_target;
 use std::path::Path;
-use stemmata::storage::barrel::{decode_record, EncodedSequence, RECORD_HEADER_LEN};
+use stemmata::storage::barrel::{decode_record, decode_records, EncodedSequence, RECORD_HEADER_LEN};
 use stemmata::storage::format::checksum;
 
 fn check(data: &[u8]) {
+    if let Ok(records) = decode_records(data, 16, Path::new("fuzz")) {
+        assert!(!records.is_empty());
+        assert_eq!(records.iter().map(|r| r.len).sum::<u64>(), data.len() as u64);
+    }
     let Ok(record) = decode_record(data, 16, Path::new("fuzz")) else {
         return;
     };
+    if record.len as usize == data.len() {
+        let one = decode_records(data, 16, Path::new("fuzz")).expect("one whole record decodes as a book");
+        assert_eq!(one.len(), 1);
+    }
     let sequence = &record.sequence;
     assert_eq!(sequence.hashes.len(), sequence.positions.len());
     assert!(sequence.positions.windows(2).all(|w| w[0] < w[1]));
