@@ -514,9 +514,14 @@ pub fn query(args: QueryArgs) -> Result<ExitCode> {
     if args.explain {
         let e = &result.explain;
         println!(
-            "explain ({} mode): {} books → {} candidates{} → {} within bound → {} aligned (LCS runs avoided: {}) → {} hits in {:.2} ms",
+            "explain ({} mode): {} books{} → {} candidates{} → {} within bound → {} aligned (LCS runs avoided: {}) → {} hits in {:.2} ms",
             e.mode.name(),
             e.books,
+            if e.part_pairs == e.books {
+                String::new()
+            } else {
+                format!(" ({} pairs of parts)", e.part_pairs)
+            },
             e.candidates,
             candidate_sources(e.sources.as_ref(), e.entries_scanned, Some(e.frequent_words)),
             e.within_bound,

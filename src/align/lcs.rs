@@ -56,10 +56,13 @@ pub const STRAY_GAP_FACTOR: u32 = 16;
 pub const MIN_STRAY_GAP: u32 = 64;
 
 /// `chain` (pairs increasing in both coordinates) without the stray
-/// elements at its ends: an LCS can open or close with a word that happens
-/// to be unique in both sequences, in the right order, far from the real
-/// match. An end element is dropped while its gap to the next one exceeds
-/// [`STRAY_GAP_FACTOR`] times the median gap and [`MIN_STRAY_GAP`].
+/// elements at its ends: an LCS can open or close with a few words that
+/// happen to be unique in both sequences, in the right order, far from the
+/// real match (a title, a running head, a chance word). The chain is cut
+/// where the gap between two elements (in either sequence) exceeds
+/// [`STRAY_GAP_FACTOR`] times its median gap and [`MIN_STRAY_GAP`]; a run
+/// at either end holding less than a twentieth of the chain is dropped,
+/// again while one is left.
 pub fn trim_strays(chain: &[(u32, u32)]) -> &[(u32, u32)] {
     if chain.len() <= 2 {
         return chain;
@@ -72,15 +75,24 @@ pub fn trim_strays(chain: &[(u32, u32)]) -> &[(u32, u32)] {
     let middle = sorted.len() / 2;
     let median = *sorted.select_nth_unstable(middle).1;
     let limit = MIN_STRAY_GAP.max(median.saturating_mul(STRAY_GAP_FACTOR));
-    let mut start = 0;
-    while start < gaps.len() && gaps[start] > limit {
-        start += 1;
+    // Runs between wide gaps: run i is chain[cuts[i]..cuts[i + 1]].
+    let mut cuts: Vec<usize> = std::iter::once(0)
+        .chain(
+            gaps.iter()
+                .enumerate()
+                .filter(|(_, &g)| g > limit)
+                .map(|(i, _)| i + 1),
+        )
+        .chain(std::iter::once(chain.len()))
+        .collect();
+    let small = |run: &[usize]| (run[1] - run[0]) * 20 < chain.len();
+    while cuts.len() > 2 && small(&cuts[..2]) {
+        cuts.remove(0);
     }
-    let mut end = chain.len();
-    while end > start + 1 && gaps[end - 2] > limit {
-        end -= 1;
+    while cuts.len() > 2 && small(&cuts[cuts.len() - 2..]) {
+        cuts.pop();
     }
-    &chain[start..end]
+    &chain[cuts[0]..cuts[cuts.len() - 1]]
 }
 
 /// The length of one longest strictly increasing subsequence of `values`,
@@ -293,6 +305,14 @@ mod tests {
         chain.extend((0..40).map(|k| (1_000 + 3 * k, 2_000 + 2 * k)));
         chain.push((90_000, 90_000));
         assert_eq!(trim_strays(&chain), &chain[1..41]);
+        // A title of three words at the start of both, the match far on.
+        let mut titled = vec![(3, 3), (4, 4), (5, 5)];
+        titled.extend((0..300).map(|k| (65_000 + 20 * k, 10 + 20 * k)));
+        assert_eq!(trim_strays(&titled), &titled[3..]);
+        // Two halves of a match far apart both stay.
+        let mut halves: Vec<(u32, u32)> = (0..50).map(|k| (10 * k, 10 * k)).collect();
+        halves.extend((0..50).map(|k| (90_000 + 10 * k, 90_000 + 10 * k)));
+        assert_eq!(trim_strays(&halves), &halves[..]);
         // A chain of evenly spread elements keeps them all.
         let even: Vec<(u32, u32)> = (0..50).map(|k| (100 * k, 90 * k)).collect();
         assert_eq!(trim_strays(&even), &even[..]);

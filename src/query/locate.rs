@@ -3,19 +3,12 @@
 //! passage.
 //!
 //! The range runs from the first to the last element of one LCS of the two
-//! parts' sequences, after trimming chance elements at either end: an LCS
-//! can open or close with a word that happens to be unique in both books in
-//! the right order far from the real match. An end element is dropped
-//! while its gap to the next one (in words, in either book) exceeds
-//! [`STRAY_GAP_FACTOR`] times the chain's median gap and [`MIN_STRAY_GAP`].
+//! parts' sequences (the LCS whose span the default score measures), after
+//! trimming the stray words at either end ([`crate::align::trim_strays`],
+//! here on word positions).
 
-use crate::align::SequenceIndex;
+use crate::align::{trim_strays, SequenceIndex};
 use crate::repr::UniqueWordSeq;
-
-/// See the module docs.
-pub const STRAY_GAP_FACTOR: u32 = 16;
-/// See the module docs.
-pub const MIN_STRAY_GAP: u32 = 64;
 
 /// A range of word positions in a book: `start` is the first word's
 /// position, `end` one past the last's. Serialised as `[start, end]`.
@@ -76,30 +69,6 @@ pub fn locate(x: &UniqueWordSeq, part_x: u32, y: &UniqueWordSeq, part_y: u32) ->
         words_x: range(|p| p.0),
         words_y: range(|p| p.1),
     }
-}
-
-/// `chain` (increasing in both coordinates) without the stray elements at
-/// its ends (see the module docs).
-fn trim_strays(chain: &[(u32, u32)]) -> &[(u32, u32)] {
-    if chain.len() <= 2 {
-        return chain;
-    }
-    let gaps: Vec<u32> = chain
-        .windows(2)
-        .map(|w| (w[1].0 - w[0].0).max(w[1].1 - w[0].1))
-        .collect();
-    let mut sorted = gaps.clone();
-    sorted.sort_unstable();
-    let limit = MIN_STRAY_GAP.max(sorted[sorted.len() / 2].saturating_mul(STRAY_GAP_FACTOR));
-    let mut start = 0;
-    while start < gaps.len() && gaps[start] > limit {
-        start += 1;
-    }
-    let mut end = chain.len();
-    while end > start + 1 && gaps[end - 2] > limit {
-        end -= 1;
-    }
-    &chain[start..end]
 }
 
 #[cfg(test)]
