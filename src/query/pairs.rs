@@ -304,17 +304,17 @@ impl Reader {
         };
         let keys = sketches.keys_of_slot(a);
         let simhash = sketches.simhash_of_slot(a);
-        let (candidates, sources) = sketches.candidates(self, &keys, simhash, wanted);
-        let hashes = self.query_hashes(&QueryBook::Stored(a));
-        let (best, aligned) = self.align_candidates(
-            &hashes,
-            candidates.iter().copied(),
-            options.score,
-            options.min_score,
-        );
+        let (books, mut sources) = sketches.candidates(self, &keys, simhash, wanted);
+        let query = QueryBook::Stored(a);
+        let sampled = self.sampled_part_pairs(&query, wanted);
+        let hashes = self.query_hashes(&query);
+        let (pairs, candidates) =
+            self.approximate_part_pairs(hashes.len() as u32, &books, sampled, &mut sources);
+        let (best, aligned) =
+            self.align_part_pairs(&hashes, &pairs, options.score, options.min_score);
         let mut found = BookPairs::new(a);
         found.sources = sources;
-        found.candidates = candidates.len() as u64;
+        found.candidates = candidates;
         found.within_bound = aligned;
         found.lcs_runs = aligned;
         found.take(best);
