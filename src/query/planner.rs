@@ -493,7 +493,9 @@ impl Reader {
         let exclude = query.slot();
         let (books, mut sources) =
             sketches.candidates(self, keys, simhash, |slot| Some(slot) != exclude);
-        let sampled = self.sampled_part_pairs(query, |slot| Some(slot) != exclude);
+        let mut join = Join::new(self.sequences.len());
+        let sampled =
+            self.sampled_part_pairs(query, false, &mut join, |slot| Some(slot) != exclude);
         let hashes = self.query_hashes(query);
         let (pairs, candidates) =
             self.approximate_part_pairs(hashes.len() as u32, &books, sampled, &mut sources);
