@@ -8,9 +8,13 @@ mod common;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use rand::rngs::SmallRng;
+use rand::SeedableRng;
 use stemmata::repr::sketch::SketchOptions;
 use stemmata::{Document, Index, Mode, PairsOptions, QueryOptions, QueryResult, Reader};
-use stemmata_synth::{generate, SynthCollection, SynthOptions, SynthRelation};
+use stemmata_synth::{
+    generate, ocr_noise, work_text, SynthCollection, SynthOptions, SynthRelation,
+};
 
 /// Families of works of 3,000–6,000 words with light OCR noise, half of
 /// them in anthologies: enough shingles for several windows per work.
@@ -161,7 +165,10 @@ fn finds_an_edition_and_a_contained_work(collection: &SynthCollection, sketch: S
                 .sources
                 .expect("approximate explains sources");
             assert!(
-                sources.book_minhash + sources.window_minhash + sources.simhash
+                sources.book_minhash
+                    + sources.window_minhash
+                    + sources.simhash
+                    + sources.word_sample
                     >= result.explain.candidates,
                 "{sources:?}"
             );
@@ -335,4 +342,94 @@ fn an_orphan_segment_is_ignored_by_readers_and_removed_by_the_next_load() {
         let now = hits(&reader.query_key(key, &approximate()).unwrap());
         assert_eq!(&now, hits_before, "{key}");
     }
+}
+
+/// An index of `documents` (key, text) with sketches whose simhash
+/// proposes only near-identical books (see [`min_hash_only`]).
+fn index_of(documents: &[(&str, String)]) -> (tempfile::TempDir, Index) {
+    let dir = tempfile::tempdir().unwrap();
+    let index = Index::builder()
+        .sketch_options(min_hash_only())
+        .create(dir.path())
+        .unwrap();
+    let docs = documents
+        .iter()
+        .map(|(key, text)| Document::new(key.to_string(), text.as_bytes()))
+        .collect();
+    common::load_docs(&index, docs, 1000);
+    (dir, index)
+}
+
+/// Asserts that approximate mode, from either side and from the text of
+/// `b`, finds what exact mode finds between `a` and `b`, with its score.
+fn approximate_finds(reader: &Reader, a: &str, b: &str, b_text: &str) {
+    for (query, target) in [(a, b), (b, a)] {
+        let exact_hits = hits(&reader.query_key(query, &exact()).unwrap());
+        assert!(exact_hits.contains_key(target), "exact: {query} → {target}");
+        let result = reader.query_key(query, &approximate()).unwrap();
+        let sources = result.explain.sources.expect("sources");
+        let found = hits(&result);
+        assert_eq!(
+            found.get(target),
+            exact_hits.get(target),
+            "approximate: {query} → {target} ({sources:?})"
+        );
+        assert!(sources.word_sample > 0, "{sources:?}");
+        assert!(
+            result.explain.candidates < result.explain.books,
+            "every book is a candidate: {sources:?}"
+        );
+    }
+    let found = hits(
+        &reader
+            .query_text(b_text.as_bytes(), &approximate())
+            .unwrap(),
+    );
+    assert!(found.contains_key(a), "the text of {b} finds {a}");
+    let pairs = pairs(reader, Mode::Approximate);
+    let key = if a < b { (a, b) } else { (b, a) };
+    assert!(
+        pairs.contains_key(&(key.0.to_string(), key.1.to_string())),
+        "approximate pairs miss {a} and {b}"
+    );
+}
+
+#[test]
+fn approximate_mode_finds_a_small_work_inside_a_volume() {
+    // A work of 800 words, 0.4% of a volume of 200,000: shorter than one
+    // content-defined window on average, and its window in the volume is
+    // mostly the text around it.
+    let work = work_text(800, 41);
+    let volume = format!(
+        "{}\n{}\n{}",
+        work_text(110_000, 42),
+        work,
+        work_text(90_000, 43)
+    );
+    let mut documents = vec![("volume", volume), ("work", work.clone())];
+    let others: Vec<String> = (0..6u64).map(|i| format!("other-{i}")).collect();
+    for (i, key) in others.iter().enumerate() {
+        documents.push((key, work_text(5_000, 50 + i as u64)));
+    }
+    let (_dir, index) = index_of(&documents);
+    let reader = index.reader().unwrap();
+    approximate_finds(&reader, "volume", "work", &work);
+}
+
+#[test]
+fn approximate_mode_finds_two_scans_at_fifteen_percent_character_error() {
+    // At 15% character error on both sides almost every 5-word shingle is
+    // broken, so no min-hash band of the two scans agrees.
+    let text = work_text(12_000, 61);
+    let mut rng = SmallRng::seed_from_u64(62);
+    let first = ocr_noise(&text, 0.15, &mut rng);
+    let second = ocr_noise(&text, 0.15, &mut rng);
+    let mut documents = vec![("first", first), ("second", second.clone())];
+    let others: Vec<String> = (0..6u64).map(|i| format!("other-{i}")).collect();
+    for (i, key) in others.iter().enumerate() {
+        documents.push((key, work_text(8_000, 70 + i as u64)));
+    }
+    let (_dir, index) = index_of(&documents);
+    let reader = index.reader().unwrap();
+    approximate_finds(&reader, "first", "second", &second);
 }

@@ -485,7 +485,7 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
         );
         let sources = report.approximate_pairs.sources.unwrap_or_default();
         println!(
-            "approximate all-pairs (key tables only) {:.3} s: {} candidate pairs ({sources}); recall {:.1}% of exact mode's",
+            "approximate all-pairs (key tables and word sample) {:.3} s: {} candidate pairs ({sources}); recall {:.1}% of exact mode's",
             report.approximate_pairs.elapsed.as_secs_f64(),
             report.approximate_pairs.candidates,
             100.0 * report.approximate_recall_share

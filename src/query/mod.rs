@@ -119,6 +119,8 @@ pub struct Reader {
     places: Vec<RecordPlace>,
     by_key: HashMap<String, u32>,
     postings: OnceLock<Postings>,
+    /// Postings of the word sample of approximate mode, built on first use.
+    word_sample: OnceLock<Postings>,
     frequent_word_cap: u32,
     sketches: Option<Sketches>,
     /// The first listed segment that could not be read, if any: then
@@ -221,6 +223,7 @@ impl Reader {
             places,
             by_key,
             postings: OnceLock::new(),
+            word_sample: OnceLock::new(),
             frequent_word_cap: postings::default_frequent_word_cap(part_count),
             sketches,
             damaged_segment,
@@ -243,6 +246,7 @@ impl Reader {
     pub fn with_frequent_word_cap(mut self, cap: u32) -> Reader {
         self.frequent_word_cap = cap;
         self.postings = OnceLock::new();
+        self.word_sample = OnceLock::new();
         self
     }
 

@@ -244,7 +244,7 @@ impl Reader {
         join: &mut Join,
     ) -> BookPairs {
         let mut found = if options.mode == Mode::Approximate {
-            self.band_pairs_of(a, options, first_new)
+            self.band_pairs_of(a, options, first_new, join)
         } else {
             self.postings_pairs_of(a, options, first_new, join)
         };
@@ -296,7 +296,13 @@ impl Reader {
 
     /// Approximate mode: every part of `a` aligned with every part of the
     /// wanted books that share a band key with it.
-    fn band_pairs_of(&self, a: u32, options: &PairsOptions, first_new: Option<u32>) -> BookPairs {
+    fn band_pairs_of(
+        &self,
+        a: u32,
+        options: &PairsOptions,
+        first_new: Option<u32>,
+        join: &mut Join,
+    ) -> BookPairs {
         let sketches = self.sketches.as_ref().expect("pairs checks for sketches");
         let wanted = |b: u32| match first_new {
             None => b > a,
@@ -304,17 +310,17 @@ impl Reader {
         };
         let keys = sketches.keys_of_slot(a);
         let simhash = sketches.simhash_of_slot(a);
-        let (candidates, sources) = sketches.candidates(self, &keys, simhash, wanted);
-        let hashes = self.query_hashes(&QueryBook::Stored(a));
-        let (best, aligned) = self.align_candidates(
-            &hashes,
-            candidates.iter().copied(),
-            options.score,
-            options.min_score,
-        );
+        let (books, mut sources) = sketches.candidates(self, &keys, simhash, wanted);
+        let query = QueryBook::Stored(a);
+        let sampled = self.sampled_part_pairs(&query, first_new.is_none(), join, wanted);
+        let hashes = self.query_hashes(&query);
+        let (pairs, candidates) =
+            self.approximate_part_pairs(hashes.len() as u32, &books, sampled, &mut sources);
+        let (best, aligned) =
+            self.align_part_pairs(&hashes, &pairs, options.score, options.min_score);
         let mut found = BookPairs::new(a);
         found.sources = sources;
-        found.candidates = candidates.len() as u64;
+        found.candidates = candidates;
         found.within_bound = aligned;
         found.lcs_runs = aligned;
         found.take(best);

@@ -491,15 +491,16 @@ impl Reader {
         let started = Instant::now();
         let sketches = self.sketches()?;
         let exclude = query.slot();
-        let (candidates, sources) =
+        let (books, mut sources) =
             sketches.candidates(self, keys, simhash, |slot| Some(slot) != exclude);
+        let mut join = Join::new(self.sequences.len());
+        let sampled =
+            self.sampled_part_pairs(query, false, &mut join, |slot| Some(slot) != exclude);
         let hashes = self.query_hashes(query);
-        let (best, aligned) = self.align_candidates(
-            &hashes,
-            candidates.iter().copied(),
-            options.score,
-            options.min_score,
-        );
+        let (pairs, candidates) =
+            self.approximate_part_pairs(hashes.len() as u32, &books, sampled, &mut sources);
+        let (best, aligned) =
+            self.align_part_pairs(&hashes, &pairs, options.score, options.min_score);
         let hits = self.hits_from(query, best.into_top(options.top_k))?;
         let (books, part_pairs) = self.reach(query, hashes.len());
         Ok(QueryResult {
@@ -507,7 +508,7 @@ impl Reader {
                 mode: Mode::Approximate,
                 books,
                 part_pairs,
-                candidates: candidates.len() as u64,
+                candidates,
                 sources: Some(sources),
                 within_bound: aligned,
                 lcs_runs: aligned,
@@ -540,6 +541,32 @@ impl Reader {
         let hashes = self.query_hashes(query);
         let (best, _) = self.align_candidates(&hashes, slots, options.score, options.min_score);
         self.hits_from(query, best.into_top(options.top_k))
+    }
+
+    /// Aligns each of `pairs` (query part, stored part): the query's parts
+    /// are `hashes`. Each book's best pair of parts that qualifies under
+    /// `score` at `min_score` (and above zero), and the number of
+    /// alignments.
+    pub(crate) fn align_part_pairs(
+        &self,
+        hashes: &[&[u32]],
+        pairs: &[(u32, u32)],
+        score: Score,
+        min_score: f64,
+    ) -> (BestPerBook, u64) {
+        let mut indexes: Vec<Option<SequenceIndex>> = vec![None; hashes.len()];
+        let mut scratch = Vec::new();
+        let mut best = BestPerBook::default();
+        for &(q, part) in pairs {
+            let x =
+                indexes[q as usize].get_or_insert_with(|| SequenceIndex::new(hashes[q as usize]));
+            let overlap = x.align(&self.sequences[part as usize], &mut scratch);
+            let ranked = self.ranked(q, part, overlap, score);
+            if ranked.score > 0.0 && ranked.score >= min_score {
+                best.offer(ranked);
+            }
+        }
+        (best, pairs.len() as u64)
     }
 
     /// Aligns every part of the query (`hashes`) with every part of each
