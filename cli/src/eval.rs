@@ -196,9 +196,18 @@ fn scored_pairs(
     Ok((scored, stats))
 }
 
-/// Every pair sharing a unique word (exact mode, no threshold).
-fn score_all_pairs(reader: &stemmata::Reader, labels: &Labels) -> Result<Vec<ScoredPair>> {
-    let options = PairsOptions::with_score(Score::Containment).min_score(f64::MIN_POSITIVE);
+/// Every pair scoring above zero under `score` (exact mode, no
+/// threshold). A pair of books stored as parts is represented by its best
+/// pair of parts under `score`, so each score's rows come from a run under
+/// it: containment's run (every pair sharing a unique word in order) for
+/// the scores that have none of their own here, the default score's for its
+/// rows, its bands, its errors and the gates.
+fn score_all_pairs(
+    reader: &stemmata::Reader,
+    labels: &Labels,
+    score: Score,
+) -> Result<Vec<ScoredPair>> {
+    let options = PairsOptions::with_score(score).min_score(f64::MIN_POSITIVE);
     Ok(scored_pairs(reader, labels, &options)?.0)
 }
 
@@ -211,9 +220,14 @@ fn approximate_pairs(
     scored_pairs(reader, labels, &options)
 }
 
-fn rows(scored: &[ScoredPair], labels: &Labels) -> Vec<Row> {
+fn rows(scored: &[ScoredPair], by_default: &[ScoredPair], labels: &Labels) -> Vec<Row> {
     let mut rows = Vec::new();
     for score in Score::ALL {
+        let scored = if score == Score::default() {
+            by_default
+        } else {
+            scored
+        };
         let which = match score {
             Score::Its | Score::Cs => "paper",
             _ => "default",
@@ -418,7 +432,8 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
 
     let reader = index.reader()?;
     let started = Instant::now();
-    let scored = score_all_pairs(&reader, &labels)?;
+    let scored = score_all_pairs(&reader, &labels, Score::Containment)?;
+    let by_default = score_all_pairs(&reader, &labels, Score::default())?;
     let scoring_seconds = started.elapsed().as_secs_f64();
     let pruned_pairs = reader.for_each_pair(&PairsOptions::default(), |_| Ok(()), |_| {})?;
     let (approximate, approximate_pairs) = approximate_pairs(&reader, &labels)?;
@@ -427,14 +442,14 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
         .documents()
         .map(|document| document.map(|d| BookSketch::of(&d)))
         .collect::<Result<Vec<_>>>()?;
-    let mut rows = rows(&scored, &labels);
+    let mut rows = rows(&scored, &by_default, &labels);
     let score = Score::default();
     let approximate_row = Row {
         which: "approx",
         metrics: metrics(&approximate, &labels, score, score.default_threshold()),
     };
     let approximate_recall_share = approximate_row.metrics.recall / rows[0].metrics.recall;
-    let recall_by_band = band_rows(&corpus, &args.exclude_band, &scored, &approximate);
+    let recall_by_band = band_rows(&corpus, &args.exclude_band, &by_default, &approximate);
     rows.insert(1, approximate_row);
     rows.extend(
         baselines(&scored, &sketches, &labels)
@@ -460,7 +475,7 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
         recall_by_band,
         errors: args
             .list_errors
-            .then(|| list_errors(&scored, &labels, &corpus)),
+            .then(|| list_errors(&by_default, &labels, &corpus)),
     };
     let gate = &report.rows[0].metrics;
     if args.json {

@@ -39,7 +39,9 @@ fn create_load_query_pairs_stats_verify_and_delete_speak_json() {
 
     let result = json_of(&["query", "idx", "--key", "original", "--json"], dir.path());
     assert_eq!(result["query"]["key"], "original");
-    assert_eq!(result["score_name"], "coverage");
+    assert_eq!(result["score_name"], "order");
+    assert!(result["hits"][0]["hit_words"][1].as_u64().unwrap() > 0);
+    assert_eq!(result["hits"][0]["hit_part"], 0);
     assert_eq!(result["hits"][0]["key"], "edition");
     assert!(result["hits"][0]["score"].as_f64().unwrap() > 0.5);
     assert_eq!(result["explain"]["books"], 2);

@@ -220,14 +220,15 @@ fn eval_lists_errors_one_readable_line_each() {
     );
     assert!(
         text.lines().any(
-            |l| l.starts_with("false positive: c – d, labelled unlisted, coverage ")
+            |l| l.starts_with("false positive: c – d, labelled unlisted, order ")
                 && l.contains("; LCS 600 of 600 common unique words")
         ),
         "{text}"
     );
     assert!(
-        text.lines().any(|l| l
-            == "false negative: a – b, labelled edition, coverage 0.0000; no common unique word"),
+        text.lines()
+            .any(|l| l
+                == "false negative: a – b, labelled edition, order 0.0000; no common unique word"),
         "{text}"
     );
     let output = stemmata(

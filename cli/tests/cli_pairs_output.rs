@@ -191,12 +191,22 @@ fn text_output_escapes_keys_and_titles_an_older_build_stored() {
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 4, "{text:?}");
     for line in &lines {
-        assert_eq!(line.split('\t').count(), 10, "{line:?}");
+        // 10 columns, then each book's part and matched words.
+        assert_eq!(line.split('\t').count(), 14, "{line:?}");
         assert!(!line.contains('\r') && !line.contains('\u{1}'), "{line:?}");
     }
     for line in &lines[1..] {
         let columns: Vec<&str> = line.split('\t').collect();
         assert!(escaped.contains(&columns[0]) && escaped.contains(&columns[1]));
+        // Books of one part; the matched words a range of each.
+        assert_eq!((columns[10], columns[12]), ("0", "0"), "{line:?}");
+        for range in [columns[11], columns[13]] {
+            let (start, end) = range.split_once('-').unwrap();
+            assert!(
+                start.parse::<u32>().unwrap() < end.parse::<u32>().unwrap(),
+                "{line:?}"
+            );
+        }
         assert!(
             columns[9] == "-" || escaped.contains(&columns[9]),
             "{line:?}"

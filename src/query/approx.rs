@@ -109,8 +109,9 @@ pub fn word_sample_of(sequence: &[u32]) -> Vec<u32> {
 /// common words and Z [`SAMPLED_ORDER_EVIDENCE`]. Common words in random
 /// order have an LCS of about `2·√c − 1.8·c^(1/6)` with a spread of about
 /// `c^(1/6)` (the reasoning of [`crate::Score::Order`], whose margin is
-/// wider because it decides; this one only proposes). An exact-mode pair
-/// needs about 50 common words in order, so its sample holds about 12.
+/// wider because it decides; this one only proposes). The in-order term
+/// of the default score needs about 85 common words in order, so their
+/// sample holds about 20.
 pub fn sample_in_order(overlap: &Overlap) -> bool {
     f64::from(overlap.lcs) >= least_sampled_lcs(overlap.common)
 }

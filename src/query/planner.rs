@@ -555,7 +555,7 @@ impl Reader {
         min_score: f64,
     ) -> (BestPerBook, u64) {
         let mut indexes: Vec<Option<SequenceIndex>> = vec![None; hashes.len()];
-        let mut scratch = Vec::new();
+        let mut scratch = AlignScratch::default();
         let mut best = BestPerBook::default();
         for &(q, part) in pairs {
             let x =
