@@ -152,8 +152,15 @@ fn a_small_work_inside_a_volume_is_found_in_its_part_with_where_it_lies() {
     // The portion map sees the story inside the volume too.
     let matched = reader.matched_positions("story", "volume").unwrap();
     assert!(matched.len() > 300);
-    let inside = matched.iter().filter(|&&(_, v)| v >= at && v < at + n).count();
-    assert!(inside * 20 >= matched.len() * 19, "{inside} of {}", matched.len());
+    let inside = matched
+        .iter()
+        .filter(|&&(_, v)| v >= at && v < at + n)
+        .count();
+    assert!(
+        inside * 20 >= matched.len() * 19,
+        "{inside} of {}",
+        matched.len()
+    );
 }
 
 #[test]

@@ -34,8 +34,8 @@
 
 use roaring::RoaringBitmap;
 
-use super::planner::QueryBook;
 use super::postings::{Candidate, Join, Postings, Probe, WordId};
+use super::query_book::QueryBook;
 use super::Reader;
 use crate::align::Overlap;
 use crate::error::{Error, Result};

@@ -17,6 +17,7 @@ mod locate;
 mod pairs;
 mod planner;
 mod postings;
+mod query_book;
 mod relations;
 
 pub use approx::SourceCounts;
@@ -38,8 +39,8 @@ use crate::store::records::RecordFiles;
 use crate::store::{BookRef, RecordPlace, Store};
 use crate::text::decode;
 use approx::Sketches;
-use planner::QueryBook;
 use postings::Postings;
+use query_book::QueryBook;
 
 /// What a reader knows about one book.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]

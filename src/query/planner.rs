@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use super::approx::{QueryKeys, SourceCounts};
 use super::locate::{locate, Location, WordRange};
 use super::postings::{Candidate, Join, Probe, WordId};
+use super::query_book::QueryBook;
 use super::Reader;
 use crate::align::{AlignScratch, Overlap, Score, SequenceIndex};
 use crate::error::Result;
@@ -262,23 +263,6 @@ impl BestPerBook {
             ranked.truncate(k);
         }
         ranked
-    }
-}
-
-/// The book a query asks about: a stored one (by slot), or the parts of a
-/// new text.
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum QueryBook<'q> {
-    Stored(u32),
-    Text(&'q [UniqueWordSeq]),
-}
-
-impl QueryBook<'_> {
-    fn slot(&self) -> Option<u32> {
-        match *self {
-            QueryBook::Stored(slot) => Some(slot),
-            QueryBook::Text(_) => None,
-        }
     }
 }
 
