@@ -230,6 +230,12 @@ impl Index {
         self.store.extract_options()
     }
 
+    /// Where the index cuts books into parts ([`PartOptions::NEVER`] for an
+    /// index of a format before 6).
+    pub fn part_options(&self) -> &PartOptions {
+        self.store.part_options()
+    }
+
     /// The sketch options the index was created with; `None` for a
     /// format-1 index, which holds no sketches.
     pub fn sketch_options(&self) -> Option<&SketchOptions> {

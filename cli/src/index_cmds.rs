@@ -120,6 +120,14 @@ pub struct CreateArgs {
     /// Window of the alphabetical-list guard in unique words (0 turns it off).
     #[arg(long, default_value_t = 64)]
     pub alpha_window: u32,
+    /// A book with more words than this is a volume, stored as overlapping
+    /// parts so that a short work bound inside it can be found.
+    #[arg(long, default_value_t = stemmata::repr::parts::DEFAULT_VOLUME_WORDS)]
+    pub volume_words: u32,
+    /// Words in a volume's part (even, 16 to --volume-words); parts start
+    /// every half part.
+    #[arg(long, default_value_t = stemmata::repr::parts::DEFAULT_PART_WORDS)]
+    pub part_words: u32,
     /// Print the created index's options as JSON.
     #[arg(long)]
     pub json: bool,
@@ -131,6 +139,8 @@ struct Created<'a> {
     hash_seed: u64,
     max_term_freq: u32,
     alpha_window: u32,
+    volume_words: u32,
+    part_words: u32,
 }
 
 pub fn create(args: CreateArgs) -> Result<ExitCode> {
@@ -138,6 +148,7 @@ pub fn create(args: CreateArgs) -> Result<ExitCode> {
         .max_term_freq(args.max_term_freq)
         .hash_seed(args.hash_seed)
         .alpha_window(args.alpha_window)
+        .parts(args.volume_words, args.part_words)
         .create(&args.dir)?;
     if args.json {
         let options = index.options();
@@ -146,6 +157,8 @@ pub fn create(args: CreateArgs) -> Result<ExitCode> {
             hash_seed: options.hash_seed,
             max_term_freq: options.max_term_freq,
             alpha_window: options.alpha_window,
+            volume_words: index.part_options().volume_words,
+            part_words: index.part_options().part_words,
         })?;
     } else {
         println!("created index {}", args.dir.display());

@@ -33,6 +33,26 @@ fn create_load_query_pairs_stats_verify_and_delete_speak_json() {
 
     let created = json_of(&["create", "idx", "--json"], dir.path());
     assert_eq!(created["max_term_freq"], 1);
+    assert_eq!(
+        (&created["volume_words"], &created["part_words"]),
+        (&131_072.into(), &32_768.into())
+    );
+    let parts = json_of(
+        &[
+            "create",
+            "parted",
+            "--json",
+            "--volume-words",
+            "4096",
+            "--part-words",
+            "1024",
+        ],
+        dir.path(),
+    );
+    assert_eq!(
+        (&parts["volume_words"], &parts["part_words"]),
+        (&4096.into(), &1024.into())
+    );
     let loaded = json_of(&["load", "idx", "in", "--json"], dir.path());
     assert_eq!(loaded["books"], 3);
     assert_eq!(loaded["skipped"].as_array().unwrap().len(), 0);
