@@ -178,9 +178,19 @@ fn the_version_5_fixture_stores_what_this_build_computes() {
 }
 
 #[test]
-fn a_copy_of_the_version_5_fixture_needs_no_upgrade_and_takes_writes() {
+fn a_copy_of_the_version_5_fixture_upgrades_to_the_current_format_and_takes_writes() {
     let dir = common::fixture_copy("v5");
+    {
+        // Before the upgrade, loads are refused and change nothing.
+        let index = Index::open(dir.path()).unwrap();
+        let refused = index.load([Ok(Document::new("x", "a few words of text"))]);
+        assert!(
+            matches!(refused, Err(stemmata::Error::OldFormat { found: 5, .. })),
+            "{refused:?}"
+        );
+    }
     let (index, stats) = Index::upgrade(dir.path()).unwrap();
+    assert_eq!(index.part_options(), &stemmata::PartOptions::default());
     assert_eq!(
         (
             stats.from_version,
