@@ -32,8 +32,9 @@ pub const ABOUT: &str = "\
 Measure the engine at collection scale on generated books.
 
 Generates --books books of about --words words on the fly (works with 0-2 \
-OCR-noisy editions, anthologies of neighbouring works, unrelated books; \
-deterministic from --seed) and bulk-loads them into a new index, then:
+OCR-noisy editions, anthologies of neighbouring works, unrelated books, and \
+with --volume-share volumes binding 25-50 consecutive works; deterministic \
+from --seed) and bulk-loads them into a new index, then:
 
   ingest     books and MB per second per core, where per core means per \
 CPU-second (user + system) of this process: excluding generation (the \
@@ -42,13 +43,17 @@ books/s/core at 20K words, excluding generation
   index      bytes on disk per book, next to text bytes per book
   self-join  `stemmata pairs --mode MODE` run as a child process: wall time, \
 peak RSS, pairs found, recall of the generated edition and contains pairs, \
-found pairs not in the ground truth; target at 100K books <= 15 min and \
-<= 8 GiB
+found pairs not in the ground truth, and with volumes the recall of the \
+contains pairs of a volume; target at 100K books <= 15 min and <= 8 GiB
   queries    reader open time and RSS, then --queries top-10 queries by key: \
 median and p95 latency; target median <= 20 ms
 
 The index is built in a temporary directory removed at the end, or kept in \
---dir.";
+--dir. With --write-texts DIR nothing is loaded: the collection is written as \
+DIR/texts/KEY.txt with its ground truth DIR/truth.tsv (columns a, b, \
+relation, volume: one related pair a line, volume 1 when the container of a \
+contains pair is a volume), so that other builds can be measured on the same \
+books.";
 
 #[derive(Args)]
 pub struct ScaleArgs {
@@ -79,9 +84,29 @@ pub struct ScaleArgs {
     /// Seed of the generated collection.
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
+    /// Share of the generated books that are volumes binding 25-50
+    /// consecutive works (500K-1M words at 20K words a work), labelled
+    /// `contains` with every version of each work; shares above about 0.01
+    /// give volumes back to back.
+    #[arg(long, value_name = "P", default_value_t = 0.0, value_parser = share)]
+    pub volume_share: f64,
+    /// Write the collection's texts and ground truth to this directory
+    /// (DIR/texts/KEY.txt, DIR/truth.tsv) instead of loading and measuring.
+    #[arg(long, value_name = "DIR")]
+    pub write_texts: Option<PathBuf>,
     /// Print the figures as one JSON object.
     #[arg(long)]
     pub json: bool,
+}
+
+/// A share in [0, 1].
+fn share(text: &str) -> std::result::Result<f64, String> {
+    let p: f64 = text.parse().map_err(|e| format!("{text}: {e}"))?;
+    if (0.0..=1.0).contains(&p) {
+        Ok(p)
+    } else {
+        Err(format!("{text}: a share is between 0 and 1"))
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -121,6 +146,9 @@ struct Collection {
     text_mb_per_book: f64,
     edition_pairs: u64,
     contains_pairs: u64,
+    /// Contains pairs whose container is a volume (with --volume-share).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    volume_pairs: Option<u64>,
 }
 
 /// Per core = per CPU-second (user + system) of this process during ingest.
@@ -156,6 +184,9 @@ struct SelfJoin {
     pairs_found: u64,
     edition: Recall,
     contains: Recall,
+    /// The contains pairs of a volume (with --volume-share).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    volume: Option<Recall>,
     not_in_truth: u64,
     target_wall_s_at_100k_books: f64,
     target_peak_rss_gib_at_100k_books: f64,
@@ -186,7 +217,14 @@ pub fn run(args: ScaleArgs) -> Result<ExitCode> {
         |n| n.get(),
     );
     let mode = args.mode.mode();
-    let options = StreamOptions::new(args.books.get(), args.words.get(), args.seed);
+    let options = StreamOptions {
+        volume_share: args.volume_share,
+        ..StreamOptions::new(args.books.get(), args.words.get(), args.seed)
+    };
+    if let Some(out) = &args.write_texts {
+        return write_texts(&options, out, args.json);
+    }
+    let volumes = args.volume_share > 0.0;
     let note = |what: &str| {
         if !args.json {
             eprintln!("… {what}");
@@ -195,7 +233,7 @@ pub fn run(args: ScaleArgs) -> Result<ExitCode> {
     let (index, dir, _index_temp) = new_index(args.dir.as_deref())?;
     note(&format!("generating and loading {} books", options.books));
     let (ingest, truth, text_bytes) = ingest(index, &options, threads, args.json)?;
-    let collection = collection(&truth, truth.len() as u64, text_bytes);
+    let collection = collection(&truth, truth.len() as u64, text_bytes, volumes);
     let index = index_size(&dir, ingest.books, text_bytes)?;
     note("self-join (stemmata pairs)");
     let scratch = temp_dir()?;
@@ -204,7 +242,10 @@ pub fn run(args: ScaleArgs) -> Result<ExitCode> {
         mode,
         frequent_word_cap: args.frequent_word_cap,
     };
-    let self_join = self_join(&dir, &pairs_file, search, threads, args.json, &truth)?;
+    let mut self_join = self_join(&dir, &pairs_file, search, threads, args.json, &truth)?;
+    if !volumes {
+        self_join.volume = None;
+    }
     note("top-10 queries");
     let queries = time_queries(&dir, search, args.queries.get())?;
     let figures = Figures {
@@ -226,7 +267,7 @@ pub fn run(args: ScaleArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn collection(truth: &GroundTruth, books: u64, text_bytes: u64) -> Collection {
+fn collection(truth: &GroundTruth, books: u64, text_bytes: u64, volumes: bool) -> Collection {
     let text_mb = text_bytes as f64 / 1e6;
     Collection {
         books,
@@ -234,7 +275,67 @@ fn collection(truth: &GroundTruth, books: u64, text_bytes: u64) -> Collection {
         text_mb_per_book: text_mb / books.max(1) as f64,
         edition_pairs: truth.pairs(SynthRelation::Edition),
         contains_pairs: truth.pairs(SynthRelation::Contains),
+        volume_pairs: volumes.then(|| truth.volume_pairs()),
     }
+}
+
+/// Writes the collection of `options` as `out/texts/KEY.txt` and its related
+/// pairs as `out/truth.tsv`.
+fn write_texts(options: &StreamOptions, out: &Path, quiet: bool) -> Result<ExitCode> {
+    use std::collections::HashMap;
+    use std::io::Write;
+    let texts = out.join("texts");
+    std::fs::create_dir_all(&texts).map_err(io_error(&texts))?;
+    let progress = bar(options.books as u64, "write", quiet);
+    // Keys of each work's versions, and every container with its works.
+    let mut versions: HashMap<usize, Vec<String>> = HashMap::new();
+    let mut containers = Vec::new();
+    for book in stream(options) {
+        let path = texts.join(format!("{}.txt", book.key));
+        std::fs::write(&path, &book.text).map_err(io_error(&path))?;
+        if let Some(work) = book.family {
+            versions.entry(work).or_default().push(book.key);
+        } else if !book.contains.is_empty() {
+            let volume = book.key.starts_with("vol");
+            containers.push((book.key, book.contains, volume));
+        }
+        progress.inc(1);
+    }
+    progress.finish_and_clear();
+    let path = out.join("truth.tsv");
+    let file = File::create(&path).map_err(io_error(&path))?;
+    let mut w = std::io::BufWriter::new(file);
+    let mut lines = vec!["a\tb\trelation\tvolume".to_string()];
+    let mut works: Vec<_> = versions.iter().collect();
+    works.sort();
+    for (_, keys) in works {
+        for (i, a) in keys.iter().enumerate() {
+            for b in &keys[i + 1..] {
+                lines.push(format!("{a}\t{b}\tedition\t0"));
+            }
+        }
+    }
+    for (key, works, volume) in &containers {
+        for work in works {
+            for version in versions.get(work).into_iter().flatten() {
+                lines.push(format!("{key}\t{version}\tcontains\t{}", u8::from(*volume)));
+            }
+        }
+    }
+    for line in &lines {
+        writeln!(w, "{line}").map_err(io_error(&path))?;
+    }
+    w.flush().map_err(io_error(&path))?;
+    if !quiet {
+        eprintln!(
+            "wrote {} books to {} and {} related pairs to {}",
+            options.books,
+            texts.display(),
+            lines.len() - 1,
+            path.display()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// What the generator thread made, and the CPU time it took.
@@ -411,6 +512,7 @@ struct PairKeys {
 fn score_pairs(path: &Path, truth: &GroundTruth) -> Result<SelfJoin> {
     let file = File::open(path).map_err(io_error(path))?;
     let (mut edition, mut contains) = (Recall::default(), Recall::default());
+    let mut volume = Recall::default();
     let (mut found, mut offset, mut not_in_truth) = (0, 0u64, 0);
     for line in BufReader::new(file).lines() {
         let line = line.map_err(io_error(path))?;
@@ -421,7 +523,11 @@ fn score_pairs(path: &Path, truth: &GroundTruth) -> Result<SelfJoin> {
         found += 1;
         match truth.relation(&pair.a, &pair.b) {
             Some(SynthRelation::Edition) => edition.found += 1,
-            Some(SynthRelation::Contains) => contains.found += 1,
+            Some(SynthRelation::Contains) => {
+                contains.found += 1;
+                let in_volume = truth.is_volume(&pair.a) || truth.is_volume(&pair.b);
+                volume.found += u64::from(in_volume);
+            }
             None => not_in_truth += 1,
         }
     }
@@ -431,6 +537,7 @@ fn score_pairs(path: &Path, truth: &GroundTruth) -> Result<SelfJoin> {
         pairs_found: found,
         edition: with_truth(edition, truth.pairs(SynthRelation::Edition)),
         contains: with_truth(contains, truth.pairs(SynthRelation::Contains)),
+        volume: Some(with_truth(volume, truth.volume_pairs())),
         not_in_truth,
         target_wall_s_at_100k_books: TARGET_SELF_JOIN_SECS_AT_100K,
         target_peak_rss_gib_at_100k_books: TARGET_SELF_JOIN_GIB_AT_100K,
@@ -542,6 +649,9 @@ fn print_figures(f: &Figures) {
         "collection: {:.1} MB of text ({:.3} MB/book); ground truth {} edition pairs, {} contains pairs",
         c.text_mb, c.text_mb_per_book, c.edition_pairs, c.contains_pairs
     );
+    if let Some(pairs) = c.volume_pairs {
+        println!("  of the contains pairs, {pairs} have a volume as the container");
+    }
     print_ingest(&f.ingest, f.threads);
     println!(
         "index: {:.1} MB on disk = {:.1} KB/book ({:.1}% of the {:.1} KB of text per book)",
@@ -592,6 +702,12 @@ fn print_self_join(s: &SelfJoin, mode: &str) {
         percent(&s.contains),
         s.not_in_truth
     );
+    if let Some(volume) = &s.volume {
+        println!(
+            "  recall of the contains pairs of a volume: {}",
+            percent(volume)
+        );
+    }
 }
 
 fn print_queries(q: &Queries, mode: &str) {

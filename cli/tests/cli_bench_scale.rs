@@ -85,3 +85,88 @@ fn zero_books_is_refused_by_the_argument_parser() {
     assert_eq!(output.status.code(), Some(2));
     assert!(common::stderr(&output).contains("--books"));
 }
+
+#[test]
+fn volumes_are_generated_and_scored_as_contains() {
+    let args = [
+        "--books",
+        "250",
+        "--words",
+        "300",
+        "--mode",
+        "exact",
+        "--volume-share",
+        "0.01",
+        "--queries",
+        "5",
+        "--json",
+    ];
+    let figures = bench_scale(&args);
+    let in_volumes = number(&figures, &["collection", "volume_pairs"]);
+    assert!(in_volumes >= 25.0, "{in_volumes} contains pairs in volumes");
+    assert_eq!(
+        number(&figures, &["self_join", "volume", "truth"]),
+        in_volumes
+    );
+    let recall = number(&figures, &["self_join", "volume", "recall"]);
+    assert!(recall > 0.9, "volume recall {recall}");
+    assert!(number(&figures, &["collection", "contains_pairs"]) >= in_volumes);
+    // Without --volume-share the figures are as before.
+    let plain = bench_scale(&[
+        "--books",
+        "12",
+        "--words",
+        "300",
+        "--queries",
+        "3",
+        "--json",
+    ]);
+    assert!(plain["collection"].get("volume_pairs").is_none());
+    assert!(plain["self_join"].get("volume").is_none());
+}
+
+#[test]
+fn write_texts_writes_the_books_and_their_related_pairs() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("collection");
+    let args = [
+        "bench-scale",
+        "--books",
+        "120",
+        "--words",
+        "200",
+        "--volume-share",
+        "0.01",
+        "--write-texts",
+        out.to_str().unwrap(),
+        "--json",
+    ];
+    let output = common::run(common::cli().args(args));
+    assert!(output.status.success(), "{}", common::stderr(&output));
+    let texts = std::fs::read_dir(out.join("texts")).unwrap().count();
+    assert_eq!(texts, 120);
+    assert!(out.join("texts/vol0000.txt").is_file());
+    let truth = std::fs::read_to_string(out.join("truth.tsv")).unwrap();
+    let mut lines = truth.lines();
+    assert_eq!(lines.next(), Some("a\tb\trelation\tvolume"));
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split('\t').collect()).collect();
+    assert!(rows.iter().all(|r| r.len() == 4));
+    let in_volume = rows
+        .iter()
+        .filter(|r| r[0] == "vol0000" && r[2] == "contains" && r[3] == "1")
+        .count();
+    assert!(in_volume >= 25, "{in_volume} pairs of vol0000");
+    assert!(rows.iter().any(|r| r[2] == "edition" && r[3] == "0"));
+    for row in &rows {
+        for key in &row[..2] {
+            assert!(out.join(format!("texts/{key}.txt")).is_file(), "{key}");
+        }
+    }
+}
+
+#[test]
+fn a_volume_share_outside_0_1_is_refused() {
+    let output = common::run(common::cli().args(["bench-scale", "--volume-share", "1.5"]));
+    assert_eq!(output.status.code(), Some(2));
+    assert!(common::stderr(&output).contains("between 0 and 1"));
+}

@@ -61,6 +61,8 @@ const ANTHOLOGY_STREAM: u64 = 3;
 const SOLO_STREAM: u64 = 4;
 const LAYOUT_STREAM: u64 = 5;
 const STREAM_LAYOUT_STREAM: u64 = 6;
+const VOLUME_STREAM: u64 = 7;
+const STREAM_VOLUME_LAYOUT_STREAM: u64 = 8;
 
 const ONSETS: &[&str] = &[
     "", "b", "c", "d", "f", "g", "h", "j", "k", "l", "m", "n", "p", "r", "s", "t", "v", "w", "z",
@@ -148,7 +150,8 @@ pub struct SynthPair {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SynthBook {
     /// Unique key: `w00017` (original of work 17), `w00017-e1` (its first
-    /// edition), `anth0003` (anthology 3) or `solo00042` (unrelated book 42).
+    /// edition), `anth0003` (anthology 3), `vol0002` (volume 2 of the
+    /// streaming generator) or `solo00042` (unrelated book 42).
     pub key: String,
     /// Title, shared by a work's original and editions.
     pub title: String,
@@ -158,8 +161,8 @@ pub struct SynthBook {
     pub text: String,
     /// The work this book is a version of; `None` for anthologies and unrelated books.
     pub family: Option<usize>,
-    /// For an anthology, the works whose original it contains, in text
-    /// order; empty for every other book.
+    /// For an anthology or a volume, the works whose original it contains,
+    /// in text order; empty for every other book.
     pub contains: Vec<usize>,
 }
 
@@ -859,17 +862,56 @@ fn anthology_book(
     shape: &FamilyShape,
 ) -> SynthBook {
     let mut rng = stream_rng(shape.seed, ANTHOLOGY_STREAM, number as u64);
+    bound_book(
+        format!("anth{number:04}"),
+        "and Other Works",
+        originals,
+        lexicon,
+        shape,
+        &mut rng,
+    )
+}
+
+/// Volume `number` of the streaming generator: the given originals (at
+/// least one) bound one after another like an anthology, with a random
+/// stream of its own, keyed `vol0003`.
+fn volume_book(
+    number: usize,
+    originals: &[&SynthBook],
+    lexicon: &Lexicon,
+    shape: &FamilyShape,
+) -> SynthBook {
+    let mut rng = stream_rng(shape.seed, VOLUME_STREAM, number as u64);
+    bound_book(
+        format!("vol{number:04}"),
+        "and Other Works, Collected",
+        originals,
+        lexicon,
+        shape,
+        &mut rng,
+    )
+}
+
+/// The originals bound in one book, linking text before each, with OCR noise.
+fn bound_book(
+    key: String,
+    title_suffix: &str,
+    originals: &[&SynthBook],
+    lexicon: &Lexicon,
+    shape: &FamilyShape,
+    rng: &mut SmallRng,
+) -> SynthBook {
     let works: Vec<(&str, &str)> = originals
         .iter()
         .map(|book| (book.title.as_str(), book.text.as_str()))
         .collect();
-    let text = anthology_text(&works, lexicon, &mut rng);
-    let rate = noise_rate(shape, &mut rng);
+    let text = anthology_text(&works, lexicon, rng);
+    let rate = noise_rate(shape, rng);
     SynthBook {
-        key: format!("anth{number:04}"),
-        title: format!("{} and Other Works", works[0].0),
-        author: lexicon.author(&mut rng),
-        text: ocr_noise(&text, rate, &mut rng),
+        key,
+        title: format!("{} {title_suffix}", works[0].0),
+        author: lexicon.author(rng),
+        text: ocr_noise(&text, rate, rng),
         family: None,
         contains: originals.iter().filter_map(|book| book.family).collect(),
     }

@@ -3,9 +3,13 @@
 //! [`stream`] walks the works in order. Each work yields its family (the
 //! original, then its editions); some originals are also set aside for an
 //! anthology, which is yielded right after the last work of its group of two
-//! to four; an unrelated book follows a work with a set probability. At most
-//! one anthology group and one work's books are held at a time, so memory does
-//! not grow with the collection.
+//! to four; an unrelated book follows a work with a set probability. With a
+//! volume share above 0, large volumes bind 25 to 50 consecutive works'
+//! originals (500K to 1M words at 20K words a work), each yielded right after
+//! the work that completes it; a new volume opens when none is open and the
+//! volumes so far fall below the share of the books so far. At most one
+//! anthology group, one work's books and one volume's originals are held at a
+//! time, so memory does not grow with the collection.
 //!
 //! Each book carries its own ground truth ([`SynthBook::family`],
 //! [`SynthBook::contains`]); [`GroundTruth`] keeps it by key, without the
@@ -18,12 +22,21 @@ use rand::rngs::SmallRng;
 use rand::RngExt;
 
 use super::{
-    anthology_book, family_books, stream_rng, unrelated_book, FamilyShape, Lexicon, SynthBook,
-    SynthRelation, STREAM_LAYOUT_STREAM,
+    anthology_book, family_books, stream_rng, unrelated_book, volume_book, FamilyShape, Lexicon,
+    SynthBook, SynthRelation, STREAM_LAYOUT_STREAM, STREAM_VOLUME_LAYOUT_STREAM,
 };
 
 /// Inclusive range of the number of works in one anthology.
 const ANTHOLOGY_WORKS: (usize, usize) = (2, 4);
+
+/// Inclusive range of the number of works bound in one volume.
+pub const VOLUME_WORKS: (usize, usize) = (25, 50);
+
+/// Most volumes open at once. About 2.5 books are yielded per work (0 to 2
+/// editions, anthologies, one unrelated book per two works) and a volume
+/// takes 25 to 50 works, so a volume spans about 95 books: shares above about
+/// 1% are not reached, volumes then follow each other back to back.
+pub const MAX_OPEN_VOLUMES: usize = 1;
 
 /// Options controlling [`stream`].
 #[derive(Debug, Clone, PartialEq)]
@@ -47,6 +60,11 @@ pub struct StreamOptions {
     pub anthology_share: f64,
     /// Probability that an unrelated book follows a work.
     pub unrelated_share: f64,
+    /// Share of the yielded books that are volumes binding
+    /// [`VOLUME_WORKS`] works each (0: none, and the stream is as without
+    /// volumes). Shares above about 1% are not reached (see
+    /// [`MAX_OPEN_VOLUMES`]).
+    pub volume_share: f64,
 }
 
 impl StreamOptions {
@@ -66,6 +84,7 @@ impl StreamOptions {
             ocr_noise: (0.0, 0.05),
             anthology_share: 0.15,
             unrelated_share: 0.5,
+            volume_share: 0.0,
         }
     }
 
@@ -96,6 +115,21 @@ pub struct BookStream {
     /// Originals waiting for their anthology.
     group: Vec<SynthBook>,
     group_size: usize,
+    volume_share: f64,
+    /// Draws the size of each volume, apart from the layout so that the
+    /// books between volumes are those of a stream without them.
+    volume_layout: SmallRng,
+    /// Volumes being filled, oldest first (at most [`MAX_OPEN_VOLUMES`]).
+    open_volumes: Vec<OpenVolume>,
+    volumes: usize,
+    /// Books queued so far, volumes included.
+    queued: usize,
+}
+
+/// A volume being filled: the originals bound so far and how many it takes.
+struct OpenVolume {
+    originals: Vec<SynthBook>,
+    works: usize,
 }
 
 /// Yields the `options.books` books of a collection one at a time: works in
@@ -118,6 +152,11 @@ pub fn stream(options: &StreamOptions) -> BookStream {
         unrelated: 0,
         group: Vec::with_capacity(ANTHOLOGY_WORKS.1),
         group_size,
+        volume_share: probability(options.volume_share),
+        volume_layout: stream_rng(options.seed, STREAM_VOLUME_LAYOUT_STREAM, 0),
+        open_volumes: Vec::new(),
+        volumes: 0,
+        queued: 0,
     }
 }
 
@@ -134,20 +173,68 @@ impl BookStream {
     /// Queues the next work's books, the anthology that work completes if
     /// any, and an unrelated book if one follows.
     fn advance(&mut self) {
+        let queued = self.ready.len();
         let books = family_books(self.works, &self.lexicon, &self.shape);
-        self.works += 1;
         if self.layout.random_bool(self.anthology_share) {
             self.group.push(books[0].clone());
         }
+        self.bind_in_volume(&books[0]);
+        self.works += 1;
         self.ready.extend(books);
         if self.group.len() == self.group_size {
             self.close_anthology();
         }
+        self.close_full_volume();
         if self.layout.random_bool(self.unrelated_share) {
             let book = unrelated_book(self.unrelated, &self.lexicon, &self.shape);
             self.ready.push_back(book);
             self.unrelated += 1;
         }
+        self.queued += self.ready.len() - queued;
+    }
+
+    /// Opens a volume if the volumes fall below their share of the books
+    /// queued so far, then binds `original` in the next open volume in turn.
+    fn bind_in_volume(&mut self, original: &SynthBook) {
+        if self.volume_share <= 0.0 {
+            return;
+        }
+        let behind = self.volumes as f64 <= self.volume_share * self.queued as f64;
+        if behind && self.open_volumes.len() < MAX_OPEN_VOLUMES {
+            let works = self
+                .volume_layout
+                .random_range(VOLUME_WORKS.0..=VOLUME_WORKS.1);
+            self.open_volumes.push(OpenVolume {
+                originals: Vec::with_capacity(works),
+                works,
+            });
+            self.volumes += 1;
+        }
+        if !self.open_volumes.is_empty() {
+            let turn = self.works % self.open_volumes.len();
+            self.open_volumes[turn].originals.push(original.clone());
+        }
+    }
+
+    /// Queues the first open volume that holds all its works, if any.
+    fn close_full_volume(&mut self) {
+        let Some(at) = self
+            .open_volumes
+            .iter()
+            .position(|v| v.originals.len() >= v.works)
+        else {
+            return;
+        };
+        let volume = self.open_volumes.remove(at);
+        let originals: Vec<&SynthBook> = volume.originals.iter().collect();
+        let number = self.volumes_closed();
+        let book = volume_book(number, &originals, &self.lexicon, &self.shape);
+        self.ready.push_back(book);
+    }
+
+    /// Volumes queued so far.
+    fn volumes_closed(&self) -> usize {
+        self.volumes - self.open_volumes.len() - 1
     }
 
     fn close_anthology(&mut self) {
@@ -203,6 +290,8 @@ enum Role {
     Version(usize),
     /// An anthology of these works.
     Anthology(Vec<usize>),
+    /// A volume of these works (key `vol…`).
+    Volume(Vec<usize>),
     Unrelated,
 }
 
@@ -228,6 +317,7 @@ impl GroundTruth {
     pub fn record(&mut self, book: &SynthBook) {
         let role = match (book.family, book.contains.is_empty()) {
             (Some(family), _) => Role::Version(family),
+            (None, false) if book.key.starts_with("vol") => Role::Volume(book.contains.clone()),
             (None, false) => Role::Anthology(book.contains.clone()),
             (None, true) => Role::Unrelated,
         };
@@ -256,8 +346,8 @@ impl GroundTruth {
             (Role::Version(x), Role::Version(y)) if x == y && a != b => {
                 Some(SynthRelation::Edition)
             }
-            (Role::Anthology(works), Role::Version(work))
-            | (Role::Version(work), Role::Anthology(works))
+            (Role::Anthology(works) | Role::Volume(works), Role::Version(work))
+            | (Role::Version(work), Role::Anthology(works) | Role::Volume(works))
                 if works.contains(work) =>
             {
                 Some(SynthRelation::Contains)
@@ -278,11 +368,31 @@ impl GroundTruth {
                 .roles
                 .values()
                 .map(|role| match role {
-                    Role::Anthology(works) => works.iter().map(|w| self.versions_of(*w)).sum(),
+                    Role::Anthology(works) | Role::Volume(works) => self.versions_in(works),
                     _ => 0,
                 })
                 .sum(),
         }
+    }
+
+    /// Whether the book keyed `key` was recorded as a volume.
+    pub fn is_volume(&self, key: &str) -> bool {
+        matches!(self.roles.get(key), Some(Role::Volume(_)))
+    }
+
+    /// Number of [`SynthRelation::Contains`] pairs whose container is a volume.
+    pub fn volume_pairs(&self) -> u64 {
+        self.roles
+            .values()
+            .map(|role| match role {
+                Role::Volume(works) => self.versions_in(works),
+                _ => 0,
+            })
+            .sum()
+    }
+
+    fn versions_in(&self, works: &[usize]) -> u64 {
+        works.iter().map(|w| self.versions_of(*w)).sum()
     }
 
     fn versions_of(&self, work: usize) -> u64 {
@@ -397,6 +507,77 @@ mod tests {
             }
             assert_eq!(truth.pairs(relation), pairs.count() as u64);
         }
+    }
+
+    fn with_volumes(books: usize, share: f64, seed: u64) -> StreamOptions {
+        StreamOptions {
+            volume_share: share,
+            ..small(books, 60, seed)
+        }
+    }
+
+    #[test]
+    fn volumes_bind_earlier_works_and_are_labelled_contains() {
+        let books: Vec<SynthBook> = stream(&with_volumes(2_000, 0.01, 4)).collect();
+        let mut seen = HashMap::new();
+        let mut volumes = 0;
+        let truth = truth_of(&books);
+        for (at, book) in books.iter().enumerate() {
+            if let Some(work) = book.family {
+                seen.entry(work).or_insert(at);
+                assert!(!truth.is_volume(&book.key));
+            }
+            if !book.key.starts_with("vol") {
+                continue;
+            }
+            volumes += 1;
+            assert!(truth.is_volume(&book.key));
+            let works = book.contains.len();
+            assert!(
+                (VOLUME_WORKS.0..=VOLUME_WORKS.1).contains(&works),
+                "{works}"
+            );
+            for work in &book.contains {
+                assert!(seen[work] < at, "{} binds work {work}", book.key);
+                let key = format!("w{work:05}");
+                assert_eq!(
+                    truth.relation(&book.key, &key),
+                    Some(SynthRelation::Contains)
+                );
+            }
+            let words = word_count(&book.text);
+            assert!(words >= works * 45, "{} has {words} words", book.key);
+        }
+        // About 1% of 2,000 books.
+        assert!((15..=25).contains(&volumes), "{volumes} volumes");
+        let in_volumes = truth.volume_pairs();
+        assert!(in_volumes >= volumes as u64 * 25, "{in_volumes} pairs");
+        assert!(truth.pairs(SynthRelation::Contains) > in_volumes);
+    }
+
+    #[test]
+    fn volumes_leave_the_other_books_as_they_were_and_memory_bounded() {
+        let plain: Vec<SynthBook> = stream(&small(1_500, 60, 6)).collect();
+        let mut books = stream(&with_volumes(1_500, 0.05, 6));
+        let mut others = Vec::new();
+        let mut volumes = 0;
+        while let Some(book) = books.next() {
+            assert!(books.open_volumes.len() <= MAX_OPEN_VOLUMES);
+            if book.key.starts_with("vol") {
+                volumes += 1;
+            } else {
+                others.push(book);
+            }
+        }
+        assert_eq!(others[..], plain[..others.len()]);
+        // Back to back: about one per 95 books.
+        assert!((10..=20).contains(&volumes), "{volumes} volumes");
+        let again: Vec<SynthBook> = stream(&with_volumes(1_500, 0.05, 6)).collect();
+        assert_eq!(again.len(), 1_500);
+        assert_eq!(
+            again.iter().filter(|b| b.key.starts_with("vol")).count(),
+            volumes
+        );
     }
 
     #[test]
