@@ -117,7 +117,7 @@ fn pairs_relations_in_tsv_and_json_lines() {
     let mut lines = out.lines();
     assert_eq!(
         lines.next().unwrap(),
-        "a\tb\tscore\tlcs\tcommon\ta_unique\tb_unique\trelation\tconfidence\tcontainer"
+        "a\tb\tscore\tlcs\tcommon\ta_unique\tb_unique\trelation\tconfidence\tcontainer\ta_part\ta_words\tb_part\tb_words"
     );
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split('\t').collect()).collect();
     assert_eq!(rows.len(), 3, "{out}");
