@@ -16,4 +16,4 @@ pub use lcs::{
 pub use retas::{
     align_texts, AlignedSpan, Alignment, CharEdits, RetasOptions, RetasStats, SpanKind,
 };
-pub use score::Score;
+pub use score::{Score, MIN_SPAN_SHARE};

@@ -60,10 +60,10 @@ pub struct StreamOptions {
     pub anthology_share: f64,
     /// Probability that an unrelated book follows a work.
     pub unrelated_share: f64,
-    /// Share of the yielded books that are volumes binding
-    /// [`VOLUME_WORKS`] works each (0: none, and the stream is as without
-    /// volumes). Shares above about 1% are not reached (see
-    /// [`MAX_OPEN_VOLUMES`]).
+    /// Share of the yielded books that are volumes binding 25 to 50 works
+    /// each (`VOLUME_WORKS`; 0: none, and the stream is as without
+    /// volumes). Shares above about 1% are not reached: one volume is
+    /// filled at a time (`MAX_OPEN_VOLUMES`).
     pub volume_share: f64,
 }
 
