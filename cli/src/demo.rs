@@ -238,9 +238,10 @@ fn show_queries(
         );
         for (rank, hit) in result.hits.iter().enumerate() {
             println!(
-                "  {:>2}. {:<12} coverage {:.3}  lcs {:>5} of {:>5} common  {}",
+                "  {:>2}. {:<12} {} {:.3}  lcs {:>5} of {:>5} common  {}",
                 rank + 1,
                 hit.key,
+                stemmata::Score::default(),
                 hit.score,
                 hit.overlap.lcs,
                 hit.overlap.common,
