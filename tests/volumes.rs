@@ -13,13 +13,19 @@ use stemmata_synth::{generate, SynthOptions};
 /// Sixteen generated works of 20,000 words from one vocabulary (so the
 /// small work's words recur across the volume, as a real language's do).
 fn works() -> Vec<String> {
+    originals(16, 20_000, 7)
+}
+
+/// The texts of `families` generated works of `words` words each, from the
+/// vocabulary of `seed`, without editions or anthologies.
+fn originals(families: usize, words: usize, seed: u64) -> Vec<String> {
     let options = SynthOptions {
-        min_words: 20_000,
-        max_words: 20_000,
+        min_words: words,
+        max_words: words,
         editions_per_family: (0, 0),
         anthology_share: 0.0,
         unrelated_books: 0,
-        ..SynthOptions::with_families(16, 7)
+        ..SynthOptions::with_families(families, seed)
     };
     generate(&options)
         .books
@@ -70,17 +76,7 @@ fn load(dir: &std::path::Path, parts: bool, volume: &str, small: &str) -> Index 
     };
     let index = builder.create(dir).unwrap();
     // A book of another vocabulary: related to nothing here.
-    let other = generate(&SynthOptions {
-        min_words: 1_500,
-        max_words: 1_500,
-        editions_per_family: (0, 0),
-        anthology_share: 0.0,
-        unrelated_books: 0,
-        ..SynthOptions::with_families(1, 99)
-    })
-    .books
-    .swap_remove(0)
-    .text;
+    let other = originals(1, 1_500, 99).swap_remove(0);
     let stats = index
         .load([
             Ok(Document::new("volume", volume.as_bytes())),

@@ -567,9 +567,15 @@ impl Join {
                     .map(|(&y, &x)| (y, x)),
             );
             self.pairs.sort_unstable();
-            let (in_x, in_y): (Vec<u32>, Vec<u32>) =
-                self.pairs.iter().map(|&(y, x)| (x, y)).unzip();
-            let (lcs, span_x, span_y) = lis_span(&in_x, &in_y);
+            // Written back in place, X's indexes over Y's, in Y's order.
+            let (in_x, in_y) = (
+                &mut self.gathered[start..end],
+                &mut self.gathered_other[start..end],
+            );
+            for ((x, y), &(at_y, at_x)) in in_x.iter_mut().zip(in_y.iter_mut()).zip(&self.pairs) {
+                (*x, *y) = (at_x, at_y);
+            }
+            let (lcs, span_x, span_y) = lis_span(in_x, in_y);
             let len_y = postings.lengths[candidate.book as usize];
             found(
                 candidate.book,
