@@ -37,6 +37,7 @@ use crate::storage::format::{FileKind, HEADER_LEN};
 use crate::storage::fs;
 use crate::storage::page_files::PageLocator;
 use crate::storage::pages;
+use crate::storage::segment::{self, Segment, Unreadable};
 use crate::store::layout::DEFAULT_MAX_FILE_BYTES;
 use crate::store::Store;
 
@@ -246,6 +247,10 @@ pub(crate) fn compact_files(
     }
     let rewrote = !relocation.remove_barrels.is_empty() || !relocation.remove_page_files.is_empty();
     if rewrote {
+        if store.format_version().has_segment_books() {
+            stats.segments_merged =
+                relocate_segments(store, next_segment, &segments, &books, &mut relocation)?;
+        }
         store.catalog().relocate(&relocation)?;
         for &n in &relocation.remove_barrels {
             stats.files_removed += u64::from(fs::remove_file(&store.barrel_path(n)).is_ok());
@@ -253,14 +258,68 @@ pub(crate) fn compact_files(
         for &n in &relocation.remove_page_files {
             stats.files_removed += u64::from(fs::remove_file(&store.page_file_path(n)).is_ok());
         }
+        for &n in &relocation.remove_segments {
+            stats.files_removed += u64::from(fs::remove_file(&store.segment_path(n)).is_ok());
+        }
     }
 
+    let next_segment = next_segment + u32::from(relocation.add_segment.is_some());
     let segment_compaction = crate::store::segments::compact(store, next_segment, Some(0.0))?;
-    stats.segments_merged = segment_compaction.merged as u64;
+    stats.segments_merged += segment_compaction.merged as u64;
     stats.files_removed += (segment_compaction.merged + segment_compaction.dropped) as u64;
     stats.warnings.extend(segment_compaction.warnings);
 
     Ok(stats)
+}
+
+/// Writes segment `number` holding every live book of the listed
+/// `segments`, with the entries and page locators `relocation` moved, and
+/// adds it to `relocation` in place of them: segments hold each book's
+/// entry (format 7), so they change in the transaction that moves the
+/// records. Every listed segment must be readable (`Corrupted` naming the
+/// first that is not, before anything is published). Returns the segments
+/// merged.
+fn relocate_segments(
+    store: &Store,
+    number: u32,
+    segments: &[(u32, u64)],
+    books: &[(u32, BookEntry)],
+    relocation: &mut Relocation,
+) -> Result<u64> {
+    let live: HashMap<u32, &BookEntry> = books.iter().map(|(id, e)| (*id, e)).collect();
+    let moved: HashMap<u32, &BookEntry> = relocation.books.iter().map(|(id, e)| (*id, e)).collect();
+    let moved_pages: HashMap<u32, PageLocator> = relocation.pages.iter().copied().collect();
+    let mut merged = Vec::new();
+    let mut k = 1;
+    for &(n, _) in segments {
+        let path = store.segment_path(n);
+        let segment = Segment::open_checked(&path).map_err(|error| {
+            Unreadable::of(&path, &error).error(
+                "compacting the index rewrites every segment, so it cannot run until the \
+                 segment is repaired; `stemmata verify` names the books to reload",
+            )
+        })?;
+        k = segment.hashes_per_book();
+        for position in 0..segment.book_count() {
+            let id = segment.book_id(position);
+            if !live.contains_key(&id) {
+                relocation.forget_dead.push(id);
+                continue;
+            }
+            let mut book = segment.segment_book(position)?;
+            if let Some(entry) = moved.get(&id) {
+                book.entry = (*entry).clone();
+            }
+            if let Some(locator) = moved_pages.get(&id) {
+                book.pages = Some(*locator);
+            }
+            merged.push(book);
+        }
+    }
+    let len = segment::write(&store.segment_path(number), merged, k)?;
+    relocation.add_segment = Some((number, len));
+    relocation.remove_segments = segments.iter().map(|&(n, _)| n).collect();
+    Ok(segments.len() as u64)
 }
 
 /// Fills in the sizes after the compaction, from the catalog as it is now.

@@ -33,12 +33,13 @@ use std::path::Path;
 
 use crate::error::{Error, IoContext, Result};
 use crate::repr::MinHashSig;
-use crate::storage::catalog::{Access, Catalog, StoredPages};
+use crate::storage::catalog::{Access, Catalog, SegmentSwap, StoredPages};
 use crate::storage::format::{sync_parent_dir, FormatVersion};
 use crate::storage::fs;
 use crate::storage::page_files::{PageFileWriter, PageLocator};
 use crate::storage::pages;
-use crate::store::layout::{CATALOG_FILE, DEFAULT_MAX_FILE_BYTES, PAGE_DIR};
+use crate::storage::segment;
+use crate::store::layout::{CATALOG_FILE, DEFAULT_MAX_FILE_BYTES, PAGE_DIR, SEGMENT_DIR};
 use crate::store::Store;
 
 /// Page-file bytes written between two syncs: bounds what the writer buffers.
@@ -166,7 +167,11 @@ pub(crate) fn upgrade(dir: &Path) -> Result<UpgradeStats> {
             // into parts) and the part options: one transaction.
             let upgraded = !from.is_current() && from.has_page_files();
             if upgraded {
-                store.catalog().upgrade(FormatVersion::CURRENT, &[], &[])?;
+                let swap = rebuild_segments(&store)?;
+                store
+                    .catalog()
+                    .upgrade(FormatVersion::CURRENT, &[], &[], &swap)?;
+                remove_replaced(&store, &swap);
             }
             let to = if upgraded {
                 FormatVersion::CURRENT
@@ -206,18 +211,29 @@ fn convert(dir: &Path) -> Result<UpgradeStats> {
     let from = options.version;
     stats.from_version = from.number();
     let store = Store::from_parts(dir, catalog, options);
+    let mut replaced = SegmentSwap::default();
     if from.has_catalog_pages() {
         let Moved { locators, lengths } = move_pages(&store)?;
-        store
-            .catalog()
-            .upgrade(FormatVersion::CURRENT, &locators, &lengths)?;
+        store.catalog().upgrade(
+            FormatVersion::CURRENT,
+            &locators,
+            &lengths,
+            &SegmentSwap::default(),
+        )?;
         stats.paged_books = locators.len() as u64;
         stats.page_files = lengths.len() as u64;
         stats.page_file_bytes = lengths.iter().map(|&(_, len)| len).sum();
-    } else if from.has_page_files() {
-        store.catalog().upgrade(FormatVersion::CURRENT, &[], &[])?;
     }
     drop(store);
+    if from.has_page_signatures() {
+        // The segments are rebuilt from the catalog as it now is, reopened:
+        // every book's page locator in place.
+        let (catalog, options) = Catalog::open(&copy, Access::ReadWrite)?;
+        let store = Store::from_parts(dir, catalog, options);
+        replaced = rebuild_segments(&store)?;
+        let version = FormatVersion::CURRENT;
+        store.catalog().upgrade(version, &[], &[], &replaced)?;
+    }
     let (mut catalog, options) = Catalog::open(&copy, Access::ReadWrite)?;
     stats.to_version = options.version.number();
     catalog.compact()?;
@@ -226,8 +242,47 @@ fn convert(dir: &Path) -> Result<UpgradeStats> {
     fs::rename(&copy, &catalog_path)?;
     fs::sync_dir(dir)?;
     drop(original);
+    for &n in &replaced.remove {
+        let _ = fs::remove_file(&dir.join(SEGMENT_DIR).join(format!("{n:06}.seg")));
+    }
     stats.catalog_bytes_after = file_len(&catalog_path)?;
     Ok(stats)
+}
+
+/// Writes one segment holding every live book of `store` with its book
+/// sections (entry, page locator, sequences read from the barrels, and its
+/// sketch from the listed segments), numbered above every file of the
+/// segment directory, synced; returns it with the segments it replaces,
+/// for the upgrade's catalog transaction. A listed segment that cannot be
+/// read stops the upgrade before anything changes: its sketches would be
+/// lost.
+fn rebuild_segments(store: &Store) -> Result<SegmentSwap> {
+    let number = crate::store::segments::prepare_dir(store)?;
+    let snapshot = store.catalog().snapshot()?;
+    let listed: Vec<u32> = snapshot.segments()?.into_iter().map(|(n, _)| n).collect();
+    let (books, damaged) = crate::store::segments::books_from_catalog(store, &snapshot, true)?;
+    drop(snapshot);
+    if let Some(damage) = damaged {
+        return Err(damage.error(
+            "upgrading rewrites every segment with its books' sequences, so it cannot run \
+             while a listed segment is damaged (its sketches would be lost); `stemmata verify` \
+             names the books to reload with the build that wrote the index",
+        ));
+    }
+    let k = store.sketch_options().map_or(1, |o| o.book.num_hashes);
+    let len = segment::write(&store.segment_path(number), books, k)?;
+    Ok(SegmentSwap {
+        add: Some((number, len)),
+        remove: listed,
+    })
+}
+
+/// Removes the segment files an upgrade unlisted (best effort: the next
+/// writer removes what is left).
+fn remove_replaced(store: &Store, swap: &SegmentSwap) {
+    for &n in &swap.remove {
+        let _ = fs::remove_file(&store.segment_path(n));
+    }
 }
 
 /// Writes every `pages` value of the format-3 `index` as a page-file

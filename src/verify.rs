@@ -134,12 +134,22 @@ impl Verifier<'_> {
         if let Some(sketch) = self.store.sketch_options() {
             let listed = snapshot.segments()?;
             let next_book_id = snapshot.next_book_id()?;
+            let mut locators = HashMap::new();
+            snapshot.each_pages(|id, stored| {
+                if let StoredPages::Locator(locator) = stored {
+                    locators.insert(id, locator);
+                }
+                Ok(())
+            })?;
             let segments = SegmentCheck {
                 listed: &listed,
                 books: &books,
                 sketch,
                 next_book_id,
                 last_attempt,
+                dead: snapshot.dead_books()?.into_iter().collect(),
+                locators,
+                barrels: &barrels,
             };
             let damaged = self.verify_segments(&segments, &mut stats)?;
             self.verify_pages(&snapshot, &books, sketch, &mut stats)?;
@@ -291,13 +301,16 @@ impl Verifier<'_> {
                 ));
             }
             self.check_segment_shape(&segment, check.sketch)?;
-            let mut from_books: [Vec<(u64, u32)>; Table::ALL.len()] = Default::default();
+            // Decoding checked the tables against the books' keys.
             for (slot, (id, _, signature)) in segment.books().enumerate() {
                 if id >= next_book_id {
                     return Err(Error::corrupted(
                         path.clone(),
                         format!("sketches book id {id}, which the catalog never handed out (next id {next_book_id})"),
                     ));
+                }
+                if segment.has_books() {
+                    self.check_book_sections(&segment, slot, id, check)?;
                 }
                 if !live.contains(&id) {
                     stats.dead_sketches += 1;
@@ -306,29 +319,11 @@ impl Verifier<'_> {
                         path.clone(),
                         format!("book id {id} is sketched in another listed segment too"),
                     ));
-                } else {
+                } else if segment.sketched(slot) {
                     stats.sketched_books += 1;
                 }
-                check_value_keys(&segment, slot, id, &signature)?;
-                for table in Table::ALL {
-                    let keys = segment.book_keys(slot, table).map(|key| (key, id));
-                    from_books[table as usize].extend(keys);
-                }
-            }
-            for table in Table::ALL {
-                let expected = &mut from_books[table as usize];
-                expected.sort_unstable();
-                let stored = segment
-                    .entries(table)
-                    .flat_map(|(key, ids)| ids.map(move |id| (key, id)));
-                if !stored.eq(expected.iter().copied()) {
-                    return Err(Error::corrupted(
-                        path.clone(),
-                        format!(
-                            "the {} table does not hold exactly its books' keys",
-                            table.name()
-                        ),
-                    ));
+                if segment.sketched(slot) {
+                    check_value_keys(&segment, slot, id, &signature)?;
                 }
             }
             stats.segments += 1;
@@ -356,8 +351,64 @@ impl Verifier<'_> {
     }
 }
 
+impl Verifier<'_> {
+    /// Checks the book sections of the book at `slot` of a format-7
+    /// `segment` (book id `id`) against the catalog and the barrels: a live
+    /// book's entry and page locator are the catalog's and its sequences
+    /// its barrel records'; any other book is listed as dead, or readers
+    /// would take it for live.
+    fn check_book_sections(
+        &self,
+        segment: &Segment,
+        slot: usize,
+        id: u32,
+        check: &SegmentCheck<'_>,
+    ) -> Result<()> {
+        let corrupted = |what: String| Error::corrupted(segment.path().to_path_buf(), what);
+        let Ok(at) = check.books.binary_search_by_key(&id, |&(id, _)| id) else {
+            if check.dead.contains(&id) {
+                return Ok(());
+            }
+            return Err(corrupted(format!(
+                "holds book id {id}, which is neither live nor listed in dead_books: readers \
+                 would take it for a live book"
+            )));
+        };
+        let entry = &check.books[at].1;
+        let (stored, locator) = segment.entry(slot)?;
+        if &stored != entry || locator != check.locators.get(&id).copied() {
+            return Err(corrupted(format!(
+                "the entry of book {:?} (id {id}) disagrees with the catalog's",
+                entry.key
+            )));
+        }
+        let parts = self.store.book_record(check.barrels, id, entry)?;
+        let held = segment.book_parts(slot);
+        if parts.len() != held.len()
+            || parts.iter().zip(held).any(|(part, at)| {
+                !segment
+                    .part_hashes(at)
+                    .iter()
+                    .eq(part.hashes.iter().copied())
+            })
+        {
+            return Err(corrupted(format!(
+                "the sequences of book {:?} (id {id}) disagree with its barrel records",
+                entry.key
+            )));
+        }
+        Ok(())
+    }
+}
+
 /// What the segment half of [`verify`] checks against.
 struct SegmentCheck<'a> {
+    /// Ids the catalog lists as dead.
+    dead: HashSet<u32>,
+    /// Each live book's page locator.
+    locators: HashMap<u32, crate::storage::page_files::PageLocator>,
+    /// The snapshot's barrels.
+    barrels: &'a HashMap<u32, crate::storage::barrel::BarrelReader>,
     /// The listed segments and their lengths.
     listed: &'a [(u32, u64)],
     /// The live books.

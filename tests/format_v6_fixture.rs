@@ -96,3 +96,47 @@ fn the_version_6_fixture_finds_alpha_inside_the_volume() {
         assert_eq!(volume.overlap.lcs, 11, "{mode:?}");
     }
 }
+
+#[test]
+fn a_copy_of_the_version_6_fixture_upgrades_to_format_7_with_the_same_answers() {
+    type Hits = Vec<(String, u32, WordRange)>;
+    let answers = |index: &Index| -> Vec<(Mode, Hits)> {
+        let reader = index.reader().unwrap();
+        [Mode::Exact, Mode::Approximate]
+            .into_iter()
+            .map(|mode| {
+                let hits = reader
+                    .query_key("alpha", &QueryOptions::default().mode(mode))
+                    .unwrap()
+                    .hits;
+                let hits = hits
+                    .into_iter()
+                    .map(|h| (h.key, h.overlap.lcs, h.hit_words))
+                    .collect();
+                (mode, hits)
+            })
+            .collect()
+    };
+    let dir = common::fixture_copy("v6");
+    let before = answers(&Index::open_read_only(dir.path()).unwrap());
+    let (index, stats) = Index::upgrade(dir.path()).unwrap();
+    assert_eq!((stats.from_version, stats.to_version), (6, 7));
+    // The index's own part options are kept, not reset to the defaults.
+    let parts = index.part_options();
+    assert_eq!((parts.volume_words, parts.part_words), (64, 32));
+    let verified = index.verify().unwrap();
+    assert_eq!(
+        (verified.books, verified.segments, verified.paged_books),
+        (4, 1, 1)
+    );
+    assert_eq!(answers(&index), before);
+    let segment = std::fs::read_dir(dir.path().join("segments"))
+        .unwrap()
+        .map(|e| std::fs::read(e.unwrap().path()).unwrap())
+        .next()
+        .unwrap();
+    assert_eq!(&segment[8..12], &[7u8, 0, 2, 0][..]);
+    // It takes loads, and deletes list the dead.
+    common::load_docs(&index, documents().into_iter().take(1).collect(), 10);
+    assert_eq!(index.verify().unwrap().books, 4);
+}

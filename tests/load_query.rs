@@ -436,13 +436,14 @@ fn books_are_written_in_input_order_whatever_order_the_workers_finish_in() {
         .collect();
     assert_eq!(duplicates, expected);
     let reader = index.reader().unwrap();
-    let ids: Vec<(u32, &str)> = (0..120u32)
+    let ids: Vec<(u32, String)> = (0..120u32)
         .filter(|i| i % 10 != 9)
         .map(|i| format!("k{i}"))
-        .filter_map(|key| reader.book(&key).ok().map(|b| (b.id, b.key.as_str())))
+        .filter_map(|key| reader.book(&key).ok().map(|b| (b.id, b.key)))
         .collect();
     assert_eq!(ids.len(), 108);
-    for (i, &(id, key)) in ids.iter().enumerate() {
+    for (i, (id, key)) in ids.iter().enumerate() {
+        let (id, key) = (*id, key.as_str());
         let place: u32 = key[1..].parse().unwrap();
         if place.is_multiple_of(10) {
             // Replaced by the document nine places later.

@@ -502,10 +502,7 @@ pub fn query(args: QueryArgs) -> Result<ExitCode> {
         );
     }
     for (rank, hit) in result.hits.iter().enumerate() {
-        let title = reader
-            .book(&hit.key)
-            .map(|b| b.title.as_str())
-            .unwrap_or("");
+        let title = hit.title.as_str();
         let relation = relations.as_ref().map_or(String::new(), |r| {
             format!(
                 "{:<32} ",

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use stemmata::storage::catalog::{Access, Catalog, CatalogBatch};
+use stemmata::storage::segment;
 use stemmata::{Document, Index};
 
 /// An index in `dir/idx` of a generated collection of `families` families.
@@ -147,6 +148,30 @@ fn rekey(dir: &Path, new: &[(&str, &str, &str)]) {
     assert_eq!(batch.insert.len(), new.len());
     drop(snapshot);
     catalog.commit(&batch).unwrap();
+    // Readers take entries from the segments: they are rewritten too.
+    let snapshot = catalog.snapshot().unwrap();
+    let next_book_id = snapshot.next_book_id().unwrap();
+    for (n, _) in snapshot.segments().unwrap() {
+        let path = dir.join("segments").join(format!("{n:06}.seg"));
+        let segment = segment::Segment::open_checked(&path).unwrap();
+        let (mut books, k) = segment::merged_books(&[&segment], |_| true).unwrap();
+        drop(segment);
+        for book in &mut books {
+            if let Some(&(_, key, title)) = new.iter().find(|n| n.0 == book.entry.key) {
+                book.entry.key = key.to_string();
+                book.entry.title = title.to_string();
+            }
+        }
+        std::fs::remove_file(&path).unwrap();
+        let len = segment::write(&path, books, k).unwrap();
+        catalog
+            .commit(&CatalogBatch {
+                add_segments: vec![(n, len)],
+                next_book_id,
+                ..CatalogBatch::default()
+            })
+            .unwrap();
+    }
 }
 
 #[test]

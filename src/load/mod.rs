@@ -39,6 +39,7 @@ use crate::storage::catalog::{BookEntry, CatalogBatch};
 use crate::storage::page_files::PageFileWriter;
 use crate::storage::pages;
 use crate::storage::segment::SketchRecord;
+use crate::storage::segment_books::SegmentBook;
 use crate::store::segments;
 use crate::store::{Store, WriterGuard};
 use crate::text::{decode_owned, no_words_reason, unreadable};
@@ -277,6 +278,8 @@ struct Prepared {
     sketch: SketchRecord,
     /// Its page signatures; empty when it has one page.
     page_signatures: Vec<MinHashSig>,
+    /// Each part's unique-word hashes, for the segment's book sections.
+    part_hashes: Vec<Vec<u32>>,
 }
 
 /// The work of a worker thread: checks, decodes and extracts one document.
@@ -342,16 +345,22 @@ fn prepare(
     }
     let sketch = BookSketch::compute(&decoded.text, sketch_options);
     drop(decoded.text);
-    let parts: Vec<EncodedSequence> = parts
-        .into_iter()
-        .map(EncodedSequence::encode_owned)
-        .collect::<Result<_>>()?;
+    // Each part's hashes are kept for the segment; its positions are freed
+    // as it is compressed.
+    let mut part_hashes = Vec::with_capacity(parts.len());
+    let mut encoded = Vec::with_capacity(parts.len());
+    for part in parts {
+        encoded.push(EncodedSequence::encode(&part)?);
+        part_hashes.push(part.hashes);
+    }
+    let parts = encoded;
     // A book's records are read in one piece, whose length is a u32.
     let record_len = u32::try_from(parts.iter().map(EncodedSequence::record_len).sum::<u64>())
         .map_err(|_| bad("too long: its records take 4 GiB or more"))?;
     Ok(Prepared {
         sketch: SketchRecord::new(0, &sketch, sketch_options),
         page_signatures: sketch.pages,
+        part_hashes,
         unique_words: unique_words as u32,
         record_len,
         parts,
@@ -399,7 +408,8 @@ pub struct BulkLoader<'p> {
     /// Min-hashes per page signature.
     page_hashes: usize,
     next_segment: u32,
-    sketches: Vec<SketchRecord>,
+    /// The books of the current batch, for its segment.
+    segment_books: Vec<SegmentBook>,
     batch: CatalogBatch,
     /// Every key written by this load, with the source of its document (an
     /// empty source stands for the key itself, as [`Document::new`] gives).
@@ -488,7 +498,7 @@ impl<'p> BulkLoader<'p> {
             next_page_file,
             page_hashes: sketch_options.window_hashes,
             next_segment,
-            sketches: Vec::new(),
+            segment_books: Vec::new(),
             batch: CatalogBatch {
                 next_book_id,
                 ..CatalogBatch::default()
@@ -602,11 +612,12 @@ impl<'p> BulkLoader<'p> {
         }
         let mut sketch = prepared.sketch;
         sketch.book_id = id;
-        self.sketches.push(sketch);
+        let mut page_locator = None;
         if !prepared.page_signatures.is_empty() {
             let record = pages::encode_record(id, &prepared.page_signatures, self.page_hashes);
             let locator = self.current_page_file()?.append(&record)?;
             self.batch.pages.push((id, locator));
+            page_locator = Some(locator);
         }
         let document = prepared.document;
         let bytes = prepared.bytes;
@@ -625,22 +636,27 @@ impl<'p> BulkLoader<'p> {
             key: &document.key,
             bytes,
         });
-        self.batch.insert.push((
-            id,
-            BookEntry {
-                key: document.key,
-                title: document.title,
-                author: document.author,
-                language: document.language,
-                words: prepared.words,
-                pages: prepared.pages,
-                unique_words: prepared.unique_words,
-                distinct_words: prepared.distinct_words,
-                barrel: barrel_number,
-                offset,
-                record_len: prepared.record_len,
-            },
-        ));
+        let entry = BookEntry {
+            key: document.key,
+            title: document.title,
+            author: document.author,
+            language: document.language,
+            words: prepared.words,
+            pages: prepared.pages,
+            unique_words: prepared.unique_words,
+            distinct_words: prepared.distinct_words,
+            barrel: barrel_number,
+            offset,
+            record_len: prepared.record_len,
+        };
+        self.segment_books.push(SegmentBook {
+            sketch,
+            sketched: true,
+            entry: entry.clone(),
+            pages: page_locator,
+            parts: prepared.part_hashes,
+        });
+        self.batch.insert.push((id, entry));
         if self.batch.insert.len() >= self.options.batch_books {
             self.commit()?;
         }
@@ -713,9 +729,9 @@ impl<'p> BulkLoader<'p> {
             None => Vec::new(),
         };
         let segment = self.next_segment;
-        let segment_len = segments::write(&self.store, segment, &mut self.sketches)?;
+        let books = std::mem::take(&mut self.segment_books);
+        let segment_len = segments::write(&self.store, segment, books)?;
         self.next_segment += 1;
-        self.sketches.clear();
         self.batch.add_segments = vec![(segment, segment_len)];
         let outcome = self.store.catalog().commit(&self.batch)?;
         self.stats.books += self.batch.insert.len() as u64;

@@ -11,8 +11,8 @@
 //!   sketches do not say which parts match, the word sample does.
 //! - **The word sample**: the unique words of every part whose hash falls in
 //!   one residue class of [`WORD_SAMPLE_RATE`] ([`in_word_sample`]), kept in
-//!   text order, with postings built in memory on first use from the
-//!   sequences the reader holds (nothing is stored for it). Each part of the
+//!   text order, read from the unique-word postings (nothing more is
+//!   stored for it). Each part of the
 //!   query is joined against it as exact mode joins against the full
 //!   postings, and a pair of parts is proposed when their sampled sequences
 //!   share at least [`MIN_SAMPLED_LCS`] words in order and their LCS stands
@@ -34,16 +34,13 @@
 
 use roaring::RoaringBitmap;
 
-use super::postings::{Candidate, Join, Postings, Probe, WordId};
+use super::postings::{Candidate, Join, Postings, Probe};
 use super::query_book::QueryBook;
 use super::Reader;
 use crate::align::Overlap;
-use crate::error::{Error, Result};
 use crate::repr::minhash::mix64;
 use crate::repr::sketch::{BookSketch, SketchOptions, Table};
 use crate::repr::SimHash128;
-use crate::storage::segment::{Segment, Unreadable};
-use crate::store::Store;
 
 /// A key listing more than `max(MIN_KEY_CAP, books / KEY_CAP_DIVISOR)`
 /// books is skipped as uninformative: shared boilerplate such as licence
@@ -96,15 +93,6 @@ pub const SAMPLED_ORDER_EVIDENCE: f64 = 2.0;
 /// Whether the unique word `word` (its 32-bit hash) is in the word sample.
 pub fn in_word_sample(word: u32) -> bool {
     mix64(u64::from(word) ^ WORD_SAMPLE_SALT).is_multiple_of(WORD_SAMPLE_RATE)
-}
-
-/// The sampled words of a unique-word sequence, in its order.
-pub fn word_sample_of(sequence: &[u32]) -> Vec<u32> {
-    sequence
-        .iter()
-        .copied()
-        .filter(|&w| in_word_sample(w))
-        .collect()
 }
 
 /// Whether two sampled sequences share enough words in order: an LCS of at
@@ -185,13 +173,10 @@ impl SourceCounts {
     }
 }
 
-/// The sketch side of a reader: segments, and each slot's simhash and keys.
+/// The sketch side of a reader: its options and key cap. Sketches and key
+/// tables are read from the reader's segments in place.
 pub(crate) struct Sketches {
     options: SketchOptions,
-    segments: Vec<Segment>,
-    /// Per reader slot: (segment, position in it), when sketched.
-    place: Vec<Option<(u32, u32)>>,
-    simhash: Vec<SimHash128>,
     key_cap: usize,
 }
 
@@ -199,62 +184,21 @@ pub(crate) struct Sketches {
 pub(crate) type QueryKeys = [Vec<u64>; Table::ALL.len()];
 
 impl Sketches {
-    /// Reads the segments listed in `listed` for the books of `reader_ids`
-    /// (reader slot order, ascending ids). The first listed segment that
-    /// cannot be read is the inner error; a missing one is an outer
-    /// `Io` error (for the caller to retry on a fresh snapshot) unless
-    /// `last_attempt`.
-    pub(crate) fn open(
-        store: &Store,
-        options: SketchOptions,
-        listed: &[(u32, u64)],
-        reader_ids: &[u32],
-        last_attempt: bool,
-    ) -> Result<std::result::Result<Sketches, Unreadable>> {
-        let mut segments = Vec::with_capacity(listed.len());
-        for &(n, _) in listed {
-            let path = store.segment_path(n);
-            match Segment::open(&path) {
-                Ok(segment) => segments.push(segment),
-                Err(Error::Io { path, source })
-                    if source.kind() == std::io::ErrorKind::NotFound && !last_attempt =>
-                {
-                    return Err(Error::Io { path, source });
-                }
-                Err(error) => return Ok(Err(Unreadable::of(&path, &error))),
-            }
-        }
-        let mut place = vec![None; reader_ids.len()];
-        let mut simhash = vec![SimHash128::default(); reader_ids.len()];
-        for (s, segment) in segments.iter().enumerate() {
-            for (position, (id, hash, _)) in segment.books().enumerate() {
-                if let Ok(slot) = reader_ids.binary_search(&id) {
-                    place[slot] = Some((s as u32, position as u32));
-                    simhash[slot] = hash;
-                }
-            }
-        }
-        Ok(Ok(Sketches {
+    /// The sketch side of a reader of `books` live books.
+    pub(crate) fn new(options: SketchOptions, books: usize) -> Sketches {
+        Sketches {
             options,
-            segments,
-            place,
-            simhash,
-            key_cap: MIN_KEY_CAP.max(reader_ids.len() / KEY_CAP_DIVISOR),
-        }))
+            key_cap: MIN_KEY_CAP.max(books / KEY_CAP_DIVISOR),
+        }
     }
 
-    /// Books without a sketch (none in an index written by one build).
-    pub(crate) fn unsketched(&self) -> usize {
-        self.place.iter().filter(|p| p.is_none()).count()
-    }
-
-    /// The stored keys of the book in `slot`.
-    pub(crate) fn keys_of_slot(&self, slot: u32) -> QueryKeys {
-        Table::ALL.map(|table| match self.place[slot as usize] {
-            Some((s, position)) => self.segments[s as usize]
-                .book_keys(position as usize, table)
-                .collect(),
-            None => Vec::new(),
+    /// The stored keys of the book in `slot` (none when it has no sketch).
+    pub(crate) fn keys_of_slot(&self, reader: &Reader, slot: u32) -> QueryKeys {
+        let (r, position) = reader.runs().locate_slot(slot);
+        let segment = &reader.runs().segments()[r];
+        Table::ALL.map(|table| match segment.sketched(position) {
+            true => segment.book_keys(position, table).collect(),
+            false => Vec::new(),
         })
     }
 
@@ -267,8 +211,10 @@ impl Sketches {
         )
     }
 
-    pub(crate) fn simhash_of_slot(&self, slot: u32) -> SimHash128 {
-        self.simhash[slot as usize]
+    /// The stored simhash of the book in `slot`.
+    pub(crate) fn simhash_of_slot(&self, reader: &Reader, slot: u32) -> SimHash128 {
+        let (r, position) = reader.runs().locate_slot(slot);
+        reader.runs().segments()[r].sketch_record(position).simhash
     }
 
     /// Reader slots proposed by `keys` (simhash ones within the Hamming
@@ -284,21 +230,28 @@ impl Sketches {
         let mut counts = SourceCounts::default();
         let mut all = RoaringBitmap::new();
         let distance = self.options.simhash_distance;
-        let near = |slot: u32| self.simhash[slot as usize].hamming(&simhash) <= distance;
+        let near = |slot: u32| self.simhash_of_slot(reader, slot).hamming(&simhash) <= distance;
+        let runs = reader.runs();
         for table in Table::ALL {
             let keep = |slot: u32| wanted(slot) && (table != Table::SimHash || near(slot));
             let mut hits: Vec<u32> = Vec::new();
             for &key in &keys[table as usize] {
-                let listed: Vec<u32> = self
-                    .segments
+                let listed: usize = runs
+                    .segments()
                     .iter()
-                    .flat_map(|s| s.lookup(table, key))
-                    .collect();
-                if listed.len() > self.key_cap {
+                    .map(|s| s.lookup(table, key).count())
+                    .sum();
+                if listed > self.key_cap {
                     counts.skipped_keys += 1;
                     continue;
                 }
-                hits.extend(listed.into_iter().filter_map(|id| reader.slot_of_id(id)));
+                for segment in runs.segments() {
+                    hits.extend(
+                        segment
+                            .lookup(table, key)
+                            .filter_map(|id| runs.slot_of_id(id)),
+                    );
+                }
             }
             let least = if table == Table::Value {
                 MIN_SHARED_VALUES as usize
@@ -320,13 +273,12 @@ impl Sketches {
 }
 
 impl Reader {
-    /// Postings of every part's word sample, built on first use.
-    pub(crate) fn word_sample(&self) -> &Postings {
-        self.word_sample.get_or_init(|| {
-            let sampled: Vec<Vec<u32>> = self.sequences.iter().map(|s| word_sample_of(s)).collect();
-            let cap = MIN_SAMPLE_WORD_CAP.max(sampled.len() / SAMPLE_WORD_CAP_DIVISOR);
-            Postings::build(&sampled, cap as u32)
-        })
+    /// The word sample's postings: the unique-word postings, read for the
+    /// sampled words only, without those listed in more parts than the
+    /// sample's cap.
+    pub(crate) fn word_sample(&self) -> Postings<'_> {
+        let cap = MIN_SAMPLE_WORD_CAP.max(self.part_count() / SAMPLE_WORD_CAP_DIVISOR);
+        Postings::sample(self.runs(), cap as u32)
     }
 
     /// The pairs (query part, stored part) whose word samples share enough
@@ -342,27 +294,20 @@ impl Reader {
         wanted: impl Fn(u32) -> bool,
     ) -> Vec<(u32, u32)> {
         let sample = self.word_sample();
-        let resolved: Vec<Vec<WordId>> = match *query {
-            QueryBook::Stored(_) => Vec::new(),
-            QueryBook::Text(parts) => parts
-                .iter()
-                .map(|p| sample.resolve(&word_sample_of(&p.hashes)))
-                .collect(),
-        };
         let probes: Vec<Probe<'_>> = match *query {
             QueryBook::Stored(slot) if later_only => {
-                self.part_range(slot).map(Probe::BookAgainstLater).collect()
+                self.part_range(slot).map(Probe::PartAgainstLater).collect()
             }
-            QueryBook::Stored(slot) => self.part_range(slot).map(Probe::Book).collect(),
-            QueryBook::Text(_) => resolved.iter().map(|r| Probe::Words(r)).collect(),
+            QueryBook::Stored(slot) => self.part_range(slot).map(Probe::Part).collect(),
+            QueryBook::Text(parts) => parts.iter().map(|p| Probe::Hashes(&p.hashes)).collect(),
         };
         let mut pairs = Vec::new();
         for (q, probe) in probes.iter().enumerate() {
-            let len_x = sample.probe_words(probe).len() as u32;
+            let len_x = sample.probe_len(probe);
             // The grid bound on the LCS must reach what the fewest common
             // words possible would ask for.
             let keep: Vec<Candidate> = join
-                .count(sample, probe)
+                .count(&sample, probe)
                 .iter()
                 .filter(|c| {
                     f64::from(c.lcs_at_most - c.frequent_at_most) >= least_sampled_lcs(c.counted)
@@ -370,7 +315,7 @@ impl Reader {
                 })
                 .copied()
                 .collect();
-            join.align(sample, probe, len_x, &keep, |part, overlap| {
+            join.align(&sample, len_x, &keep, |part, overlap| {
                 if sample_in_order(&overlap) {
                     pairs.push((q as u32, part));
                 }

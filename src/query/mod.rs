@@ -1,15 +1,18 @@
 //! Queries over a snapshot of the index: top-k and threshold queries for a
 //! book or new text, and the all-pairs job.
 //!
-//! A [`Reader`] reads the catalog in one read transaction, keeps every
-//! book's unique-word hashes from the barrels (one barrel at a time; word
-//! positions are read again, one record at a time, when a relation needs
-//! them) and reads the sketch segments; the unique-word postings of exact
-//! mode are built in memory on first use. A damaged sketch segment does not
-//! stop a reader: exact mode and relations need only the barrels and page
-//! files, and approximate mode returns the error naming the segment.
-//! Loads that commit later do not change it. [`Reader::relation`] tells how
-//! two stored books relate (`relations.rs`).
+//! A [`Reader`] takes the list of segments, barrels and page files and the
+//! dead book ids from the catalog in one read transaction, and maps the
+//! segments: each holds its books' entries, unique-word sequences and
+//! postings, sketches and key tables ([`runs`]), read in place, so opening
+//! costs the same whatever the collection's size and memory grows with
+//! what queries touch. Word positions are read from the barrels, one
+//! record at a time, when a hit or a relation needs them. An index of a
+//! format before 7 has none of this in its segments: its reader builds the
+//! same in memory at open, from the barrels and the catalog (and a damaged
+//! sketch segment there leaves exact mode working and approximate mode
+//! reporting it). Loads that commit later do not change a reader.
+//! [`Reader::relation`] tells how two stored books relate (`relations.rs`).
 
 mod approx;
 mod clusters;
@@ -19,6 +22,7 @@ mod planner;
 mod postings;
 mod query_book;
 mod relations;
+mod runs;
 
 pub use approx::SourceCounts;
 pub use clusters::Clusters;
@@ -27,20 +31,19 @@ pub use pairs::{AllPairs, Pair, PairsOptions, PairsStats};
 pub use planner::{Explain, Hit, Mode, OverlapFields, QueryOptions, QueryResult};
 pub use relations::RelationInput;
 
-use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, OnceLock};
 
 use crate::error::{Error, Result};
 use crate::repr::{book_parts, unique_words::extract, UniqueWordSeq};
-use crate::storage::barrel::BarrelReader;
-use crate::storage::catalog::BookEntry;
-use crate::storage::segment::Unreadable;
+use crate::storage::catalog::CatalogSnapshot;
+use crate::storage::segment::{self, Segment, Unreadable};
 use crate::store::records::RecordFiles;
 use crate::store::{BookRef, RecordPlace, Store};
 use crate::text::decode;
 use approx::Sketches;
-use postings::Postings;
+use postings::{Frequent, Postings};
 use query_book::QueryBook;
+use runs::Runs;
 
 /// What a reader knows about one book.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -86,10 +89,18 @@ impl PairVerifier<'_> {
     /// [`Reader::books`]): of their best pair of parts under the default
     /// score (the first pair when none scores); |X| is `a`'s part.
     pub fn verify_slots(&mut self, a: u32, b: u32) -> crate::align::Overlap {
+        let runs = self.reader.runs();
+        self.verify_pair(runs.slot_of_place(a), runs.slot_of_place(b))
+    }
+
+    /// The overlap of the books in slots `a` and `b`, as
+    /// [`Self::verify_slots`].
+    fn verify_pair(&mut self, a: u32, b: u32) -> crate::align::Overlap {
+        let postings = self.reader.postings();
         let mut best: Option<(f64, crate::align::Overlap)> = None;
         for x in self.reader.part_range(a) {
             for y in self.reader.part_range(b) {
-                let overlap = self.join.align_pair(self.reader.postings(), x, y);
+                let overlap = self.join.align_pair(&postings, x, y);
                 let score = crate::align::Score::default().value(&overlap);
                 if best.is_none_or(|(kept, _)| score > kept) {
                     best = Some((score, overlap));
@@ -100,32 +111,26 @@ impl PairVerifier<'_> {
     }
 }
 
-/// A consistent snapshot of an index for queries. It holds in memory what
-/// every query needs: each book's unique-word hashes (in text order) and
-/// the sketch segments. What only relations need is read on demand from the
-/// files of its snapshot, which it holds open: word positions from the
-/// barrels and page signatures from the page files (from memory, in format
-/// 3). Loads, deletes and compactions after it opened do not change what it
-/// answers. Cheap to share between threads (`&Reader` is `Sync`).
+/// A consistent snapshot of an index for queries. Its segments, mapped,
+/// hold what every query needs: each book's entry, unique-word hashes (in
+/// text order), postings, sketches and key tables. What only hits and
+/// relations need is read on demand from the files of its snapshot, which
+/// it holds open: word positions from the barrels and page signatures from
+/// the page files (from the catalog's copy, in format 3). Loads, deletes
+/// and compactions after it opened do not change what it answers. Cheap to
+/// share between threads (`&Reader` is `Sync`).
 pub struct Reader {
-    books: Vec<BookInfo>,
-    /// Each part's unique-word hashes in text order (its sequence without
-    /// the positions), book after book: the planner's unit.
-    sequences: Vec<Vec<u32>>,
-    /// Book slot `s` has parts `part_starts[s]..part_starts[s + 1]`.
-    part_starts: Vec<u32>,
-    /// The book slot of each part.
-    part_books: Vec<u32>,
-    /// Where each book's full record is in the barrels.
-    places: Vec<RecordPlace>,
-    by_key: HashMap<String, u32>,
-    postings: OnceLock<Postings>,
-    /// Postings of the word sample of approximate mode, built on first use.
-    word_sample: OnceLock<Postings>,
+    runs: Runs,
+    /// Every live book's [`BookInfo`], built on first use.
+    books: OnceLock<Vec<BookInfo>>,
     frequent_word_cap: u32,
+    /// Each part's frequent words under `frequent_word_cap`, counted on
+    /// first use.
+    frequent: OnceLock<Frequent>,
     sketches: Option<Sketches>,
-    /// The first listed segment that could not be read, if any: then
-    /// `sketches` is `None` and approximate mode reports it.
+    /// The first listed segment that could not be read, if any (an index
+    /// before format 7): then `sketches` is `None` and approximate mode
+    /// reports it.
     damaged_segment: Option<Unreadable>,
     /// The barrels, page files and page locators of the snapshot.
     files: RecordFiles,
@@ -137,7 +142,7 @@ impl std::fmt::Debug for Reader {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Reader")
             .field("dir", &self.store.dir())
-            .field("books", &self.books.len())
+            .field("books", &self.len())
             .field("sketches", &self.sketches.is_some())
             .field("damaged_segment", &self.damaged_segment())
             .finish()
@@ -147,9 +152,10 @@ impl std::fmt::Debug for Reader {
 impl Reader {
     /// Opens a snapshot. A compaction that commits while the snapshot is
     /// being read may remove a segment it lists; the open is then retried
-    /// on a fresh snapshot. A listed segment that cannot be read (still
-    /// missing on the last attempt, or damaged) leaves the reader without
-    /// sketches: exact mode works, approximate mode returns the damage.
+    /// on a fresh snapshot. A listed segment that cannot be opened is an
+    /// error naming it (in an index before format 7, it leaves the reader
+    /// without sketches: exact mode works, approximate mode returns the
+    /// damage).
     pub(crate) fn open(store: &Arc<Store>) -> Result<Reader> {
         let mut attempts = 0;
         loop {
@@ -166,66 +172,23 @@ impl Reader {
 
     fn open_snapshot(store: &Arc<Store>, last_attempt: bool) -> Result<Reader> {
         let snapshot = store.catalog().snapshot()?;
-        let entries = snapshot.books()?;
-        let barrels = snapshot.barrels()?;
-        let segments = snapshot.segments()?;
-        let files = RecordFiles::open(store, &snapshot)?;
-        drop(snapshot);
-        let committed: HashMap<u32, u64> = barrels.into_iter().collect();
-        let hashes = read_hashes(store, &committed, &entries)?;
-        let places = entries.iter().map(|(_, e)| RecordPlace::of(e)).collect();
-        let mut part_starts = Vec::with_capacity(entries.len() + 1);
-        let mut part_books = Vec::new();
-        let mut sequences = Vec::new();
-        let mut books = Vec::with_capacity(entries.len());
-        for (slot, ((id, entry), parts)) in entries.into_iter().zip(hashes).enumerate() {
-            part_starts.push(sequences.len() as u32);
-            let count = parts.len() as u32;
-            part_books.extend(std::iter::repeat_n(slot as u32, parts.len()));
-            sequences.extend(parts);
-            books.push(BookInfo {
-                id,
-                key: entry.key,
-                title: entry.title,
-                author: entry.author,
-                language: entry.language,
-                words: entry.words,
-                pages: entry.pages,
-                unique_words: entry.unique_words,
-                parts: count,
-            });
-        }
-        part_starts.push(sequences.len() as u32);
-        let ids: Vec<u32> = books.iter().map(|b| b.id).collect();
-        let part_count = sequences.len();
-        let mut damaged_segment = None;
-        let sketches = match store.sketch_options() {
-            None => None,
-            Some(options) => {
-                match Sketches::open(store, *options, &segments, &ids, last_attempt)? {
-                    Ok(sketches) => Some(sketches),
-                    Err(damage) => {
-                        damaged_segment = Some(damage);
-                        None
-                    }
-                }
-            }
+        let current = store.format_version().has_segment_books();
+        let files = RecordFiles::open(store, &snapshot, !current)?;
+        let (runs, damaged_segment) = if current {
+            (mapped_runs(store, &snapshot, last_attempt)?, None)
+        } else {
+            legacy_runs(store, &snapshot, last_attempt)?
         };
-        let by_key = books
-            .iter()
-            .enumerate()
-            .map(|(i, b)| (b.key.clone(), i as u32))
-            .collect();
+        drop(snapshot);
+        let sketches = match (store.sketch_options(), &damaged_segment) {
+            (Some(options), None) => Some(Sketches::new(*options, runs.live_count())),
+            _ => None,
+        };
         Ok(Reader {
-            books,
-            sequences,
-            part_starts,
-            part_books,
-            places,
-            by_key,
-            postings: OnceLock::new(),
-            word_sample: OnceLock::new(),
-            frequent_word_cap: postings::default_frequent_word_cap(part_count),
+            frequent_word_cap: postings::default_frequent_word_cap(runs.part_count()),
+            runs,
+            books: OnceLock::new(),
+            frequent: OnceLock::new(),
             sketches,
             damaged_segment,
             files,
@@ -233,21 +196,28 @@ impl Reader {
         })
     }
 
-    /// The unique-word postings, built on first use.
-    pub(crate) fn postings(&self) -> &Postings {
-        self.postings
-            .get_or_init(|| Postings::build(&self.sequences, self.frequent_word_cap))
+    /// The unique-word postings, every word read, frequent words counted
+    /// on first use.
+    pub(crate) fn postings(&self) -> Postings<'_> {
+        let frequent = self
+            .frequent
+            .get_or_init(|| Frequent::count(&self.runs, self.frequent_word_cap));
+        Postings::all(&self.runs, self.frequent_word_cap, frequent)
+    }
+
+    /// The runs of the snapshot.
+    pub(crate) fn runs(&self) -> &Runs {
+        &self.runs
     }
 
     /// Sets the cap past which exact mode's counting skips a word as
-    /// frequent: words unique in more than `cap` books (default: half the
-    /// books, and at least 1000). Answers do not change, only
+    /// frequent: words unique in more than `cap` parts (default: half the
+    /// parts, and at least 1000). Answers do not change, only
     /// the work: a lower cap scans shorter lists but loosens bounds, so more
     /// books are aligned.
     pub fn with_frequent_word_cap(mut self, cap: u32) -> Reader {
         self.frequent_word_cap = cap;
-        self.postings = OnceLock::new();
-        self.word_sample = OnceLock::new();
+        self.frequent = OnceLock::new();
         self
     }
 
@@ -275,86 +245,138 @@ impl Reader {
         self.damaged_segment.as_ref().map(|d| d.path.as_path())
     }
 
-    /// The reader slot of the book with internal id `id`.
-    pub(crate) fn slot_of_id(&self, id: u32) -> Option<u32> {
-        self.books
-            .binary_search_by_key(&id, |b| b.id)
-            .ok()
-            .map(|slot| slot as u32)
-    }
-
     /// Books that have no sketch, so approximate mode cannot find them.
     pub fn unsketched_books(&self) -> usize {
-        self.sketches
-            .as_ref()
-            .map_or(self.len(), |s| s.unsketched())
+        match &self.sketches {
+            None => self.len(),
+            Some(_) => self
+                .runs
+                .live_slots()
+                .filter(|&slot| {
+                    let (r, position) = self.runs.locate_slot(slot);
+                    !self.runs.segments()[r].sketched(position)
+                })
+                .count(),
+        }
     }
 
-    /// Books in the snapshot, in internal-id order.
+    /// Every live book, in internal-id order (built on first call: it
+    /// reads every book's entry).
     pub fn books(&self) -> &[BookInfo] {
-        &self.books
+        self.books.get_or_init(|| {
+            self.runs
+                .live_slots()
+                .map(|slot| self.info(slot).unwrap_or_else(|_| self.damaged_info(slot)))
+                .collect()
+        })
     }
 
-    /// Number of books.
+    /// The index in [`Reader::books`] of the live book in `slot`.
+    pub(crate) fn place_in_books(&self, slot: u32) -> u32 {
+        self.runs.place_of(slot)
+    }
+
+    /// What the reader knows about the book in `slot`.
+    pub(crate) fn info(&self, slot: u32) -> Result<BookInfo> {
+        let (entry, _) = self.runs.entry(slot)?;
+        Ok(BookInfo {
+            id: self.runs.id(slot),
+            key: entry.key,
+            title: entry.title,
+            author: entry.author,
+            language: entry.language,
+            words: entry.words,
+            pages: entry.pages,
+            unique_words: entry.unique_words,
+            parts: self.part_range(slot).len() as u32,
+        })
+    }
+
+    /// The info of a book whose entry cannot be read: its id and parts.
+    fn damaged_info(&self, slot: u32) -> BookInfo {
+        BookInfo {
+            id: self.runs.id(slot),
+            key: String::new(),
+            title: String::new(),
+            author: String::new(),
+            language: String::new(),
+            words: 0,
+            pages: 0,
+            unique_words: 0,
+            parts: self.part_range(slot).len() as u32,
+        }
+    }
+
+    /// Number of live books.
     pub fn len(&self) -> usize {
-        self.books.len()
+        self.runs.live_count()
     }
 
     /// True when the snapshot holds no book.
     pub fn is_empty(&self) -> bool {
-        self.books.is_empty()
+        self.len() == 0
     }
 
     /// The book stored under `key`.
-    pub fn book(&self, key: &str) -> Result<&BookInfo> {
-        self.slot_of(key).map(|slot| &self.books[slot as usize])
+    pub fn book(&self, key: &str) -> Result<BookInfo> {
+        self.info(self.slot_of(key)?)
     }
 
     /// The unique-word sequences of the parts of the book stored under
     /// `key` (one part unless it is a volume), with their word positions:
     /// read from its barrel records.
     pub fn parts(&self, key: &str) -> Result<Vec<UniqueWordSeq>> {
-        self.parts_of_slot(self.slot_of(key)? as usize)
+        self.parts_of_slot(self.slot_of(key)?)
     }
 
     /// The parts of the book in `slot`, read from its barrel records.
-    pub(crate) fn parts_of_slot(&self, slot: usize) -> Result<Vec<UniqueWordSeq>> {
-        self.files
-            .book_record(self.book_ref(slot), self.places[slot])
+    pub(crate) fn parts_of_slot(&self, slot: u32) -> Result<Vec<UniqueWordSeq>> {
+        let (entry, _) = self.runs.entry(slot)?;
+        let book = BookRef {
+            id: self.runs.id(slot),
+            key: &entry.key,
+            unique_words: entry.unique_words,
+        };
+        self.files.book_record(book, RecordPlace::of(&entry))
+    }
+
+    /// The page signatures of the book in `slot`: `None` when it has none.
+    pub(crate) fn pages_of_slot(&self, slot: u32) -> Result<Option<Vec<crate::repr::MinHashSig>>> {
+        let (entry, locator) = self.runs.entry(slot)?;
+        if entry.pages <= 1 {
+            return Ok(None);
+        }
+        let book = BookRef {
+            id: self.runs.id(slot),
+            key: &entry.key,
+            unique_words: entry.unique_words,
+        };
+        self.files.pages(book, locator)
     }
 
     /// The parts (planner units) of the book in `slot`.
     pub(crate) fn part_range(&self, slot: u32) -> std::ops::Range<u32> {
-        self.part_starts[slot as usize]..self.part_starts[slot as usize + 1]
+        self.runs.part_range(slot)
     }
 
     /// The book slot of part `part`.
     pub(crate) fn book_of_part(&self, part: u32) -> u32 {
-        self.part_books[part as usize]
+        self.runs.book_of_part(part)
     }
 
-    /// Parts in the snapshot, all books together.
+    /// Parts in the snapshot, all books together (dead books' included,
+    /// until a compaction drops them).
     pub fn part_count(&self) -> usize {
-        self.sequences.len()
-    }
-
-    /// The identity of the book in `slot`, which its records must match.
-    pub(crate) fn book_ref(&self, slot: usize) -> BookRef<'_> {
-        let book = &self.books[slot];
-        BookRef {
-            id: book.id,
-            key: &book.key,
-            unique_words: book.unique_words,
-        }
+        self.runs.part_count()
     }
 
     /// The unique-word hashes of each part of the book stored under `key`,
-    /// in text order (its sequences without the positions), from memory.
-    pub fn hashes(&self, key: &str) -> Result<Vec<&[u32]>> {
+    /// in text order (its sequences without the positions).
+    pub fn hashes(&self, key: &str) -> Result<Vec<Vec<u32>>> {
         let slot = self.slot_of(key)?;
         Ok(self
             .part_range(slot)
-            .map(|part| self.sequences[part as usize].as_slice())
+            .map(|part| self.runs.part_hashes(part).to_vec())
             .collect())
     }
 
@@ -362,7 +384,7 @@ impl Reader {
     /// none, `InvalidArgument` when `key` breaks the key rule
     /// ([`crate::keys::check_key`]) and so names no book a load could store.
     fn slot_of(&self, key: &str) -> Result<u32> {
-        self.by_key.get(key).copied().ok_or_else(|| {
+        self.runs.slot_of_key(key).ok_or_else(|| {
             crate::keys::invalid_key(key).unwrap_or_else(|| Error::UnknownKey(key.to_string()))
         })
     }
@@ -370,14 +392,14 @@ impl Reader {
     /// Aligns two stored books, found by key.
     pub fn align_books(&self, a: &str, b: &str) -> Result<crate::align::Overlap> {
         let (a, b) = (self.slot_of(a)?, self.slot_of(b)?);
-        Ok(self.pair_verifier().verify_slots(a, b))
+        Ok(self.pair_verifier().verify_pair(a, b))
     }
 
     /// A verifier of stored pairs that keeps its scratch between calls.
     pub fn pair_verifier(&self) -> PairVerifier<'_> {
         PairVerifier {
             reader: self,
-            join: postings::Join::new(self.sequences.len()),
+            join: postings::Join::new(self.part_count()),
         }
     }
 
@@ -392,8 +414,8 @@ impl Reader {
             Mode::Exact => self.query_exact(&query, options),
             Mode::Approximate => {
                 let sketches = self.sketches()?;
-                let keys = sketches.keys_of_slot(slot);
-                let simhash = sketches.simhash_of_slot(slot);
+                let keys = sketches.keys_of_slot(self, slot);
+                let simhash = sketches.simhash_of_slot(self, slot);
                 self.query_bands(&query, &keys, simhash, options)
             }
         }
@@ -428,33 +450,55 @@ impl Reader {
     }
 }
 
-/// The unique-word hashes of every part of every book of `entries`, in their order, read
-/// one barrel at a time (`committed`: each barrel's committed length), so
-/// that at most one barrel (up to
-/// [`crate::load::LoadOptions::max_barrel_bytes`]) is in memory at once.
-fn read_hashes(
-    store: &Store,
-    committed: &HashMap<u32, u64>,
-    entries: &[(u32, BookEntry)],
-) -> Result<Vec<Vec<Vec<u32>>>> {
-    let mut slots_by_barrel: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
-    for (slot, (_, entry)) in entries.iter().enumerate() {
-        slots_by_barrel.entry(entry.barrel).or_default().push(slot);
-    }
-    let mut hashes = vec![Vec::new(); entries.len()];
-    for (barrel, slots) in slots_by_barrel {
-        let Some(&len) = committed.get(&barrel) else {
-            return Err(store.unknown_barrel(&entries[slots[0]].1));
-        };
-        let reader = BarrelReader::open(&store.barrel_path(barrel), len)?;
-        for slot in slots {
-            let (id, entry) = &entries[slot];
-            hashes[slot] = store
-                .record_in(&reader, *id, entry)?
-                .into_iter()
-                .map(|part| part.hashes)
-                .collect();
+/// The runs of a format-7 index: its listed segments, mapped, with its dead
+/// books. A segment that cannot be opened is `Corrupted` naming it, unless
+/// it is missing and this is not the `last_attempt` (then an `Io` error:
+/// the caller retries on a fresh snapshot, a compaction removed it).
+fn mapped_runs(store: &Store, snapshot: &CatalogSnapshot<'_>, last_attempt: bool) -> Result<Runs> {
+    let mut segments = Vec::new();
+    for (n, _) in snapshot.segments()? {
+        let path = store.segment_path(n);
+        let segment = Segment::open(&path).map_err(|error| match error {
+            Error::Io { ref source, .. }
+                if source.kind() == std::io::ErrorKind::NotFound && !last_attempt =>
+            {
+                error
+            }
+            other => Unreadable::of(&path, &other).error(
+                "a reader needs every listed segment (it holds its books' sequences); \
+                 `stemmata verify` names the books to reload",
+            ),
+        })?;
+        if !segment.has_books() {
+            return Err(Error::corrupted(
+                &path,
+                format!(
+                    "a version-{} segment in a format-{} index has no book sections",
+                    segment.version(),
+                    store.format_version()
+                ),
+            ));
         }
+        segments.push(segment);
     }
-    Ok(hashes)
+    Ok(Runs::new(segments, &snapshot.dead_books()?))
+}
+
+/// The runs of an index before format 7, built in memory as one segment
+/// from its catalog, barrels and segments
+/// ([`crate::store::segments::books_from_catalog`]). A listed segment that
+/// cannot be read leaves every book unsketched and is returned, unless it
+/// is missing and this is not the last attempt (then an `Io` error, to
+/// retry).
+fn legacy_runs(
+    store: &Store,
+    snapshot: &CatalogSnapshot<'_>,
+    last_attempt: bool,
+) -> Result<(Runs, Option<Unreadable>)> {
+    let (books, damaged) =
+        crate::store::segments::books_from_catalog(store, snapshot, last_attempt)?;
+    let k = store.sketch_options().map_or(1, |o| o.book.num_hashes);
+    let bytes = segment::encode(books, k)?;
+    let segment = Segment::in_memory(bytes, store.catalog().path())?;
+    Ok((Runs::new(vec![segment], &[]), damaged))
 }

@@ -244,6 +244,9 @@ impl Reader {
         first_new: Option<u32>,
         join: &mut Join,
     ) -> BookPairs {
+        if self.runs().is_dead(a) {
+            return BookPairs::new(a);
+        }
         let mut found = if options.mode == Mode::Approximate {
             self.band_pairs_of(a, options, first_new, join)
         } else {
@@ -265,16 +268,19 @@ impl Reader {
         first_new: Option<u32>,
         join: &mut Join,
     ) -> BookPairs {
-        let wanted = |b: u32| b != a && first_new.is_none_or(|first| b < first || b > a);
+        let wanted = |b: u32| {
+            b != a && first_new.is_none_or(|first| b < first || b > a) && !self.runs().is_dead(b)
+        };
+        let postings = self.postings();
         let mut found = BookPairs::new(a);
         let mut best = BestPerBook::default();
         for (q, part) in self.part_range(a).enumerate() {
             let probe = match first_new {
-                None => Probe::BookAgainstLater(part),
-                Some(_) => Probe::Book(part),
+                None => Probe::PartAgainstLater(part),
+                Some(_) => Probe::Part(part),
             };
-            let len_x = self.sequences[part as usize].len() as u32;
-            let common = join.count(self.postings(), &probe);
+            let len_x = self.runs().part_len(part);
+            let common = join.count(&postings, &probe);
             let candidates = common.iter().filter(|c| wanted(self.book_of_part(c.book)));
             found.candidates += candidates.clone().count() as u64;
             let keep: Vec<Candidate> = candidates
@@ -284,7 +290,7 @@ impl Reader {
             found.entries_scanned += join.entries_scanned();
             found.within_bound += keep.len() as u64;
             found.lcs_runs += keep.len() as u64;
-            join.align(self.postings(), &probe, len_x, &keep, |part, overlap| {
+            join.align(&postings, len_x, &keep, |part, overlap| {
                 let ranked = self.ranked(q as u32, part, overlap, options.score);
                 if Self::reaches(ranked.score, options) {
                     best.offer(ranked);
@@ -305,12 +311,15 @@ impl Reader {
         join: &mut Join,
     ) -> BookPairs {
         let sketches = self.sketches.as_ref().expect("pairs checks for sketches");
-        let wanted = |b: u32| match first_new {
-            None => b > a,
-            Some(first) => b < first || b > a,
+        let wanted = |b: u32| {
+            let after = match first_new {
+                None => b > a,
+                Some(first) => b < first || b > a,
+            };
+            after && !self.runs().is_dead(b)
         };
-        let keys = sketches.keys_of_slot(a);
-        let simhash = sketches.simhash_of_slot(a);
+        let keys = sketches.keys_of_slot(self, a);
+        let simhash = sketches.simhash_of_slot(self, a);
         let (books, mut sources) = sketches.candidates(self, &keys, simhash, wanted);
         let query = QueryBook::Stored(a);
         let sampled = self.sampled_part_pairs(&query, first_new.is_none(), join, wanted);
@@ -334,7 +343,7 @@ impl Reader {
         if pairs.is_empty() {
             return Ok(());
         }
-        let a_parts = self.parts_of_slot(a as usize)?;
+        let a_parts = self.parts_of_slot(a)?;
         for pair in pairs {
             let parts = (pair.location.part_x, pair.location.part_y);
             pair.location = self.locate_parts(&a_parts, pair.b, parts)?;
@@ -408,12 +417,17 @@ impl Reader {
             self.sketches()?;
         }
         let started = Instant::now();
-        let n = self.books.len();
-        let first_new = options
-            .from_id
-            .map(|id| self.books.partition_point(|b| b.id < id) as u32);
+        let runs = self.runs();
+        let n = runs.slot_count() as usize;
+        let first_new = options.from_id.map(|id| runs.first_slot_from_id(id));
         let start = first_new.unwrap_or(0) as usize;
-        let (old, new) = (start as u64, (n - start) as u64);
+        let old = runs
+            .live_slots()
+            .take_while(|&s| (s as usize) < start)
+            .count() as u64;
+        let new = self.len() as u64 - old;
+        // Built before the workers start: each pair names its books.
+        self.books();
         let mut stats = PairsStats {
             mode: options.mode,
             sources: (options.mode == Mode::Approximate).then(SourceCounts::default),
@@ -439,7 +453,7 @@ impl Reader {
             for _ in 0..options.threads {
                 let (tx, next, tokens) = (tx.clone(), &next, token_rx.clone());
                 scope.spawn(move |_| {
-                    let mut join = Join::new(self.sequences.len());
+                    let mut join = Join::new(self.part_count());
                     while tokens.recv().is_ok() {
                         let a = next.fetch_add(1, Ordering::Relaxed);
                         if a >= n {
@@ -518,13 +532,14 @@ impl Reader {
 
     /// The public pair of `pair`.
     fn pair_of(&self, pair: &SlotPair) -> Pair<'_> {
+        let (a, b) = (self.place_in_books(pair.a), self.place_in_books(pair.b));
         Pair {
-            a: &self.books[pair.a as usize],
-            b: &self.books[pair.b as usize],
+            a: &self.books()[a as usize],
+            b: &self.books()[b as usize],
             score: pair.score,
             overlap: pair.overlap,
             location: pair.location,
-            slots: (pair.a, pair.b),
+            slots: (a, b),
         }
     }
 }

@@ -8,13 +8,14 @@
 //! mode: candidate books from the band tables → LCS verification of their
 //! parts → top-k. Each hit says where its match lies ([`WordRange`]).
 
+use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, HashMap};
 use std::time::{Duration, Instant};
 
 use super::approx::{QueryKeys, SourceCounts};
 use super::locate::{locate, Location, WordRange};
-use super::postings::{Candidate, Join, Probe, WordId};
+use super::postings::{Candidate, Join, Probe};
 use super::query_book::QueryBook;
 use super::Reader;
 use crate::align::{AlignScratch, Overlap, Score, SequenceIndex};
@@ -268,13 +269,13 @@ impl BestPerBook {
 
 impl Reader {
     /// The unique-word hashes of each of the query's parts.
-    pub(crate) fn query_hashes<'a>(&'a self, query: &QueryBook<'a>) -> Vec<&'a [u32]> {
+    pub(crate) fn query_hashes<'a>(&'a self, query: &QueryBook<'a>) -> Vec<Cow<'a, [u32]>> {
         match *query {
             QueryBook::Stored(slot) => self
                 .part_range(slot)
-                .map(|part| self.sequences[part as usize].as_slice())
+                .map(|part| Cow::Owned(self.runs().part_hashes(part).to_vec()))
                 .collect(),
-            QueryBook::Text(parts) => parts.iter().map(|p| p.hashes.as_slice()).collect(),
+            QueryBook::Text(parts) => parts.iter().map(|p| Cow::Borrowed(&p.hashes[..])).collect(),
         }
     }
 
@@ -282,8 +283,8 @@ impl Reader {
     /// against, its own excluded.
     fn reach(&self, query: &QueryBook<'_>, query_parts: usize) -> (u64, u64) {
         let own = query.slot().map_or(0, |slot| self.part_range(slot).len());
-        let books = self.books.len() - query.slot().is_some() as usize;
-        let parts = (self.sequences.len() - own) * query_parts;
+        let books = self.len() - query.slot().is_some() as usize;
+        let parts = (self.part_count() - own) * query_parts;
         (books as u64, parts as u64)
     }
 
@@ -296,7 +297,7 @@ impl Reader {
         let stored;
         let query_parts = match *query {
             QueryBook::Stored(slot) => {
-                stored = self.parts_of_slot(slot as usize)?;
+                stored = self.parts_of_slot(slot)?;
                 stored.as_slice()
             }
             QueryBook::Text(parts) => parts,
@@ -304,12 +305,12 @@ impl Reader {
         ranked
             .into_iter()
             .map(|r| {
-                let book = &self.books[r.slot as usize];
+                let book = self.info(r.slot)?;
                 let location = self.locate_parts(query_parts, r.slot, r.parts)?;
                 Ok(Hit {
                     id: book.id,
-                    key: book.key.clone(),
-                    title: book.title.clone(),
+                    key: book.key,
+                    title: book.title,
                     score: r.score,
                     overlap: r.overlap.into(),
                     query_part: location.part_x,
@@ -329,7 +330,7 @@ impl Reader {
         slot: u32,
         (part_x, part_y): (u32, u32),
     ) -> Result<Location> {
-        let y_parts = self.parts_of_slot(slot as usize)?;
+        let y_parts = self.parts_of_slot(slot)?;
         match (x_parts.get(part_x as usize), y_parts.get(part_y as usize)) {
             (Some(x), Some(y)) => Ok(locate(x, part_x, y, part_y)),
             _ => Ok(Location::default()),
@@ -339,7 +340,7 @@ impl Reader {
     /// The upper bound on `score` of a candidate part from its common count
     /// and block bound.
     pub(crate) fn bound(&self, score: Score, len_x: u32, candidate: &Candidate) -> f64 {
-        let len_y = self.sequences[candidate.book as usize].len() as u32;
+        let len_y = self.runs().part_len(candidate.book);
         candidate.bound(score, len_x, len_y)
     }
 
@@ -361,7 +362,7 @@ impl Reader {
             score: score.value(&overlap),
             slot,
             overlap,
-            parts: (query_part, part - self.part_range(slot).start),
+            parts: (query_part, part.saturating_sub(self.part_range(slot).start)),
         }
     }
 
@@ -382,25 +383,20 @@ impl Reader {
             part_pairs,
             ..Explain::default()
         };
-        let resolved: Vec<Vec<WordId>> = match *query {
-            QueryBook::Stored(_) => Vec::new(),
-            QueryBook::Text(parts) => parts
-                .iter()
-                .map(|p| self.postings().resolve(&p.hashes))
-                .collect(),
-        };
         let probes: Vec<Probe<'_>> = match *query {
-            QueryBook::Stored(slot) => self.part_range(slot).map(Probe::Book).collect(),
-            QueryBook::Text(_) => resolved.iter().map(|r| Probe::Words(r)).collect(),
+            QueryBook::Stored(slot) => self.part_range(slot).map(Probe::Part).collect(),
+            QueryBook::Text(parts) => parts.iter().map(|p| Probe::Hashes(&p.hashes)).collect(),
         };
         let exclude = query.slot();
-        let mut join = Join::new(self.sequences.len());
+        let postings = self.postings();
+        let mut join = Join::new(self.part_count());
         let mut costs = Vec::with_capacity(probes.len());
         let mut bounded: Vec<(f64, u32, Candidate)> = Vec::new();
         for (q, probe) in probes.iter().enumerate() {
             let len_x = hashes[q].len() as u32;
-            for candidate in join.count(self.postings(), probe) {
-                if Some(self.book_of_part(candidate.book)) == exclude {
+            for candidate in join.count(&postings, probe) {
+                let slot = self.book_of_part(candidate.book);
+                if Some(slot) == exclude || self.runs().is_dead(slot) {
                     continue;
                 }
                 explain.candidates += 1;
@@ -433,19 +429,12 @@ impl Reader {
             for (q, keep) in by_part {
                 let (probe, len_x) = (&probes[q as usize], hashes[q as usize].len() as u32);
                 let cost = costs[q as usize];
-                join.align_with_cost(
-                    self.postings(),
-                    probe,
-                    cost,
-                    len_x,
-                    &keep,
-                    |part, overlap| {
-                        let ranked = self.ranked(q, part, overlap, options.score);
-                        if Self::qualifies(ranked.score, options) {
-                            best.offer(ranked);
-                        }
-                    },
-                );
+                join.align_with_cost(&postings, probe, cost, len_x, &keep, |part, overlap| {
+                    let ranked = self.ranked(q, part, overlap, options.score);
+                    if Self::qualifies(ranked.score, options) {
+                        best.offer(ranked);
+                    }
+                });
             }
         };
         let (first, rest) = bounded.split_at(first_round);
@@ -475,11 +464,10 @@ impl Reader {
         let started = Instant::now();
         let sketches = self.sketches()?;
         let exclude = query.slot();
-        let (books, mut sources) =
-            sketches.candidates(self, keys, simhash, |slot| Some(slot) != exclude);
-        let mut join = Join::new(self.sequences.len());
-        let sampled =
-            self.sampled_part_pairs(query, false, &mut join, |slot| Some(slot) != exclude);
+        let wanted = |slot: u32| Some(slot) != exclude && !self.runs().is_dead(slot);
+        let (books, mut sources) = sketches.candidates(self, keys, simhash, wanted);
+        let mut join = Join::new(self.part_count());
+        let sampled = self.sampled_part_pairs(query, false, &mut join, wanted);
         let hashes = self.query_hashes(query);
         let (pairs, candidates) =
             self.approximate_part_pairs(hashes.len() as u32, &books, sampled, &mut sources);
@@ -521,7 +509,10 @@ impl Reader {
 
     fn brute_force(&self, query: &QueryBook<'_>, options: &QueryOptions) -> Result<Vec<Hit>> {
         let exclude = query.slot();
-        let slots = (0..self.books.len() as u32).filter(|&slot| Some(slot) != exclude);
+        let slots = self
+            .runs()
+            .live_slots()
+            .filter(|&slot| Some(slot) != exclude);
         let hashes = self.query_hashes(query);
         let (best, _) = self.align_candidates(&hashes, slots, options.score, options.min_score);
         self.hits_from(query, best.into_top(options.top_k))
@@ -533,7 +524,7 @@ impl Reader {
     /// alignments.
     pub(crate) fn align_part_pairs(
         &self,
-        hashes: &[&[u32]],
+        hashes: &[Cow<'_, [u32]>],
         pairs: &[(u32, u32)],
         score: Score,
         min_score: f64,
@@ -541,10 +532,13 @@ impl Reader {
         let mut indexes: Vec<Option<SequenceIndex>> = vec![None; hashes.len()];
         let mut scratch = AlignScratch::default();
         let mut best = BestPerBook::default();
+        let mut y = Vec::new();
         for &(q, part) in pairs {
             let x =
-                indexes[q as usize].get_or_insert_with(|| SequenceIndex::new(hashes[q as usize]));
-            let overlap = x.align(&self.sequences[part as usize], &mut scratch);
+                indexes[q as usize].get_or_insert_with(|| SequenceIndex::new(&hashes[q as usize]));
+            y.clear();
+            y.extend(self.runs().part_hashes(part).iter());
+            let overlap = x.align(&y, &mut scratch);
             let ranked = self.ranked(q, part, overlap, score);
             if ranked.score > 0.0 && ranked.score >= min_score {
                 best.offer(ranked);
@@ -559,7 +553,7 @@ impl Reader {
     /// alignments.
     pub(crate) fn align_candidates(
         &self,
-        hashes: &[&[u32]],
+        hashes: &[Cow<'_, [u32]>],
         slots: impl Iterator<Item = u32>,
         score: Score,
         min_score: f64,
@@ -568,11 +562,14 @@ impl Reader {
         let mut scratch = AlignScratch::default();
         let mut best = BestPerBook::default();
         let mut aligned = 0;
+        let mut y = Vec::new();
         for slot in slots {
             for part in self.part_range(slot) {
+                y.clear();
+                y.extend(self.runs().part_hashes(part).iter());
                 for (q, x) in indexes.iter().enumerate() {
                     aligned += 1;
-                    let overlap = x.align(&self.sequences[part as usize], &mut scratch);
+                    let overlap = x.align(&y, &mut scratch);
                     let ranked = self.ranked(q as u32, part, overlap, score);
                     if ranked.score > 0.0 && ranked.score >= min_score {
                         best.offer(ranked);

@@ -1,22 +1,27 @@
-//! Unique-word postings in memory and the join over them.
+//! The unique-word join over the postings the segments store.
 //!
-//! Postings map a word hash to the books (reader-local slots, ascending) in
-//! whose sequence it occurs, with its index in each sequence. Every element
-//! of a stored sequence is resolved once, at build, to its word's posting
-//! list ([`WordId`]), so a join never searches for a word. Joining a
-//! sequence X against them runs in two passes over X's postings: the first
-//! counts |X ∩ Y| for every book Y at once; the second, only for the books
-//! whose bound survives, gathers the indexes in Y of the common words in X's
-//! order, whose longest increasing subsequence is |LCS(X, Y)|.
+//! Every segment (one per load batch, merged by compactions: the runs of a
+//! log-structured merge) holds the posting lists of its own parts: for each
+//! word, the parts whose sequence holds it, with its index and block in
+//! each ([`crate::storage::segment_books`]). The join reads them in place,
+//! run after run; a word's list in the whole index is the concatenation of
+//! its lists in the runs, and parts are numbered run after run, so nothing
+//! is merged at query time. Joining a sequence X runs in two passes over
+//! X's lists: the first counts |X ∩ Y| for every part Y at once; the
+//! second, only for the parts whose bound survives, gathers the indexes in
+//! Y of the common words in X's order, whose longest increasing
+//! subsequence is |LCS(X, Y)|.
 //!
-//! **Frequent words.** A word unique in more books than a cap (see
-//! [`default_frequent_word_cap`]) keeps its word id but no entries: counting
-//! skips it, and such lists are where a join spends most of its time on large
-//! collections. The bound stays sound: a pair can share at most
-//! min(skipped words of X, skipped words of Y) of them, and that is added to
-//! both its counted common words and its LCS bound ([`Candidate`]); books
-//! sharing no counted word still get that bound and are candidates when it
-//! can reach the threshold. Alignment then looks each kept book's words up,
+//! **Frequent words.** A word unique in more parts than a cap (see
+//! [`default_frequent_word_cap`]; its lists summed over the runs) is
+//! skipped by counting, and such lists are where a join spends most of its
+//! time on large collections. The bound stays sound: a pair can share at
+//! most min(skipped words of X, skipped words of Y) of them, and that is
+//! added to both its counted common words and its LCS bound
+//! ([`Candidate`]); parts sharing no counted word still get that bound and
+//! are candidates when it can reach the threshold. Each part's frequent
+//! words are counted on first use from the segments' long-word lists
+//! ([`Frequent`]). Alignment then looks each kept part's words up,
 //! frequent ones included, so verified overlaps are exact.
 //!
 //! **Block bound.** The first pass also counts common words per cell of a
@@ -25,49 +30,29 @@
 //! monotone path, so the heaviest monotone path through the grid bounds
 //! |LCS| from above. For common words in random order it is about an
 //! eighth of |X ∩ Y|; for a copy it equals it. The planner prunes with it.
+//!
+//! **The word sample** of approximate mode is the same lists, filtered:
+//! only the words of the sample, and none listed in more parts than the
+//! sample's cap ([`Vocabulary::Sample`]).
 
+use std::collections::HashMap;
+
+use nohash_hasher::BuildNoHashHasher;
+
+use super::runs::Runs;
 use crate::align::{lis_span, Overlap, Score};
+pub use crate::storage::segment_books::BLOCKS;
+use crate::storage::segment_books::LONG_LIST;
 
-/// The posting list of one word: an index into [`Postings`]' word table.
-pub type WordId = u32;
-
-/// Compressed-sparse-row postings: entries `starts[i]..starts[i + 1]` of
-/// `books` and `indexes` list where word `words[i]` occurs.
-#[derive(Debug, Default)]
-pub struct Postings {
-    words: Vec<u32>,
-    starts: Vec<u32>,
-    books: Vec<u32>,
-    indexes: Vec<u32>,
-    /// Block of each entry's element in its book ([`BLOCKS`] per book).
-    blocks: Vec<u8>,
-    lengths: Vec<u32>,
-    /// Elements of each book whose word is frequent (kept out of the lists).
-    skipped: Vec<u32>,
-    /// The word id of every element of every book, book after book.
-    element_words: Vec<WordId>,
-    /// The entry of every element of every book in its word's posting list.
-    element_entries: Vec<u32>,
-    book_starts: Vec<u32>,
-}
-
-/// What a join probes the postings with.
-#[derive(Debug, Clone, Copy)]
-pub enum Probe<'a> {
-    /// A stored book (by slot), against every book, itself included.
-    Book(u32),
-    /// A stored book, against the books in later slots only.
-    BookAgainstLater(u32),
-    /// A sequence resolved with [`Postings::resolve`], against every book.
-    Words(&'a [WordId]),
-}
+const CELLS: usize = BLOCKS * BLOCKS;
+const NONE: u32 = u32::MAX;
 
 /// The least list length past which a word counts as frequent, whatever the
 /// collection's size: shorter lists are cheap to scan, and skipping them
 /// would only loosen bounds.
 pub const MIN_FREQUENT_WORD_CAP: u32 = 1000;
 
-/// Share of the books past which a word counts as frequent. Measured on
+/// Share of the parts past which a word counts as frequent. Measured on
 /// 3,000 generated books (`benches/README.md`): a cap of a third of the
 /// books skipped 22% of the entries but loosened the bounds of almost every
 /// pair, so the self-join aligned 2,000 times as many pairs and took 8 to 15
@@ -75,171 +60,270 @@ pub const MIN_FREQUENT_WORD_CAP: u32 = 1000;
 /// books are skipped by default.
 pub const FREQUENT_WORD_SHARE: f64 = 0.5;
 
-/// The default cap for `books` books: words unique in more books than
-/// max([`MIN_FREQUENT_WORD_CAP`], half the books) are skipped by counting.
-pub fn default_frequent_word_cap(books: usize) -> u32 {
-    MIN_FREQUENT_WORD_CAP.max((books as f64 * FREQUENT_WORD_SHARE) as u32)
+/// The default cap for `parts` parts: words unique in more parts than
+/// max([`MIN_FREQUENT_WORD_CAP`], half the parts) are skipped by counting.
+pub fn default_frequent_word_cap(parts: usize) -> u32 {
+    MIN_FREQUENT_WORD_CAP.max((parts as f64 * FREQUENT_WORD_SHARE) as u32)
 }
 
-impl Postings {
-    /// Builds postings over `sequences`, indexed by position in the slice;
-    /// words unique in more than `frequent_cap` books get no entries.
-    pub fn build(sequences: &[Vec<u32>], frequent_cap: u32) -> Self {
-        let total: usize = sequences.iter().map(|s| s.len()).sum();
-        let mut book_starts = Vec::with_capacity(sequences.len() + 1);
-        let mut element_books = Vec::with_capacity(total);
-        let mut offset = 0u32;
-        for (book, sequence) in sequences.iter().enumerate() {
-            book_starts.push(offset);
-            offset += sequence.len() as u32;
-            element_books.extend(std::iter::repeat_n(book as u32, sequence.len()));
+/// Which words a join reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Vocabulary {
+    /// Every word; words listed in more parts than the cap are frequent:
+    /// skipped by counting and bounded.
+    All {
+        /// The frequent-word cap.
+        cap: u32,
+    },
+    /// The words of approximate mode's word sample; words listed in more
+    /// parts than the cap are left out altogether.
+    Sample {
+        /// The sample's cap.
+        cap: u32,
+    },
+}
+
+impl Vocabulary {
+    fn admits(self, hash: u32) -> bool {
+        match self {
+            Vocabulary::All { .. } => true,
+            Vocabulary::Sample { .. } => super::approx::in_word_sample(hash),
         }
-        book_starts.push(offset);
-        // Key: word hash above, global element number below. Elements are
-        // numbered book after book, so a word's entries sort by book.
-        let mut keys: Vec<u64> = Vec::with_capacity(total);
-        for (sequence, &start) in sequences.iter().zip(&book_starts) {
-            keys.extend(
-                sequence
-                    .iter()
-                    .enumerate()
-                    .map(|(index, &h)| ((h as u64) << 32) | (start as u64 + index as u64)),
-            );
+    }
+
+    fn cap(self) -> u32 {
+        match self {
+            Vocabulary::All { cap } | Vocabulary::Sample { cap } => cap,
         }
-        keys.sort_unstable();
-        let mut postings = Postings {
-            books: Vec::with_capacity(total),
-            indexes: Vec::with_capacity(total),
-            blocks: Vec::with_capacity(total),
-            lengths: sequences.iter().map(|s| s.len() as u32).collect(),
-            skipped: vec![0; sequences.len()],
-            element_words: vec![0; total],
-            element_entries: vec![0; total],
-            book_starts,
-            ..Postings::default()
-        };
-        for run in keys.chunk_by(|a, b| a >> 32 == b >> 32) {
-            let id = postings.words.len() as WordId;
-            postings.words.push((run[0] >> 32) as u32);
-            postings.starts.push(postings.books.len() as u32);
-            let frequent = run.len() > frequent_cap as usize;
-            for &key in run {
-                let element = key as u32;
-                let book = element_books[element as usize];
-                postings.element_words[element as usize] = id;
-                if frequent {
-                    postings.element_entries[element as usize] = NOT_KEPT;
-                    postings.skipped[book as usize] += 1;
-                } else {
-                    postings.push_entry(element, book);
+    }
+}
+
+/// Each part's count of frequent words (words whose lists together hold
+/// more entries than the cap), for the parts that have any, ascending.
+#[derive(Debug, Default)]
+pub struct Frequent {
+    skipped: Vec<(u32, u32)>,
+}
+
+impl Frequent {
+    /// Counts them over `runs` for `cap`. A word listed more than `cap`
+    /// times in all has a list longer than `cap / runs` in some run; the
+    /// runs list their words of [`LONG_LIST`] entries or more, longest
+    /// first, so only those are read unless the runs are so many that
+    /// `cap / runs` falls below it.
+    pub fn count(runs: &Runs, cap: u32) -> Frequent {
+        let segments = runs.segments();
+        let per_run = cap / segments.len().max(1) as u32;
+        let mut candidates: Vec<u32> = Vec::new();
+        for segment in segments {
+            if per_run >= LONG_LIST {
+                for word in segment.long_words().iter() {
+                    if segment.word_entries(word).len() as u32 <= per_run {
+                        break;
+                    }
+                    candidates.push(segment.word_hash(word));
                 }
-            }
-        }
-        postings.starts.push(postings.books.len() as u32);
-        postings
-    }
-
-    fn push_entry(&mut self, element: u32, book: u32) {
-        let index = element - self.book_starts[book as usize];
-        self.element_entries[element as usize] = self.books.len() as u32;
-        self.books.push(book);
-        self.indexes.push(index);
-        self.blocks
-            .push(block_of(index, self.lengths[book as usize]) as u8);
-    }
-
-    /// True when word `id` is frequent: it has no entries.
-    fn is_frequent(&self, id: WordId) -> bool {
-        self.starts[id as usize] == self.starts[id as usize + 1]
-    }
-
-    /// Elements of the probe's sequence whose word is frequent.
-    pub fn skipped_in(&self, probe: &Probe<'_>) -> u32 {
-        match *probe {
-            Probe::Book(book) | Probe::BookAgainstLater(book) => self.skipped[book as usize],
-            Probe::Words(words) => words.iter().filter(|&&id| self.is_frequent(id)).count() as u32,
-        }
-    }
-
-    /// The word ids of stored book `book`'s sequence, in its order.
-    pub fn word_ids_of(&self, book: u32) -> &[WordId] {
-        let start = self.book_starts[book as usize] as usize;
-        let end = self.book_starts[book as usize + 1] as usize;
-        &self.element_words[start..end]
-    }
-
-    /// The word ids of a sequence not stored (words no book holds are left out).
-    pub fn resolve(&self, hashes: &[u32]) -> Vec<WordId> {
-        hashes
-            .iter()
-            .filter_map(|h| self.words.binary_search(h).ok().map(|i| i as WordId))
-            .collect()
-    }
-
-    /// Entry range of word `id`.
-    fn range(&self, id: WordId) -> std::ops::Range<usize> {
-        self.starts[id as usize] as usize..self.starts[id as usize + 1] as usize
-    }
-
-    /// The word ids a probe's sequence consists of, in its order.
-    pub fn probe_words<'p>(&'p self, probe: &Probe<'p>) -> &'p [WordId] {
-        match *probe {
-            Probe::Book(book) | Probe::BookAgainstLater(book) => self.word_ids_of(book),
-            Probe::Words(words) => words,
-        }
-    }
-
-    /// Calls `f` with the entry range to scan for each element of the
-    /// probe's sequence, in its order. For a book against later books the
-    /// range starts just past the book's own entry, as lists are sorted by book.
-    fn for_each_range(&self, probe: &Probe<'_>, mut f: impl FnMut(std::ops::Range<usize>)) {
-        match *probe {
-            Probe::BookAgainstLater(book) => {
-                let start = self.book_starts[book as usize] as usize;
-                let end = self.book_starts[book as usize + 1] as usize;
-                for (&word, &entry) in self.element_words[start..end]
-                    .iter()
-                    .zip(&self.element_entries[start..end])
-                {
-                    let end = self.starts[word as usize + 1] as usize;
-                    match entry {
-                        NOT_KEPT => f(end..end),
-                        entry => f(entry as usize + 1..end),
+            } else {
+                for word in 0..segment.word_count() as u32 {
+                    if segment.word_entries(word).len() as u32 > per_run {
+                        candidates.push(segment.word_hash(word));
                     }
                 }
             }
-            Probe::Book(_) | Probe::Words(_) => {
-                for &word in self.probe_words(probe) {
-                    f(self.range(word));
+        }
+        candidates.sort_unstable();
+        candidates.dedup();
+        let mut skipped: HashMap<u32, u32, BuildNoHashHasher<u32>> = HashMap::default();
+        for hash in candidates {
+            let lists: Vec<(usize, std::ops::Range<usize>)> = segments
+                .iter()
+                .enumerate()
+                .filter_map(|(r, s)| s.find_word(hash).map(|w| (r, s.word_entries(w))))
+                .collect();
+            let total: usize = lists.iter().map(|(_, range)| range.len()).sum();
+            if total <= cap as usize {
+                continue;
+            }
+            for (r, range) in lists {
+                for part in segments[r].entry_parts().slice(range).iter() {
+                    if let Some(part) = runs.global_part(r, part) {
+                        *skipped.entry(part).or_default() += 1;
+                    }
                 }
             }
         }
+        let mut skipped: Vec<(u32, u32)> = skipped.into_iter().collect();
+        skipped.sort_unstable();
+        Frequent { skipped }
     }
 
-    /// The books holding the word with hash `word`, ascending.
-    #[cfg(test)]
-    pub fn books_with(&self, word: u32) -> &[u32] {
-        match self.words.binary_search(&word) {
-            Ok(id) => &self.books[self.range(id as WordId)],
-            Err(_) => &[],
+    /// Frequent words of part `part`.
+    fn of(&self, part: u32) -> u32 {
+        self.skipped
+            .binary_search_by_key(&part, |&(p, _)| p)
+            .map_or(0, |i| self.skipped[i].1)
+    }
+}
+
+/// The postings as one join reads them: the runs, the words it reads and,
+/// for [`Vocabulary::All`], each part's frequent words.
+#[derive(Debug, Clone, Copy)]
+pub struct Postings<'r> {
+    runs: &'r Runs,
+    vocabulary: Vocabulary,
+    frequent: Option<&'r Frequent>,
+}
+
+impl<'r> Postings<'r> {
+    /// Every word, with the frequent words of `frequent` (counted for
+    /// `cap`).
+    pub fn all(runs: &'r Runs, cap: u32, frequent: &'r Frequent) -> Self {
+        Postings {
+            runs,
+            vocabulary: Vocabulary::All { cap },
+            frequent: Some(frequent),
+        }
+    }
+
+    /// The word sample, without the words listed in more than `cap` parts.
+    pub fn sample(runs: &'r Runs, cap: u32) -> Self {
+        Postings {
+            runs,
+            vocabulary: Vocabulary::Sample { cap },
+            frequent: None,
+        }
+    }
+
+    fn skipped(&self, part: u32) -> u32 {
+        self.frequent.map_or(0, |f| f.of(part))
+    }
+
+    /// The elements of a probe's sequence the vocabulary admits.
+    pub fn probe_len(&self, probe: &Probe<'_>) -> u32 {
+        match *probe {
+            Probe::Part(part) | Probe::PartAgainstLater(part) => self
+                .runs
+                .part_hashes(part)
+                .iter()
+                .filter(|&h| self.vocabulary.admits(h))
+                .count() as u32,
+            Probe::Hashes(hashes) => hashes
+                .iter()
+                .filter(|&&h| self.vocabulary.admits(h))
+                .count() as u32,
         }
     }
 }
 
-const NOT_KEPT: u32 = u32::MAX;
+/// What a join probes the postings with.
+#[derive(Debug, Clone, Copy)]
+pub enum Probe<'a> {
+    /// A stored part, against every part, itself included.
+    Part(u32),
+    /// A stored part, against the parts after it only.
+    PartAgainstLater(u32),
+    /// The unique-word hashes of a sequence not stored.
+    Hashes(&'a [u32]),
+}
 
-/// Blocks per sequence in the block bound's grid. 16 rather than 8: the
-/// default score's in-order term is judged against the common count, and
-/// an 8×8 grid's bound (about a quarter of the common words) left most
-/// unrelated pairs of large books above its threshold; on the generated
-/// volumes (378 books) 16×16 aligned 1,778 pairs of parts instead of
-/// 164,308, at 512 bytes of scratch per part and thread.
-pub const BLOCKS: usize = 16;
-const CELLS: usize = BLOCKS * BLOCKS;
+/// A probe's sequence resolved against every run: its admitted elements'
+/// hashes and, per run, each element's word there (or [`NONE`]: absent,
+/// or frequent), and what bounds a count.
+#[derive(Debug, Default)]
+struct Resolved {
+    hashes: Vec<u32>,
+    words: Vec<Vec<u32>>,
+    frequent: u32,
+    /// For a probe against later parts: its run and part in that run.
+    after: Option<(usize, u32)>,
+}
 
-/// Block of element `index` in a sequence of `len` elements.
-fn block_of(index: u32, len: u32) -> usize {
-    (index as u64 * BLOCKS as u64 / len.max(1) as u64) as usize
+impl Resolved {
+    fn of(postings: &Postings<'_>, probe: &Probe<'_>) -> Resolved {
+        let runs = postings.runs;
+        let vocabulary = postings.vocabulary;
+        let segments = runs.segments();
+        let (hashes, own, after) = match *probe {
+            Probe::Part(part) | Probe::PartAgainstLater(part) => {
+                let (run, local) = runs.locate_part(part);
+                let segment = &segments[run];
+                let mut hashes = Vec::new();
+                let mut own = Vec::new();
+                for (hash, word) in segment
+                    .part_hashes(local as usize)
+                    .iter()
+                    .zip(segment.part_words(local as usize).iter())
+                {
+                    if vocabulary.admits(hash) {
+                        hashes.push(hash);
+                        own.push(word);
+                    }
+                }
+                let after = matches!(probe, Probe::PartAgainstLater(_)).then_some((run, local));
+                (hashes, Some((run, own)), after)
+            }
+            Probe::Hashes(hashes) => (
+                hashes
+                    .iter()
+                    .copied()
+                    .filter(|&h| vocabulary.admits(h))
+                    .collect(),
+                None,
+                None,
+            ),
+        };
+        let mut words: Vec<Vec<u32>> = segments
+            .iter()
+            .enumerate()
+            .map(|(r, segment)| match &own {
+                Some((run, own)) if *run == r => own.clone(),
+                _ => hashes
+                    .iter()
+                    .map(|&h| segment.find_word(h).unwrap_or(NONE))
+                    .collect(),
+            })
+            .collect();
+        let cap = vocabulary.cap() as usize;
+        let mut frequent = 0;
+        for i in 0..hashes.len() {
+            let total: usize = segments
+                .iter()
+                .zip(&words)
+                .filter(|(_, w)| w[i] != NONE)
+                .map(|(s, w)| s.word_entries(w[i]).len())
+                .sum();
+            if total > cap {
+                frequent += 1;
+                words.iter_mut().for_each(|w| w[i] = NONE);
+            }
+        }
+        Resolved {
+            hashes,
+            words,
+            frequent,
+            after,
+        }
+    }
+
+    /// The entries of run `r` to scan for element `i`: none when the word
+    /// is not there (or frequent), else its list, past the probe's own
+    /// part for a probe against later parts.
+    fn range(&self, postings: &Postings<'_>, r: usize, i: usize) -> std::ops::Range<usize> {
+        let word = self.words[r][i];
+        if word == NONE {
+            return 0..0;
+        }
+        let segment = &postings.runs.segments()[r];
+        let range = segment.word_entries(word);
+        match self.after {
+            Some((run, _)) if r < run => 0..0,
+            Some((run, local)) if r == run => {
+                let parts = segment.entry_parts().slice(range.clone());
+                range.start + parts.partition_point(|p| p <= local)..range.end
+            }
+            _ => range,
+        }
+    }
 }
 
 /// The blocks of a sequence's elements in order, without a division per
@@ -292,10 +376,10 @@ fn heaviest_monotone_path(cells: &[u16]) -> u32 {
     best[BLOCKS - 1]
 }
 
-/// A book that may share words with the joined sequence.
+/// A part that may share words with the joined sequence.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Candidate {
-    /// The book's slot.
+    /// The part (numbered across the runs).
     pub book: u32,
     /// Common words found by counting: |X ∩ Y| less the frequent words the
     /// two share.
@@ -333,7 +417,8 @@ pub struct ProbeCost {
 pub struct Join {
     entries_scanned: u64,
     frequent_in_x: u32,
-    index_in_x: Vec<u32>,
+    resolved: Resolved,
+    index_in_x: HashMap<u32, u32, BuildNoHashHasher<u32>>,
     counts: Vec<u32>,
     cells: Vec<u16>,
     touched: Vec<u32>,
@@ -344,22 +429,23 @@ pub struct Join {
     /// The other index of each gathered element (X's in a rescan, Y's in a
     /// lookup).
     gathered_other: Vec<u32>,
-    /// A kept book's common elements as (index in Y, index in X).
+    /// A kept part's common elements as (index in Y, index in X).
     pairs: Vec<(u32, u32)>,
 }
 
 impl Join {
-    /// Scratch for postings over `books` books.
-    pub fn new(books: usize) -> Self {
+    /// Scratch for postings over `parts` parts.
+    pub fn new(parts: usize) -> Self {
         Join {
             entries_scanned: 0,
             frequent_in_x: 0,
-            index_in_x: Vec::new(),
-            counts: vec![0; books],
+            resolved: Resolved::default(),
+            index_in_x: HashMap::default(),
+            counts: vec![0; parts],
             cells: Vec::new(),
             touched: Vec::new(),
             candidates: Vec::new(),
-            slot: vec![NOT_KEPT; books],
+            slot: vec![NONE; parts],
             kept: Vec::new(),
             gathered: Vec::new(),
             gathered_other: Vec::new(),
@@ -379,51 +465,62 @@ impl Join {
         self.frequent_in_x
     }
 
-    /// First pass: for every book the probe reaches that shares words with
+    /// First pass: for every part the probe reaches that shares words with
     /// it, its common count and block bound, in no particular order.
-    pub fn count(&mut self, postings: &Postings, probe: &Probe<'_>) -> &[Candidate] {
+    pub fn count(&mut self, postings: &Postings<'_>, probe: &Probe<'_>) -> &[Candidate] {
+        self.resolved = Resolved::of(postings, probe);
+        self.count_resolved(postings)
+    }
+
+    fn count_resolved(&mut self, postings: &Postings<'_>) -> &[Candidate] {
         self.entries_scanned = 0;
-        let x_len = postings.probe_words(probe).len();
+        let x_len = self.resolved.hashes.len();
         // A cell counts at most one block of X; past u16 the grid is skipped
         // and the bound falls back to the common count.
         let use_grid = x_len.div_ceil(BLOCKS) <= u16::MAX as usize;
-        let books = self.counts.len();
+        let parts = self.counts.len();
         if self.cells.is_empty() {
-            self.cells = vec![0; books * CELLS];
+            self.cells = vec![0; parts * CELLS];
         }
-        let frequent_in_x = postings.skipped_in(probe);
-        self.frequent_in_x = frequent_in_x;
-        let mut blocks = BlockWalk::new(x_len);
-        postings.for_each_range(probe, |range| {
-            // Cells are laid out [X block][book][Y block], so one X block's
-            // counting touches a strip of books × BLOCKS cells.
-            let strip = blocks.next_block() * books * BLOCKS;
-            self.entries_scanned += range.len() as u64;
-            for (&book, &by) in postings.books[range.clone()]
-                .iter()
-                .zip(&postings.blocks[range])
-            {
-                let count = &mut self.counts[book as usize];
-                if *count == 0 {
-                    self.touched.push(book);
-                }
-                *count += 1;
-                if use_grid {
-                    self.cells[strip + book as usize * BLOCKS + by as usize] += 1;
+        self.frequent_in_x = self.resolved.frequent;
+        for (r, segment) in postings.runs.segments().iter().enumerate() {
+            let base = postings.runs.part_base(r);
+            let local_parts = segment.part_count() as u32;
+            let (entry_parts, blocks) = (segment.entry_parts(), segment.entry_blocks());
+            let mut walk = BlockWalk::new(x_len);
+            for i in 0..x_len {
+                let strip = walk.next_block() * parts * BLOCKS;
+                let range = self.resolved.range(postings, r, i);
+                self.entries_scanned += range.len() as u64;
+                let in_blocks = blocks.get(range.clone()).unwrap_or(&[]);
+                for (local, &by) in entry_parts.slice(range).iter().zip(in_blocks) {
+                    if local >= local_parts {
+                        continue;
+                    }
+                    let part = base + local;
+                    let count = &mut self.counts[part as usize];
+                    if *count == 0 {
+                        self.touched.push(part);
+                    }
+                    *count += 1;
+                    if use_grid {
+                        self.cells[strip + part as usize * BLOCKS + (by as usize % BLOCKS)] += 1;
+                    }
                 }
             }
-        });
+        }
         self.candidates.clear();
+        let frequent_in_x = self.frequent_in_x;
         if frequent_in_x > 0 {
-            self.add_uncounted(postings, probe, frequent_in_x);
+            self.add_uncounted(postings, frequent_in_x);
         }
         let mut grid = [0u16; CELLS];
-        for &book in &self.touched {
-            let frequent_at_most = frequent_in_x.min(postings.skipped[book as usize]);
-            let counted = std::mem::take(&mut self.counts[book as usize]);
+        for &part in &self.touched {
+            let frequent_at_most = frequent_in_x.min(postings.skipped(part));
+            let counted = std::mem::take(&mut self.counts[part as usize]);
             let lcs_at_most = if use_grid {
                 for (bx, row) in grid.chunks_exact_mut(BLOCKS).enumerate() {
-                    let at = (bx * books + book as usize) * BLOCKS;
+                    let at = (bx * parts + part as usize) * BLOCKS;
                     let cells = &mut self.cells[at..at + BLOCKS];
                     row.copy_from_slice(cells);
                     cells.fill(0);
@@ -433,7 +530,7 @@ impl Join {
                 counted
             };
             self.candidates.push(Candidate {
-                book,
+                book: part,
                 counted,
                 frequent_at_most,
                 lcs_at_most: lcs_at_most + frequent_at_most,
@@ -443,18 +540,21 @@ impl Join {
         &self.candidates
     }
 
-    /// Adds the books the probe reaches that counting did not touch but that
-    /// hold frequent words, which X may share with them.
-    fn add_uncounted(&mut self, postings: &Postings, probe: &Probe<'_>, frequent_in_x: u32) {
-        let first = match *probe {
-            Probe::BookAgainstLater(book) => book as usize + 1,
-            Probe::Book(_) | Probe::Words(_) => 0,
+    /// Adds the parts the probe reaches that counting did not touch but
+    /// that hold frequent words, which X may share with them.
+    fn add_uncounted(&mut self, postings: &Postings<'_>, frequent_in_x: u32) {
+        let Some(frequent) = postings.frequent else {
+            return;
         };
-        for (book, &skipped) in postings.skipped.iter().enumerate().skip(first) {
-            if skipped > 0 && self.counts[book] == 0 {
+        let first = match self.resolved.after {
+            Some((run, local)) => postings.runs.part_base(run) + local + 1,
+            None => 0,
+        };
+        for &(part, skipped) in &frequent.skipped {
+            if part >= first && self.counts[part as usize] == 0 {
                 let frequent_at_most = frequent_in_x.min(skipped);
                 self.candidates.push(Candidate {
-                    book: book as u32,
+                    book: part,
                     counted: 0,
                     frequent_at_most,
                     lcs_at_most: frequent_at_most,
@@ -476,7 +576,7 @@ impl Join {
     /// [`cost`](Self::cost) was kept: `keep` as that count returned them.
     pub fn align_with_cost(
         &mut self,
-        postings: &Postings,
+        postings: &Postings<'_>,
         probe: &Probe<'_>,
         cost: ProbeCost,
         len_x: u32,
@@ -484,23 +584,32 @@ impl Join {
         found: impl FnMut(u32, Overlap),
     ) {
         let last = self.cost();
+        self.resolved = Resolved::of(postings, probe);
         self.entries_scanned = cost.entries_scanned;
         self.frequent_in_x = cost.frequent_in_x;
-        self.align(postings, probe, len_x, keep, found);
+        self.align_resolved(postings, len_x, keep, found);
         self.entries_scanned = last.entries_scanned;
         self.frequent_in_x = last.frequent_in_x;
     }
 
-    /// Second pass: aligns the probe's sequence (of `len_x` elements before
-    /// resolving) with each of `keep` (as returned by the last
-    /// [`count`](Self::count), for the same probe), calling `found` with each
-    /// book and its overlap.
+    /// Second pass: aligns the last counted probe's sequence (of `len_x`
+    /// elements) with each of `keep` (as that [`count`](Self::count)
+    /// returned them), calling `found` with each part and its overlap.
     /// Rescans the postings when that is cheaper than reading every kept
-    /// book's sequence, else looks each kept book's words up in the probe's.
+    /// part's sequence, else looks each kept part's words up in the probe's.
     pub fn align(
         &mut self,
-        postings: &Postings,
-        probe: &Probe<'_>,
+        postings: &Postings<'_>,
+        len_x: u32,
+        keep: &[Candidate],
+        found: impl FnMut(u32, Overlap),
+    ) {
+        self.align_resolved(postings, len_x, keep, found);
+    }
+
+    fn align_resolved(
+        &mut self,
+        postings: &Postings<'_>,
         len_x: u32,
         keep: &[Candidate],
         found: impl FnMut(u32, Overlap),
@@ -510,21 +619,20 @@ impl Join {
         }
         let lookups: u64 = keep
             .iter()
-            .map(|c| postings.lengths[c.book as usize] as u64)
+            .map(|c| u64::from(postings.runs.part_len(c.book)))
             .sum();
         // A rescan sees only counted words, so it serves only probes without
         // frequent words.
         if lookups < self.entries_scanned || self.frequent_in_x > 0 {
-            self.align_by_lookup(postings, postings.probe_words(probe), len_x, keep, found);
+            self.align_by_lookup(postings, len_x, keep, found);
         } else {
-            self.align_by_rescan(postings, probe, len_x, keep, found);
+            self.align_by_rescan(postings, len_x, keep, found);
         }
     }
 
     fn align_by_rescan(
         &mut self,
-        postings: &Postings,
-        probe: &Probe<'_>,
+        postings: &Postings<'_>,
         len_x: u32,
         keep: &[Candidate],
         mut found: impl FnMut(u32, Overlap),
@@ -538,24 +646,35 @@ impl Join {
         }
         self.gathered.resize(total as usize, 0);
         self.gathered_other.resize(total as usize, 0);
-        let mut in_x = 0u32;
-        postings.for_each_range(probe, |range| {
-            for (&book, &index) in postings.books[range.clone()]
-                .iter()
-                .zip(&postings.indexes[range])
-            {
-                let k = self.slot[book as usize];
-                if k != NOT_KEPT {
-                    let end = &mut self.kept[k as usize].1;
-                    self.gathered[*end as usize] = index;
-                    self.gathered_other[*end as usize] = in_x;
-                    *end += 1;
+        for (r, segment) in postings.runs.segments().iter().enumerate() {
+            let base = postings.runs.part_base(r);
+            let local_parts = segment.part_count() as u32;
+            let (entry_parts, indexes) = (segment.entry_parts(), segment.entry_indexes());
+            for in_x in 0..self.resolved.hashes.len() {
+                let range = self.resolved.range(postings, r, in_x);
+                for (local, index) in entry_parts
+                    .slice(range.clone())
+                    .iter()
+                    .zip(indexes.slice(range).iter())
+                {
+                    if local >= local_parts {
+                        continue;
+                    }
+                    let k = self.slot[(base + local) as usize];
+                    if k != NONE {
+                        let (start, end) = &mut self.kept[k as usize];
+                        // A damaged list could hold more entries than counted.
+                        if *end < start.saturating_add(keep[k as usize].counted) {
+                            self.gathered[*end as usize] = index;
+                            self.gathered_other[*end as usize] = in_x as u32;
+                            *end += 1;
+                        }
+                    }
                 }
             }
-            in_x += 1;
-        });
+        }
         for (candidate, &(start, end)) in keep.iter().zip(&self.kept) {
-            self.slot[candidate.book as usize] = NOT_KEPT;
+            self.slot[candidate.book as usize] = NONE;
             let (start, end) = (start as usize, end as usize);
             // Into Y's order, as a lookup gathers them: the LCS whose span
             // is measured is then the same whichever way the pair aligned.
@@ -576,13 +695,12 @@ impl Join {
                 (*x, *y) = (at_x, at_y);
             }
             let (lcs, span_x, span_y) = lis_span(in_x, in_y);
-            let len_y = postings.lengths[candidate.book as usize];
             found(
                 candidate.book,
                 Overlap {
                     len_x,
-                    len_y,
-                    common: candidate.counted,
+                    len_y: postings.runs.part_len(candidate.book),
+                    common: (end - start) as u32,
                     lcs,
                     span_x,
                     span_y,
@@ -593,24 +711,20 @@ impl Join {
 
     fn align_by_lookup(
         &mut self,
-        postings: &Postings,
-        x: &[WordId],
+        postings: &Postings<'_>,
         len_x: u32,
         keep: &[Candidate],
         mut found: impl FnMut(u32, Overlap),
     ) {
-        if self.index_in_x.len() < postings.words.len() {
-            self.index_in_x = vec![NOT_KEPT; postings.words.len()];
-        }
-        for (i, &word) in x.iter().enumerate() {
-            self.index_in_x[word as usize] = i as u32;
+        self.index_in_x.clear();
+        for (i, &hash) in self.resolved.hashes.iter().enumerate() {
+            self.index_in_x.insert(hash, i as u32);
         }
         for candidate in keep {
             self.gathered.clear();
             self.gathered_other.clear();
-            for (j, &word) in postings.word_ids_of(candidate.book).iter().enumerate() {
-                let i = self.index_in_x[word as usize];
-                if i != NOT_KEPT {
+            for (j, hash) in postings.runs.part_hashes(candidate.book).iter().enumerate() {
+                if let Some(&i) = self.index_in_x.get(&hash) {
                     self.gathered.push(i);
                     self.gathered_other.push(j as u32);
                 }
@@ -620,7 +734,7 @@ impl Join {
                 candidate.book,
                 Overlap {
                     len_x,
-                    len_y: postings.lengths[candidate.book as usize],
+                    len_y: postings.runs.part_len(candidate.book),
                     common: self.gathered.len() as u32,
                     lcs,
                     span_x,
@@ -628,25 +742,24 @@ impl Join {
                 },
             );
         }
-        for &word in x {
-            self.index_in_x[word as usize] = NOT_KEPT;
-        }
     }
-}
 
-impl Join {
-    /// Aligns two stored books directly: X's words are marked in a table
-    /// indexed by word id and Y's are looked up in it, O(|X| + |Y| + c log c).
-    pub fn align_pair(&mut self, postings: &Postings, a: u32, b: u32) -> Overlap {
-        let x = postings.word_ids_of(a);
+    /// Aligns two stored parts directly: X's words are marked in a table
+    /// and Y's are looked up in it, O(|X| + |Y| + c log c).
+    pub fn align_pair(&mut self, postings: &Postings<'_>, a: u32, b: u32) -> Overlap {
+        self.resolved = Resolved {
+            hashes: postings.runs.part_hashes(a).to_vec(),
+            ..Resolved::default()
+        };
         let unknown = Candidate {
             book: b,
             counted: 0,
             frequent_at_most: 0,
             lcs_at_most: 0,
         };
+        let len_x = self.resolved.hashes.len() as u32;
         let mut result = Overlap::default();
-        self.align_by_lookup(postings, x, x.len() as u32, &[unknown], |_, o| result = o);
+        self.align_by_lookup(postings, len_x, &[unknown], |_, o| result = o);
         result
     }
 }
@@ -656,97 +769,108 @@ mod tests {
     use super::*;
     use crate::align::SequenceIndex;
 
-    fn seq(hashes: &[u32]) -> Vec<u32> {
-        hashes.to_vec()
+    /// Runs of one segment per group of sequences (parts numbered across).
+    fn runs(groups: &[&[&[u32]]]) -> Runs {
+        Runs::in_memory(groups)
+    }
+
+    fn all(runs: &Runs, cap: u32) -> (Frequent, u32) {
+        (Frequent::count(runs, cap), cap)
     }
 
     #[test]
-    fn counts_common_words_per_book() {
-        let postings = Postings::build(&[seq(&[1, 2, 3]), seq(&[2, 3, 4]), seq(&[9])], u32::MAX);
-        assert_eq!(postings.books_with(2), [0, 1]);
-        assert!(postings.books_with(7).is_empty());
+    fn counts_common_words_per_part_across_runs() {
+        let runs = runs(&[&[&[1, 2, 3], &[2, 3, 4]], &[&[9]]]);
+        let (frequent, cap) = all(&runs, u32::MAX);
+        let postings = Postings::all(&runs, cap, &frequent);
         let mut join = Join::new(3);
-        let x = postings.resolve(&[2, 3, 9, 77]);
-        assert_eq!(x.len(), 3);
+        let x = [2, 3, 9, 77];
         let mut counts: Vec<_> = join
-            .count(&postings, &Probe::Words(&x))
+            .count(&postings, &Probe::Hashes(&x))
             .iter()
             .map(|c| (c.book, c.counted))
             .collect();
         counts.sort();
         assert_eq!(counts, [(0, 2), (1, 2), (2, 1)]);
         let later: Vec<_> = join
-            .count(&postings, &Probe::BookAgainstLater(0))
+            .count(&postings, &Probe::PartAgainstLater(0))
             .iter()
             .map(|c| (c.book, c.counted))
             .collect();
         assert_eq!(later, [(1, 2)]);
         let all: Vec<_> = join
-            .count(&postings, &Probe::Book(1))
+            .count(&postings, &Probe::Part(1))
             .iter()
             .map(|c| (c.book, c.counted))
             .collect();
         assert_eq!(all.len(), 2);
+        assert!(join
+            .count(&postings, &Probe::PartAgainstLater(2))
+            .is_empty());
     }
 
     #[test]
     fn join_alignment_equals_direct_alignment() {
-        let books = [
-            seq(&[5, 1, 2, 3, 4]),
-            seq(&[4, 3, 2, 1]),
-            seq(&[1, 9, 3, 8, 2]),
-        ];
-        let postings = Postings::build(&books, u32::MAX);
+        let books: [&[u32]; 3] = [&[5, 1, 2, 3, 4], &[4, 3, 2, 1], &[1, 9, 3, 8, 2]];
+        let runs = runs(&[&books[..2], &books[2..]]);
+        let (frequent, cap) = all(&runs, u32::MAX);
+        let postings = Postings::all(&runs, cap, &frequent);
         let x = [1, 2, 3, 4, 5];
-        assert_eq!(postings.word_ids_of(0), postings.resolve(&books[0]));
-        let ids = postings.resolve(&x);
         let mut join = Join::new(books.len());
-        let probe = Probe::Words(&ids);
+        let probe = Probe::Hashes(&x);
         let keep = join.count(&postings, &probe).to_vec();
         for candidate in &keep {
             assert!(candidate.lcs_at_most >= 1 && candidate.lcs_at_most <= candidate.counted);
         }
         let mut by_rescan = Vec::new();
-        join.align_by_rescan(&postings, &probe, 5, &keep, |b, o| by_rescan.push((b, o)));
+        join.align_by_rescan(&postings, 5, &keep, |b, o| by_rescan.push((b, o)));
         let mut by_lookup = Vec::new();
-        join.align_by_lookup(&postings, &ids, 5, &keep, |b, o| by_lookup.push((b, o)));
+        join.align_by_lookup(&postings, 5, &keep, |b, o| by_lookup.push((b, o)));
         assert_eq!(by_rescan, by_lookup);
         assert_eq!(by_rescan.len(), 3);
         for (book, overlap) in by_rescan {
             let direct = SequenceIndex::new(&x).align(
-                &books[book as usize],
+                books[book as usize],
                 &mut crate::align::AlignScratch::default(),
             );
             assert_eq!(overlap, direct, "book {book}");
             let bound = keep.iter().find(|c| c.book == book).unwrap().lcs_at_most;
             assert!(bound >= overlap.lcs);
+            assert_eq!(join.align_pair(&postings, 0, book), {
+                SequenceIndex::new(books[0]).align(
+                    books[book as usize],
+                    &mut crate::align::AlignScratch::default(),
+                )
+            });
         }
     }
 
     #[test]
     fn frequent_words_are_skipped_but_bounded_and_aligned_exactly() {
-        // Words 1 and 2 are in three books: frequent at cap 2.
-        let books = [seq(&[1, 2, 3]), seq(&[2, 1, 4]), seq(&[1, 2, 5]), seq(&[6])];
-        let postings = Postings::build(&books, 2);
-        assert!(postings.books_with(1).is_empty());
-        assert_eq!(postings.books_with(3), [0]);
-        let x = postings.resolve(&[1, 2, 4]);
-        let probe = Probe::Words(&x);
-        assert_eq!(postings.skipped_in(&probe), 2);
+        // Words 1 and 2 are in three parts: frequent at cap 2, whichever
+        // runs hold them.
+        let books: [&[u32]; 4] = [&[1, 2, 3], &[2, 1, 4], &[1, 2, 5], &[6]];
+        let runs = runs(&[&books[..1], &books[1..3], &books[3..]]);
+        let (frequent, cap) = all(&runs, 2);
+        assert_eq!(frequent.skipped, [(0, 2), (1, 2), (2, 2)]);
+        let postings = Postings::all(&runs, cap, &frequent);
+        let x = [1, 2, 4];
+        let probe = Probe::Hashes(&x);
         let mut join = Join::new(books.len());
         let mut keep = join.count(&postings, &probe).to_vec();
+        assert_eq!(join.frequent_in_x(), 2);
         keep.sort_by_key(|c| c.book);
-        // Books 0 and 2 share only frequent words: counted 0, bounded by 2.
+        // Parts 0 and 2 share only frequent words: counted 0, bounded by 2.
         let bounds: Vec<_> = keep
             .iter()
             .map(|c| (c.book, c.counted, c.frequent_at_most, c.lcs_at_most))
             .collect();
         assert_eq!(bounds, [(0, 0, 2, 2), (1, 1, 2, 3), (2, 0, 2, 2)]);
         let mut aligned = Vec::new();
-        join.align(&postings, &probe, 3, &keep, |b, o| aligned.push((b, o)));
+        join.align(&postings, 3, &keep, |b, o| aligned.push((b, o)));
         for (book, overlap) in aligned {
-            let direct = SequenceIndex::new(&[1, 2, 4]).align(
-                &books[book as usize],
+            let direct = SequenceIndex::new(&x).align(
+                books[book as usize],
                 &mut crate::align::AlignScratch::default(),
             );
             assert_eq!(overlap, direct, "book {book}");
@@ -755,9 +879,9 @@ mod tests {
                 assert!(candidate.bound(score, 3, 3) >= score.value(&overlap));
             }
         }
-        // Against later books only, book 0 reaches 1 and 2, not itself.
+        // Against later parts only, part 0 reaches 1 and 2, not itself.
         let later: Vec<_> = join
-            .count(&postings, &Probe::BookAgainstLater(0))
+            .count(&postings, &Probe::PartAgainstLater(0))
             .iter()
             .map(|c| c.book)
             .collect();
@@ -766,13 +890,31 @@ mod tests {
     }
 
     #[test]
+    fn frequent_words_are_found_from_long_lists_and_by_scanning() {
+        // 80 parts in two runs hold word 7; cap 70 makes it frequent. With
+        // two runs, 70 / 2 = 35 is below the long-list length: every word
+        // is scanned; with one run, the long list is read.
+        let parts: Vec<Vec<u32>> = (0..80).map(|i| vec![7, 100 + i]).collect();
+        let refs: Vec<&[u32]> = parts.iter().map(Vec::as_slice).collect();
+        for runs in [
+            Runs::in_memory(&[&refs]),
+            Runs::in_memory(&[&refs[..40], &refs[40..]]),
+        ] {
+            let frequent = Frequent::count(&runs, 70);
+            assert_eq!(frequent.skipped.len(), 80);
+            assert!(Frequent::count(&runs, 80).skipped.is_empty());
+        }
+    }
+
+    #[test]
     fn block_walk_matches_block_of() {
+        use crate::storage::segment_books::block_of;
         for len in [0usize, 1, 2, 7, 8, 9, 63, 64, 65, 1000, 4097] {
             let mut walk = BlockWalk::new(len);
             for i in 0..len {
                 assert_eq!(
                     walk.next_block(),
-                    block_of(i as u32, len as u32),
+                    block_of(i as u32, len as u32) as usize,
                     "len {len} i {i}"
                 );
             }

@@ -70,11 +70,8 @@ impl Reader {
     /// 2 and older). They are read on each call: one record of a page file
     /// of the reader's snapshot (from memory, in format 3).
     pub fn pages(&self, key: &str) -> Result<Vec<MinHashSig>> {
-        let slot = self.slot_of(key)? as usize;
-        if self.books()[slot].pages <= 1 {
-            return Ok(Vec::new());
-        }
-        Ok(self.files.pages(self.book_ref(slot))?.unwrap_or_default())
+        let slot = self.slot_of(key)?;
+        Ok(self.pages_of_slot(slot)?.unwrap_or_default())
     }
 
     /// The page signatures of a new text, made and reduced as the index

@@ -32,6 +32,9 @@ const BARRELS: TableDefinition<u32, u64> = TableDefinition::new("barrels");
 const SEGMENTS: TableDefinition<u32, u64> = TableDefinition::new("segments");
 const PAGES: TableDefinition<u32, &[u8]> = TableDefinition::new("pages");
 const PAGE_FILES: TableDefinition<u32, u64> = TableDefinition::new("page_files");
+/// Ids of books deleted or replaced while a listed segment still holds
+/// them (format 7 on): readers skip them without reading `books`.
+const DEAD_BOOKS: TableDefinition<u32, ()> = TableDefinition::new("dead_books");
 
 const META_FORMAT_VERSION: &str = "format_version";
 const META_EXTRACT_OPTIONS: &str = "extract_options";
@@ -241,6 +244,8 @@ pub struct CatalogBatch {
     pub add_segments: Vec<(u32, u64)>,
     /// Segments to unlist (merged into an added one).
     pub remove_segments: Vec<u32>,
+    /// Dead book ids no listed segment holds any more (a merge dropped them).
+    pub forget_dead: Vec<u32>,
     /// The next internal id to hand out.
     pub next_book_id: u32,
 }
@@ -263,6 +268,22 @@ pub struct Relocation {
     pub add_barrels: Vec<(u32, u64)>,
     /// New page files to list, with their committed lengths.
     pub add_page_files: Vec<(u32, u64)>,
+    /// The segment that replaces every listed one (format 7 on: segments
+    /// hold the entries that moved), with its length.
+    pub add_segment: Option<(u32, u64)>,
+    /// Segments to unlist.
+    pub remove_segments: Vec<u32>,
+    /// Dead book ids the replaced segments held.
+    pub forget_dead: Vec<u32>,
+}
+
+/// The listed segments an upgrade replaces, and the one it lists instead.
+#[derive(Debug, Default)]
+pub struct SegmentSwap {
+    /// The new segment and its length.
+    pub add: Option<(u32, u64)>,
+    /// The segments it replaces.
+    pub remove: Vec<u32>,
 }
 
 /// What one committed batch did.
@@ -613,10 +634,12 @@ impl Catalog {
                 let mut books = txn.open_table(BOOKS)?;
                 let mut keys = txn.open_table(KEYS)?;
                 let mut pages = txn.open_table(PAGES)?;
+                let mut dead = txn.open_table(DEAD_BOOKS)?;
                 for key in &batch.delete_keys {
                     if let Some(old) = keys.remove(key.as_str())? {
                         books.remove(old.value())?;
                         pages.remove(old.value())?;
+                        dead.insert(old.value(), ())?;
                         outcome.deleted += 1;
                     }
                 }
@@ -630,11 +653,13 @@ impl Catalog {
                     if let Some(old) = keys.insert(entry.key.as_str(), *id)? {
                         books.remove(old.value())?;
                         pages.remove(old.value())?;
+                        dead.insert(old.value(), ())?;
                         outcome.replaced += 1;
                     }
                     bytes.clear();
                     entry.encode_into(&mut bytes);
                     books.insert(*id, bytes.as_slice())?;
+                    dead.remove(*id)?;
                 }
                 let mut barrels = txn.open_table(BARRELS)?;
                 for &(barrel, len) in &batch.barrel_lengths {
@@ -652,6 +677,9 @@ impl Catalog {
                     for &(number, len) in &batch.add_segments {
                         segments.insert(number, len)?;
                     }
+                }
+                for id in &batch.forget_dead {
+                    dead.remove(id)?;
                 }
                 let mut meta = txn.open_table(META)?;
                 meta.insert(
@@ -698,6 +726,21 @@ impl Catalog {
                 for &(number, len) in &relocation.add_page_files {
                     page_files.insert(number, len)?;
                 }
+                if relocation.add_segment.is_some() || !relocation.remove_segments.is_empty() {
+                    let mut segments = txn.open_table(SEGMENTS)?;
+                    for &number in &relocation.remove_segments {
+                        segments.remove(number)?;
+                    }
+                    if let Some((number, len)) = relocation.add_segment {
+                        segments.insert(number, len)?;
+                    }
+                }
+                if !relocation.forget_dead.is_empty() {
+                    let mut dead = txn.open_table(DEAD_BOOKS)?;
+                    for id in &relocation.forget_dead {
+                        dead.remove(id)?;
+                    }
+                }
                 Ok(())
             })
         })
@@ -708,17 +751,28 @@ impl Catalog {
     /// Makes the catalog format `to_version` in one write transaction:
     /// `locators` become the `pages` entries of their books (a format-3
     /// catalog's page signatures moved into page files), `lengths` the
-    /// committed lengths of those page files, and `format_version` becomes
-    /// `to_version`. After an error, none of it is visible.
+    /// committed lengths of those page files, `segments` replaces the
+    /// listed segments (by one holding every book's sections, format 7),
+    /// the default part options are set where there are none, and
+    /// `format_version` becomes `to_version`. After an error, none of it is
+    /// visible.
     #[allow(clippy::result_large_err)]
     pub(crate) fn upgrade(
         &self,
         to_version: FormatVersion,
         locators: &[(u32, PageLocator)],
         lengths: &[(u32, u64)],
+        segments: &SegmentSwap,
     ) -> Result<()> {
         contain_panics(&self.path, || {
             self.write(|txn| {
+                let mut listed = txn.open_table(SEGMENTS)?;
+                for &number in &segments.remove {
+                    listed.remove(number)?;
+                }
+                if let Some((number, len)) = segments.add {
+                    listed.insert(number, len)?;
+                }
                 let mut pages = txn.open_table(PAGES)?;
                 for (id, locator) in locators {
                     pages.insert(*id, locator.encode().as_slice())?;
@@ -732,7 +786,7 @@ impl Catalog {
                     META_FORMAT_VERSION,
                     to_version.number().to_le_bytes().as_slice(),
                 )?;
-                if to_version.has_parts() {
+                if to_version.has_parts() && meta.get(META_PART_OPTIONS)?.is_none() {
                     meta.insert(
                         META_PART_OPTIONS,
                         PartOptions::default().encode().as_slice(),
@@ -899,6 +953,23 @@ impl CatalogSnapshot<'_> {
                 f(id, self.catalog.stored_pages(bytes.value(), id)?)?;
             }
             Ok(())
+        })
+    }
+
+    /// Ids of books deleted or replaced that a listed segment may still
+    /// hold, ascending; none before format 7.
+    pub fn dead_books(&self) -> Result<Vec<u32>> {
+        contain_panics(&self.catalog.path, || {
+            let table = match self.txn.open_table(DEAD_BOOKS) {
+                Ok(table) => table,
+                Err(redb::TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
+                Err(e) => return Err(self.err(e)),
+            };
+            let mut out = Vec::new();
+            for item in table.iter().map_err(|e| self.err(e))? {
+                out.push(item.map_err(|e| self.err(e))?.0.value());
+            }
+            Ok(out)
         })
     }
 

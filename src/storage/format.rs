@@ -85,6 +85,13 @@ impl FormatVersion {
     pub fn has_parts(self) -> bool {
         self.0 >= 6
     }
+
+    /// Segments hold every book's catalog entry, unique-word sequences and
+    /// unique-word postings, read in place (from format 7; before, a reader
+    /// read every book's sequence from the barrels at open).
+    pub fn has_segment_books(self) -> bool {
+        self.0 >= 7
+    }
 }
 
 impl std::fmt::Display for FormatVersion {

@@ -31,5 +31,6 @@ mod overlay;
 pub mod page_files;
 pub mod pages;
 pub mod segment;
+pub mod segment_books;
 #[cfg(test)]
 mod spec_examples;

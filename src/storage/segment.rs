@@ -37,9 +37,8 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use super::codec::{Cursor, Encode};
-use super::format::{
-    checked_body, checksum, FileHeader, FileKind, FormatVersion, CHECKSUM_LEN, HEADER_LEN,
-};
+use super::format::{checked_body, FileHeader, FileKind, FormatVersion, CHECKSUM_LEN, HEADER_LEN};
+use super::segment_books::{self, BookSpans, SegmentBook, Sink};
 use crate::error::IoContext;
 use crate::error::{Error, Result};
 use crate::repr::minhash::MAX_HASHES;
@@ -84,34 +83,123 @@ impl SketchRecord {
     }
 }
 
-/// Encodes records (any order; ids distinct) into segment bytes with `k`
-/// min-hashes per book (missing values are written as `u64::MAX`).
-/// `InvalidArgument` when a count would not fit the format's u32 fields
-/// (over 2^32 − 1 keys or entries in one segment).
-pub fn encode(records: &mut [SketchRecord], k: usize) -> Result<Vec<u8>> {
-    records.sort_unstable_by_key(|r| r.book_id);
+/// Encodes `books` (any order; ids distinct) into segment bytes with `k`
+/// min-hashes per book (missing values are written as `u64::MAX`): their
+/// sketches, key tables and, as every segment from version 7 on, their book
+/// sections ([`segment_books`]). `InvalidArgument` when a count would not
+/// fit the format's u32 fields (over 2^32 − 1 keys, entries, parts or
+/// elements in one segment).
+pub fn encode(books: Vec<SegmentBook>, k: usize) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    encode_to(books, k, &mut out)?;
+    Ok(out)
+}
+
+/// Encodes `books` as [`encode`] does into a new file at `path` (created
+/// exclusively, never through a link), streamed, then synced with its
+/// directory; returns its length. A file it created but could not finish
+/// is removed (best effort: the next writer removes any file the catalog
+/// does not list).
+pub fn write(path: &Path, books: Vec<SegmentBook>, k: usize) -> Result<u64> {
+    let mut file = super::fs::WriteFile::create_new(path)?;
+    let written = (|| -> Result<u64> {
+        let mut sink = FileSink {
+            file: &mut file,
+            buffer: Vec::with_capacity(1 << 20),
+        };
+        let len = encode_to(books, k, &mut sink)?;
+        sink.flush()?;
+        file.sync_all()?;
+        Ok(len)
+    })();
+    drop(file);
+    if written.is_err() {
+        let _ = super::fs::remove_file(path);
+    }
+    let len = written?;
+    super::format::sync_parent_dir(path)?;
+    Ok(len)
+}
+
+/// A file written through a buffer.
+struct FileSink<'f> {
+    file: &'f mut super::fs::WriteFile,
+    buffer: Vec<u8>,
+}
+
+impl FileSink<'_> {
+    fn flush(&mut self) -> Result<()> {
+        self.file.write_all(&self.buffer)?;
+        self.buffer.clear();
+        Ok(())
+    }
+}
+
+impl Sink for FileSink<'_> {
+    fn put(&mut self, bytes: &[u8]) -> Result<()> {
+        self.buffer.extend_from_slice(bytes);
+        if self.buffer.len() >= 1 << 20 {
+            self.flush()?;
+        }
+        Ok(())
+    }
+}
+
+/// A sink that counts and checksums what passes through it.
+struct Checksummed<'s> {
+    out: &'s mut dyn Sink,
+    hash: xxhash_rust::xxh3::Xxh3Default,
+    len: u64,
+}
+
+impl Sink for Checksummed<'_> {
+    fn put(&mut self, bytes: &[u8]) -> Result<()> {
+        self.hash.update(bytes);
+        self.len += bytes.len() as u64;
+        self.out.put(bytes)
+    }
+}
+
+/// Encodes `books` into `out`; returns the bytes written.
+fn encode_to(mut books: Vec<SegmentBook>, k: usize, out: &mut dyn Sink) -> Result<u64> {
+    books.sort_unstable_by_key(SegmentBook::id);
     let tables = Table::ALL.map(|table| {
-        let mut entries: Vec<(u64, u32)> = records
+        let mut entries: Vec<(u64, u32)> = books
             .iter()
-            .flat_map(|r| r.keys_of(table).iter().map(|&key| (key, r.book_id)))
+            .filter(|b| b.sketched)
+            .flat_map(|b| b.sketch.keys_of(table).iter().map(|&key| (key, b.id())))
             .collect();
         entries.sort_unstable();
         entries.dedup();
         entries
     });
-    encode_parts(records, k, &tables)
+    let mut sink = Checksummed {
+        out,
+        hash: xxhash_rust::xxh3::Xxh3Default::new(),
+        len: 0,
+    };
+    sink.put(&encode_sketches(&books, k, &tables)?)?;
+    drop(tables);
+    segment_books::encode(books, &mut sink)?;
+    let sum = sink.hash.digest();
+    sink.put(&sum.to_le_bytes())?;
+    Ok(sink.len)
 }
 
-fn encode_parts(
-    records: &[SketchRecord],
+/// The bytes of the header, the sketches, the book keys and the key tables.
+fn encode_sketches(
+    books: &[SegmentBook],
     k: usize,
     tables: &[Vec<(u64, u32)>; TABLES],
 ) -> Result<Vec<u8>> {
-    let book_keys: usize = records.iter().flat_map(|r| &r.keys).map(Vec::len).sum();
-    let largest = tables
-        .iter()
-        .map(Vec::len)
-        .chain([book_keys, records.len()]);
+    fn keys_of(b: &SegmentBook) -> &[Vec<u64>] {
+        match b.sketched {
+            true => &b.sketch.keys,
+            false => &[],
+        }
+    }
+    let book_keys: usize = books.iter().flat_map(keys_of).map(Vec::len).sum();
+    let largest = tables.iter().map(Vec::len).chain([book_keys, books.len()]);
     if largest.max().unwrap_or(0) > u32::MAX as usize {
         return Err(Error::InvalidArgument(
             "a segment would hold more than 2^32 - 1 keys or entries".into(),
@@ -119,29 +207,33 @@ fn encode_parts(
     }
     let mut out = Vec::new();
     FileHeader::new(FileKind::Segment).encode_into(&mut out);
-    put_u32(&mut out, records.len() as u32);
+    put_u32(&mut out, books.len() as u32);
     put_u32(&mut out, k as u32);
-    for r in records {
-        put_u32(&mut out, r.book_id);
-        out.extend_from_slice(&r.simhash.0.to_le_bytes());
+    for b in books {
+        put_u32(&mut out, b.id());
+        let simhash = if b.sketched { b.sketch.simhash.0 } else { 0 };
+        out.extend_from_slice(&simhash.to_le_bytes());
         for i in 0..k {
-            let value = r.minhash.0.get(i).copied().unwrap_or(u64::MAX);
+            let value = match b.sketched {
+                true => b.sketch.minhash.0.get(i).copied().unwrap_or(u64::MAX),
+                false => u64::MAX,
+            };
             out.extend_from_slice(&value.to_le_bytes());
         }
     }
     let mut end = 0u32;
-    for list in records.iter().flat_map(|r| &r.keys) {
-        end += list.len() as u32;
-        put_u32(&mut out, end);
+    for b in books {
+        for t in 0..TABLES {
+            end += keys_of(b).get(t).map_or(0, Vec::len) as u32;
+            put_u32(&mut out, end);
+        }
     }
-    for key in records.iter().flat_map(|r| r.keys.iter().flatten()) {
+    for key in books.iter().flat_map(keys_of).flatten() {
         out.extend_from_slice(&key.to_le_bytes());
     }
     for entries in tables {
         encode_table(entries, &mut out);
     }
-    let sum = checksum(&out);
-    out.extend_from_slice(&sum.to_le_bytes());
     Ok(out)
 }
 
@@ -256,16 +348,48 @@ struct TableSpan {
 }
 
 /// Whether segments whose headers carry versions `a` and `b` have one
-/// layout: three key tables up to version 2, four from version 3 on.
+/// layout: three key tables up to version 2, four from version 3 on, and
+/// book sections from version 7 on.
 pub fn same_layout(a: FormatVersion, b: FormatVersion) -> bool {
-    a.has_value_table() == b.has_value_table()
+    a.has_value_table() == b.has_value_table() && a.has_segment_books() == b.has_segment_books()
 }
 
-/// A decoded, checked segment held in memory.
+/// A segment's bytes: mapped from its file, or held in memory.
+pub enum SegmentBytes {
+    /// The file, mapped read-only.
+    Mapped(memmap2::Mmap),
+    /// Bytes in memory (a segment built for an index of an older format,
+    /// or read whole).
+    Owned(Vec<u8>),
+}
+
+impl std::ops::Deref for SegmentBytes {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            SegmentBytes::Mapped(map) => map,
+            SegmentBytes::Owned(bytes) => bytes,
+        }
+    }
+}
+
+impl std::fmt::Debug for SegmentBytes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let how = match self {
+            SegmentBytes::Mapped(_) => "mapped",
+            SegmentBytes::Owned(_) => "owned",
+        };
+        write!(f, "{how} {} bytes", self.len())
+    }
+}
+
+/// A segment whose layout was checked: every section lies inside its bytes
+/// ([`Segment::open`]); [`Segment::check`] checks the rest.
 #[derive(Debug)]
 pub struct Segment {
     path: PathBuf,
-    bytes: Vec<u8>,
+    pub(super) bytes: SegmentBytes,
     book_count: usize,
     k: usize,
     /// The format version in its header.
@@ -277,22 +401,96 @@ pub struct Segment {
     book_keys_at: usize,
     book_key_count: usize,
     tables: [TableSpan; TABLES],
+    /// The book sections (from version 7).
+    pub(super) book_spans: Option<BookSpans>,
 }
 
-// Every offset the lookups below read was checked by `Segment::decode`
+/// Segments shorter than this are read into memory rather than mapped.
+const MAP_AT_LEAST: u64 = 64 * 1024;
+
+// Every offset the lookups below read was checked by `Segment::layout`
 // (counts, ends and spans against the segment's length) before a
-// `Segment` exists; `decode` itself reads through the bounds-checked cursor.
+// `Segment` exists; values read through those offsets are clamped where
+// they index further.
 #[allow(clippy::indexing_slicing)]
 impl Segment {
-    /// Reads and checks the segment at `path`.
+    /// Opens the segment at `path` for reading in place: maps it (or reads
+    /// it, when small) and checks its layout, not its checksum or orders,
+    /// so that opening costs the same whatever its size.
     pub fn open(path: &Path) -> Result<Segment> {
-        let bytes = std::fs::read(path).at(path)?;
-        Segment::decode(bytes, path)
+        let file = std::fs::File::open(path).at(path)?;
+        let len = file.metadata().at(path)?.len();
+        let bytes = if len >= MAP_AT_LEAST {
+            // Safety: segments are immutable once written (storage-format.md
+            // section 4): no writer changes a listed segment's bytes; a
+            // compaction only removes the file, which leaves the mapping valid.
+            #[allow(unsafe_code)]
+            let map = unsafe { memmap2::Mmap::map(&file) }.at(path)?;
+            SegmentBytes::Mapped(map)
+        } else {
+            SegmentBytes::Owned(std::fs::read(path).at(path)?)
+        };
+        Segment::layout(bytes, path)
     }
 
-    /// Checks `bytes` as a segment read from `path`: header, checksum, then
-    /// every count, order and bound, so later lookups cannot fail.
+    /// A segment over `bytes` built in memory by [`encode`], named `path` in
+    /// errors; its layout is checked.
+    pub fn in_memory(bytes: Vec<u8>, path: &Path) -> Result<Segment> {
+        Segment::layout(SegmentBytes::Owned(bytes), path)
+    }
+
+    /// Opens the segment at `path` and checks it whole ([`Self::check`]).
+    pub fn open_checked(path: &Path) -> Result<Segment> {
+        let segment = Segment::open(path)?;
+        segment.check()?;
+        Ok(segment)
+    }
+
+    /// Checks `bytes` as a segment read from `path`: layout, checksum,
+    /// then every order, so later lookups give the stored answers.
     pub fn decode(bytes: Vec<u8>, path: &Path) -> Result<Segment> {
+        let segment = Segment::layout(SegmentBytes::Owned(bytes), path)?;
+        segment.check()?;
+        Ok(segment)
+    }
+
+    /// Checks the checksum, then the orders and bounds of every section.
+    pub fn check(&self) -> Result<()> {
+        checked_body(&self.bytes, &self.path, 0)?;
+        self.check_order()?;
+        self.check_tables()?;
+        self.check_books()
+    }
+
+    /// Checks that each key table holds exactly the pairs (key, book) of
+    /// its books' keys, which a merge rebuilds it from.
+    fn check_tables(&self) -> Result<()> {
+        for table in Table::ALL {
+            let mut expected: Vec<(u64, u32)> = (0..self.book_count)
+                .flat_map(|slot| {
+                    let id = self.book_id(slot);
+                    self.book_keys(slot, table).map(move |key| (key, id))
+                })
+                .collect();
+            expected.sort_unstable();
+            let stored = self
+                .entries(table)
+                .flat_map(|(key, ids)| ids.map(move |id| (key, id)));
+            if !stored.eq(expected.iter().copied()) {
+                return Err(Error::corrupted(
+                    self.path.clone(),
+                    format!(
+                        "the {} table does not hold exactly its books' keys",
+                        table.name()
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks the header and that every section lies inside the bytes.
+    fn layout(bytes: SegmentBytes, path: &Path) -> Result<Segment> {
         let header = FileHeader::decode_from(&bytes, FileKind::Segment, path)?;
         let version_2 = !header.version.has_value_table();
         if bytes.len() < HEADER_LEN + 8 + CHECKSUM_LEN {
@@ -304,7 +502,7 @@ impl Segment {
                 ),
             ));
         }
-        let body_end = checked_body(&bytes, path, 0)?.len();
+        let body_end = bytes.len() - CHECKSUM_LEN;
         let mut cursor = Cursor::at(&bytes[..body_end], path, 0);
         cursor.skip(HEADER_LEN, 1, "header bytes")?;
         let book_count = cursor.u32()? as usize;
@@ -329,8 +527,13 @@ impl Segment {
                 books_at: cursor.skip(entry_count, 4, "posting entries")?,
             };
         }
+        let book_spans = if header.version.has_segment_books() {
+            Some(BookSpans::decode(&mut cursor, &bytes, book_count)?)
+        } else {
+            None
+        };
         if cursor.remaining() != 0 {
-            return Err(cursor.error("bytes after the last table"));
+            return Err(cursor.error("bytes after the last section"));
         }
         let segment = Segment {
             path: path.to_path_buf(),
@@ -344,8 +547,8 @@ impl Segment {
             book_keys_at,
             book_key_count,
             tables,
+            book_spans,
         };
-        segment.check_order()?;
         Ok(segment)
     }
 
@@ -415,6 +618,37 @@ impl Segment {
 
     fn book_stride(&self) -> usize {
         20 + 8 * self.k
+    }
+
+    /// The id of the book at `position` (0 past the end).
+    pub fn book_id(&self, position: usize) -> u32 {
+        match position < self.book_count {
+            true => {
+                LittleEndian::read_u32(&self.bytes[self.books_at + position * self.book_stride()..])
+            }
+            false => 0,
+        }
+    }
+
+    /// The sketch and keys of the book at `position` (as stored; a book
+    /// without a sketch has every value `u64::MAX`).
+    pub fn sketch_record(&self, position: usize) -> SketchRecord {
+        let at =
+            self.books_at + position.min(self.book_count.saturating_sub(1)) * self.book_stride();
+        let stride = self.book_stride();
+        let mut values = vec![0u64; self.k];
+        if position < self.book_count {
+            LittleEndian::read_u64_into(&self.bytes[at + 20..at + stride], &mut values);
+        }
+        SketchRecord {
+            book_id: self.book_id(position),
+            simhash: match position < self.book_count {
+                true => SimHash128(LittleEndian::read_u128(&self.bytes[at + 4..])),
+                false => SimHash128::default(),
+            },
+            minhash: MinHashSig(values),
+            keys: Table::ALL.map(|t| self.book_keys(position, t).collect()),
+        }
     }
 
     /// Every book's id, in id order.
@@ -589,44 +823,38 @@ fn strictly_increasing<T: PartialOrd>(mut items: impl Iterator<Item = T>) -> boo
 }
 
 /// The bytes of one segment holding the books of `segments` for which
-/// `live` is true, with their band entries; dead books and keys left
-/// without books are dropped. All segments must have the same `k`. Fails
-/// like [`encode`] when the result would be too large for one segment.
+/// `live` is true, with their keys and book sections; dead books and keys
+/// left without books are dropped. All segments must have the same `k` and
+/// book sections (version 7 on: `Corrupted` otherwise). Fails like
+/// [`encode`] when the result would be too large for one segment.
 pub fn merge(segments: &[&Segment], live: impl Fn(u32) -> bool) -> Result<Vec<u8>> {
+    let (books, k) = merged_books(segments, live)?;
+    encode(books, k)
+}
+
+/// The books a [`merge`] of `segments` holds, in id order, and their `k`.
+pub fn merged_books(
+    segments: &[&Segment],
+    live: impl Fn(u32) -> bool,
+) -> Result<(Vec<SegmentBook>, usize)> {
     let k = segments.first().map_or(1, |s| s.k);
-    let mut books: Vec<SketchRecord> = segments
-        .iter()
-        .flat_map(|s| {
-            s.books()
-                .enumerate()
-                .map(move |(slot, (book_id, simhash, minhash))| SketchRecord {
-                    book_id,
-                    simhash,
-                    minhash,
-                    keys: Table::ALL.map(|t| s.book_keys(slot, t).collect()),
-                })
-        })
-        .filter(|r| live(r.book_id))
-        .collect();
-    books.sort_unstable_by_key(|r| r.book_id);
-    books.dedup_by_key(|r| r.book_id);
-    let tables = Table::ALL.map(|table| {
-        let mut entries: Vec<(u64, u32)> = segments
-            .iter()
-            .flat_map(|s| s.entries(table))
-            .flat_map(|(key, ids)| ids.map(move |id| (key, id)))
-            .filter(|&(_, id)| live(id))
-            .collect();
-        entries.sort_unstable();
-        entries.dedup();
-        entries
-    });
-    encode_parts(&books, k, &tables)
+    let mut books = Vec::new();
+    for segment in segments {
+        for position in 0..segment.book_count() {
+            if live(segment.book_id(position)) {
+                books.push(segment.segment_book(position)?);
+            }
+        }
+    }
+    books.sort_unstable_by_key(SegmentBook::id);
+    books.dedup_by_key(|b| b.id());
+    Ok((books, k))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::storage::format::checksum;
 
     fn record(id: u32, keys: [&[u64]; 4]) -> SketchRecord {
         SketchRecord {
@@ -637,12 +865,29 @@ mod tests {
         }
     }
 
-    fn sample() -> Vec<SketchRecord> {
-        vec![
+    fn sample() -> Vec<SegmentBook> {
+        books(vec![
             record(9, [&[1, 5], &[2], &[], &[70]]),
             record(3, [&[5, 8], &[], &[4], &[70, 71]]),
             record(4, [&[5], &[2, 3], &[4], &[]]),
-        ]
+        ])
+    }
+
+    fn books(records: Vec<SketchRecord>) -> Vec<SegmentBook> {
+        records
+            .into_iter()
+            .map(|sketch| SegmentBook {
+                entry: crate::storage::catalog::BookEntry {
+                    key: format!("k{}", sketch.book_id),
+                    unique_words: 2,
+                    ..Default::default()
+                },
+                parts: vec![vec![sketch.book_id, 1000]],
+                sketch,
+                sketched: true,
+                pages: None,
+            })
+            .collect()
     }
 
     fn decoded(bytes: Vec<u8>) -> Segment {
@@ -651,7 +896,7 @@ mod tests {
 
     #[test]
     fn round_trip_and_lookups() {
-        let segment = decoded(encode(&mut sample(), 4).unwrap());
+        let segment = decoded(encode(sample(), 4).unwrap());
         let ids: Vec<u32> = segment.books().map(|(id, _, _)| id).collect();
         assert_eq!(ids, [3, 4, 9]);
         let (_, simhash, minhash) = segment.books().nth(1).unwrap();
@@ -675,8 +920,8 @@ mod tests {
 
     #[test]
     fn merge_drops_dead_books_and_empty_keys() {
-        let a = decoded(encode(&mut sample(), 4).unwrap());
-        let b = decoded(encode(&mut [record(12, [&[8, 99], &[], &[], &[]])], 4).unwrap());
+        let a = decoded(encode(sample(), 4).unwrap());
+        let b = decoded(encode(books(vec![record(12, [&[8, 99], &[], &[], &[]])]), 4).unwrap());
         let merged = decoded(merge(&[&a, &b], |id| id != 3).unwrap());
         let ids: Vec<u32> = merged.books().map(|(id, _, _)| id).collect();
         assert_eq!(ids, [4, 9, 12]);
@@ -693,7 +938,7 @@ mod tests {
 
     #[test]
     fn every_damaged_byte_is_reported_not_panicked() {
-        let bytes = encode(&mut sample(), 4).unwrap();
+        let bytes = encode(sample(), 4).unwrap();
         for i in 0..bytes.len() {
             let mut damaged = bytes.clone();
             damaged[i] ^= 0x20;
@@ -709,7 +954,7 @@ mod tests {
 
     #[test]
     fn out_of_order_content_with_a_valid_checksum_is_refused() {
-        let mut bytes = encode(&mut sample(), 4).unwrap();
+        let mut bytes = encode(sample(), 4).unwrap();
         let body_end = bytes.len() - CHECKSUM_LEN;
         // Swap the first two book ids (3 and 4) and re-checksum.
         let first = HEADER_LEN + 8;

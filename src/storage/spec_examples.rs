@@ -14,6 +14,7 @@ use super::codec::{Decode, Encode};
 use super::format::{checksum, FileHeader, FileKind};
 use super::pages;
 use super::segment::{self, Segment, SketchRecord};
+use super::segment_books::SegmentBook;
 use crate::repr::sketch::{band_key, value_keys, BookSketch, Table};
 use crate::repr::unique_words::{extract, word_hash, ExtractOptions};
 use crate::repr::{MinHashSig, PartOptions, SimHash128, SketchOptions};
@@ -122,13 +123,13 @@ fn the_barrel_of_one_book() {
     assert_eq!(record.sequence.hashes, words);
 }
 
-#[test]
-fn the_book_entry_of_that_book() {
+/// The catalog entry of the example book, stored as `doc`.
+fn cat_entry() -> BookEntry {
     let features = extract(CAT_TEXT, &ExtractOptions::default());
     let record_len = EncodedSequence::encode(&features.sequence)
         .unwrap()
         .record_len();
-    let entry = BookEntry {
+    BookEntry {
         key: "doc".into(),
         barrel: 1,
         offset: 16,
@@ -138,7 +139,12 @@ fn the_book_entry_of_that_book() {
         unique_words: u32::try_from(features.sequence.len()).unwrap(),
         distinct_words: features.distinct_words,
         ..BookEntry::default()
-    };
+    }
+}
+
+#[test]
+fn the_book_entry_of_that_book() {
+    let entry = cat_entry();
     let mut bytes = Vec::new();
     entry.encode_into(&mut bytes);
     let doc = example("book-entry");
@@ -150,12 +156,20 @@ fn the_book_entry_of_that_book() {
 fn the_segment_of_that_book_has_the_stated_length() {
     let options = SketchOptions::default();
     let sketch = BookSketch::compute(CAT_TEXT, &options);
-    let mut records = [SketchRecord::new(0, &sketch, &options)];
-    let counts = records[0].keys.each_ref().map(Vec::len);
+    let record = SketchRecord::new(0, &sketch, &options);
+    let counts = record.keys.each_ref().map(Vec::len);
     assert_eq!(counts, [20, 17, 8, 100]);
-    let bytes = segment::encode(&mut records, options.book.num_hashes).unwrap();
-    assert_eq!(bytes.len(), 4380);
-    assert!(SPEC.contains("listed in\n`segments` with length 4380"));
+    let features = extract(CAT_TEXT, &ExtractOptions::default());
+    let records = [SegmentBook {
+        sketch: record,
+        sketched: true,
+        entry: cat_entry(),
+        pages: None,
+        parts: vec![features.sequence.hashes],
+    }];
+    let bytes = segment::encode(records.to_vec(), options.book.num_hashes).unwrap();
+    assert_eq!(bytes.len(), 4535);
+    assert!(SPEC.contains("listed in\n`segments` with length 4535"));
 }
 
 #[test]
@@ -167,19 +181,45 @@ fn the_segment_of_two_books() {
         minhash: sig(minhash),
         keys: keys.map(<[u64]>::to_vec),
     };
+    let with_books = |sketch: SketchRecord, key: &str, parts: &[&[u32]]| SegmentBook {
+        sketch,
+        sketched: true,
+        entry: BookEntry {
+            key: key.into(),
+            barrel: 1,
+            offset: 16,
+            record_len: 40,
+            words: 9,
+            unique_words: parts.iter().map(|p| p.len() as u32).sum(),
+            distinct_words: 7,
+            ..BookEntry::default()
+        },
+        pages: None,
+        parts: parts.iter().map(|p| p.to_vec()).collect(),
+    };
     let mut records = [
-        book(
-            5,
-            0x0f,
-            [0x11, 0x22],
-            [&[0xa1], &[0xb1, 0xb2], &[], &[0xd1, 0xd2]],
+        with_books(
+            book(
+                5,
+                0x0f,
+                [0x11, 0x22],
+                [&[0xa1], &[0xb1, 0xb2], &[], &[0xd1, 0xd2]],
+            ),
+            "b",
+            &[&[0x0a, 0x0b, 0x0c]],
         ),
-        book(3, 0xf0, [0x33, 0x44], [&[0xa1], &[], &[0xc1], &[0xd1]]),
+        with_books(
+            book(3, 0xf0, [0x33, 0x44], [&[0xa1], &[], &[0xc1], &[0xd1]]),
+            "a",
+            &[&[0x0c, 0x0a]],
+        ),
     ];
-    let bytes = segment::encode(&mut records, 2).unwrap();
+    // Segment order: by id, as `encode` writes them.
+    records.sort_by_key(SegmentBook::id);
+    let bytes = segment::encode(records.to_vec(), 2).unwrap();
     let doc = example("segment");
     assert_eq!(doc, bytes);
-    assert_eq!(doc.len(), 336);
+    assert_eq!(doc.len(), 593);
 
     let decoded = Segment::decode(doc, path()).unwrap();
     let books: Vec<_> = decoded.books().collect();
@@ -193,13 +233,30 @@ fn the_segment_of_two_books() {
     for (slot, record) in records.iter().enumerate() {
         for table in Table::ALL {
             let keys: Vec<u64> = decoded.book_keys(slot, table).collect();
-            assert_eq!(keys, record.keys[table as usize], "slot {slot} {table:?}");
+            assert_eq!(
+                keys, record.sketch.keys[table as usize],
+                "slot {slot} {table:?}"
+            );
         }
     }
     assert_eq!(
         decoded.lookup(Table::Value, 0xd1).collect::<Vec<_>>(),
         [3, 5]
     );
+    assert_eq!(decoded.positions_of_key("b"), [1]);
+    assert_eq!(decoded.entry(0).unwrap().0, records[0].entry);
+    assert_eq!(decoded.part_hashes(1).to_vec(), [0x0a, 0x0b, 0x0c]);
+    let word = decoded.find_word(0x0c).unwrap();
+    let postings = decoded.word_entries(word);
+    assert_eq!(
+        decoded.entry_parts().slice(postings.clone()).to_vec(),
+        [0, 1]
+    );
+    assert_eq!(
+        decoded.entry_indexes().slice(postings.clone()).to_vec(),
+        [0, 2]
+    );
+    assert_eq!(decoded.entry_blocks()[postings], [0, 10]);
 }
 
 #[test]

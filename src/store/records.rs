@@ -2,7 +2,7 @@
 //! its barrel records (the unique-word sequence of each of its parts, one
 //! record per part) and its page signatures.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use crate::repr::{MinHashSig, UniqueWordSeq};
 use crate::storage::barrel::{BarrelFile, BarrelReader, Record};
 use crate::storage::catalog::{BookEntry, CatalogSnapshot, StoredPages};
-use crate::storage::page_files::PageFileReader;
+use crate::storage::page_files::{PageFileReader, PageLocator};
 
 /// The identity of a stored book its records must match: its id, its key
 /// and the elements of its parts' sequences together.
@@ -118,7 +118,13 @@ pub(crate) struct RecordFiles {
 impl RecordFiles {
     /// Opens every committed barrel and page file of `snapshot` and reads
     /// its page locators.
-    pub(crate) fn open(store: &Store, snapshot: &CatalogSnapshot<'_>) -> Result<RecordFiles> {
+    /// With `read_locators`, the catalog's page entries are read too (an
+    /// index before format 7, whose segments do not hold them).
+    pub(crate) fn open(
+        store: &Store,
+        snapshot: &CatalogSnapshot<'_>,
+        read_locators: bool,
+    ) -> Result<RecordFiles> {
         let mut barrels = HashMap::new();
         for (barrel, committed) in snapshot.barrels()? {
             let file = BarrelFile::open(&store.barrel_path(barrel), committed)?;
@@ -130,10 +136,12 @@ impl RecordFiles {
             page_files.insert(file, Mutex::new(reader));
         }
         let mut pages = HashMap::new();
-        snapshot.each_pages(|id, stored| {
-            pages.insert(id, stored);
-            Ok(())
-        })?;
+        if read_locators {
+            snapshot.each_pages(|id, stored| {
+                pages.insert(id, stored);
+                Ok(())
+            })?;
+        }
         Ok(RecordFiles {
             barrels,
             page_files,
@@ -165,19 +173,28 @@ impl RecordFiles {
         )
     }
 
-    /// The page signatures of `book`: `None` when it has none stored. From
-    /// format 4 on, one record read from its page file.
-    pub(crate) fn pages(&self, book: BookRef<'_>) -> Result<Option<Vec<MinHashSig>>> {
-        match self.pages.get(&book.id) {
+    /// The page signatures of `book`, found at `locator` (format 7, where
+    /// segments hold the locators) or through the catalog's entries read
+    /// at open: `None` when it has none stored. From format 4 on, one
+    /// record read from its page file.
+    pub(crate) fn pages(
+        &self,
+        book: BookRef<'_>,
+        locator: Option<PageLocator>,
+    ) -> Result<Option<Vec<MinHashSig>>> {
+        let stored = locator
+            .map(StoredPages::Locator)
+            .or_else(|| self.pages.get(&book.id).cloned());
+        match stored {
             None => Ok(None),
-            Some(StoredPages::Signatures(pages)) => Ok(Some(pages.clone())),
+            Some(StoredPages::Signatures(pages)) => Ok(Some(pages)),
             Some(StoredPages::Locator(locator)) => {
                 let file = self
                     .page_files
                     .get(&locator.file)
                     .ok_or_else(|| self.unknown_file("page file", book.key, locator.file))?;
                 let mut file = file.lock().unwrap_or_else(|e| e.into_inner());
-                file.read(locator, book.id).map(Some)
+                file.read(&locator, book.id).map(Some)
             }
         }
     }
@@ -190,6 +207,39 @@ impl RecordFiles {
             format!("book {key:?} points at unknown {kind} {number}"),
         )
     }
+}
+
+/// The unique-word hashes of every part of every book of `entries`, in their order, read
+/// one barrel at a time (`committed`: each barrel's committed length), so
+/// that at most one barrel (up to
+/// [`crate::load::LoadOptions::max_barrel_bytes`]) is in memory at once.
+// Slots index `entries` and `hashes`, both of its length.
+#[allow(clippy::indexing_slicing)]
+pub(crate) fn read_hashes(
+    store: &Store,
+    committed: &HashMap<u32, u64>,
+    entries: &[(u32, BookEntry)],
+) -> Result<Vec<Vec<Vec<u32>>>> {
+    let mut slots_by_barrel: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+    for (slot, (_, entry)) in entries.iter().enumerate() {
+        slots_by_barrel.entry(entry.barrel).or_default().push(slot);
+    }
+    let mut hashes = vec![Vec::new(); entries.len()];
+    for (barrel, slots) in slots_by_barrel {
+        let Some(&len) = committed.get(&barrel) else {
+            return Err(store.unknown_barrel(&entries[slots[0]].1));
+        };
+        let reader = BarrelReader::open(&store.barrel_path(barrel), len)?;
+        for slot in slots {
+            let (id, entry) = &entries[slot];
+            hashes[slot] = store
+                .record_in(&reader, *id, entry)?
+                .into_iter()
+                .map(|part| part.hashes)
+                .collect();
+        }
+    }
+    Ok(hashes)
 }
 
 /// The parts held by `records`, found at `offset` of `path`, if they are

@@ -6,13 +6,15 @@
 //! durable, so its failure is reported as a warning, not as the failure of
 //! the load or delete.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use super::Store;
-use crate::error::{IoContext, Result};
-use crate::storage::catalog::CatalogBatch;
+use crate::error::{Error, IoContext, Result};
+use crate::repr::{MinHashSig, SimHash128};
+use crate::storage::catalog::{CatalogBatch, CatalogSnapshot, StoredPages};
 use crate::storage::fs;
 use crate::storage::segment::{self, Segment, SketchRecord, Unreadable};
+use crate::storage::segment_books::SegmentBook;
 
 /// More listed segments than this trigger a compaction at the end of a load.
 pub const MAX_SEGMENTS: usize = 8;
@@ -51,11 +53,9 @@ pub(crate) fn prepare_dir(store: &Store) -> Result<u32> {
 
 /// Writes `records` as segment `number`; returns its length. The caller
 /// lists it in the catalog batch that publishes the books.
-pub(crate) fn write(store: &Store, number: u32, records: &mut [SketchRecord]) -> Result<u64> {
+pub(crate) fn write(store: &Store, number: u32, books: Vec<SegmentBook>) -> Result<u64> {
     let k = store.require_sketches("write sketches")?.book.num_hashes;
-    let bytes = segment::encode(records, k)?;
-    segment::write_file(&store.segment_path(number), &bytes)?;
-    Ok(bytes.len() as u64)
+    segment::write(&store.segment_path(number), books, k)
 }
 
 /// What a compaction did.
@@ -119,7 +119,7 @@ pub(crate) fn compact(
     let mut unreadable = Vec::new();
     for &(n, _) in &listed {
         let path = store.segment_path(n);
-        match Segment::open(&path) {
+        match Segment::open_checked(&path) {
             Ok(segment) => readable.push((n, segment)),
             Err(error) => unreadable.push((n, Unreadable::of(&path, &error))),
         }
@@ -165,13 +165,19 @@ pub(crate) fn compact(
         let refs: Vec<&Segment> = readable.iter().map(|(_, s)| s).collect();
         // A merge too large for one segment's u32 counts is not done: the
         // segments stay as they are, which readers handle as well.
-        match segment::merge(&refs, |id| live.contains(&id)) {
-            Ok(bytes) => {
-                segment::write_file(&store.segment_path(number), &bytes)?;
-                batch.add_segments.push((number, bytes.len() as u64));
+        let merged = segment::merged_books(&refs, |id| live.contains(&id))
+            .and_then(|(books, k)| segment::write(&store.segment_path(number), books, k));
+        match merged {
+            Ok(len) => {
+                batch.add_segments.push((number, len));
                 batch
                     .remove_segments
                     .extend(readable.iter().map(|&(n, _)| n));
+                batch.forget_dead = readable
+                    .iter()
+                    .flat_map(|(_, s)| s.book_ids())
+                    .filter(|id| !live.contains(id))
+                    .collect();
                 compaction.merged = readable.len();
             }
             Err(crate::error::Error::InvalidArgument(_)) => {}
@@ -192,6 +198,69 @@ pub(crate) fn compact(
         let _ = fs::remove_file(&store.segment_path(n));
     }
     Ok(compaction)
+}
+
+/// Every live book of `snapshot` as a segment book: its catalog entry and
+/// page locator, its parts' sequences read from the barrels (one barrel at
+/// a time) and its sketch from the listed segments (none when it has
+/// none), in id order. The first listed segment that cannot be read leaves
+/// every book unsketched and is returned, unless it is missing and this is
+/// not the `last_attempt` (then an `Io` error, for the caller to retry on a
+/// fresh snapshot). How a reader of an index before format 7 builds its
+/// runs, and what an upgrade to format 7 writes.
+pub(crate) fn books_from_catalog(
+    store: &Store,
+    snapshot: &CatalogSnapshot<'_>,
+    last_attempt: bool,
+) -> Result<(Vec<SegmentBook>, Option<Unreadable>)> {
+    let entries = snapshot.books()?;
+    let committed: HashMap<u32, u64> = snapshot.barrels()?.into_iter().collect();
+    let hashes = super::records::read_hashes(store, &committed, &entries)?;
+    let mut sketches: HashMap<u32, SketchRecord> = HashMap::new();
+    let mut damaged = None;
+    for (n, _) in snapshot.segments()? {
+        let path = store.segment_path(n);
+        match Segment::open_checked(&path) {
+            Ok(segment) => {
+                for position in 0..segment.book_count() {
+                    let record = segment.sketch_record(position);
+                    sketches.insert(record.book_id, record);
+                }
+            }
+            Err(Error::Io { path, source })
+                if source.kind() == std::io::ErrorKind::NotFound && !last_attempt =>
+            {
+                return Err(Error::Io { path, source });
+            }
+            Err(error) => {
+                damaged.get_or_insert(Unreadable::of(&path, &error));
+            }
+        }
+    }
+    if damaged.is_some() {
+        sketches.clear();
+    }
+    let mut books = Vec::with_capacity(entries.len());
+    for ((id, entry), parts) in entries.into_iter().zip(hashes) {
+        let pages = match snapshot.pages(id)? {
+            Some(StoredPages::Locator(locator)) => Some(locator),
+            _ => None,
+        };
+        let sketch = sketches.remove(&id);
+        books.push(SegmentBook {
+            sketched: sketch.is_some(),
+            sketch: sketch.unwrap_or(SketchRecord {
+                book_id: id,
+                simhash: SimHash128::default(),
+                minhash: MinHashSig(Vec::new()),
+                keys: Default::default(),
+            }),
+            entry,
+            pages,
+            parts,
+        });
+    }
+    Ok((books, damaged))
 }
 
 /// Keys named in a message about books to reload, at most.

@@ -138,7 +138,7 @@ fn bench_verification(reader: &Reader, dp_pairs: usize, figures: &mut Figures) -
     let started = Instant::now();
     let mut dp_lengths = Vec::new();
     for &(a, b) in pairs.iter().take(dp_pairs) {
-        dp_lengths.push(lcs_len_dp(sequences[a][0], sequences[b][0]));
+        dp_lengths.push(lcs_len_dp(&sequences[a][0], &sequences[b][0]));
     }
     let dp = dp_lengths.len() as f64 / seconds(started.elapsed());
     for (&(a, b), &lcs) in pairs.iter().zip(&dp_lengths) {

@@ -1,0 +1,787 @@
+//! The book sections of a version-7 segment: what a reader holds for each
+//! book of the segment, read in place through a memory map instead of
+//! being loaded at open.
+//!
+//! - **Book data**: a flags byte per book (sketched, paged), the book's
+//!   catalog entry ([`BookEntry`], as the catalog stores it) and its page
+//!   locator, and the books' positions sorted by key, for lookups by key.
+//! - **Parts**: each part's unique-word hashes in text order (the planner's
+//!   unit), with the word id of each element in the postings below.
+//! - **Postings**: the segment's distinct unique words, sorted by hash; for
+//!   each, its entries (part, index in the part, block of the index), one
+//!   per element of the segment's parts; and the words with the longest
+//!   lists, longest first, from which a reader finds the frequent words of
+//!   the whole index without reading every list.
+//!
+//! Layout (all integers little-endian; `storage-format.md`, section 4.5):
+//!
+//! ```text
+//! n × u8 flags, n × u32 entry end, B bytes of entries, n × u32 key order
+//! n × u32 part end, P × u32 element end, N × u32 hash, N × u32 word
+//! u32 m, m × u32 word hash, m × u32 end, N × u32 part, N × u32 index, N × u8 block
+//! u32 L, L × u32 long word
+//! ```
+//!
+//! Offsets are checked when a segment is opened; values are not (the
+//! checksum, orders and agreement of the sections are checked by
+//! [`super::segment::Segment::check`], which `verify` and merges run), so
+//! every accessor clamps what it reads: damaged values give wrong answers,
+//! never a panic.
+
+use std::path::Path;
+
+use super::catalog::BookEntry;
+use super::codec::{Cursor, Decode, Encode};
+use super::page_files::PageLocator;
+use super::segment::SketchRecord;
+use crate::error::{Error, Result};
+
+/// Blocks per part in the block grid of the exact join's bound: the block
+/// of element `index` of a part of `len` elements is
+/// `index · BLOCKS / len`, stored beside each posting entry.
+pub const BLOCKS: usize = 16;
+
+/// Words whose list holds at least this many entries are listed among a
+/// segment's long words.
+pub const LONG_LIST: u32 = 64;
+
+/// Flag bit: the book's sketch and keys are real (a book loaded by a build
+/// without sketches has neither).
+pub const FLAG_SKETCHED: u8 = 1;
+/// Flag bit: a page locator follows the book's entry.
+pub const FLAG_PAGED: u8 = 2;
+
+/// The block of element `index` in a part of `len` elements.
+pub fn block_of(index: u32, len: u32) -> u8 {
+    (u64::from(index) * BLOCKS as u64 / u64::from(len.max(1))).min(BLOCKS as u64 - 1) as u8
+}
+
+/// One book of a segment: its sketch, and what a reader holds for it.
+#[derive(Debug, Clone)]
+pub struct SegmentBook {
+    /// Its sketch and band keys (ignored when not `sketched`).
+    pub sketch: SketchRecord,
+    /// Whether the sketch is real.
+    pub sketched: bool,
+    /// Its catalog entry.
+    pub entry: BookEntry,
+    /// Where its page signatures are, when it has some.
+    pub pages: Option<PageLocator>,
+    /// The unique-word hashes of each of its parts, in text order.
+    pub parts: Vec<Vec<u32>>,
+}
+
+impl SegmentBook {
+    /// The book's id.
+    pub fn id(&self) -> u32 {
+        self.sketch.book_id
+    }
+}
+
+/// A little-endian `u32` array read in place.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct U32s<'a>(&'a [u8]);
+
+impl<'a> U32s<'a> {
+    /// The array over `bytes` (a trailing partial value is ignored).
+    pub fn new(bytes: &'a [u8]) -> Self {
+        U32s(bytes)
+    }
+
+    /// Number of values.
+    pub fn len(&self) -> usize {
+        self.0.len() / 4
+    }
+
+    /// True when empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Value `i`, 0 past the end.
+    pub fn get(&self, i: usize) -> u32 {
+        match self.0.get(4 * i..4 * i + 4) {
+            Some(&[a, b, c, d]) => u32::from_le_bytes([a, b, c, d]),
+            _ => 0,
+        }
+    }
+
+    /// The values in order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = u32> + 'a {
+        self.0
+            .chunks_exact(4)
+            .map(<byteorder::LittleEndian as byteorder::ByteOrder>::read_u32)
+    }
+
+    /// Values `range` (clamped).
+    pub fn slice(&self, range: std::ops::Range<usize>) -> U32s<'a> {
+        let end = range.end.min(self.len());
+        let start = range.start.min(end);
+        U32s(self.0.get(4 * start..4 * end).unwrap_or(&[]))
+    }
+
+    /// The values, copied.
+    pub fn to_vec(&self) -> Vec<u32> {
+        self.iter().collect()
+    }
+
+    /// The first index whose value is not below `value` in a sorted array.
+    pub fn partition_point(&self, mut below: impl FnMut(u32) -> bool) -> usize {
+        let (mut low, mut high) = (0, self.len());
+        while low < high {
+            let mid = low + (high - low) / 2;
+            if below(self.get(mid)) {
+                low = mid + 1;
+            } else {
+                high = mid;
+            }
+        }
+        low
+    }
+}
+
+/// Range `j` under cumulative ends (`end[−1] = 0`), clamped to `total`
+/// and never reversed.
+pub fn end_range(ends: U32s<'_>, j: usize, total: usize) -> std::ops::Range<usize> {
+    if j >= ends.len() {
+        return 0..0;
+    }
+    let end = (ends.get(j) as usize).min(total);
+    let start = if j == 0 {
+        0
+    } else {
+        (ends.get(j - 1) as usize).min(end)
+    };
+    start..end
+}
+
+/// Where the book sections lie in a segment's bytes.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct BookSpans {
+    pub(crate) flags_at: usize,
+    pub(crate) entry_ends_at: usize,
+    pub(crate) entries_at: usize,
+    pub(crate) entries_len: usize,
+    pub(crate) key_order_at: usize,
+    pub(crate) part_ends_at: usize,
+    pub(crate) parts: usize,
+    pub(crate) element_ends_at: usize,
+    pub(crate) elements: usize,
+    pub(crate) hashes_at: usize,
+    pub(crate) element_words_at: usize,
+    pub(crate) words: usize,
+    pub(crate) word_hashes_at: usize,
+    pub(crate) word_ends_at: usize,
+    pub(crate) entry_parts_at: usize,
+    pub(crate) entry_indexes_at: usize,
+    pub(crate) entry_blocks_at: usize,
+    pub(crate) long_words: usize,
+    pub(crate) long_words_at: usize,
+}
+
+/// The last of `count` cumulative ends at `at` (0 when none), read before
+/// the ends are known to lie inside `bytes`: out of range reads as
+/// `usize::MAX`, which the following size check refuses.
+fn last_end(bytes: &[u8], at: usize, count: usize) -> usize {
+    match count {
+        0 => 0,
+        n => bytes
+            .get(at + 4 * (n - 1)..at + 4 * n)
+            .map_or(usize::MAX, |b| U32s::new(b).get(0) as usize),
+    }
+}
+
+impl BookSpans {
+    /// Finds the sections of `books` books at the cursor, checking that
+    /// each fits in the bytes; leaves the cursor after them.
+    pub(crate) fn decode(cursor: &mut Cursor<'_>, bytes: &[u8], books: usize) -> Result<BookSpans> {
+        let flags_at = cursor.skip(books, 1, "book flags")?;
+        let entry_ends_at = cursor.skip(books, 4, "book entry ends")?;
+        let entries_len = last_end(bytes, entry_ends_at, books);
+        let entries_at = cursor.skip(entries_len, 1, "book entry bytes")?;
+        let key_order_at = cursor.skip(books, 4, "key order positions")?;
+        let part_ends_at = cursor.skip(books, 4, "part ends")?;
+        let parts = last_end(bytes, part_ends_at, books);
+        let element_ends_at = cursor.skip(parts, 4, "element ends")?;
+        let elements = last_end(bytes, element_ends_at, parts);
+        let hashes_at = cursor.skip(elements, 4, "element hashes")?;
+        let element_words_at = cursor.skip(elements, 4, "element words")?;
+        let words = cursor.u32()? as usize;
+        let word_hashes_at = cursor.skip(words, 4, "word hashes")?;
+        let word_ends_at = cursor.skip(words, 4, "word ends")?;
+        let entry_parts_at = cursor.skip(elements, 4, "posting parts")?;
+        let entry_indexes_at = cursor.skip(elements, 4, "posting indexes")?;
+        let entry_blocks_at = cursor.skip(elements, 1, "posting blocks")?;
+        let long_words = cursor.u32()? as usize;
+        let long_words_at = cursor.skip(long_words, 4, "long words")?;
+        Ok(BookSpans {
+            flags_at,
+            entry_ends_at,
+            entries_at,
+            entries_len,
+            key_order_at,
+            part_ends_at,
+            parts,
+            element_ends_at,
+            elements,
+            hashes_at,
+            element_words_at,
+            words,
+            word_hashes_at,
+            word_ends_at,
+            entry_parts_at,
+            entry_indexes_at,
+            entry_blocks_at,
+            long_words,
+            long_words_at,
+        })
+    }
+}
+
+/// Where a segment's bytes go as they are encoded: a file or memory.
+pub trait Sink {
+    /// Appends `bytes`.
+    fn put(&mut self, bytes: &[u8]) -> Result<()>;
+}
+
+impl Sink for Vec<u8> {
+    fn put(&mut self, bytes: &[u8]) -> Result<()> {
+        self.extend_from_slice(bytes);
+        Ok(())
+    }
+}
+
+/// Appends `values` as little-endian `u32`s, a buffer at a time.
+fn put_u32s(out: &mut dyn Sink, values: impl Iterator<Item = u32>) -> Result<()> {
+    let mut buffer = Vec::with_capacity(1 << 16);
+    for value in values {
+        buffer.extend_from_slice(&value.to_le_bytes());
+        if buffer.len() >= 1 << 16 {
+            out.put(&buffer)?;
+            buffer.clear();
+        }
+    }
+    out.put(&buffer)
+}
+
+// The encoder indexes only arrays it builds from `books` itself.
+#[allow(clippy::indexing_slicing)]
+/// Appends the book sections of `books` (in segment order: ids strictly
+/// increasing), consuming them: a part's hashes are overwritten by its
+/// words once written, so that encoding holds 12 bytes per element beyond
+/// the books (the sort keys). `InvalidArgument` when a count would not fit
+/// a `u32`.
+pub fn encode(mut books: Vec<SegmentBook>, out: &mut dyn Sink) -> Result<()> {
+    let too_large = || {
+        Error::InvalidArgument("a segment would hold more than 2^32 - 1 parts or elements".into())
+    };
+    // Each part as (book, part in book), and the first element of each.
+    let mut part_of: Vec<(u32, u32)> = Vec::new();
+    let mut part_starts: Vec<u64> = Vec::new();
+    let mut elements = 0u64;
+    for (b, book) in books.iter().enumerate() {
+        for (p, part) in book.parts.iter().enumerate() {
+            part_of.push((b as u32, p as u32));
+            part_starts.push(elements);
+            elements += part.len() as u64;
+        }
+    }
+    if elements > u64::from(u32::MAX) || part_of.len() > u32::MAX as usize {
+        return Err(too_large());
+    }
+    part_starts.push(elements);
+    // Book data.
+    let flags: Vec<u8> = books
+        .iter()
+        .map(|b| {
+            let sketched = if b.sketched { FLAG_SKETCHED } else { 0 };
+            sketched | if b.pages.is_some() { FLAG_PAGED } else { 0 }
+        })
+        .collect();
+    out.put(&flags)?;
+    let mut entries = Vec::new();
+    let mut entry_ends = Vec::with_capacity(books.len());
+    for book in &books {
+        book.entry.encode_into(&mut entries);
+        if let Some(locator) = &book.pages {
+            locator.encode_into(&mut entries);
+        }
+        entry_ends.push(u32::try_from(entries.len()).map_err(|_| too_large())?);
+    }
+    put_u32s(out, entry_ends.into_iter())?;
+    out.put(&entries)?;
+    drop(entries);
+    let mut by_key: Vec<u32> = (0..books.len() as u32).collect();
+    by_key.sort_by(|&a, &b| {
+        let (a, b) = (&books[a as usize], &books[b as usize]);
+        a.entry
+            .key
+            .as_bytes()
+            .cmp(b.entry.key.as_bytes())
+            .then(a.id().cmp(&b.id()))
+    });
+    put_u32s(out, by_key.into_iter())?;
+    // Parts.
+    put_u32s(
+        out,
+        books.iter().scan(0u32, |end, book| {
+            *end += book.parts.len() as u32;
+            Some(*end)
+        }),
+    )?;
+    put_u32s(out, part_starts[1..].iter().map(|&e| e as u32))?;
+    put_u32s(
+        out,
+        books
+            .iter()
+            .flat_map(|b| b.parts.iter())
+            .flat_map(|p| p.iter().copied()),
+    )?;
+    // Postings: (hash, element) sorted; elements are numbered part after
+    // part, so a word's entries sort by part.
+    let mut keys: Vec<u64> = Vec::with_capacity(elements as usize);
+    let mut element = 0u64;
+    for part in books.iter().flat_map(|b| b.parts.iter()) {
+        for &hash in part {
+            keys.push((u64::from(hash) << 32) | element);
+            element += 1;
+        }
+    }
+    keys.sort_unstable();
+    // Each element's word, in place of its hash.
+    let locate = |element: u32| {
+        let p = part_starts.partition_point(|&start| start <= u64::from(element)) - 1;
+        (p, (u64::from(element) - part_starts[p]) as u32)
+    };
+    let mut words = 0u32;
+    for run in keys.chunk_by(|a, b| a >> 32 == b >> 32) {
+        for &key in run {
+            let (p, index) = locate(key as u32);
+            let (b, in_book) = part_of[p];
+            books[b as usize].parts[in_book as usize][index as usize] = words;
+        }
+        words += 1;
+    }
+    put_u32s(
+        out,
+        books
+            .iter()
+            .flat_map(|b| b.parts.iter())
+            .flat_map(|p| p.iter().copied()),
+    )?;
+    drop(books);
+    put_u32s(out, std::iter::once(words))?;
+    let runs = || keys.chunk_by(|a, b| a >> 32 == b >> 32);
+    put_u32s(out, runs().map(|run| (run[0] >> 32) as u32))?;
+    put_u32s(
+        out,
+        runs().scan(0u32, |end, run| {
+            *end += run.len() as u32;
+            Some(*end)
+        }),
+    )?;
+    put_u32s(out, keys.iter().map(|&key| locate(key as u32).0 as u32))?;
+    put_u32s(out, keys.iter().map(|&key| locate(key as u32).1))?;
+    let mut blocks = Vec::with_capacity(1 << 16);
+    for &key in &keys {
+        let (p, index) = locate(key as u32);
+        let len = (part_starts[p + 1] - part_starts[p]) as u32;
+        blocks.push(block_of(index, len));
+        if blocks.len() >= 1 << 16 {
+            out.put(&blocks)?;
+            blocks.clear();
+        }
+    }
+    out.put(&blocks)?;
+    let mut long: Vec<(u32, u32)> = runs()
+        .enumerate()
+        .map(|(w, run)| (run.len() as u32, w as u32))
+        .filter(|&(len, _)| len >= LONG_LIST)
+        .collect();
+    long.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    put_u32s(out, std::iter::once(long.len() as u32))?;
+    put_u32s(out, long.into_iter().map(|(_, w)| w))
+}
+
+/// Decodes the entry bytes of one book: its catalog entry and, when
+/// `flags` says so, its page locator.
+pub fn decode_entry(
+    bytes: &[u8],
+    flags: u8,
+    path: &Path,
+    offset: u64,
+) -> Result<(BookEntry, Option<PageLocator>)> {
+    let mut cursor = Cursor::at(bytes, path, offset);
+    let entry = BookEntry::decode(&mut cursor)?;
+    let pages = if flags & FLAG_PAGED != 0 {
+        Some(PageLocator::decode(&mut cursor)?)
+    } else {
+        None
+    };
+    cursor.finish()?;
+    Ok((entry, pages))
+}
+
+/// Bytes of a [`BookEntry`] before its key's length.
+const ENTRY_KEY_AT: usize = 36;
+
+use super::segment::Segment;
+
+impl Segment {
+    fn spans(&self) -> BookSpans {
+        self.book_spans.unwrap_or_default()
+    }
+
+    fn u32s(&self, at: usize, count: usize) -> U32s<'_> {
+        U32s::new(self.bytes.get(at..at + 4 * count).unwrap_or(&[]))
+    }
+
+    /// Whether the segment holds book sections (version 7 on).
+    pub fn has_books(&self) -> bool {
+        self.book_spans.is_some()
+    }
+
+    /// The flags byte of the book at `position`.
+    pub fn flags(&self, position: usize) -> u8 {
+        let spans = self.spans();
+        match position < self.book_count() {
+            true => self
+                .bytes
+                .get(spans.flags_at + position)
+                .copied()
+                .unwrap_or(0),
+            false => 0,
+        }
+    }
+
+    /// Whether the book at `position` has a sketch (every book of a segment
+    /// without book sections has).
+    pub fn sketched(&self, position: usize) -> bool {
+        !self.has_books() || self.flags(position) & FLAG_SKETCHED != 0
+    }
+
+    fn entry_bytes(&self, position: usize) -> (&[u8], usize) {
+        let spans = self.spans();
+        let ends = self.u32s(spans.entry_ends_at, self.book_count());
+        let range = end_range(ends, position, spans.entries_len);
+        let at = spans.entries_at + range.start;
+        (
+            self.bytes
+                .get(at..spans.entries_at + range.end)
+                .unwrap_or(&[]),
+            at,
+        )
+    }
+
+    /// The catalog entry and page locator of the book at `position`.
+    pub fn entry(&self, position: usize) -> Result<(BookEntry, Option<PageLocator>)> {
+        let (bytes, at) = self.entry_bytes(position);
+        decode_entry(bytes, self.flags(position), self.path(), at as u64)
+    }
+
+    /// The key bytes of the book at `position` (empty when damaged).
+    pub fn key_bytes(&self, position: usize) -> &[u8] {
+        let (bytes, _) = self.entry_bytes(position);
+        let len = U32s::new(bytes.get(ENTRY_KEY_AT..ENTRY_KEY_AT + 4).unwrap_or(&[])).get(0);
+        bytes
+            .get(ENTRY_KEY_AT + 4..ENTRY_KEY_AT + 4 + len as usize)
+            .unwrap_or(&[])
+    }
+
+    /// The positions of the books whose key is `key`, in id order.
+    pub fn positions_of_key(&self, key: &str) -> Vec<usize> {
+        let order = self.u32s(self.spans().key_order_at, self.book_count());
+        let key = key.as_bytes();
+        let first = order.partition_point(|p| self.key_bytes(p as usize) < key);
+        order
+            .slice(first..order.len())
+            .iter()
+            .take_while(|&p| self.key_bytes(p as usize) == key)
+            .map(|p| p as usize)
+            .filter(|&p| p < self.book_count())
+            .collect()
+    }
+
+    /// Parts of all books together.
+    pub fn part_count(&self) -> usize {
+        self.spans().parts
+    }
+
+    /// The parts of the book at `position`, numbered within the segment.
+    pub fn book_parts(&self, position: usize) -> std::ops::Range<usize> {
+        let spans = self.spans();
+        let ends = self.u32s(spans.part_ends_at, self.book_count());
+        end_range(ends, position, spans.parts)
+    }
+
+    /// The position of the book holding part `part`.
+    pub fn book_of_part(&self, part: usize) -> usize {
+        let ends = self.u32s(self.spans().part_ends_at, self.book_count());
+        ends.partition_point(|end| end as usize <= part)
+            .min(self.book_count().saturating_sub(1))
+    }
+
+    fn element_range(&self, part: usize) -> std::ops::Range<usize> {
+        let spans = self.spans();
+        let ends = self.u32s(spans.element_ends_at, spans.parts);
+        end_range(ends, part, spans.elements)
+    }
+
+    /// Elements of part `part`.
+    pub fn part_len(&self, part: usize) -> u32 {
+        self.element_range(part).len() as u32
+    }
+
+    /// The unique-word hashes of part `part`, in text order.
+    pub fn part_hashes(&self, part: usize) -> U32s<'_> {
+        let spans = self.spans();
+        self.u32s(spans.hashes_at, spans.elements)
+            .slice(self.element_range(part))
+    }
+
+    /// The word (see [`Self::word_hash`]) of each element of part `part`.
+    pub fn part_words(&self, part: usize) -> U32s<'_> {
+        let spans = self.spans();
+        self.u32s(spans.element_words_at, spans.elements)
+            .slice(self.element_range(part))
+    }
+
+    /// Distinct words of the segment's parts.
+    pub fn word_count(&self) -> usize {
+        self.spans().words
+    }
+
+    /// The word with hash `hash`, if any part holds it.
+    pub fn find_word(&self, hash: u32) -> Option<u32> {
+        let spans = self.spans();
+        let hashes = self.u32s(spans.word_hashes_at, spans.words);
+        let i = hashes.partition_point(|h| h < hash);
+        (i < hashes.len() && hashes.get(i) == hash).then_some(i as u32)
+    }
+
+    /// The hash of word `word`.
+    pub fn word_hash(&self, word: u32) -> u32 {
+        let spans = self.spans();
+        self.u32s(spans.word_hashes_at, spans.words)
+            .get(word as usize)
+    }
+
+    /// The entries of word `word`: a range of [`Self::entry_parts`],
+    /// [`Self::entry_indexes`] and [`Self::entry_blocks`].
+    pub fn word_entries(&self, word: u32) -> std::ops::Range<usize> {
+        let spans = self.spans();
+        let ends = self.u32s(spans.word_ends_at, spans.words);
+        end_range(ends, word as usize, spans.elements)
+    }
+
+    /// The part of every posting entry, word after word.
+    pub fn entry_parts(&self) -> U32s<'_> {
+        let spans = self.spans();
+        self.u32s(spans.entry_parts_at, spans.elements)
+    }
+
+    /// The index in its part of every posting entry.
+    pub fn entry_indexes(&self) -> U32s<'_> {
+        let spans = self.spans();
+        self.u32s(spans.entry_indexes_at, spans.elements)
+    }
+
+    /// The block of every posting entry.
+    pub fn entry_blocks(&self) -> &[u8] {
+        let spans = self.spans();
+        let at = spans.entry_blocks_at;
+        self.bytes.get(at..at + spans.elements).unwrap_or(&[])
+    }
+
+    /// Words whose lists hold at least [`LONG_LIST`] entries, longest first.
+    pub fn long_words(&self) -> U32s<'_> {
+        let spans = self.spans();
+        self.u32s(spans.long_words_at, spans.long_words)
+    }
+
+    /// The book at `position` as a writer would encode it again.
+    pub fn segment_book(&self, position: usize) -> Result<SegmentBook> {
+        if !self.has_books() {
+            return Err(Error::corrupted(
+                self.path(),
+                format!(
+                    "a version-{} segment holds no book sections to copy",
+                    self.version()
+                ),
+            ));
+        }
+        let (entry, pages) = self.entry(position)?;
+        Ok(SegmentBook {
+            sketch: self.sketch_record(position),
+            sketched: self.sketched(position),
+            entry,
+            pages,
+            parts: self
+                .book_parts(position)
+                .map(|part| self.part_hashes(part).to_vec())
+                .collect(),
+        })
+    }
+
+    /// Checks the book sections: flags, entries and key order decode and
+    /// agree, and the parts and postings are exactly those the encoder
+    /// writes for the stored sequences (checked by encoding them again).
+    pub(super) fn check_books(&self) -> Result<()> {
+        let Some(spans) = self.book_spans else {
+            return Ok(());
+        };
+        let corrupted = |what: &str| Error::corrupted(self.path(), what.to_string());
+        let books = (0..self.book_count())
+            .map(|p| self.segment_book(p))
+            .collect::<Result<Vec<_>>>()?;
+        if books
+            .iter()
+            .any(|b| !b.sketched && b.sketch.keys.iter().any(|k| !k.is_empty()))
+        {
+            return Err(corrupted("a book without a sketch has band keys"));
+        }
+        if (0..self.book_count()).any(|p| self.flags(p) & !(FLAG_SKETCHED | FLAG_PAGED) != 0) {
+            return Err(corrupted("unknown book flags"));
+        }
+        let mut again = Vec::new();
+        encode(books, &mut again)?;
+        let stored = self
+            .bytes
+            .get(spans.flags_at..spans.long_words_at + 4 * spans.long_words)
+            .unwrap_or(&[]);
+        if again != stored {
+            return Err(corrupted(
+                "book sections disagree with the sequences they index (out of order or damaged)",
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::repr::sketch::Table;
+    use crate::repr::{MinHashSig, SimHash128};
+    use crate::storage::segment::{encode as encode_segment, merge};
+
+    fn book(id: u32, key: &str, parts: &[&[u32]]) -> SegmentBook {
+        SegmentBook {
+            sketch: SketchRecord {
+                book_id: id,
+                simhash: SimHash128(u128::from(id)),
+                minhash: MinHashSig(vec![u64::from(id); 2]),
+                keys: [vec![u64::from(id)], vec![], vec![7], vec![]],
+            },
+            sketched: id != 5,
+            entry: BookEntry {
+                key: key.into(),
+                title: format!("t{id}"),
+                unique_words: parts.iter().map(|p| p.len() as u32).sum(),
+                ..BookEntry::default()
+            },
+            pages: (id == 3).then_some(PageLocator {
+                file: 1,
+                offset: 9,
+                len: 20,
+            }),
+            parts: parts.iter().map(|p| p.to_vec()).collect(),
+        }
+    }
+
+    fn sample() -> Vec<SegmentBook> {
+        vec![
+            book(5, "b", &[&[10, 20, 30]]),
+            book(3, "c", &[&[30, 40], &[40, 50, 10]]),
+            book(4, "a", &[&[]]),
+        ]
+    }
+
+    fn open(bytes: Vec<u8>) -> Segment {
+        Segment::decode(bytes, Path::new("seg")).unwrap()
+    }
+
+    #[test]
+    fn books_parts_and_postings_round_trip() {
+        let segment = open(encode_segment(sample(), 2).unwrap());
+        assert!(segment.has_books());
+        assert_eq!(segment.positions_of_key("c"), [0]);
+        assert_eq!(segment.positions_of_key("a"), [1]);
+        assert!(segment.positions_of_key("z").is_empty());
+        let (entry, pages) = segment.entry(0).unwrap();
+        assert_eq!((entry.key.as_str(), entry.title.as_str()), ("c", "t3"));
+        assert_eq!(pages.map(|p| p.offset), Some(9));
+        assert!(segment.sketched(0) && !segment.sketched(2));
+        assert_eq!(segment.book_parts(0), 0..2);
+        assert_eq!(segment.book_parts(2), 3..4);
+        assert_eq!(segment.book_of_part(1), 0);
+        assert_eq!(segment.book_of_part(3), 2);
+        assert_eq!(segment.part_hashes(1).to_vec(), [40, 50, 10]);
+        assert_eq!(segment.part_len(2), 0);
+        let w = segment.find_word(40).unwrap();
+        let entries = segment.word_entries(w);
+        let parts: Vec<u32> = segment.entry_parts().slice(entries.clone()).to_vec();
+        let indexes: Vec<u32> = segment.entry_indexes().slice(entries).to_vec();
+        assert_eq!((parts, indexes), (vec![0, 1], vec![1, 0]));
+        assert_eq!(segment.part_words(1).get(0), w);
+        assert!(segment.find_word(41).is_none());
+        assert_eq!(segment.word_count(), 5);
+        // An unsketched book is in no key table.
+        assert_eq!(segment.lookup(Table::Book, 5).count(), 0);
+        assert_eq!(
+            segment.lookup(Table::SimHash, 7).collect::<Vec<_>>(),
+            [3, 4]
+        );
+        let again = segment.segment_book(1).unwrap();
+        assert_eq!(again.parts, [Vec::<u32>::new()]);
+    }
+
+    #[test]
+    fn merge_keeps_live_books_with_their_sections() {
+        let a = open(encode_segment(sample(), 2).unwrap());
+        let b = open(encode_segment(vec![book(9, "a", &[&[10, 99]])], 2).unwrap());
+        let merged = open(merge(&[&a, &b], |id| id != 4).unwrap());
+        assert_eq!(merged.book_ids().collect::<Vec<_>>(), [3, 5, 9]);
+        assert_eq!(merged.positions_of_key("a"), [2]);
+        let w = merged.find_word(10).unwrap();
+        assert_eq!(merged.word_entries(w).len(), 3);
+        assert_eq!(merged.part_hashes(3).to_vec(), [10, 99]);
+    }
+
+    #[test]
+    fn long_words_are_listed_longest_first() {
+        let books: Vec<SegmentBook> = (0..70)
+            .map(|i| book(i + 10, &format!("k{i}"), &[&[1, 2 + (i % 2)]]))
+            .collect();
+        let segment = open(encode_segment(books, 2).unwrap());
+        let long: Vec<u32> = segment
+            .long_words()
+            .iter()
+            .map(|w| segment.word_hash(w))
+            .collect();
+        assert_eq!(long, [1]);
+    }
+
+    #[test]
+    fn disagreeing_sections_are_refused_even_with_a_valid_checksum() {
+        let mut bytes = encode_segment(sample(), 2).unwrap();
+        let segment = open(bytes.clone());
+        let spans = segment.spans();
+        // Change one element hash; the postings no longer index it.
+        let at = spans.hashes_at;
+        bytes[at] ^= 1;
+        let body_end = bytes.len() - crate::storage::format::CHECKSUM_LEN;
+        let sum = crate::storage::format::checksum(&bytes[..body_end]);
+        bytes[body_end..].copy_from_slice(&sum.to_le_bytes());
+        let error = Segment::decode(bytes, Path::new("seg")).unwrap_err();
+        assert!(error.to_string().contains("disagree"), "{error}");
+    }
+
+    #[test]
+    fn block_of_is_below_blocks() {
+        assert_eq!(block_of(0, 0), 0);
+        assert_eq!(block_of(15, 16), 15);
+        assert_eq!(block_of(99, 16), 15);
+        assert_eq!(block_of(8, 16), 8);
+    }
+}
