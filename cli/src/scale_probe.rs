@@ -8,7 +8,9 @@
 //! - [`fresh_queries`] runs `stemmata query DIR --key KEY -k 10` as a new
 //!   process per key and times each from spawn to exit.
 //!
-//! Each child reports its own peak RSS (see [`run_child`]).
+//! Each child runs as `stemmata bench-scale-peak --peak-file FILE -- ARGS`:
+//! the same binary and code path as `stemmata ARGS`, which then writes its
+//! own peak RSS (see [`run_child`]); the wrapper adds one argument parse.
 //! The operating system's page cache is not dropped: "first query" means the
 //! first in a fresh process, on files the cache may hold.
 
