@@ -12,6 +12,7 @@ mod messages;
 mod metadata;
 mod output;
 mod scale;
+mod scale_probe;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -70,6 +71,14 @@ enum Command {
     /// Measure ingest, index size, the self-join and queries on N generated books.
     #[command(long_about = scale::ABOUT)]
     BenchScale(scale::ScaleArgs),
+    /// Open a reader and time top-10 queries in this fresh process, for
+    /// `bench-scale` (one JSON line).
+    #[command(hide = true)]
+    BenchScaleProbe(scale_probe::ProbeArgs),
+    /// Run a stemmata command, then write this process's peak RSS to a
+    /// file, for `bench-scale`.
+    #[command(hide = true)]
+    BenchScalePeak(scale_probe::PeakArgs),
 }
 
 fn main() -> ExitCode {
@@ -112,6 +121,15 @@ fn run(command: Command) -> stemmata::Result<ExitCode> {
         Command::Generate(args) => generate::run(args),
         Command::Bench(args) => bench::run(args),
         Command::BenchScale(args) => scale::run(args),
+        Command::BenchScaleProbe(args) => scale_probe::probe(args),
+        Command::BenchScalePeak(args) => {
+            let program = std::iter::once("stemmata".into());
+            let cli = Cli::try_parse_from(program.chain(args.command))
+                .map_err(|e| stemmata::Error::InvalidArgument(e.to_string()))?;
+            let code = run(cli.command)?;
+            scale_probe::write_peak(&args.peak_file)?;
+            Ok(code)
+        }
     }
 }
 

@@ -2,30 +2,35 @@
 //! collection into a new index (ingest per core, with and without the
 //! generator's own CPU), measures the index on disk, runs the all-pairs
 //! self-join as a child `stemmata pairs` process (wall time, peak memory,
-//! recall against the generated ground truth) and times top-10 queries in
-//! this process, each figure printed next to its target.
+//! recall against the generated ground truth), then measures the reader and
+//! queries in fresh processes (see [`crate::scale_probe`]): open time and
+//! memory, first and steady-state top-10 latency in both modes, and
+//! `stemmata query` end to end; each figure printed next to its target.
 
 use clap::{Args, ValueEnum};
 use crossbeam::channel::{bounded, Sender};
+use std::ffi::OsString;
 use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode, Stdio};
+use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use stemmata::{
-    Document, Error, Index, LoadEvent, LoadOptions, LoadStats, Mode, QueryOptions, Result,
-};
+use stemmata::{Document, Error, Index, LoadEvent, LoadOptions, LoadStats, Mode, Result};
 use stemmata_synth::{stream, GroundTruth, StreamOptions, SynthRelation};
 
 use crate::output::{bar, new_index, print_json, temp_dir};
+use crate::scale_probe::{
+    fresh_queries, run_child, run_probe, FreshQueries, Probe, TARGET_FRESH_QUERY_MS,
+    TARGET_OPEN_MS, TARGET_QUERY_P95_MS,
+};
 
 /// Targets the figures are printed next to.
-const TARGET_INGEST_BOOKS_PER_CORE: f64 = 50.0;
+const TARGET_INGEST_BOOKS_PER_CORE: f64 = 80.0;
 const TARGET_SELF_JOIN_SECS_AT_100K: f64 = 15.0 * 60.0;
 const TARGET_SELF_JOIN_GIB_AT_100K: f64 = 8.0;
-const TARGET_QUERY_MEDIAN_MS: f64 = 20.0;
+const TARGET_RSS_SHARE_OF_MAIN: f64 = 0.1;
 
 /// The long help of `stemmata bench-scale`.
 pub const ABOUT: &str = "\
@@ -38,15 +43,27 @@ from --seed) and bulk-loads them into a new index, then:
 
   ingest     books and MB per second per core, where per core means per \
 CPU-second (user + system) of this process: excluding generation (the \
-generator thread's CPU time subtracted) and including it; target >= 50 \
-books/s/core at 20K words, excluding generation
+generator thread's CPU time subtracted) and including it; target >= 80 \
+books/s/core at 100K words, excluding generation
   index      bytes on disk per book, next to text bytes per book
   self-join  `stemmata pairs --mode MODE` run as a child process: wall time, \
 peak RSS, pairs found, recall of the generated edition and contains pairs, \
 found pairs not in the ground truth, and with volumes the recall of the \
-contains pairs of a volume; target at 100K books <= 15 min and <= 8 GiB
-  queries    reader open time and RSS, then --queries top-10 queries by key: \
-median and p95 latency; target median <= 20 ms
+contains pairs of a volume; target at 100K books <= 15 min and <= 8 GiB \
+(left out with --skip-self-join)
+  reader     a fresh process opens a reader: open time, RSS before and \
+after the open (anonymous and file-backed); target <= 100 ms, and RSS \
+after open <= 10% of today's main
+  queries    in a fresh process per mode, exact and approximate whatever \
+--mode: the first top-10 query after the open, then --queries more by key: \
+median and p95; target p95 <= 20 ms in both modes
+  fresh      `stemmata query DIR --key KEY -k 10` as a new process, \
+--fresh-queries keys per mode: median and p95 wall time, end to end; \
+target <= 200 ms
+
+The operating system's page cache is not dropped: a first query is the \
+first of its process, on files the cache may hold. With --index DIR an \
+existing index is measured instead (no generation or ingest).
 
 The index is built in a temporary directory removed at the end, or kept in \
 --dir. With --write-texts DIR nothing is loaded: the collection is written as \
@@ -70,11 +87,24 @@ pub struct ScaleArgs {
     /// Worker threads for ingest and the self-join [default: all cores].
     #[arg(long)]
     pub threads: Option<NonZeroUsize>,
-    /// Top-10 queries to time.
+    /// Top-10 queries to time in each mode, after the first one.
     #[arg(long, default_value = "200")]
     pub queries: NonZeroUsize,
-    /// Candidates of the self-join and queries: approximate (band tables)
-    /// or exact (unique-word postings).
+    /// `stemmata query` processes to time in each mode.
+    #[arg(long, value_name = "N", default_value = "20")]
+    pub fresh_queries: usize,
+    /// Measure the existing index in this directory: no generation or
+    /// ingest; the self-join is scored against the collection of --books,
+    /// --words, --seed and --volume-share, generated again (the index must
+    /// hold --books books), unless --skip-self-join.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["dir", "write_texts"])]
+    pub index: Option<PathBuf>,
+    /// Leave out the self-join (for the open and query figures of a large
+    /// collection).
+    #[arg(long)]
+    pub skip_self_join: bool,
+    /// Candidates of the self-join: approximate (band tables) or exact
+    /// (unique-word postings); queries are timed in both modes.
     #[arg(long, value_enum, default_value = "approximate")]
     pub mode: ModeArg,
     /// Exact mode: the cap past which counting skips a word as frequent
@@ -109,7 +139,7 @@ fn share(text: &str) -> std::result::Result<f64, String> {
     }
 }
 
-#[derive(Clone, Copy, ValueEnum)]
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ModeArg {
     /// Candidates from the min-hash and simhash band tables.
     Approximate,
@@ -118,7 +148,7 @@ pub enum ModeArg {
 }
 
 impl ModeArg {
-    fn mode(self) -> Mode {
+    pub fn mode(self) -> Mode {
         match self {
             ModeArg::Approximate => Mode::Approximate,
             ModeArg::Exact => Mode::Exact,
@@ -130,22 +160,32 @@ impl ModeArg {
 struct Figures {
     mode: &'static str,
     threads: usize,
-    seed: u64,
-    words_per_original: usize,
+    /// The collection's seed and mean words per original work; `None` with
+    /// `--index` and `--skip-self-join` (nothing is generated).
+    seed: Option<u64>,
+    words_per_original: Option<usize>,
+    /// Whether an existing index was measured (`--index`): no ingest.
+    existing_index: bool,
     collection: Collection,
-    ingest: Ingest,
+    /// `None` with `--index`.
+    ingest: Option<Ingest>,
     index: IndexSize,
-    self_join: SelfJoin,
+    /// `None` with `--skip-self-join`.
+    self_join: Option<SelfJoin>,
+    reader: ReaderFigures,
     queries: Queries,
+    fresh_query: FreshQuery,
 }
 
 #[derive(serde::Serialize)]
 struct Collection {
     books: u64,
-    text_mb: f64,
-    text_mb_per_book: f64,
-    edition_pairs: u64,
-    contains_pairs: u64,
+    /// The text figures and the ground truth are `None` with `--index`
+    /// and `--skip-self-join` (the collection is not generated again).
+    text_mb: Option<f64>,
+    text_mb_per_book: Option<f64>,
+    edition_pairs: Option<u64>,
+    contains_pairs: Option<u64>,
     /// Contains pairs whose container is a volume (with --volume-share).
     #[serde(skip_serializing_if = "Option::is_none")]
     volume_pairs: Option<u64>,
@@ -167,14 +207,14 @@ struct Ingest {
     mb_per_s_per_core_incl_generation: f64,
     generator_books_per_s_per_core: f64,
     skipped: usize,
-    target_books_per_s_per_core: f64,
+    target_books_per_s_per_core_at_100k_words: f64,
 }
 
 #[derive(serde::Serialize)]
 struct IndexSize {
     bytes: u64,
     bytes_per_book: f64,
-    text_bytes_per_book: f64,
+    text_bytes_per_book: Option<f64>,
 }
 
 #[derive(serde::Serialize)]
@@ -200,15 +240,40 @@ struct Recall {
     recall: Option<f64>,
 }
 
+/// A reader opened in a fresh process (the approximate-mode probe).
+#[derive(serde::Serialize)]
+struct ReaderFigures {
+    open_ms: f64,
+    index_open_ms: f64,
+    reader_ms: f64,
+    /// The probe process before the open.
+    rss_before_open_mib: Option<f64>,
+    rss_after_open_mib: Option<f64>,
+    rss_anon_after_open_mib: Option<f64>,
+    rss_file_after_open_mib: Option<f64>,
+    peak_rss_after_open_mib: Option<f64>,
+    target_open_ms: f64,
+    /// RSS after open: at most this share of today's main (compare runs).
+    target_rss_share_of_main: f64,
+}
+
+/// Top-10 queries in a fresh process per mode: the first after the open,
+/// then `count` more.
 #[derive(serde::Serialize)]
 struct Queries {
-    reader_open_s: f64,
-    rss_after_open_mib: Option<f64>,
-    peak_rss_after_open_mib: Option<f64>,
     count: usize,
-    median_ms: f64,
-    p95_ms: f64,
-    target_median_ms: f64,
+    approximate: Probe,
+    exact: Probe,
+    target_p95_ms: f64,
+}
+
+/// `stemmata query` as a fresh process, end to end, in each mode.
+#[derive(serde::Serialize)]
+struct FreshQuery {
+    runs: usize,
+    approximate: FreshQueries,
+    exact: FreshQueries,
+    target_ms: f64,
 }
 
 pub fn run(args: ScaleArgs) -> Result<ExitCode> {
@@ -230,34 +295,108 @@ pub fn run(args: ScaleArgs) -> Result<ExitCode> {
             eprintln!("… {what}");
         }
     };
-    let (index, dir, _index_temp) = new_index(args.dir.as_deref())?;
-    note(&format!("generating and loading {} books", options.books));
-    let (ingest, truth, text_bytes) = ingest(index, &options, threads, args.json)?;
-    let collection = collection(&truth, truth.len() as u64, text_bytes, volumes);
-    let index = index_size(&dir, ingest.books, text_bytes)?;
-    note("self-join (stemmata pairs)");
-    let scratch = temp_dir()?;
-    let pairs_file = scratch.path().join("pairs.jsonl");
     let search = Search {
         mode,
         frequent_word_cap: args.frequent_word_cap,
     };
-    let mut self_join = self_join(&dir, &pairs_file, search, threads, args.json, &truth)?;
-    if !volumes {
-        self_join.volume = None;
-    }
-    note("top-10 queries");
-    let queries = time_queries(&dir, search, args.queries.get())?;
+    let _index_temp;
+    let (dir, ingest, generated) = match &args.index {
+        Some(dir) => {
+            _index_temp = None;
+            let books = Index::open_read_only(dir)?.stats()?.books;
+            let generated = if args.skip_self_join {
+                None
+            } else {
+                if books != options.books as u64 {
+                    return Err(Error::InvalidArgument(format!(
+                        "{}: the index holds {books} books, not --books {}; the self-join is scored \
+                         against the collection of --books, --words, --seed and --volume-share \
+                         (or pass --skip-self-join)",
+                        dir.display(),
+                        options.books
+                    )));
+                }
+                note(&format!(
+                    "generating the ground truth of {} books",
+                    options.books
+                ));
+                Some(regenerate(&options, args.json))
+            };
+            (dir.clone(), None, generated.map(|g| (g, books)))
+        }
+        None => {
+            if let Some(dir) = &args.dir {
+                let used = std::fs::read_dir(dir).is_ok_and(|mut d| d.next().is_some());
+                if used {
+                    return Err(Error::InvalidArgument(format!(
+                        "{}: the directory is not empty; measure an index there with --index, \
+                         or name a new --dir",
+                        dir.display()
+                    )));
+                }
+            }
+            let (index, dir, temp) = new_index(args.dir.as_deref())?;
+            _index_temp = temp;
+            note(&format!("generating and loading {} books", options.books));
+            let (ingest, truth, text_bytes) = ingest(index, &options, threads, args.json)?;
+            let books = ingest.books;
+            (dir, Some(ingest), Some(((truth, text_bytes), books)))
+        }
+    };
+    let self_join = match (&generated, args.skip_self_join) {
+        (Some(((truth, _), _)), false) => {
+            note("self-join (stemmata pairs)");
+            let scratch = temp_dir()?;
+            let pairs_file = scratch.path().join("pairs.jsonl");
+            let mut join = self_join(&dir, &pairs_file, search, threads, args.json, truth)?;
+            if !volumes {
+                join.volume = None;
+            }
+            Some(join)
+        }
+        _ => None,
+    };
+    note("reader open and top-10 queries (fresh processes)");
+    let count = args.queries.get();
+    let cap = args.frequent_word_cap;
+    let fresh_runs = args.fresh_queries;
+    let mut approximate = run_probe(&dir, Mode::Approximate, count, cap, fresh_runs)?;
+    let keys = std::mem::take(&mut approximate.keys);
+    let exact = run_probe(&dir, Mode::Exact, count, cap, 0)?;
+    note(&format!("{fresh_runs} `stemmata query` processes per mode"));
+    let fresh_query = FreshQuery {
+        runs: keys.len(),
+        approximate: fresh_queries(&dir, Mode::Approximate, &keys, cap)?,
+        exact: fresh_queries(&dir, Mode::Exact, &keys, cap)?,
+        target_ms: TARGET_FRESH_QUERY_MS,
+    };
+    let books = approximate.books;
+    let text_bytes = generated.as_ref().map(|((_, bytes), _)| *bytes);
+    let collection = collection(
+        generated.as_ref().map(|((truth, _), _)| truth),
+        books,
+        text_bytes,
+        volumes,
+    );
+    let index = index_size(&dir, books, text_bytes)?;
     let figures = Figures {
         mode: mode.name(),
         threads,
-        seed: args.seed,
-        words_per_original: args.words.get(),
+        seed: generated.is_some().then_some(args.seed),
+        words_per_original: generated.is_some().then_some(args.words.get()),
+        existing_index: args.index.is_some(),
         collection,
         ingest,
         index,
         self_join,
-        queries,
+        reader: reader_figures(&approximate),
+        queries: Queries {
+            count,
+            approximate,
+            exact,
+            target_p95_ms: TARGET_QUERY_P95_MS,
+        },
+        fresh_query,
     };
     if args.json {
         print_json(&figures)?;
@@ -267,15 +406,50 @@ pub fn run(args: ScaleArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn collection(truth: &GroundTruth, books: u64, text_bytes: u64, volumes: bool) -> Collection {
-    let text_mb = text_bytes as f64 / 1e6;
+fn reader_figures(probe: &Probe) -> ReaderFigures {
+    ReaderFigures {
+        open_ms: probe.open_ms,
+        index_open_ms: probe.index_open_ms,
+        reader_ms: probe.reader_ms,
+        rss_before_open_mib: probe.before_open.rss_mib,
+        rss_after_open_mib: probe.after_open.rss_mib,
+        rss_anon_after_open_mib: probe.after_open.rss_anon_mib,
+        rss_file_after_open_mib: probe.after_open.rss_file_mib,
+        peak_rss_after_open_mib: probe.after_open.peak_rss_mib,
+        target_open_ms: TARGET_OPEN_MS,
+        target_rss_share_of_main: TARGET_RSS_SHARE_OF_MAIN,
+    }
+}
+
+/// The ground truth and text bytes of the collection of `options`, generated
+/// again without loading it.
+fn regenerate(options: &StreamOptions, quiet: bool) -> (GroundTruth, u64) {
+    let progress = bar(options.books as u64, "generate", quiet);
+    let mut truth = GroundTruth::new();
+    let mut bytes = 0;
+    for book in stream(options) {
+        truth.record(&book);
+        bytes += book.text.len() as u64;
+        progress.inc(1);
+    }
+    progress.finish_and_clear();
+    (truth, bytes)
+}
+
+fn collection(
+    truth: Option<&GroundTruth>,
+    books: u64,
+    text_bytes: Option<u64>,
+    volumes: bool,
+) -> Collection {
+    let text_mb = text_bytes.map(|bytes| bytes as f64 / 1e6);
     Collection {
         books,
         text_mb,
-        text_mb_per_book: text_mb / books.max(1) as f64,
-        edition_pairs: truth.pairs(SynthRelation::Edition),
-        contains_pairs: truth.pairs(SynthRelation::Contains),
-        volume_pairs: volumes.then(|| truth.volume_pairs()),
+        text_mb_per_book: text_mb.map(|mb| mb / books.max(1) as f64),
+        edition_pairs: truth.map(|t| t.pairs(SynthRelation::Edition)),
+        contains_pairs: truth.map(|t| t.pairs(SynthRelation::Contains)),
+        volume_pairs: truth.filter(|_| volumes).map(|t| t.volume_pairs()),
     }
 }
 
@@ -415,7 +589,7 @@ fn ingest_figures(stats: &LoadStats, wall: Duration, cpu: Duration, gen: Duratio
         mb_per_s_per_core_incl_generation: mb / cpu,
         generator_books_per_s_per_core: books / gen,
         skipped: stats.skipped.len(),
-        target_books_per_s_per_core: TARGET_INGEST_BOOKS_PER_CORE,
+        target_books_per_s_per_core_at_100k_words: TARGET_INGEST_BOOKS_PER_CORE,
     }
 }
 
@@ -445,13 +619,13 @@ fn dir_bytes(dir: &Path) -> Result<u64> {
     Ok(total)
 }
 
-fn index_size(dir: &Path, books: u64, text_bytes: u64) -> Result<IndexSize> {
+fn index_size(dir: &Path, books: u64, text_bytes: Option<u64>) -> Result<IndexSize> {
     let bytes = dir_bytes(dir)?;
     let books = books.max(1) as f64;
     Ok(IndexSize {
         bytes,
         bytes_per_book: bytes as f64 / books,
-        text_bytes_per_book: text_bytes as f64 / books,
+        text_bytes_per_book: text_bytes.map(|t| t as f64 / books),
     })
 }
 
@@ -472,33 +646,22 @@ fn self_join(
     quiet: bool,
     truth: &GroundTruth,
 ) -> Result<SelfJoin> {
-    let exe = std::env::current_exe().map_err(io_error("<current executable>"))?;
-    let mut command = Command::new(&exe);
     let mode = search.mode;
-    command.arg("pairs").arg(dir).arg("--mode").arg(mode.name());
+    let mut args: Vec<OsString> = vec!["pairs".into(), dir.into()];
+    args.extend(["--mode", mode.name()].map(OsString::from));
     if let Some(cap) = search.frequent_word_cap {
-        command.arg("--frequent-word-cap").arg(cap.to_string());
+        args.extend(["--frequent-word-cap".into(), cap.to_string().into()]);
     }
-    command.arg("--threads").arg(threads.to_string());
-    command.arg("--json").arg("--output").arg(out);
+    args.extend(["--threads".into(), threads.to_string().into()]);
+    args.extend(["--json".into(), "--output".into(), out.into()]);
     if quiet {
-        command.arg("--quiet");
+        args.push("--quiet".into());
     }
-    command.stdin(Stdio::null()).stdout(Stdio::null());
-    let started = Instant::now();
-    let status = command.status().map_err(io_error(&exe))?;
-    let wall = secs(started.elapsed());
-    if !status.success() {
-        return Err(Error::InvalidArgument(format!(
-            "`stemmata pairs {} --mode {}` failed ({status})",
-            dir.display(),
-            mode.name()
-        )));
-    }
-    let peak_kib = rusage(libc::RUSAGE_CHILDREN)?.ru_maxrss as f64;
+    let what = format!("stemmata pairs {} --mode {}", dir.display(), mode.name());
+    let finished = run_child(&args, &what, false)?;
     let mut join = score_pairs(out, truth)?;
-    join.wall_s = wall;
-    join.peak_rss_mib = peak_kib / 1024.0;
+    join.wall_s = secs(finished.wall);
+    join.peak_rss_mib = finished.peak_rss_mib;
     Ok(join)
 }
 
@@ -552,40 +715,7 @@ fn with_truth(found: Recall, truth: u64) -> Recall {
     }
 }
 
-/// Opens a reader on the index and times `count` top-10 queries by key.
-fn time_queries(dir: &Path, search: Search, count: usize) -> Result<Queries> {
-    let started = Instant::now();
-    let mut reader = Index::open_read_only(dir)?.reader()?;
-    if let Some(cap) = search.frequent_word_cap {
-        reader = reader.with_frequent_word_cap(cap);
-    }
-    let mode = search.mode;
-    let reader_open_s = secs(started.elapsed());
-    let rss_after_open_mib = memory_status_mib("VmRSS:");
-    let peak_rss_after_open_mib = memory_status_mib("VmHWM:");
-    let options = QueryOptions::default().mode(mode).top_k(10);
-    let books = reader.books();
-    let mut millis = Vec::with_capacity(count);
-    for i in 0..count {
-        let key = &books[(i * 7919) % books.len()].key;
-        let started = Instant::now();
-        reader.query_key(key, &options)?;
-        millis.push(secs(started.elapsed()) * 1e3);
-    }
-    millis.sort_by(f64::total_cmp);
-    Ok(Queries {
-        reader_open_s,
-        rss_after_open_mib,
-        peak_rss_after_open_mib,
-        count,
-        median_ms: millis[count / 2],
-        p95_ms: millis[count * 95 / 100],
-        target_median_ms: TARGET_QUERY_MEDIAN_MS,
-    })
-}
-
-/// Resource usage of this process (`RUSAGE_SELF`) or of its waited-for
-/// children (`RUSAGE_CHILDREN`; `ru_maxrss` is the largest child's peak, in KiB).
+/// Resource usage of this process (`RUSAGE_SELF`).
 fn rusage(who: libc::c_int) -> Result<libc::rusage> {
     // SAFETY: `rusage` is plain integers, valid when zeroed, and getrusage
     // only writes into the struct it is given.
@@ -623,15 +753,6 @@ fn thread_cpu() -> Result<Duration> {
     Ok(Duration::new(time.tv_sec as u64, time.tv_nsec as u32))
 }
 
-/// A memory figure of this process from `/proc/self/status` (Linux):
-/// `VmRSS:` resident now, `VmHWM:` peak resident so far.
-fn memory_status_mib(field: &str) -> Option<f64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with(field))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib as f64 / 1024.0)
-}
-
 fn percent(recall: &Recall) -> String {
     match recall.recall {
         Some(r) => format!("{:.1}% ({}/{})", r * 100.0, recall.found, recall.truth),
@@ -639,29 +760,63 @@ fn percent(recall: &Recall) -> String {
     }
 }
 
+fn mb(m: Option<f64>) -> String {
+    m.map_or_else(|| "n/a".to_string(), |m| format!("{m:.0} MiB"))
+}
+
 fn print_figures(f: &Figures) {
     let c = &f.collection;
-    println!(
-        "bench-scale: {} books of about {} words (seed {}), {} mode, {} threads",
-        c.books, f.words_per_original, f.seed, f.mode, f.threads
-    );
-    println!(
-        "collection: {:.1} MB of text ({:.3} MB/book); ground truth {} edition pairs, {} contains pairs",
-        c.text_mb, c.text_mb_per_book, c.edition_pairs, c.contains_pairs
-    );
+    let existing = if f.existing_index {
+        "existing index of "
+    } else {
+        ""
+    };
+    match (f.words_per_original, f.seed) {
+        (Some(words), Some(seed)) => println!(
+            "bench-scale: {existing}{} books of about {words} words (seed {seed}), {} mode, {} threads",
+            c.books, f.mode, f.threads
+        ),
+        _ => println!(
+            "bench-scale: {existing}{} books, {} threads",
+            c.books, f.threads
+        ),
+    }
+    if let (Some(text_mb), Some(per_book), Some(edition), Some(contains)) = (
+        c.text_mb,
+        c.text_mb_per_book,
+        c.edition_pairs,
+        c.contains_pairs,
+    ) {
+        println!(
+            "collection: {text_mb:.1} MB of text ({per_book:.3} MB/book); ground truth {edition} edition pairs, {contains} contains pairs"
+        );
+    }
     if let Some(pairs) = c.volume_pairs {
         println!("  of the contains pairs, {pairs} have a volume as the container");
     }
-    print_ingest(&f.ingest, f.threads);
-    println!(
-        "index: {:.1} MB on disk = {:.1} KB/book ({:.1}% of the {:.1} KB of text per book)",
-        f.index.bytes as f64 / 1e6,
-        f.index.bytes_per_book / 1e3,
-        f.index.bytes_per_book / f.index.text_bytes_per_book.max(1e-9) * 100.0,
-        f.index.text_bytes_per_book / 1e3
-    );
-    print_self_join(&f.self_join, f.mode);
-    print_queries(&f.queries, f.mode);
+    if let Some(ingest) = &f.ingest {
+        print_ingest(ingest, f.threads);
+    }
+    match f.index.text_bytes_per_book {
+        Some(text) => println!(
+            "index: {:.1} MB on disk = {:.1} KB/book ({:.1}% of the {:.1} KB of text per book)",
+            f.index.bytes as f64 / 1e6,
+            f.index.bytes_per_book / 1e3,
+            f.index.bytes_per_book / text.max(1e-9) * 100.0,
+            text / 1e3
+        ),
+        None => println!(
+            "index: {:.1} MB on disk = {:.1} KB/book",
+            f.index.bytes as f64 / 1e6,
+            f.index.bytes_per_book / 1e3
+        ),
+    }
+    if let Some(join) = &f.self_join {
+        print_self_join(join, f.mode);
+    }
+    print_reader(&f.reader);
+    print_queries(&f.queries);
+    print_fresh(&f.fresh_query);
 }
 
 fn print_ingest(i: &Ingest, threads: usize) {
@@ -674,10 +829,10 @@ fn print_ingest(i: &Ingest, threads: usize) {
         i.process_cpu_s, i.generator_cpu_s
     );
     println!(
-        "  excluding generation: {:.1} books/s/core, {:.1} MB/s/core   [target ≥ {:.0} books/s/core at 20K words]",
+        "  excluding generation: {:.1} books/s/core, {:.1} MB/s/core   [target ≥ {:.0} books/s/core at 100K words]",
         i.books_per_s_per_core_excl_generation,
         i.mb_per_s_per_core_excl_generation,
-        i.target_books_per_s_per_core
+        i.target_books_per_s_per_core_at_100k_words
     );
     println!(
         "  including generation: {:.1} books/s/core, {:.1} MB/s/core; the generator alone: {:.1} books/s/core",
@@ -710,16 +865,43 @@ fn print_self_join(s: &SelfJoin, mode: &str) {
     }
 }
 
-fn print_queries(q: &Queries, mode: &str) {
-    let mib = |m: Option<f64>| m.map_or_else(|| "n/a".to_string(), |m| format!("{m:.0} MiB"));
+fn print_reader(r: &ReaderFigures) {
     println!(
-        "reader: open {:.2} s; RSS after open {} (process peak so far {})",
-        q.reader_open_s,
-        mib(q.rss_after_open_mib),
-        mib(q.peak_rss_after_open_mib)
+        "reader (fresh process): open {:.1} ms (index {:.1} ms, reader {:.1} ms)   [target ≤ {:.0} ms]",
+        r.open_ms, r.index_open_ms, r.reader_ms, r.target_open_ms
     );
     println!(
-        "queries: {} top-10 ({mode}): median {:.2} ms, p95 {:.2} ms   [target median ≤ {:.0} ms]",
-        q.count, q.median_ms, q.p95_ms, q.target_median_ms
+        "  RSS {} before open, {} after (anonymous {}, file-backed {}; peak {})   [target ≤ {:.0}% of today's main]",
+        mb(r.rss_before_open_mib),
+        mb(r.rss_after_open_mib),
+        mb(r.rss_anon_after_open_mib),
+        mb(r.rss_file_after_open_mib),
+        mb(r.peak_rss_after_open_mib),
+        r.target_rss_share_of_main * 100.0
     );
+}
+
+fn print_queries(q: &Queries) {
+    for p in [&q.approximate, &q.exact] {
+        println!(
+            "queries, top-10 {} (fresh process, open {:.1} ms): first {:.2} ms; then {} queries: median {:.2} ms, p95 {:.2} ms; RSS after {}   [target p95 ≤ {:.0} ms]",
+            p.mode,
+            p.open_ms,
+            p.first_query_ms,
+            p.count,
+            p.median_ms,
+            p.p95_ms,
+            mb(p.after_queries.rss_mib),
+            q.target_p95_ms
+        );
+    }
+}
+
+fn print_fresh(f: &FreshQuery) {
+    for q in [&f.approximate, &f.exact] {
+        println!(
+            "`stemmata query -k 10 --mode {}` as a fresh process, {} runs: median {:.1} ms, p95 {:.1} ms, peak RSS {:.0} MiB   [target ≤ {:.0} ms]",
+            q.mode, q.runs, q.median_ms, q.p95_ms, q.peak_rss_mib, f.target_ms
+        );
+    }
 }

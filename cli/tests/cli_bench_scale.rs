@@ -12,6 +12,12 @@ fn bench_scale(args: &[&str]) -> Value {
         .unwrap_or_else(|e| panic!("not JSON ({e}): {:?}", output.stdout))
 }
 
+fn refused(args: &[&str]) -> String {
+    let output = common::run(common::cli().arg("bench-scale").args(args));
+    assert_eq!(output.status.code(), Some(1), "{args:?}");
+    common::stderr(&output)
+}
+
 fn number(figures: &Value, path: &[&str]) -> f64 {
     let value = path.iter().fold(figures, |v, key| &v[*key]);
     value
@@ -24,10 +30,21 @@ fn exact_mode_reports_every_figure_and_finds_the_generated_pairs() {
     // A seed whose 60 books hold anthologies as well as editions (a small
     // collection may hold none: the generator draws them by chance).
     let args = [
-        "--books", "60", "--words", "3000", "--mode", "exact", "--seed", "2", "--json",
+        "--books",
+        "60",
+        "--words",
+        "3000",
+        "--mode",
+        "exact",
+        "--seed",
+        "2",
+        "--fresh-queries",
+        "2",
+        "--json",
     ];
     let figures = bench_scale(&args);
     assert_eq!(figures["mode"], "exact");
+    assert_eq!(figures["existing_index"], false);
     assert_eq!(number(&figures, &["collection", "books"]), 60.0);
     for path in [
         ["ingest", "books_per_s_per_core_excl_generation"],
@@ -38,9 +55,13 @@ fn exact_mode_reports_every_figure_and_finds_the_generated_pairs() {
         ["collection", "text_mb_per_book"],
         ["self_join", "wall_s"],
         ["self_join", "peak_rss_mib"],
-        ["queries", "reader_open_s"],
-        ["queries", "median_ms"],
-        ["queries", "p95_ms"],
+        ["reader", "open_ms"],
+    ] {
+        assert!(number(&figures, &path) > 0.0, "{path:?}");
+    }
+    for path in [
+        ["queries", "exact", "median_ms"],
+        ["queries", "exact", "p95_ms"],
     ] {
         assert!(number(&figures, &path) > 0.0, "{path:?}");
     }
@@ -169,4 +190,147 @@ fn a_volume_share_outside_0_1_is_refused() {
     let output = common::run(common::cli().args(["bench-scale", "--volume-share", "1.5"]));
     assert_eq!(output.status.code(), Some(2));
     assert!(common::stderr(&output).contains("between 0 and 1"));
+}
+
+#[test]
+fn reader_and_queries_are_measured_in_fresh_processes_in_both_modes() {
+    let args = [
+        "--books",
+        "60",
+        "--words",
+        "2000",
+        "--queries",
+        "5",
+        "--fresh-queries",
+        "4",
+        "--json",
+    ];
+    let figures = bench_scale(&args);
+    // The self-join's mode stays approximate; queries are timed in both.
+    assert_eq!(figures["mode"], "approximate");
+    for path in [
+        ["reader", "open_ms"],
+        ["reader", "index_open_ms"],
+        ["reader", "reader_ms"],
+        ["reader", "rss_before_open_mib"],
+        ["reader", "rss_after_open_mib"],
+        ["reader", "peak_rss_after_open_mib"],
+        ["self_join", "peak_rss_mib"],
+    ] {
+        assert!(number(&figures, &path) > 0.0, "{path:?}");
+    }
+    let open = number(&figures, &["reader", "open_ms"]);
+    let parts =
+        number(&figures, &["reader", "index_open_ms"]) + number(&figures, &["reader", "reader_ms"]);
+    assert!(
+        (open - parts).abs() < 1e-6 * open.max(1.0),
+        "{open} {parts}"
+    );
+    assert_eq!(number(&figures, &["reader", "target_open_ms"]), 100.0);
+    assert_eq!(number(&figures, &["queries", "target_p95_ms"]), 20.0);
+    assert_eq!(number(&figures, &["fresh_query", "target_ms"]), 200.0);
+    let target = ["ingest", "target_books_per_s_per_core_at_100k_words"];
+    assert_eq!(number(&figures, &target), 80.0);
+    assert_eq!(number(&figures, &["queries", "count"]), 5.0);
+    for mode in ["approximate", "exact"] {
+        let probe = |field: &str| number(&figures, &["queries", mode, field]);
+        assert_eq!(figures["queries"][mode]["mode"], mode);
+        assert_eq!(probe("books"), 60.0);
+        assert_eq!(probe("count"), 5.0);
+        assert!(
+            probe("open_ms") > 0.0 && probe("first_query_ms") > 0.0,
+            "{mode}"
+        );
+        assert!(probe("median_ms") > 0.0, "{mode}");
+        assert!(probe("median_ms") <= probe("p95_ms"), "{mode}");
+        assert!(probe("p95_ms") <= probe("max_ms"), "{mode}");
+        for memory in ["before_open", "after_open", "after_queries"] {
+            let rss = number(&figures, &["queries", mode, memory, "rss_mib"]);
+            assert!(rss > 0.0, "{mode} {memory}");
+        }
+        let fresh = |field: &str| number(&figures, &["fresh_query", mode, field]);
+        assert_eq!(figures["fresh_query"][mode]["mode"], mode);
+        assert_eq!(fresh("runs"), 4.0);
+        assert!(fresh("median_ms") > 0.0, "{mode}");
+        assert!(fresh("median_ms") <= fresh("p95_ms"), "{mode}");
+        assert!(fresh("p95_ms") <= fresh("max_ms"), "{mode}");
+        // A query process's own peak, not the ingesting parent's.
+        assert!(fresh("peak_rss_mib") > 0.0, "{mode}");
+    }
+    assert_eq!(number(&figures, &["fresh_query", "runs"]), 4.0);
+}
+
+#[test]
+fn an_existing_index_is_measured_without_loading_it_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("scale");
+    let index_arg = index.to_str().unwrap();
+    let sizes = ["--books", "40", "--words", "1500", "--seed", "3"];
+    let quick = ["--queries", "3", "--fresh-queries", "2", "--json"];
+    let built = bench_scale(
+        &[
+            &sizes[..],
+            &["--dir", index_arg, "--skip-self-join"],
+            &quick,
+        ]
+        .concat(),
+    );
+    assert!(built["self_join"].is_null());
+    assert!(built["ingest"].is_object());
+    assert_eq!(built["existing_index"], false);
+
+    // Without the self-join nothing is generated: no ingest, no ground truth.
+    let measured = bench_scale(&[&["--index", index_arg, "--skip-self-join"], &quick[..]].concat());
+    assert_eq!(measured["existing_index"], true);
+    assert!(measured["ingest"].is_null());
+    assert!(measured["self_join"].is_null());
+    assert!(measured["collection"]["edition_pairs"].is_null());
+    assert!(measured["seed"].is_null());
+    assert_eq!(number(&measured, &["collection", "books"]), 40.0);
+    assert_eq!(measured["index"]["bytes"], built["index"]["bytes"]);
+    assert!(number(&measured, &["reader", "open_ms"]) > 0.0);
+
+    // With it, the ground truth is generated again and scored as when built.
+    let joined = bench_scale(&[&sizes[..], &["--index", index_arg], &quick].concat());
+    assert!(joined["ingest"].is_null());
+    assert_eq!(joined["collection"], built["collection"]);
+    assert!(number(&joined, &["self_join", "edition", "truth"]) > 0.0);
+    assert!(number(&joined, &["self_join", "edition", "recall"]) > 0.5);
+
+    // The index must be the collection the ground truth is generated for.
+    let stderr = refused(&["--books", "41", "--index", index_arg]);
+    assert!(stderr.contains("holds 40 books"), "{stderr}");
+    assert!(stderr.contains("--skip-self-join"), "{stderr}");
+    // A kept --dir is never written over.
+    let stderr = refused(&[&sizes[..], &["--dir", index_arg]].concat());
+    assert!(
+        stderr.contains("not empty") && stderr.contains("--index"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn bench_scale_peak_reports_the_peak_rss_of_the_command_it_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("index");
+    let peak = dir.path().join("peak");
+    let output = common::run(common::cli().arg("create").arg(&index));
+    assert!(output.status.success(), "{}", common::stderr(&output));
+    let output = common::run(
+        common::cli()
+            .args(["bench-scale-peak", "--peak-file"])
+            .arg(&peak)
+            .args(["--", "stats"])
+            .arg(&index)
+            .arg("--json"),
+    );
+    assert!(output.status.success(), "{}", common::stderr(&output));
+    let stats: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(stats["books"], 0);
+    let kib: u64 = std::fs::read_to_string(&peak)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(kib > 0);
 }
