@@ -11,8 +11,9 @@
 //! `catalog.redb`. That rename is the one moment the index changes: a crash
 //! before it leaves the old index as it was (with an unpublished copy and
 //! unlisted page files, which the next upgrade or load replaces), a crash
-//! after it leaves the upgraded index. Barrels and segments are kept: the
-//! current format writes them with the layouts of formats 3 and 4.
+//! after it leaves the upgraded index. Barrels are kept: the current
+//! format writes them with the layouts of formats 3 and 4; segments are
+//! rebuilt (below).
 //!
 //! The old catalog is only ever read: it is locked as older builds lock it
 //! (an exclusive `flock`) while the upgrade runs, and the conversion works
@@ -22,12 +23,18 @@
 //! format: this build reads it but cannot load into it (its sketches or
 //! page signatures would need the texts).
 //!
-//! A format-5 index (redb's file format 3 already) is upgraded in one
-//! catalog transaction that sets the format version and the default part
-//! options. Its books keep their one whole-book record each: cutting a
-//! volume into parts needs its text, so a volume loaded before the
-//! upgrade is found inside others only as well as format 5 found it,
-//! until it is loaded again.
+//! A format-5 or format-6 index (redb's file format 3 already) is upgraded
+//! by writing one segment that holds every live book's book sections
+//! (entry, page locator, sequences read from the barrels, sketch from the
+//! old segments: the reader's format-7 runs) and one catalog transaction
+//! that lists it in place of the old segments, sets the format version and,
+//! for format 5, the default part options; the old segment files are
+//! removed after it. Formats 3 and 4 get the same segment after their
+//! conversion. A damaged listed segment stops the upgrade before anything
+//! changes (its sketches would be lost). A format-5 index's books keep
+//! their one whole-book record each: cutting a volume into parts needs its
+//! text, so a volume loaded before the upgrade is found inside others only
+//! as well as format 5 found it, until it is loaded again.
 
 use std::path::Path;
 

@@ -7,7 +7,7 @@
 //! memory, first and steady-state top-10 latency in both modes, and
 //! `stemmata query` end to end; each figure printed next to its target.
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 use crossbeam::channel::{bounded, Sender};
 use std::ffi::OsString;
 use std::fs::File;
@@ -22,7 +22,7 @@ use stemmata_synth::{stream, GroundTruth, StreamOptions, SynthRelation};
 
 use crate::output::{bar, new_index, print_json, temp_dir};
 use crate::scale_probe::{
-    fresh_queries, run_child, run_probe, FreshQueries, Probe, TARGET_FRESH_QUERY_MS,
+    fresh_queries, run_child, run_probe, FreshQueries, ModeArg, Probe, TARGET_FRESH_QUERY_MS,
     TARGET_OPEN_MS, TARGET_QUERY_P95_MS,
 };
 
@@ -136,23 +136,6 @@ fn share(text: &str) -> std::result::Result<f64, String> {
         Ok(p)
     } else {
         Err(format!("{text}: a share is between 0 and 1"))
-    }
-}
-
-#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ModeArg {
-    /// Candidates from the min-hash and simhash band tables.
-    Approximate,
-    /// Candidates from the unique-word postings: every pair the score admits.
-    Exact,
-}
-
-impl ModeArg {
-    pub fn mode(self) -> Mode {
-        match self {
-            ModeArg::Approximate => Mode::Approximate,
-            ModeArg::Exact => Mode::Exact,
-        }
     }
 }
 

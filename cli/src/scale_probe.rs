@@ -14,7 +14,7 @@
 //! The operating system's page cache is not dropped: "first query" means the
 //! first in a fresh process, on files the cache may hold.
 
-use clap::Args;
+use clap::{Args, ValueEnum};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
@@ -23,6 +23,24 @@ use std::time::{Duration, Instant};
 use stemmata::{Error, Index, Mode, QueryOptions, Result};
 
 use crate::output::print_json;
+
+/// The mode of the self-join and of a probe's queries.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ModeArg {
+    /// Candidates from the min-hash and simhash band tables.
+    Approximate,
+    /// Candidates from the unique-word postings: every pair the score admits.
+    Exact,
+}
+
+impl ModeArg {
+    pub fn mode(self) -> Mode {
+        match self {
+            ModeArg::Approximate => Mode::Approximate,
+            ModeArg::Exact => Mode::Exact,
+        }
+    }
+}
 
 /// Top-10 queries: the target of their p95 latency in each mode.
 pub const TARGET_QUERY_P95_MS: f64 = 20.0;
@@ -38,7 +56,7 @@ pub struct ProbeArgs {
     pub index: PathBuf,
     /// Candidates of the queries: approximate or exact.
     #[arg(long, value_enum, default_value = "approximate")]
-    pub mode: crate::scale::ModeArg,
+    pub mode: ModeArg,
     /// Queries timed after the first one.
     #[arg(long, default_value = "200")]
     pub queries: usize,

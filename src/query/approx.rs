@@ -10,7 +10,7 @@
 //!   [`MAX_KEY_TABLE_PART_PAIRS`] pairs (a volume on either side): book
 //!   sketches do not say which parts match, the word sample does.
 //! - **The word sample**: the unique words of every part whose hash falls in
-//!   one residue class of [`WORD_SAMPLE_RATE`] ([`in_word_sample`]), kept in
+//!   one residue class of `WORD_SAMPLE_RATE` (`postings.rs`) (`in_word_sample`), kept in
 //!   text order, read from the unique-word postings (nothing more is
 //!   stored for it). Each part of the
 //!   query is joined against it as exact mode joins against the full
@@ -38,7 +38,6 @@ use super::postings::{Candidate, Join, Postings, Probe};
 use super::query_book::QueryBook;
 use super::Reader;
 use crate::align::Overlap;
-use crate::repr::minhash::mix64;
 use crate::repr::sketch::{BookSketch, SketchOptions, Table};
 use crate::repr::SimHash128;
 
@@ -65,9 +64,6 @@ pub const MIN_SHARED_VALUES: u32 = 3;
 /// mode; the sets of `stemmata generate` found the same with 4 or all.
 pub const MAX_KEY_TABLE_PART_PAIRS: u64 = 64;
 
-/// One unique word in `WORD_SAMPLE_RATE`, by hash, is in the word sample
-/// (see the module docs).
-pub const WORD_SAMPLE_RATE: u64 = 4;
 /// A sampled word unique in more than `max(MIN_SAMPLE_WORD_CAP, parts /
 /// SAMPLE_WORD_CAP_DIVISOR)` parts is left out of the sample's postings
 /// (so a join scans at most that many entries per sampled word, and its
@@ -82,18 +78,11 @@ pub const WORD_SAMPLE_RATE: u64 = 4;
 pub const MIN_SAMPLE_WORD_CAP: usize = 256;
 /// See [`MIN_SAMPLE_WORD_CAP`]: the cap stays 256 up to 102,400 parts.
 pub const SAMPLE_WORD_CAP_DIVISOR: usize = 400;
-/// Salt of the word sample's hash.
-pub const WORD_SAMPLE_SALT: u64 = 0x3a4d_11e5_9b0c_7e21;
 /// Least LCS of two sampled sequences for their parts to be proposed.
 pub const MIN_SAMPLED_LCS: u32 = 6;
 /// How far above chance the LCS of two sampled sequences must stand, in
 /// units of chance's spread (see [`sample_in_order`]).
 pub const SAMPLED_ORDER_EVIDENCE: f64 = 2.0;
-
-/// Whether the unique word `word` (its 32-bit hash) is in the word sample.
-pub fn in_word_sample(word: u32) -> bool {
-    mix64(u64::from(word) ^ WORD_SAMPLE_SALT).is_multiple_of(WORD_SAMPLE_RATE)
-}
 
 /// Whether two sampled sequences share enough words in order: an LCS of at
 /// least [`MIN_SAMPLED_LCS`] and at least `2·√c + Z·c^(1/6)`, c being their

@@ -41,6 +41,7 @@ use nohash_hasher::BuildNoHashHasher;
 
 use super::runs::Runs;
 use crate::align::{lis_span, Overlap, Score};
+use crate::repr::minhash::mix64;
 pub use crate::storage::segment_books::BLOCKS;
 use crate::storage::segment_books::LONG_LIST;
 
@@ -66,6 +67,17 @@ pub fn default_frequent_word_cap(parts: usize) -> u32 {
     MIN_FREQUENT_WORD_CAP.max((parts as f64 * FREQUENT_WORD_SHARE) as u32)
 }
 
+/// One unique word in `WORD_SAMPLE_RATE`, by hash, is in the word sample
+/// (approximate mode, `approx.rs`).
+pub const WORD_SAMPLE_RATE: u64 = 4;
+/// Salt of the word sample's hash.
+pub const WORD_SAMPLE_SALT: u64 = 0x3a4d_11e5_9b0c_7e21;
+
+/// Whether the unique word `word` (its 32-bit hash) is in the word sample.
+pub fn in_word_sample(word: u32) -> bool {
+    mix64(u64::from(word) ^ WORD_SAMPLE_SALT).is_multiple_of(WORD_SAMPLE_RATE)
+}
+
 /// Which words a join reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Vocabulary {
@@ -87,7 +99,7 @@ impl Vocabulary {
     fn admits(self, hash: u32) -> bool {
         match self {
             Vocabulary::All { .. } => true,
-            Vocabulary::Sample { .. } => super::approx::in_word_sample(hash),
+            Vocabulary::Sample { .. } => in_word_sample(hash),
         }
     }
 

@@ -23,6 +23,7 @@
 
 pub mod append;
 pub mod barrel;
+mod book_sections;
 pub mod catalog;
 pub mod codec;
 pub mod format;

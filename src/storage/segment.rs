@@ -38,50 +38,17 @@ use std::path::{Path, PathBuf};
 
 use super::codec::{Cursor, Encode};
 use super::format::{checked_body, FileHeader, FileKind, FormatVersion, CHECKSUM_LEN, HEADER_LEN};
+pub use super::segment_books::SketchRecord;
 use super::segment_books::{self, BookSpans, SegmentBook, Sink};
 use crate::error::IoContext;
 use crate::error::{Error, Result};
 use crate::repr::minhash::MAX_HASHES;
 use crate::repr::sketch::Table;
-use crate::repr::{BookSketch, MinHashSig, SimHash128};
+use crate::repr::{MinHashSig, SimHash128};
 
 const TABLES: usize = Table::ALL.len();
 /// Tables in a version-2 segment (no value table).
 const TABLES_V2: usize = 3;
-
-/// The sketch of one book and its band keys, ready for a segment.
-#[derive(Debug, Clone)]
-pub struct SketchRecord {
-    /// The book.
-    pub book_id: u32,
-    /// Its simhash.
-    pub simhash: SimHash128,
-    /// Its book min-hash signature.
-    pub minhash: MinHashSig,
-    /// Its band keys, per table in [`Table::ALL`] order.
-    pub keys: [Vec<u64>; TABLES],
-}
-
-impl SketchRecord {
-    /// The record of `sketch` for `book_id`, with keys from `options`.
-    pub fn new(
-        book_id: u32,
-        sketch: &BookSketch,
-        options: &crate::repr::SketchOptions,
-    ) -> SketchRecord {
-        SketchRecord {
-            book_id,
-            simhash: sketch.simhash,
-            minhash: sketch.book.clone(),
-            keys: Table::ALL.map(|table| sketch.keys(table, options)),
-        }
-    }
-
-    /// Its band keys of `table`.
-    pub fn keys_of(&self, table: Table) -> &[u64] {
-        self.keys.get(table as usize).map_or(&[], Vec::as_slice)
-    }
-}
 
 /// Encodes `books` (any order; ids distinct) into segment bytes with `k`
 /// min-hashes per book (missing values are written as `u64::MAX`): their

@@ -33,8 +33,11 @@ use std::path::Path;
 use super::catalog::BookEntry;
 use super::codec::{Cursor, Decode, Encode};
 use super::page_files::PageLocator;
-use super::segment::SketchRecord;
 use crate::error::{Error, Result};
+use crate::repr::sketch::Table;
+use crate::repr::{BookSketch, MinHashSig, SimHash128};
+
+const TABLES: usize = Table::ALL.len();
 
 /// Blocks per part in the block grid of the exact join's bound: the block
 /// of element `index` of a part of `len` elements is
@@ -54,6 +57,40 @@ pub const FLAG_PAGED: u8 = 2;
 /// The block of element `index` in a part of `len` elements.
 pub fn block_of(index: u32, len: u32) -> u8 {
     (u64::from(index) * BLOCKS as u64 / u64::from(len.max(1))).min(BLOCKS as u64 - 1) as u8
+}
+
+/// The sketch of one book and its band keys, ready for a segment.
+#[derive(Debug, Clone)]
+pub struct SketchRecord {
+    /// The book.
+    pub book_id: u32,
+    /// Its simhash.
+    pub simhash: SimHash128,
+    /// Its book min-hash signature.
+    pub minhash: MinHashSig,
+    /// Its band keys, per table in [`Table::ALL`] order.
+    pub keys: [Vec<u64>; TABLES],
+}
+
+impl SketchRecord {
+    /// The record of `sketch` for `book_id`, with keys from `options`.
+    pub fn new(
+        book_id: u32,
+        sketch: &BookSketch,
+        options: &crate::repr::SketchOptions,
+    ) -> SketchRecord {
+        SketchRecord {
+            book_id,
+            simhash: sketch.simhash,
+            minhash: sketch.book.clone(),
+            keys: Table::ALL.map(|table| sketch.keys(table, options)),
+        }
+    }
+
+    /// Its band keys of `table`.
+    pub fn keys_of(&self, table: Table) -> &[u64] {
+        self.keys.get(table as usize).map_or(&[], Vec::as_slice)
+    }
 }
 
 /// One book of a segment: its sketch, and what a reader holds for it.
@@ -420,368 +457,4 @@ pub fn decode_entry(
     };
     cursor.finish()?;
     Ok((entry, pages))
-}
-
-/// Bytes of a [`BookEntry`] before its key's length.
-const ENTRY_KEY_AT: usize = 36;
-
-use super::segment::Segment;
-
-impl Segment {
-    fn spans(&self) -> BookSpans {
-        self.book_spans.unwrap_or_default()
-    }
-
-    fn u32s(&self, at: usize, count: usize) -> U32s<'_> {
-        U32s::new(self.bytes.get(at..at + 4 * count).unwrap_or(&[]))
-    }
-
-    /// Whether the segment holds book sections (version 7 on).
-    pub fn has_books(&self) -> bool {
-        self.book_spans.is_some()
-    }
-
-    /// The flags byte of the book at `position`.
-    pub fn flags(&self, position: usize) -> u8 {
-        let spans = self.spans();
-        match position < self.book_count() {
-            true => self
-                .bytes
-                .get(spans.flags_at + position)
-                .copied()
-                .unwrap_or(0),
-            false => 0,
-        }
-    }
-
-    /// Whether the book at `position` has a sketch (every book of a segment
-    /// without book sections has).
-    pub fn sketched(&self, position: usize) -> bool {
-        !self.has_books() || self.flags(position) & FLAG_SKETCHED != 0
-    }
-
-    fn entry_bytes(&self, position: usize) -> (&[u8], usize) {
-        let spans = self.spans();
-        let ends = self.u32s(spans.entry_ends_at, self.book_count());
-        let range = end_range(ends, position, spans.entries_len);
-        let at = spans.entries_at + range.start;
-        (
-            self.bytes
-                .get(at..spans.entries_at + range.end)
-                .unwrap_or(&[]),
-            at,
-        )
-    }
-
-    /// The catalog entry and page locator of the book at `position`.
-    pub fn entry(&self, position: usize) -> Result<(BookEntry, Option<PageLocator>)> {
-        let (bytes, at) = self.entry_bytes(position);
-        decode_entry(bytes, self.flags(position), self.path(), at as u64)
-    }
-
-    /// The key bytes of the book at `position` (empty when damaged).
-    pub fn key_bytes(&self, position: usize) -> &[u8] {
-        let (bytes, _) = self.entry_bytes(position);
-        let len = U32s::new(bytes.get(ENTRY_KEY_AT..ENTRY_KEY_AT + 4).unwrap_or(&[])).get(0);
-        bytes
-            .get(ENTRY_KEY_AT + 4..ENTRY_KEY_AT + 4 + len as usize)
-            .unwrap_or(&[])
-    }
-
-    /// The positions of the books whose key is `key`, in id order.
-    pub fn positions_of_key(&self, key: &str) -> Vec<usize> {
-        let order = self.u32s(self.spans().key_order_at, self.book_count());
-        let key = key.as_bytes();
-        let first = order.partition_point(|p| self.key_bytes(p as usize) < key);
-        order
-            .slice(first..order.len())
-            .iter()
-            .take_while(|&p| self.key_bytes(p as usize) == key)
-            .map(|p| p as usize)
-            .filter(|&p| p < self.book_count())
-            .collect()
-    }
-
-    /// Parts of all books together.
-    pub fn part_count(&self) -> usize {
-        self.spans().parts
-    }
-
-    /// The parts of the book at `position`, numbered within the segment.
-    pub fn book_parts(&self, position: usize) -> std::ops::Range<usize> {
-        let spans = self.spans();
-        let ends = self.u32s(spans.part_ends_at, self.book_count());
-        end_range(ends, position, spans.parts)
-    }
-
-    /// The position of the book holding part `part`.
-    pub fn book_of_part(&self, part: usize) -> usize {
-        let ends = self.u32s(self.spans().part_ends_at, self.book_count());
-        ends.partition_point(|end| end as usize <= part)
-            .min(self.book_count().saturating_sub(1))
-    }
-
-    fn element_range(&self, part: usize) -> std::ops::Range<usize> {
-        let spans = self.spans();
-        let ends = self.u32s(spans.element_ends_at, spans.parts);
-        end_range(ends, part, spans.elements)
-    }
-
-    /// Elements of part `part`.
-    pub fn part_len(&self, part: usize) -> u32 {
-        self.element_range(part).len() as u32
-    }
-
-    /// The unique-word hashes of part `part`, in text order.
-    pub fn part_hashes(&self, part: usize) -> U32s<'_> {
-        let spans = self.spans();
-        self.u32s(spans.hashes_at, spans.elements)
-            .slice(self.element_range(part))
-    }
-
-    /// The word (see [`Self::word_hash`]) of each element of part `part`.
-    pub fn part_words(&self, part: usize) -> U32s<'_> {
-        let spans = self.spans();
-        self.u32s(spans.element_words_at, spans.elements)
-            .slice(self.element_range(part))
-    }
-
-    /// Distinct words of the segment's parts.
-    pub fn word_count(&self) -> usize {
-        self.spans().words
-    }
-
-    /// The word with hash `hash`, if any part holds it.
-    pub fn find_word(&self, hash: u32) -> Option<u32> {
-        let spans = self.spans();
-        let hashes = self.u32s(spans.word_hashes_at, spans.words);
-        let i = hashes.partition_point(|h| h < hash);
-        (i < hashes.len() && hashes.get(i) == hash).then_some(i as u32)
-    }
-
-    /// The hash of word `word`.
-    pub fn word_hash(&self, word: u32) -> u32 {
-        let spans = self.spans();
-        self.u32s(spans.word_hashes_at, spans.words)
-            .get(word as usize)
-    }
-
-    /// The entries of word `word`: a range of [`Self::entry_parts`],
-    /// [`Self::entry_indexes`] and [`Self::entry_blocks`].
-    pub fn word_entries(&self, word: u32) -> std::ops::Range<usize> {
-        let spans = self.spans();
-        let ends = self.u32s(spans.word_ends_at, spans.words);
-        end_range(ends, word as usize, spans.elements)
-    }
-
-    /// The part of every posting entry, word after word.
-    pub fn entry_parts(&self) -> U32s<'_> {
-        let spans = self.spans();
-        self.u32s(spans.entry_parts_at, spans.elements)
-    }
-
-    /// The index in its part of every posting entry.
-    pub fn entry_indexes(&self) -> U32s<'_> {
-        let spans = self.spans();
-        self.u32s(spans.entry_indexes_at, spans.elements)
-    }
-
-    /// The block of every posting entry.
-    pub fn entry_blocks(&self) -> &[u8] {
-        let spans = self.spans();
-        let at = spans.entry_blocks_at;
-        self.bytes.get(at..at + spans.elements).unwrap_or(&[])
-    }
-
-    /// Words whose lists hold at least [`LONG_LIST`] entries, longest first.
-    pub fn long_words(&self) -> U32s<'_> {
-        let spans = self.spans();
-        self.u32s(spans.long_words_at, spans.long_words)
-    }
-
-    /// The book at `position` as a writer would encode it again.
-    pub fn segment_book(&self, position: usize) -> Result<SegmentBook> {
-        if !self.has_books() {
-            return Err(Error::corrupted(
-                self.path(),
-                format!(
-                    "a version-{} segment holds no book sections to copy",
-                    self.version()
-                ),
-            ));
-        }
-        let (entry, pages) = self.entry(position)?;
-        Ok(SegmentBook {
-            sketch: self.sketch_record(position),
-            sketched: self.sketched(position),
-            entry,
-            pages,
-            parts: self
-                .book_parts(position)
-                .map(|part| self.part_hashes(part).to_vec())
-                .collect(),
-        })
-    }
-
-    /// Checks the book sections: flags, entries and key order decode and
-    /// agree, and the parts and postings are exactly those the encoder
-    /// writes for the stored sequences (checked by encoding them again).
-    pub(super) fn check_books(&self) -> Result<()> {
-        let Some(spans) = self.book_spans else {
-            return Ok(());
-        };
-        let corrupted = |what: &str| Error::corrupted(self.path(), what.to_string());
-        let books = (0..self.book_count())
-            .map(|p| self.segment_book(p))
-            .collect::<Result<Vec<_>>>()?;
-        if books
-            .iter()
-            .any(|b| !b.sketched && b.sketch.keys.iter().any(|k| !k.is_empty()))
-        {
-            return Err(corrupted("a book without a sketch has band keys"));
-        }
-        if (0..self.book_count()).any(|p| self.flags(p) & !(FLAG_SKETCHED | FLAG_PAGED) != 0) {
-            return Err(corrupted("unknown book flags"));
-        }
-        let mut again = Vec::new();
-        encode(books, &mut again)?;
-        let stored = self
-            .bytes
-            .get(spans.flags_at..spans.long_words_at + 4 * spans.long_words)
-            .unwrap_or(&[]);
-        if again != stored {
-            return Err(corrupted(
-                "book sections disagree with the sequences they index (out of order or damaged)",
-            ));
-        }
-        Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::repr::sketch::Table;
-    use crate::repr::{MinHashSig, SimHash128};
-    use crate::storage::segment::{encode as encode_segment, merge};
-
-    fn book(id: u32, key: &str, parts: &[&[u32]]) -> SegmentBook {
-        SegmentBook {
-            sketch: SketchRecord {
-                book_id: id,
-                simhash: SimHash128(u128::from(id)),
-                minhash: MinHashSig(vec![u64::from(id); 2]),
-                keys: [vec![u64::from(id)], vec![], vec![7], vec![]],
-            },
-            sketched: id != 5,
-            entry: BookEntry {
-                key: key.into(),
-                title: format!("t{id}"),
-                unique_words: parts.iter().map(|p| p.len() as u32).sum(),
-                ..BookEntry::default()
-            },
-            pages: (id == 3).then_some(PageLocator {
-                file: 1,
-                offset: 9,
-                len: 20,
-            }),
-            parts: parts.iter().map(|p| p.to_vec()).collect(),
-        }
-    }
-
-    fn sample() -> Vec<SegmentBook> {
-        vec![
-            book(5, "b", &[&[10, 20, 30]]),
-            book(3, "c", &[&[30, 40], &[40, 50, 10]]),
-            book(4, "a", &[&[]]),
-        ]
-    }
-
-    fn open(bytes: Vec<u8>) -> Segment {
-        Segment::decode(bytes, Path::new("seg")).unwrap()
-    }
-
-    #[test]
-    fn books_parts_and_postings_round_trip() {
-        let segment = open(encode_segment(sample(), 2).unwrap());
-        assert!(segment.has_books());
-        assert_eq!(segment.positions_of_key("c"), [0]);
-        assert_eq!(segment.positions_of_key("a"), [1]);
-        assert!(segment.positions_of_key("z").is_empty());
-        let (entry, pages) = segment.entry(0).unwrap();
-        assert_eq!((entry.key.as_str(), entry.title.as_str()), ("c", "t3"));
-        assert_eq!(pages.map(|p| p.offset), Some(9));
-        assert!(segment.sketched(0) && !segment.sketched(2));
-        assert_eq!(segment.book_parts(0), 0..2);
-        assert_eq!(segment.book_parts(2), 3..4);
-        assert_eq!(segment.book_of_part(1), 0);
-        assert_eq!(segment.book_of_part(3), 2);
-        assert_eq!(segment.part_hashes(1).to_vec(), [40, 50, 10]);
-        assert_eq!(segment.part_len(2), 0);
-        let w = segment.find_word(40).unwrap();
-        let entries = segment.word_entries(w);
-        let parts: Vec<u32> = segment.entry_parts().slice(entries.clone()).to_vec();
-        let indexes: Vec<u32> = segment.entry_indexes().slice(entries).to_vec();
-        assert_eq!((parts, indexes), (vec![0, 1], vec![1, 0]));
-        assert_eq!(segment.part_words(1).get(0), w);
-        assert!(segment.find_word(41).is_none());
-        assert_eq!(segment.word_count(), 5);
-        // An unsketched book is in no key table.
-        assert_eq!(segment.lookup(Table::Book, 5).count(), 0);
-        assert_eq!(
-            segment.lookup(Table::SimHash, 7).collect::<Vec<_>>(),
-            [3, 4]
-        );
-        let again = segment.segment_book(1).unwrap();
-        assert_eq!(again.parts, [Vec::<u32>::new()]);
-    }
-
-    #[test]
-    fn merge_keeps_live_books_with_their_sections() {
-        let a = open(encode_segment(sample(), 2).unwrap());
-        let b = open(encode_segment(vec![book(9, "a", &[&[10, 99]])], 2).unwrap());
-        let merged = open(merge(&[&a, &b], |id| id != 4).unwrap());
-        assert_eq!(merged.book_ids().collect::<Vec<_>>(), [3, 5, 9]);
-        assert_eq!(merged.positions_of_key("a"), [2]);
-        let w = merged.find_word(10).unwrap();
-        assert_eq!(merged.word_entries(w).len(), 3);
-        assert_eq!(merged.part_hashes(3).to_vec(), [10, 99]);
-    }
-
-    #[test]
-    fn long_words_are_listed_longest_first() {
-        let books: Vec<SegmentBook> = (0..70)
-            .map(|i| book(i + 10, &format!("k{i}"), &[&[1, 2 + (i % 2)]]))
-            .collect();
-        let segment = open(encode_segment(books, 2).unwrap());
-        let long: Vec<u32> = segment
-            .long_words()
-            .iter()
-            .map(|w| segment.word_hash(w))
-            .collect();
-        assert_eq!(long, [1]);
-    }
-
-    #[test]
-    fn disagreeing_sections_are_refused_even_with_a_valid_checksum() {
-        let mut bytes = encode_segment(sample(), 2).unwrap();
-        let segment = open(bytes.clone());
-        let spans = segment.spans();
-        // Change one element hash; the postings no longer index it.
-        let at = spans.hashes_at;
-        bytes[at] ^= 1;
-        let body_end = bytes.len() - crate::storage::format::CHECKSUM_LEN;
-        let sum = crate::storage::format::checksum(&bytes[..body_end]);
-        bytes[body_end..].copy_from_slice(&sum.to_le_bytes());
-        let error = Segment::decode(bytes, Path::new("seg")).unwrap_err();
-        assert!(error.to_string().contains("disagree"), "{error}");
-    }
-
-    #[test]
-    fn block_of_is_below_blocks() {
-        assert_eq!(block_of(0, 0), 0);
-        assert_eq!(block_of(15, 16), 15);
-        assert_eq!(block_of(99, 16), 15);
-        assert_eq!(block_of(8, 16), 8);
-    }
 }
