@@ -295,13 +295,14 @@ impl Reader {
             let len_x = sample.probe_len(probe);
             // The grid bound on the LCS must reach what the fewest common
             // words possible would ask for.
+            let worth = |c: &Candidate| {
+                f64::from(c.lcs_at_most - c.frequent_at_most) >= least_sampled_lcs(c.counted)
+                    && wanted(self.book_of_part(c.book))
+            };
             let keep: Vec<Candidate> = join
-                .count(&sample, probe)
+                .count_bounded(&sample, probe, worth)
                 .iter()
-                .filter(|c| {
-                    f64::from(c.lcs_at_most - c.frequent_at_most) >= least_sampled_lcs(c.counted)
-                        && wanted(self.book_of_part(c.book))
-                })
+                .filter(|c| worth(c))
                 .copied()
                 .collect();
             join.align(&sample, len_x, &keep, |part, overlap| {

@@ -280,13 +280,16 @@ impl Reader {
                 Some(_) => Probe::Part(part),
             };
             let len_x = self.runs().part_len(part);
-            let common = join.count(&postings, &probe);
-            let candidates = common.iter().filter(|c| wanted(self.book_of_part(c.book)));
-            found.candidates += candidates.clone().count() as u64;
-            let keep: Vec<Candidate> = candidates
-                .filter(|c| Self::reaches(self.bound(options.score, len_x, c), options))
-                .copied()
-                .collect();
+            let reaches = |c: &Candidate| {
+                wanted(self.book_of_part(c.book))
+                    && Self::reaches(self.bound(options.score, len_x, c), options)
+            };
+            let common = join.count_bounded(&postings, &probe, reaches);
+            found.candidates += common
+                .iter()
+                .filter(|c| wanted(self.book_of_part(c.book)))
+                .count() as u64;
+            let keep: Vec<Candidate> = common.iter().filter(|c| reaches(c)).copied().collect();
             found.entries_scanned += join.entries_scanned();
             found.within_bound += keep.len() as u64;
             found.lcs_runs += keep.len() as u64;

@@ -394,7 +394,9 @@ impl Reader {
         let mut bounded: Vec<(f64, u32, Candidate)> = Vec::new();
         for (q, probe) in probes.iter().enumerate() {
             let len_x = hashes[q].len() as u32;
-            for candidate in join.count(&postings, probe) {
+            let qualifies =
+                |c: &Candidate| Self::qualifies(self.bound(options.score, len_x, c), options);
+            for candidate in join.count_bounded(&postings, probe, qualifies) {
                 let slot = self.book_of_part(candidate.book);
                 if Some(slot) == exclude || self.runs().is_dead(slot) {
                     continue;

@@ -479,45 +479,53 @@ impl Join {
 
     /// First pass: for every part the probe reaches that shares words with
     /// it, its common count and block bound, in no particular order.
+    #[cfg(test)]
     pub fn count(&mut self, postings: &Postings<'_>, probe: &Probe<'_>) -> &[Candidate] {
-        self.resolved = Resolved::of(postings, probe);
-        self.count_resolved(postings)
+        self.count_bounded(postings, probe, |_| true)
     }
 
-    fn count_resolved(&mut self, postings: &Postings<'_>) -> &[Candidate] {
+    /// [`count`](Self::count), computing the block bound only for the
+    /// candidates `worth` keeps when their LCS is bounded by their common
+    /// count alone (`lcs_at_most` = `counted + frequent_at_most`); the
+    /// others keep that looser bound. A caller whose filter is `worth`
+    /// gets the same candidates as with every block bound computed, while
+    /// the grid is filled for the few that need it: on large collections
+    /// most parts a query reaches share a handful of words, and counting
+    /// them into a grid cost a random write per posting entry.
+    pub fn count_bounded(
+        &mut self,
+        postings: &Postings<'_>,
+        probe: &Probe<'_>,
+        worth: impl Fn(&Candidate) -> bool,
+    ) -> &[Candidate] {
+        self.resolved = Resolved::of(postings, probe);
+        self.count_resolved(postings, worth)
+    }
+
+    fn count_resolved(
+        &mut self,
+        postings: &Postings<'_>,
+        worth: impl Fn(&Candidate) -> bool,
+    ) -> &[Candidate] {
         self.entries_scanned = 0;
         let x_len = self.resolved.hashes.len();
-        // A cell counts at most one block of X; past u16 the grid is skipped
-        // and the bound falls back to the common count.
-        let use_grid = x_len.div_ceil(BLOCKS) <= u16::MAX as usize;
-        let parts = self.counts.len();
-        if self.cells.is_empty() {
-            self.cells = vec![0; parts * CELLS];
-        }
         self.frequent_in_x = self.resolved.frequent;
         for (r, segment) in postings.runs.segments().iter().enumerate() {
             let base = postings.runs.part_base(r);
             let local_parts = segment.part_count() as u32;
-            let (entry_parts, blocks) = (segment.entry_parts(), segment.entry_blocks());
-            let mut walk = BlockWalk::new(x_len);
+            let entry_parts = segment.entry_parts();
             for i in 0..x_len {
-                let strip = walk.next_block() * parts * BLOCKS;
                 let range = self.resolved.range(postings, r, i);
                 self.entries_scanned += range.len() as u64;
-                let in_blocks = blocks.get(range.clone()).unwrap_or(&[]);
-                for (local, &by) in entry_parts.slice(range).iter().zip(in_blocks) {
+                for local in entry_parts.slice(range).iter() {
                     if local >= local_parts {
                         continue;
                     }
-                    let part = base + local;
-                    let count = &mut self.counts[part as usize];
+                    let count = &mut self.counts[(base + local) as usize];
                     if *count == 0 {
-                        self.touched.push(part);
+                        self.touched.push(base + local);
                     }
                     *count += 1;
-                    if use_grid {
-                        self.cells[strip + part as usize * BLOCKS + (by as usize % BLOCKS)] += 1;
-                    }
                 }
             }
         }
@@ -526,30 +534,69 @@ impl Join {
         if frequent_in_x > 0 {
             self.add_uncounted(postings, frequent_in_x);
         }
-        let mut grid = [0u16; CELLS];
         for &part in &self.touched {
             let frequent_at_most = frequent_in_x.min(postings.skipped(part));
             let counted = std::mem::take(&mut self.counts[part as usize]);
-            let lcs_at_most = if use_grid {
-                for (bx, row) in grid.chunks_exact_mut(BLOCKS).enumerate() {
-                    let at = (bx * parts + part as usize) * BLOCKS;
-                    let cells = &mut self.cells[at..at + BLOCKS];
-                    row.copy_from_slice(cells);
-                    cells.fill(0);
-                }
-                heaviest_monotone_path(&grid)
-            } else {
-                counted
-            };
             self.candidates.push(Candidate {
                 book: part,
                 counted,
                 frequent_at_most,
-                lcs_at_most: lcs_at_most + frequent_at_most,
+                lcs_at_most: counted + frequent_at_most,
             });
         }
         self.touched.clear();
+        // A cell counts at most one block of X; past u16 the grid is skipped
+        // and the bound stays the common count.
+        if x_len.div_ceil(BLOCKS) <= u16::MAX as usize {
+            self.fill_grids(postings, worth);
+        }
         &self.candidates
+    }
+
+    /// Second pass, for the candidates `worth` keeps: their common words
+    /// counted per cell of the block grid, and their LCS bound lowered to
+    /// the heaviest monotone path through it.
+    fn fill_grids(&mut self, postings: &Postings<'_>, worth: impl Fn(&Candidate) -> bool) {
+        let mut kept = 0u32;
+        for candidate in &self.candidates {
+            if candidate.counted > 0 && worth(candidate) {
+                self.slot[candidate.book as usize] = kept;
+                kept += 1;
+            }
+        }
+        if kept == 0 {
+            return;
+        }
+        self.cells.clear();
+        self.cells.resize(kept as usize * CELLS, 0);
+        let x_len = self.resolved.hashes.len();
+        for (r, segment) in postings.runs.segments().iter().enumerate() {
+            let base = postings.runs.part_base(r);
+            let local_parts = segment.part_count() as u32;
+            let (entry_parts, blocks) = (segment.entry_parts(), segment.entry_blocks());
+            let mut walk = BlockWalk::new(x_len);
+            for i in 0..x_len {
+                let row = walk.next_block() * BLOCKS;
+                let range = self.resolved.range(postings, r, i);
+                let in_blocks = blocks.get(range.clone()).unwrap_or(&[]);
+                for (local, &by) in entry_parts.slice(range).iter().zip(in_blocks) {
+                    if local >= local_parts {
+                        continue;
+                    }
+                    let k = self.slot[(base + local) as usize];
+                    if k != NONE {
+                        self.cells[k as usize * CELLS + row + by as usize % BLOCKS] += 1;
+                    }
+                }
+            }
+        }
+        for candidate in &mut self.candidates {
+            let k = std::mem::replace(&mut self.slot[candidate.book as usize], NONE);
+            if k != NONE && candidate.counted > 0 {
+                let grid = &self.cells[k as usize * CELLS..(k as usize + 1) * CELLS];
+                candidate.lcs_at_most = heaviest_monotone_path(grid) + candidate.frequent_at_most;
+            }
+        }
     }
 
     /// Adds the parts the probe reaches that counting did not touch but
@@ -916,6 +963,33 @@ mod tests {
             assert_eq!(frequent.skipped.len(), 80);
             assert!(Frequent::count(&runs, 80).skipped.is_empty());
         }
+    }
+
+    #[test]
+    fn a_bounded_count_fills_the_grid_of_the_kept_candidates_only() {
+        // Part 0 holds X's words in order, part 1 in reverse: the grid
+        // bounds part 1's LCS by far less than its common count.
+        let x: Vec<u32> = (1..=64).collect();
+        let reversed: Vec<u32> = x.iter().rev().copied().collect();
+        let runs = runs(&[&[&x, &reversed], &[&x[..8]]]);
+        let (frequent, cap) = all(&runs, u32::MAX);
+        let postings = Postings::all(&runs, cap, &frequent);
+        let mut join = Join::new(3);
+        let mut every: Vec<Candidate> = join.count(&postings, &Probe::Hashes(&x)).to_vec();
+        every.sort_by_key(|c| c.book);
+        assert_eq!(every[1].counted, 64);
+        assert!(every[1].lcs_at_most < 16, "{:?}", every[1]);
+        let mut bounded: Vec<Candidate> = join
+            .count_bounded(&postings, &Probe::Hashes(&x), |c| c.counted > 10)
+            .to_vec();
+        bounded.sort_by_key(|c| c.book);
+        // Kept: the same bounds; left out: the common count.
+        assert_eq!(bounded[..2], every[..2]);
+        assert_eq!((bounded[2].counted, bounded[2].lcs_at_most), (8, 8));
+        assert_eq!(every[2].lcs_at_most, 8);
+        // Nothing is left marked: a later count starts clean.
+        let again: Vec<Candidate> = join.count(&postings, &Probe::Hashes(&x)).to_vec();
+        assert_eq!(again.len(), 3);
     }
 
     #[test]
