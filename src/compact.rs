@@ -39,6 +39,7 @@ use crate::storage::page_files::PageLocator;
 use crate::storage::pages;
 use crate::storage::segment::{self, Segment, Unreadable};
 use crate::store::layout::DEFAULT_MAX_FILE_BYTES;
+use crate::store::segments::merge_chunks;
 use crate::store::Store;
 
 /// Buffered bytes written out (and synced) while a new file grows.
@@ -263,7 +264,7 @@ pub(crate) fn compact_files(
         }
     }
 
-    let next_segment = next_segment + u32::from(relocation.add_segment.is_some());
+    let next_segment = next_segment + relocation.add_segments.len() as u32;
     let segment_compaction = crate::store::segments::compact(store, next_segment, Some(0.0))?;
     stats.segments_merged += segment_compaction.merged as u64;
     stats.files_removed += (segment_compaction.merged + segment_compaction.dropped) as u64;
@@ -272,26 +273,26 @@ pub(crate) fn compact_files(
     Ok(stats)
 }
 
-/// Writes segment `number` holding every live book of the listed
-/// `segments`, with the entries and page locators `relocation` moved, and
-/// adds it to `relocation` in place of them: segments hold each book's
-/// entry (format 7), so they change in the transaction that moves the
-/// records. Every listed segment must be readable (`Corrupted` naming the
-/// first that is not, before anything is published). Returns the segments
-/// merged.
+/// Rewrites the listed segments, consecutive ones in book id order merged
+/// into segments of at most `MAX_MERGED_BYTES` (`store/segments.rs`) numbered from `number`,
+/// holding their live books with the entries and page locators
+/// `relocation` moved, and adds them to `relocation` in place of the old
+/// ones: segments hold each book's entry (format 7), so they change in the
+/// transaction that moves the records. Memory stays at one merge's worth.
+/// Every listed segment must be readable (`Corrupted` naming the first that
+/// is not, before anything is published). Returns the segments rewritten.
 fn relocate_segments(
     store: &Store,
     number: u32,
-    segments: &[(u32, u64)],
+    listed: &[(u32, u64)],
     books: &[(u32, BookEntry)],
     relocation: &mut Relocation,
 ) -> Result<u64> {
     let live: HashMap<u32, &BookEntry> = books.iter().map(|(id, e)| (*id, e)).collect();
     let moved: HashMap<u32, &BookEntry> = relocation.books.iter().map(|(id, e)| (*id, e)).collect();
     let moved_pages: HashMap<u32, PageLocator> = relocation.pages.iter().copied().collect();
-    let mut merged = Vec::new();
-    let mut k = 1;
-    for &(n, _) in segments {
+    let mut segments = Vec::with_capacity(listed.len());
+    for &(n, len) in listed {
         let path = store.segment_path(n);
         let segment = Segment::open_checked(&path).map_err(|error| {
             Unreadable::of(&path, &error).error(
@@ -299,26 +300,37 @@ fn relocate_segments(
                  segment is repaired; `stemmata verify` names the books to reload",
             )
         })?;
-        k = segment.hashes_per_book();
-        for position in 0..segment.book_count() {
-            let id = segment.book_id(position);
-            if !live.contains_key(&id) {
-                relocation.forget_dead.push(id);
-                continue;
-            }
-            let mut book = segment.segment_book(position)?;
-            if let Some(entry) = moved.get(&id) {
-                book.entry = (*entry).clone();
-            }
-            if let Some(locator) = moved_pages.get(&id) {
-                book.pages = Some(*locator);
-            }
-            merged.push(book);
-        }
+        segments.push((n, len, segment));
     }
-    let len = segment::write(&store.segment_path(number), merged, k)?;
-    relocation.add_segment = Some((number, len));
-    relocation.remove_segments = segments.iter().map(|&(n, _)| n).collect();
+    segments.sort_by_key(|(_, _, segment)| segment.book_id(0));
+    let lengths: Vec<u64> = segments.iter().map(|&(_, len, _)| len).collect();
+    let mut next = number;
+    for chunk in merge_chunks(&lengths) {
+        let mut rewritten = Vec::new();
+        let mut k = 1;
+        for (n, _, segment) in &segments[chunk] {
+            k = segment.hashes_per_book();
+            for position in 0..segment.book_count() {
+                let id = segment.book_id(position);
+                if !live.contains_key(&id) {
+                    relocation.forget_dead.push(id);
+                    continue;
+                }
+                let mut book = segment.segment_book(position)?;
+                if let Some(entry) = moved.get(&id) {
+                    book.entry = (*entry).clone();
+                }
+                if let Some(locator) = moved_pages.get(&id) {
+                    book.pages = Some(*locator);
+                }
+                rewritten.push(book);
+            }
+            relocation.remove_segments.push(*n);
+        }
+        let len = segment::write(&store.segment_path(next), rewritten, k)?;
+        relocation.add_segments.push((next, len));
+        next += 1;
+    }
     Ok(segments.len() as u64)
 }
 

@@ -161,11 +161,11 @@ fn loads_and_deletes_go_on_while_a_damaged_segment_sketches_live_books() {
     assert!(reader.query_key("n13", &mode(Mode::Exact)).is_ok());
     drop(reader);
 
-    // A delete commits too, with the same warning from its compaction.
+    // A delete commits too; its compaction merges nothing (under a quarter
+    // of the books is dead), so it does not read the damaged segment.
     let deleted = index.delete_books(&["b00", "b01", "b02", "n12"]).unwrap();
     assert_eq!(deleted.deleted, 4);
-    assert_eq!(deleted.warnings.len(), 1, "{:?}", deleted.warnings);
-    assert!(deleted.warnings[0].contains(r#""b03", "b04", "b05""#));
+    assert!(deleted.warnings.is_empty(), "{:?}", deleted.warnings);
     let (named, _, what) = corrupted(index.verify().unwrap_err());
     assert_eq!(named, path);
     assert!(what.contains("3 live books"), "{what}");

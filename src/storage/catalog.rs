@@ -268,9 +268,9 @@ pub struct Relocation {
     pub add_barrels: Vec<(u32, u64)>,
     /// New page files to list, with their committed lengths.
     pub add_page_files: Vec<(u32, u64)>,
-    /// The segment that replaces every listed one (format 7 on: segments
-    /// hold the entries that moved), with its length.
-    pub add_segment: Option<(u32, u64)>,
+    /// The segments that replace the listed ones (format 7 on: segments
+    /// hold the entries that moved), with their lengths.
+    pub add_segments: Vec<(u32, u64)>,
     /// Segments to unlist.
     pub remove_segments: Vec<u32>,
     /// Dead book ids the replaced segments held.
@@ -726,12 +726,12 @@ impl Catalog {
                 for &(number, len) in &relocation.add_page_files {
                     page_files.insert(number, len)?;
                 }
-                if relocation.add_segment.is_some() || !relocation.remove_segments.is_empty() {
+                if !relocation.add_segments.is_empty() || !relocation.remove_segments.is_empty() {
                     let mut segments = txn.open_table(SEGMENTS)?;
                     for &number in &relocation.remove_segments {
                         segments.remove(number)?;
                     }
-                    if let Some((number, len)) = relocation.add_segment {
+                    for &(number, len) in &relocation.add_segments {
                         segments.insert(number, len)?;
                     }
                 }

@@ -18,6 +18,54 @@ use crate::storage::segment_books::SegmentBook;
 
 /// More listed segments than this trigger a compaction at the end of a load.
 pub const MAX_SEGMENTS: usize = 8;
+/// A compaction merges consecutive segments (in book id order) into
+/// segments of at most about this many bytes, and leaves a larger one
+/// alone: a merge holds its segments' sequences and a sort key per element
+/// in memory, so this bounds its memory, and a reader's runs stay few (a
+/// 100K-book index of 20K-word books is about 14 of them).
+pub const MAX_MERGED_BYTES: u64 = 1 << 30;
+
+/// The merges of a compaction, each the indexes of consecutive `readable`
+/// segments (in book id order) to merge into one: runs of at most
+/// [`MAX_MERGED_BYTES`] ([`merge_chunks`]) of two segments or more, and,
+/// when `dead_too`, single segments holding a book not `live`.
+fn merge_plan(
+    readable: &[(u32, u64, Segment)],
+    dead_too: bool,
+    live: &HashSet<u32>,
+) -> Vec<Vec<usize>> {
+    let lengths: Vec<u64> = readable.iter().map(|&(_, len, _)| len).collect();
+    merge_chunks(&lengths)
+        .into_iter()
+        .filter(|chunk| {
+            chunk.len() > 1
+                || (dead_too
+                    && chunk
+                        .clone()
+                        .any(|i| readable[i].2.book_ids().any(|id| !live.contains(&id))))
+        })
+        .map(|chunk| chunk.collect())
+        .collect()
+}
+
+/// The runs of consecutive segments (by index into `lengths`, segments in
+/// book id order) that a compaction merges into one each: greedy, each run
+/// at most [`MAX_MERGED_BYTES`] together unless it is one segment.
+pub(crate) fn merge_chunks(lengths: &[u64]) -> Vec<std::ops::Range<usize>> {
+    let mut chunks = Vec::new();
+    let (mut start, mut bytes) = (0, 0u64);
+    for (i, &len) in lengths.iter().enumerate() {
+        if i > start && bytes + len > MAX_MERGED_BYTES {
+            chunks.push(start..i);
+            (start, bytes) = (i, 0);
+        }
+        bytes += len;
+    }
+    if start < lengths.len() {
+        chunks.push(start..lengths.len());
+    }
+    chunks
+}
 /// A delete compacts when more than this share of sketched books is dead.
 pub const MAX_DEAD_SHARE: f64 = 0.25;
 
@@ -63,7 +111,8 @@ pub(crate) fn write(store: &Store, number: u32, books: Vec<SegmentBook>) -> Resu
 pub(crate) struct Compaction {
     /// Listed segments merged into the new one (0 when none was written).
     pub merged: usize,
-    /// Unreadable segments dropped from the catalog: they sketched no live book.
+    /// Segments unlisted without a merge because they held no live book
+    /// (unreadable ones, and ones holding only deleted books).
     pub dropped: usize,
     /// Why unreadable segments were kept, and what to do about them.
     pub warnings: Vec<String>,
@@ -89,10 +138,13 @@ pub(crate) fn compact_after_commit(
     }
 }
 
-/// Merges the readable listed segments into segment `number` when there are
-/// more than [`MAX_SEGMENTS`] listed segments, or when `force_dead_share` is
-/// set and more than that share of the sketched books is deleted. Old files
-/// are removed after the catalog stops listing them.
+/// Merges the readable listed segments, consecutive ones in book id order
+/// into segments of at most [`MAX_MERGED_BYTES`] numbered from `number`,
+/// when there are more than [`MAX_SEGMENTS`] listed segments, or when
+/// `force_dead_share` is set and more than that share of the sketched
+/// books is deleted (then every segment holding a dead book is rewritten
+/// without it). Old files are removed after the catalog stops listing
+/// them.
 ///
 /// A listed segment that cannot be read is never merged. While some live
 /// book is sketched in no readable segment it may be sketched there, so the
@@ -117,24 +169,57 @@ pub(crate) fn compact(
     let live: HashSet<u32> = books.iter().map(|&(id, _)| id).collect();
     let mut readable = Vec::new();
     let mut unreadable = Vec::new();
-    for &(n, _) in &listed {
+    for &(n, len) in &listed {
         let path = store.segment_path(n);
-        match Segment::open_checked(&path) {
-            Ok(segment) => readable.push((n, segment)),
+        match Segment::open(&path) {
+            Ok(segment) => readable.push((n, len, segment)),
             Err(error) => unreadable.push((n, Unreadable::of(&path, &error))),
         }
     }
-    let (mut sketched, mut dead) = (0usize, 0usize);
-    let mut covered = HashSet::new();
-    for (_, segment) in &readable {
-        for id in segment.book_ids() {
-            sketched += 1;
-            if live.contains(&id) {
-                covered.insert(id);
-            } else {
-                dead += 1;
+    readable.sort_by_key(|(_, _, segment)| segment.book_id(0));
+    let sketched: usize = readable.iter().map(|(_, _, s)| s.book_count()).sum();
+    let dead = readable
+        .iter()
+        .flat_map(|(_, _, s)| s.book_ids())
+        .filter(|id| !live.contains(id))
+        .count();
+    let too_many = listed.len() > MAX_SEGMENTS && readable.len() > 1;
+    let too_dead = !readable.is_empty()
+        && force_dead_share.is_some_and(|share| dead as f64 > share * sketched as f64);
+    // What a merge rewrites is checked whole first, so that damage is not
+    // copied: a segment failing the check is left out, and merges do not
+    // reach across it (the runs' id ranges must not interleave).
+    let mut plan = Vec::new();
+    if too_many || too_dead {
+        let mut checked = vec![false; readable.len()];
+        loop {
+            plan = merge_plan(&readable, too_dead, &live);
+            let mut failed = None;
+            for &i in plan.iter().flat_map(|chunk| chunk.iter()) {
+                if !checked[i] {
+                    let (n, _, segment) = &readable[i];
+                    match segment.check() {
+                        Ok(()) => checked[i] = true,
+                        Err(error) => {
+                            failed = Some(i);
+                            unreadable.push((*n, Unreadable::of(segment.path(), &error)));
+                            break;
+                        }
+                    }
+                }
+            }
+            match failed {
+                None => break,
+                Some(i) => {
+                    readable.remove(i);
+                    checked.remove(i);
+                }
             }
         }
+    }
+    let mut covered = HashSet::new();
+    for (_, _, segment) in &readable {
+        covered.extend(segment.book_ids().filter(|id| live.contains(id)));
     }
     let orphans: Vec<&str> = books
         .iter()
@@ -154,35 +239,35 @@ pub(crate) fn compact(
             repair_advice(&damaged, &orphans)
         ));
     }
-    let too_many = listed.len() > MAX_SEGMENTS && readable.len() > 1;
-    let too_dead = !readable.is_empty()
-        && force_dead_share.is_some_and(|share| dead as f64 > share * sketched as f64);
     let mut batch = CatalogBatch {
         next_book_id,
         ..CatalogBatch::default()
     };
-    if too_many || too_dead {
-        let refs: Vec<&Segment> = readable.iter().map(|(_, s)| s).collect();
-        // A merge too large for one segment's u32 counts is not done: the
-        // segments stay as they are, which readers handle as well.
-        let merged = segment::merged_books(&refs, |id| live.contains(&id))
-            .and_then(|(books, k)| segment::write(&store.segment_path(number), books, k));
-        match merged {
-            Ok(len) => {
-                batch.add_segments.push((number, len));
-                batch
-                    .remove_segments
-                    .extend(readable.iter().map(|&(n, _)| n));
-                batch.forget_dead = readable
-                    .iter()
-                    .flat_map(|(_, s)| s.book_ids())
-                    .filter(|id| !live.contains(id))
-                    .collect();
-                compaction.merged = readable.len();
-            }
-            Err(crate::error::Error::InvalidArgument(_)) => {}
-            Err(other) => return Err(other),
+    // A segment holding only dead books is unlisted without a merge.
+    let in_plan: HashSet<usize> = plan.iter().flatten().copied().collect();
+    for (i, (n, _, segment)) in readable.iter().enumerate() {
+        if !in_plan.contains(&i) && segment.book_ids().all(|id| !live.contains(&id)) {
+            batch.remove_segments.push(*n);
+            batch.forget_dead.extend(segment.book_ids());
+            compaction.dropped += 1;
         }
+    }
+    let mut next = number;
+    for chunk in plan {
+        let refs: Vec<&Segment> = chunk.iter().map(|&i| &readable[i].2).collect();
+        let (merged, k) = segment::merged_books(&refs, |id| live.contains(&id))?;
+        let len = segment::write(&store.segment_path(next), merged, k)?;
+        batch.add_segments.push((next, len));
+        next += 1;
+        batch
+            .remove_segments
+            .extend(chunk.iter().map(|&i| readable[i].0));
+        batch.forget_dead.extend(
+            refs.iter()
+                .flat_map(|s| s.book_ids())
+                .filter(|id| !live.contains(id)),
+        );
+        compaction.merged += chunk.len();
     }
     if drop_unreadable {
         batch
@@ -313,6 +398,16 @@ mod tests {
             offset: Some(7),
             what: "checksum mismatch".into(),
         }
+    }
+
+    #[test]
+    fn merges_take_consecutive_segments_up_to_the_size_bound() {
+        let g = MAX_MERGED_BYTES;
+        assert_eq!(merge_chunks(&[]), Vec::<std::ops::Range<usize>>::new());
+        assert_eq!(merge_chunks(&[5, 6, 7]), [0..3]);
+        assert_eq!(merge_chunks(&[g / 2, g / 2, 1, g / 3]), [0..2, 2..4]);
+        // A segment past the bound is a run of its own.
+        assert_eq!(merge_chunks(&[1, 2 * g, 3, 4]), [0..1, 1..2, 2..4]);
     }
 
     #[test]
