@@ -194,6 +194,29 @@ impl BitCounts {
         }
     }
 
+    /// Adds `weight` occurrences of `hash` at once: in the packed
+    /// counters while a byte can hold the weight, else bit by bit.
+    fn add_weighted(&mut self, hash: u128, weight: u64) {
+        if weight <= 255 {
+            if self.pending + weight as u32 > 255 {
+                self.flush();
+            }
+            let bytes = hash.to_le_bytes();
+            for (lane, &byte) in self.packed.iter_mut().zip(&bytes) {
+                *lane += SPREAD[byte as usize] * weight;
+            }
+            self.pending += weight as u32;
+            return;
+        }
+        let halves = [hash as u64, (hash >> 64) as u64];
+        for (half, counts) in halves.iter().zip(self.counts.chunks_exact_mut(64)) {
+            for (bit, count) in counts.iter_mut().enumerate() {
+                *count += weight & 0u64.wrapping_sub(half >> bit & 1);
+            }
+        }
+        self.total += weight;
+    }
+
     fn flush(&mut self) {
         for (lane, counts) in self.packed.iter_mut().zip(self.counts.chunks_exact_mut(8)) {
             for (k, count) in counts.iter_mut().enumerate() {
@@ -223,6 +246,103 @@ impl BitCounts {
 /// n-grams that continue into the next words.
 const CHUNK_BYTES: usize = 1 << 20;
 
+/// Longest n-gram counted by its letters in a table ([`GramTable`]).
+const TABLE_NGRAM_CHARS: usize = 4;
+
+/// Occurrences of each n-gram of `a`–`z` and space (n ≤ 4), by the
+/// n-gram's characters read as a base-27 number (space 0, `a`–`z` 1–26):
+/// a text repeats its n-grams many times, and each distinct one is hashed
+/// once, with its count as weight, instead of once per occurrence. The
+/// sums are the same (see the module docs).
+struct GramTable {
+    n: usize,
+    counts: Vec<u32>,
+    /// The n-grams whose count went from 0 to 1, each once per return to 0.
+    touched: Vec<u32>,
+}
+
+thread_local! {
+    /// The counts of a thread's last table, all zero: a table is
+    /// 27^4 counters, cheaper to reuse than to allocate per text.
+    static SPARE_COUNTS: std::cell::Cell<Vec<u32>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+impl GramTable {
+    fn new(n: usize) -> Self {
+        let len = 27usize.pow(n as u32);
+        let mut counts = SPARE_COUNTS.with(|spare| spare.take());
+        if counts.len() != len {
+            counts = vec![0; len];
+        }
+        GramTable {
+            n,
+            counts,
+            touched: Vec::new(),
+        }
+    }
+
+    /// The base-27 digit of a byte of an ASCII chunk: space or `a`–`z`.
+    #[inline]
+    fn digit(byte: u8) -> u32 {
+        if byte == b' ' {
+            0
+        } else {
+            u32::from(byte - b'a') + 1
+        }
+    }
+
+    /// Counts the n-grams of `bytes` (only spaces and `a`–`z`, at least n).
+    fn count(&mut self, bytes: &[u8], bits: &mut BitCounts, seed: u64) {
+        let n = self.n;
+        let top = 27u32.pow(n as u32);
+        let mut index = bytes[..n - 1]
+            .iter()
+            .fold(0u32, |index, &b| index * 27 + Self::digit(b));
+        // The digit leaving the n-gram as each byte enters, 0 for the first.
+        let leaving = std::iter::once(b' ').chain(bytes.iter().copied());
+        for (&byte, gone) in bytes[n - 1..].iter().zip(leaving) {
+            index = index * 27 + Self::digit(byte) - Self::digit(gone) * top;
+            let count = &mut self.counts[index as usize];
+            *count += 1;
+            if *count == 1 {
+                self.touched.push(index);
+            } else if *count == u32::MAX {
+                let gram = Self::gram(index, n);
+                bits.add_weighted(ngram_hash(&gram[..n], seed), u64::from(*count));
+                *count = 0;
+            }
+        }
+    }
+
+    /// The bytes of the n-gram numbered `index`, in the first n bytes.
+    fn gram(mut index: u32, n: usize) -> [u8; TABLE_NGRAM_CHARS] {
+        let mut gram = [b' '; TABLE_NGRAM_CHARS];
+        for byte in gram[..n].iter_mut().rev() {
+            let digit = (index % 27) as u8;
+            if digit > 0 {
+                *byte = b'a' + digit - 1;
+            }
+            index /= 27;
+        }
+        gram
+    }
+
+    /// Adds every counted n-gram to `bits`, weighted by its count, and
+    /// gives the zeroed table back for the thread's next text.
+    fn finish(mut self, bits: &mut BitCounts, seed: u64) {
+        for &index in &self.touched {
+            let count = std::mem::take(&mut self.counts[index as usize]);
+            if count == 0 {
+                continue;
+            }
+            let gram = Self::gram(index, self.n);
+            bits.add_weighted(ngram_hash(&gram[..self.n], seed), u64::from(count));
+        }
+        let counts = std::mem::take(&mut self.counts);
+        SPARE_COUNTS.with(|spare| spare.set(counts));
+    }
+}
+
 /// The n-grams of the normalised text the features are cut from: words
 /// joined by single spaces, page breaks as separators. The text is built
 /// and counted a chunk at a time, so memory does not grow with the text.
@@ -238,6 +358,8 @@ struct Grams {
     any_word: bool,
     counted: bool,
     counts: BitCounts,
+    /// Counts of the n-grams of ASCII chunks, when n ≤ [`TABLE_NGRAM_CHARS`].
+    table: Option<GramTable>,
 }
 
 impl Grams {
@@ -251,6 +373,7 @@ impl Grams {
             any_word: false,
             counted: false,
             counts: BitCounts::new(),
+            table: None,
         }
     }
 
@@ -273,8 +396,18 @@ impl Grams {
             if bytes.len() < self.n {
                 return;
             }
-            for gram in bytes.windows(self.n) {
-                self.counts.add(ngram_hash(gram, self.seed));
+            let letters = bytes.iter().all(|&b| b == b' ' || b.is_ascii_lowercase());
+            if letters && self.n <= TABLE_NGRAM_CHARS {
+                let n = self.n;
+                self.table.get_or_insert_with(|| GramTable::new(n)).count(
+                    bytes,
+                    &mut self.counts,
+                    self.seed,
+                );
+            } else {
+                for gram in bytes.windows(self.n) {
+                    self.counts.add(ngram_hash(gram, self.seed));
+                }
             }
             bytes.len() - (self.n - 1)
         } else {
@@ -303,6 +436,9 @@ impl Grams {
         if !self.counted && !self.chunk.is_empty() {
             self.counts
                 .add(ngram_hash(self.chunk.as_bytes(), self.seed));
+        }
+        if let Some(table) = self.table.take() {
+            table.finish(&mut self.counts, self.seed);
         }
         self.counts.fingerprint()
     }
