@@ -30,10 +30,9 @@ use std::sync::Arc;
 
 use crate::error::{Error, Result};
 use crate::keys;
-use crate::repr::{
-    book_parts, unique_words::extract, BookSketch, ExtractOptions, MinHashSig, PartOptions,
-    SketchOptions,
-};
+use crate::repr::sketch::Sketcher;
+use crate::repr::unique_words::extract_with;
+use crate::repr::{book_parts, ExtractOptions, MinHashSig, PartOptions, SketchOptions};
 use crate::storage::barrel::{BarrelWriter, EncodedSequence, MAX_RECORD_ELEMENTS};
 use crate::storage::catalog::{BookEntry, CatalogBatch};
 use crate::storage::page_files::PageFileWriter;
@@ -41,7 +40,7 @@ use crate::storage::pages;
 use crate::storage::segment::SketchRecord;
 use crate::store::segments;
 use crate::store::{Store, WriterGuard};
-use crate::text::{decode_owned, no_words_reason, unreadable};
+use crate::text::{decode_owned, no_words_reason, unreadable, PAGE_BREAK};
 
 /// One book to load: a key and a text, with an optional title, author and
 /// language.
@@ -315,7 +314,9 @@ fn prepare(
     }
     let bytes = document.text.len() as u64;
     let decoded = decode_owned(std::mem::take(&mut document.text));
-    let mut features = extract(&decoded.text, options);
+    // One tokenising pass gives the words to the extraction and the sketch.
+    let mut sketcher = Sketcher::new(decoded.text.contains(PAGE_BREAK), sketch_options);
+    let mut features = extract_with(&decoded.text, options, |token| sketcher.token(token));
     if features.words == 0 {
         return Err(bad(&no_words_reason(&features.token_stats)));
     }
@@ -340,7 +341,7 @@ fn prepare(
     if page_bytes >= u64::from(u32::MAX) - 64 {
         return Err(bad("too many pages: their signatures take 4 GiB or more"));
     }
-    let sketch = BookSketch::compute(&decoded.text, sketch_options);
+    let sketch = sketcher.finish();
     drop(decoded.text);
     let parts: Vec<EncodedSequence> = parts
         .into_iter()

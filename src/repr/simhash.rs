@@ -444,6 +444,26 @@ impl Grams {
     }
 }
 
+/// The simhash of words given one at a time: [`simhash`] of a text is the
+/// fingerprint of its tokeniser's words in order (page breaks aside).
+pub(crate) struct SimHasher(Grams);
+
+impl SimHasher {
+    pub(crate) fn new(options: &SimHashOptions) -> Self {
+        let n = options.ngram_chars.clamp(1, MAX_NGRAM_CHARS);
+        SimHasher(Grams::new(n, options.seed, CHUNK_BYTES))
+    }
+
+    #[inline]
+    pub(crate) fn word(&mut self, word: &str) {
+        self.0.push_word(word);
+    }
+
+    pub(crate) fn finish(self) -> SimHash128 {
+        self.0.fingerprint()
+    }
+}
+
 /// The simhash of `text` (see the module docs): 128 bits from its
 /// `options.ngram_chars`-character n-grams (default 4, clamped to
 /// 1..=[`MAX_NGRAM_CHARS`]), each weighted by its count.

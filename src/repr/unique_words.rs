@@ -124,21 +124,38 @@ pub const LARGE_TEXT_BYTES: usize = 8 << 20;
 /// depend on the text's size: texts over [`LARGE_TEXT_BYTES`] are only
 /// extracted another way.
 pub fn extract(text: &str, options: &ExtractOptions) -> Features {
+    extract_with(text, options, |_| {})
+}
+
+/// [`extract`], also giving every token of the text, in order, to `also`:
+/// from the same tokenising pass when the text is extracted in one.
+pub(crate) fn extract_with(
+    text: &str,
+    options: &ExtractOptions,
+    mut also: impl FnMut(Token<'_>),
+) -> Features {
     if text.len() > LARGE_TEXT_BYTES {
+        tokenise(text, &mut also);
         large::extract(text, options, large::MIN_RUN)
     } else {
-        extract_in_memory(text, options)
+        extract_in_memory(text, options, also)
     }
 }
 
-/// One pass over the text, every distinct word in a hash map.
-fn extract_in_memory(text: &str, options: &ExtractOptions) -> Features {
+/// One pass over the text, every distinct word in a hash map; `also` is
+/// given every token.
+fn extract_in_memory(
+    text: &str,
+    options: &ExtractOptions,
+    mut also: impl FnMut(Token<'_>),
+) -> Features {
     let mut entries: HashMap<u64, WordEntry, BuildNoHashHasher<u64>> = HashMap::default();
     let mut word_text = String::new();
     let mut position: u32 = 0;
     let mut pages: u32 = 1;
     let token_stats = tokenise(text, |token| match token {
         Token::Word(word) => {
+            also(token);
             let key = xxh3_64_with_seed(word.as_bytes(), options.hash_seed);
             let entry = entries.entry(key).or_insert_with(|| {
                 let text_start = word_text.len() as u32;
@@ -153,7 +170,10 @@ fn extract_in_memory(text: &str, options: &ExtractOptions) -> Features {
             entry.count = entry.count.saturating_add(1);
             position = position.saturating_add(1);
         }
-        Token::PageBreak => pages = pages.saturating_add(1),
+        Token::PageBreak => {
+            also(token);
+            pages = pages.saturating_add(1)
+        }
     });
     let distinct_words = entries.len() as u32;
     let mut unique: Vec<(u32, u32, &str)> = entries
@@ -282,7 +302,7 @@ mod tests {
 
     /// The features of both extractions, field by field.
     fn assert_same(text: &str, options: &ExtractOptions, min_run: usize) {
-        let a = extract_in_memory(text, options);
+        let a = extract_in_memory(text, options, |_| {});
         let b = large::extract(text, options, min_run);
         assert_eq!(a.sequence, b.sequence, "{options:?}, runs of {min_run}");
         assert_eq!(
@@ -368,7 +388,7 @@ mod tests {
             hash_seed: 7,
             ..ExtractOptions::default()
         };
-        let features = extract_in_memory(&text, &options);
+        let features = extract_in_memory(&text, &options, |_| {});
         assert_eq!(features.distinct_words, 300_000);
         assert!(features.sequence.len() < 300_000, "no collision to test");
         assert_same(&text, &options, 4096);
@@ -380,7 +400,7 @@ mod tests {
         assert!(text.len() > LARGE_TEXT_BYTES);
         let options = ExtractOptions::default();
         let features = extract(&text, &options);
-        let in_memory = extract_in_memory(&text, &options);
+        let in_memory = extract_in_memory(&text, &options, |_| {});
         assert_eq!(features.sequence, in_memory.sequence);
         assert_eq!(features.distinct_words, in_memory.distinct_words);
     }
