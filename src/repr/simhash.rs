@@ -256,15 +256,17 @@ const TABLE_NGRAM_CHARS: usize = 4;
 /// sums are the same (see the module docs).
 struct GramTable {
     n: usize,
-    counts: Vec<u32>,
+    counts: Vec<u16>,
     /// The n-grams whose count went from 0 to 1, each once per return to 0.
     touched: Vec<u32>,
 }
 
 thread_local! {
     /// The counts of a thread's last table, all zero: a table is
-    /// 27^4 counters, cheaper to reuse than to allocate per text.
-    static SPARE_COUNTS: std::cell::Cell<Vec<u32>> = const { std::cell::Cell::new(Vec::new()) };
+    /// 27^4 counters, cheaper to reuse than to allocate per text. They are
+    /// 16 bits, to keep the table in cache; a count that reaches the top
+    /// is added to the sums and starts again from 0.
+    static SPARE_COUNTS: std::cell::Cell<Vec<u16>> = const { std::cell::Cell::new(Vec::new()) };
 }
 
 impl GramTable {
@@ -306,7 +308,7 @@ impl GramTable {
             *count += 1;
             if *count == 1 {
                 self.touched.push(index);
-            } else if *count == u32::MAX {
+            } else if *count == u16::MAX {
                 let gram = Self::gram(index, n);
                 bits.add_weighted(ngram_hash(&gram[..n], seed), u64::from(*count));
                 *count = 0;
@@ -589,6 +591,17 @@ mod tests {
         assert!(long.len() > 2 * CHUNK_BYTES);
         let options = SimHashOptions::default();
         assert_eq!(simhash(&long, &options), simhash_whole(&long, &options));
+    }
+
+    #[test]
+    fn counts_past_a_table_counter_sum_as_every_occurrence() {
+        // "abab" and "baba" occur about 100,000 times each, past a 16-bit
+        // counter, in one chunk and across chunks.
+        let text = format!("{} cd {}", "ab".repeat(100_000), "ab".repeat(60_000));
+        let options = SimHashOptions::default();
+        let whole = simhash_whole(&text, &options);
+        assert_eq!(simhash(&text, &options), whole);
+        assert_eq!(simhash_in_chunks(&text, &options, 70_000), whole);
     }
 
     #[test]
