@@ -407,6 +407,42 @@ pub fn content_windows(shingles: &[u64], mean: u32) -> impl Iterator<Item = &[u6
     })
 }
 
+/// Divisibility by a fixed divisor d without a division (Granlund and
+/// Montgomery): with d = 2^k · m, m odd, x is a multiple of d when its low
+/// k bits are 0 and (x >> k) · m⁻¹ mod 2^64 is at most (2^64 − 1) / m.
+#[derive(Debug, Clone, Copy)]
+struct Divisor {
+    shift: u32,
+    inverse: u64,
+    limit: u64,
+}
+
+impl Divisor {
+    /// The divisor `d`, at least 1.
+    fn new(d: u64) -> Self {
+        let d = d.max(1);
+        let shift = d.trailing_zeros();
+        let odd = d >> shift;
+        // Newton's iteration: each step doubles the correct low bits (3 to start).
+        let mut inverse = odd;
+        for _ in 0..5 {
+            inverse = inverse.wrapping_mul(2u64.wrapping_sub(odd.wrapping_mul(inverse)));
+        }
+        Divisor {
+            shift,
+            inverse,
+            limit: u64::MAX / odd,
+        }
+    }
+
+    /// Whether `x` is a multiple of the divisor.
+    #[inline]
+    fn divides(&self, x: u64) -> bool {
+        x.trailing_zeros() >= self.shift
+            && (x >> self.shift).wrapping_mul(self.inverse) <= self.limit
+    }
+}
+
 /// The window min-hashes of a shingle stream taken one shingle at a time:
 /// the windows of [`content_windows`], each signed as [`oph_signature`]
 /// signs it.
@@ -414,7 +450,7 @@ struct WindowSignatures {
     /// Least and most shingles per window, and the cut hash's divisor.
     min: usize,
     max: usize,
-    gap: u64,
+    gap: Divisor,
     k: usize,
     seed: u64,
     bins: Bins,
@@ -429,7 +465,7 @@ impl WindowSignatures {
         WindowSignatures {
             min: (mean / 4).max(1) as usize,
             max: 4 * mean as usize,
-            gap: u64::from(mean - mean / 4).max(1),
+            gap: Divisor::new(u64::from(mean - mean / 4).max(1)),
             k,
             seed,
             bins: Bins::new(k),
@@ -443,7 +479,7 @@ impl WindowSignatures {
         self.bins.insert(shingle);
         self.len += 1;
         if self.len >= self.min
-            && (self.len >= self.max || mix64(shingle ^ WINDOW_CUT_SALT).is_multiple_of(self.gap))
+            && (self.len >= self.max || self.gap.divides(mix64(shingle ^ WINDOW_CUT_SALT)))
         {
             let bins = std::mem::replace(&mut self.bins, Bins::new(self.k));
             self.signatures.push(bins.finish(self.seed));
@@ -571,6 +607,15 @@ mod tests {
         }
         let sketch = BookSketch::compute(&texts[5], &SketchOptions::default());
         assert!(sketch.pages.len() > 100 && sketch.windows.len() > 10);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn divisor_agrees_with_the_remainder(d in 1u64.., x: u64, small in 0u64..5000, y in 1u64..2000) {
+            for (d, x) in [(d, x), (y, small), (y, y * small), (d, d.wrapping_mul(small))] {
+                proptest::prop_assert_eq!(Divisor::new(d).divides(x), x.is_multiple_of(d), "{} {}", d, x);
+            }
+        }
     }
 
     #[test]
