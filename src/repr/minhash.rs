@@ -54,7 +54,6 @@
 use crate::error::{Error, Result};
 use crate::repr::DEFAULT_HASH_SEED;
 use crate::text::{tokenise, Token};
-use std::collections::VecDeque;
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
 /// Default words per shingle (Google Books: 5-word shingles).
@@ -209,7 +208,10 @@ struct Shingler {
     seed: u64,
     text: String,
     start: usize,
-    word_lens: VecDeque<usize>,
+    /// Byte lengths of the window's words, a ring from `first`.
+    word_lens: [usize; MAX_SHINGLE_LEN],
+    first: usize,
+    words: usize,
     emitted: bool,
 }
 
@@ -224,7 +226,9 @@ impl Shingler {
             seed,
             text: String::with_capacity(len * 16 + SHINGLER_SLACK),
             start: 0,
-            word_lens: VecDeque::with_capacity(len + 1),
+            word_lens: [0; MAX_SHINGLE_LEN],
+            first: 0,
+            words: 0,
             emitted: false,
         }
     }
@@ -232,8 +236,14 @@ impl Shingler {
     /// Adds a word; returns the fingerprint of the shingle it completes.
     #[inline]
     fn push(&mut self, word: &str) -> Option<u64> {
-        if self.word_lens.len() == self.len {
-            let first = self.word_lens.pop_front().unwrap_or(0);
+        if self.words == self.len {
+            let first = self.word_lens[self.first];
+            self.first = if self.first + 1 == self.len {
+                0
+            } else {
+                self.first + 1
+            };
+            self.words -= 1;
             // The first word and the space after it (none when len is 1).
             self.start += (first + 1).min(self.text.len() - self.start);
             if self.start >= SHINGLER_SLACK {
@@ -245,8 +255,14 @@ impl Shingler {
             self.text.push(' ');
         }
         self.text.push_str(word);
-        self.word_lens.push_back(word.len());
-        if self.word_lens.len() == self.len {
+        let last = self.first + self.words;
+        self.word_lens[if last >= self.len {
+            last - self.len
+        } else {
+            last
+        }] = word.len();
+        self.words += 1;
+        if self.words == self.len {
             self.emitted = true;
             Some(xxh3_64_with_seed(
                 &self.text.as_bytes()[self.start..],
@@ -260,11 +276,12 @@ impl Shingler {
     /// Ends the run: returns the whole-run shingle of a run shorter than the
     /// shingle length, and resets the window for the next run.
     fn finish(&mut self) -> Option<u64> {
-        let short = (!self.emitted && !self.word_lens.is_empty())
+        let short = (!self.emitted && self.words > 0)
             .then(|| xxh3_64_with_seed(&self.text.as_bytes()[self.start..], self.seed));
         self.text.clear();
         self.start = 0;
-        self.word_lens.clear();
+        self.first = 0;
+        self.words = 0;
         self.emitted = false;
         short
     }

@@ -257,15 +257,13 @@ const TABLE_NGRAM_CHARS: usize = 4;
 struct GramTable {
     n: usize,
     counts: Vec<u16>,
-    /// The n-grams whose count went from 0 to 1, each once per return to 0.
-    touched: Vec<u32>,
 }
 
 thread_local! {
     /// The counts of a thread's last table, all zero: a table is
     /// 27^4 counters, cheaper to reuse than to allocate per text. They are
-    /// 16 bits, to keep the table in cache; a count that reaches the top
-    /// is added to the sums and starts again from 0.
+    /// 16 bits, to keep the table in cache; a count that wraps round is
+    /// added to the sums (2^16 occurrences) and goes on from 0.
     static SPARE_COUNTS: std::cell::Cell<Vec<u16>> = const { std::cell::Cell::new(Vec::new()) };
 }
 
@@ -276,11 +274,7 @@ impl GramTable {
         if counts.len() != len {
             counts = vec![0; len];
         }
-        GramTable {
-            n,
-            counts,
-            touched: Vec::new(),
-        }
+        GramTable { n, counts }
     }
 
     /// The base-27 digit of a byte of an ASCII chunk: space or `a`–`z`.
@@ -305,13 +299,10 @@ impl GramTable {
         for (&byte, gone) in bytes[n - 1..].iter().zip(leaving) {
             index = index * 27 + Self::digit(byte) - Self::digit(gone) * top;
             let count = &mut self.counts[index as usize];
-            *count += 1;
-            if *count == 1 {
-                self.touched.push(index);
-            } else if *count == u16::MAX {
+            *count = count.wrapping_add(1);
+            if *count == 0 {
                 let gram = Self::gram(index, n);
-                bits.add_weighted(ngram_hash(&gram[..n], seed), u64::from(*count));
-                *count = 0;
+                bits.add_weighted(ngram_hash(&gram[..n], seed), 1 << 16);
             }
         }
     }
@@ -332,13 +323,12 @@ impl GramTable {
     /// Adds every counted n-gram to `bits`, weighted by its count, and
     /// gives the zeroed table back for the thread's next text.
     fn finish(mut self, bits: &mut BitCounts, seed: u64) {
-        for &index in &self.touched {
-            let count = std::mem::take(&mut self.counts[index as usize]);
-            if count == 0 {
-                continue;
+        for (index, count) in self.counts.iter_mut().enumerate() {
+            if *count != 0 {
+                let gram = Self::gram(index as u32, self.n);
+                bits.add_weighted(ngram_hash(&gram[..self.n], seed), u64::from(*count));
+                *count = 0;
             }
-            let gram = Self::gram(index, self.n);
-            bits.add_weighted(ngram_hash(&gram[..self.n], seed), u64::from(count));
         }
         let counts = std::mem::take(&mut self.counts);
         SPARE_COUNTS.with(|spare| spare.set(counts));
@@ -394,12 +384,13 @@ impl Grams {
     /// n − 1 characters (all of them while the chunk is shorter than n).
     fn count_chunk(&mut self) {
         let bytes = self.chunk.as_bytes();
-        let keep_from = if self.chunk.is_ascii() {
+        let letters = self.n <= TABLE_NGRAM_CHARS
+            && bytes.iter().all(|&b| b == b' ' || b.is_ascii_lowercase());
+        let keep_from = if letters || self.chunk.is_ascii() {
             if bytes.len() < self.n {
                 return;
             }
-            let letters = bytes.iter().all(|&b| b == b' ' || b.is_ascii_lowercase());
-            if letters && self.n <= TABLE_NGRAM_CHARS {
+            if letters {
                 let n = self.n;
                 self.table.get_or_insert_with(|| GramTable::new(n)).count(
                     bytes,
