@@ -1,8 +1,9 @@
 //! Bulk load: documents in, committed books out.
 //!
 //! The caller's thread feeds documents to worker threads (crossbeam
-//! channels) that decode, tokenise, extract the unique-word sequence and
-//! compress it; the caller's thread then appends the records to a barrel,
+//! channels) that decode, tokenise once (each token goes to the unique-word
+//! extraction and to the sketch: shingles, windows, pages and simhash),
+//! extract the unique-word sequence and compress it; the caller's thread then appends the records to a barrel,
 //! and the page signatures of books with pages to a page file, in the order
 //! the documents were queued (so ids follow input order, and of two
 //! documents with one key the later one wins, reported as a

@@ -18,10 +18,11 @@
 //! **Fingerprint.** Bit j is 1 when the features whose hash has bit j set
 //! outweigh those whose hash has it clear: Σ over features of ±count > 0.
 //! Adding ±1 per occurrence gives the same sums as ±count per distinct
-//! feature, which is how it is computed. Ties give 0; a text without
-//! features gives 0. The joined string is built and counted a chunk at a
-//! time (the last n − 1 characters carried over), so memory does not grow
-//! with the text.
+//! feature: n-grams of `a`–`z` and spaces (n ≤ 4) are counted in a table
+//! and each distinct one is added with its count, others once per
+//! occurrence. Ties give 0; a text without features gives 0. The joined
+//! string is built and counted a chunk at a time (the last n − 1
+//! characters carried over), so memory does not grow with the text.
 //!
 //! All of the above is part of the on-disk format once fingerprints are stored.
 //!
