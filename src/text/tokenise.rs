@@ -148,7 +148,23 @@ pub fn tokenise_spans(text: &str, mut emit: impl FnMut(Token<'_>, Range<usize>))
                 .iter()
                 .position(|b| !b.is_ascii_alphabetic())
                 .unwrap_or(bytes.len() - at);
-            buffer.push_ascii(at, &text[at..at + run]);
+            let word = &text[at..at + run];
+            // A whole word already lower-case, ended by what cannot join it
+            // to more letters (not an apostrophe or hyphen, not a non-ASCII
+            // character): given as it is in the text, without a copy.
+            let ends = bytes
+                .get(at + run)
+                .is_none_or(|&next| next.is_ascii() && next != b'\'' && next != b'-');
+            if ends
+                && !buffer.in_word()
+                && run <= MAX_WORD_BYTES
+                && word.bytes().all(|b| b.is_ascii_lowercase())
+            {
+                buffer.stats.words += 1;
+                emit(Token::Word(word), at..at + run);
+            } else {
+                buffer.push_ascii(at, word);
+            }
             at += run;
             continue;
         }
@@ -375,7 +391,17 @@ mod tests {
             "c".repeat(60),
             "d".repeat(10)
         );
+        let edges = format!(
+            "{} {}.{}'s {}-\nx {}é {}",
+            "a".repeat(64),
+            "b".repeat(65),
+            "c".repeat(63),
+            "d".repeat(64),
+            "e".repeat(64),
+            "f".repeat(65)
+        );
         for text in [
+            edges.as_str(),
             "The CAT's exam-\n  ple co\u{ad}op İstanbul ΣΟΦΙΑ-\nΩ don\u{2019}t",
             long.as_str(),
             "x'\x0c'y -\n\n a-\r\n\tb é-\nE",
