@@ -251,26 +251,27 @@ const CHUNK_BYTES: usize = 1 << 20;
 const TABLE_NGRAM_CHARS: usize = 4;
 
 /// Occurrences of each n-gram of `a`–`z` and space (n ≤ 4), by the
-/// n-gram's characters read as a base-27 number (space 0, `a`–`z` 1–26):
-/// a text repeats its n-grams many times, and each distinct one is hashed
-/// once, with its count as weight, instead of once per occurrence. The
-/// sums are the same (see the module docs).
+/// n-gram's characters as 5-bit digits (a byte's low 5 bits: space 0,
+/// `a`–`z` 1–26), the first character highest: a text repeats its n-grams
+/// many times, and each distinct one is hashed once, with its count as
+/// weight, instead of once per occurrence. The sums are the same (see the
+/// module docs).
 struct GramTable {
     n: usize,
     counts: Vec<u16>,
 }
 
 thread_local! {
-    /// The counts of a thread's last table, all zero: a table is
-    /// 27^4 counters, cheaper to reuse than to allocate per text. They are
-    /// 16 bits, to keep the table in cache; a count that wraps round is
-    /// added to the sums (2^16 occurrences) and goes on from 0.
+    /// The counts of a thread's last table, all zero: a table is 2^20
+    /// counters, cheaper to reuse than to allocate per text. They are 16
+    /// bits, to keep the table in cache; a count that wraps round is added
+    /// to the sums (2^16 occurrences) and goes on from 0.
     static SPARE_COUNTS: std::cell::Cell<Vec<u16>> = const { std::cell::Cell::new(Vec::new()) };
 }
 
 impl GramTable {
     fn new(n: usize) -> Self {
-        let len = 27usize.pow(n as u32);
+        let len = 1usize << (5 * n);
         let mut counts = SPARE_COUNTS.with(|spare| spare.take());
         if counts.len() != len {
             counts = vec![0; len];
@@ -278,27 +279,16 @@ impl GramTable {
         GramTable { n, counts }
     }
 
-    /// The base-27 digit of a byte of an ASCII chunk: space or `a`–`z`.
-    #[inline]
-    fn digit(byte: u8) -> u32 {
-        if byte == b' ' {
-            0
-        } else {
-            u32::from(byte - b'a') + 1
-        }
-    }
-
     /// Counts the n-grams of `bytes` (only spaces and `a`–`z`, at least n).
     fn count(&mut self, bytes: &[u8], bits: &mut BitCounts, seed: u64) {
         let n = self.n;
-        let top = 27u32.pow(n as u32);
+        let mask = (1u32 << (5 * n)) - 1;
+        let digit = |byte: u8| u32::from(byte & 31);
         let mut index = bytes[..n - 1]
             .iter()
-            .fold(0u32, |index, &b| index * 27 + Self::digit(b));
-        // The digit leaving the n-gram as each byte enters, 0 for the first.
-        let leaving = std::iter::once(b' ').chain(bytes.iter().copied());
-        for (&byte, gone) in bytes[n - 1..].iter().zip(leaving) {
-            index = index * 27 + Self::digit(byte) - Self::digit(gone) * top;
+            .fold(0u32, |index, &b| index << 5 | digit(b));
+        for &byte in &bytes[n - 1..] {
+            index = (index << 5 | digit(byte)) & mask;
             let count = &mut self.counts[index as usize];
             *count = count.wrapping_add(1);
             if *count == 0 {
@@ -309,14 +299,13 @@ impl GramTable {
     }
 
     /// The bytes of the n-gram numbered `index`, in the first n bytes.
-    fn gram(mut index: u32, n: usize) -> [u8; TABLE_NGRAM_CHARS] {
+    fn gram(index: u32, n: usize) -> [u8; TABLE_NGRAM_CHARS] {
         let mut gram = [b' '; TABLE_NGRAM_CHARS];
-        for byte in gram[..n].iter_mut().rev() {
-            let digit = (index % 27) as u8;
+        for (i, byte) in gram[..n].iter_mut().enumerate() {
+            let digit = (index >> (5 * (n - 1 - i)) & 31) as u8;
             if digit > 0 {
                 *byte = b'a' + digit - 1;
             }
-            index /= 27;
         }
         gram
     }
@@ -324,11 +313,16 @@ impl GramTable {
     /// Adds every counted n-gram to `bits`, weighted by its count, and
     /// gives the zeroed table back for the thread's next text.
     fn finish(mut self, bits: &mut BitCounts, seed: u64) {
-        for (index, count) in self.counts.iter_mut().enumerate() {
-            if *count != 0 {
-                let gram = Self::gram(index as u32, self.n);
-                bits.add_weighted(ngram_hash(&gram[..self.n], seed), u64::from(*count));
-                *count = 0;
+        for (block, counts) in self.counts.chunks_mut(32).enumerate() {
+            if counts.iter().all(|&count| count == 0) {
+                continue;
+            }
+            for (offset, count) in counts.iter_mut().enumerate() {
+                if *count != 0 {
+                    let gram = Self::gram((32 * block + offset) as u32, self.n);
+                    bits.add_weighted(ngram_hash(&gram[..self.n], seed), u64::from(*count));
+                    *count = 0;
+                }
             }
         }
         let counts = std::mem::take(&mut self.counts);
