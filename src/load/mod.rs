@@ -1,8 +1,9 @@
 //! Bulk load: documents in, committed books out.
 //!
 //! The caller's thread feeds documents to worker threads (crossbeam
-//! channels) that decode, tokenise, extract the unique-word sequence and
-//! compress it; the caller's thread then appends the records to a barrel,
+//! channels) that decode, tokenise once (each token goes to the unique-word
+//! extraction and to the sketch: shingles, windows, pages and simhash),
+//! extract the unique-word sequence and compress it; the caller's thread then appends the records to a barrel,
 //! and the page signatures of books with pages to a page file, in the order
 //! the documents were queued (so ids follow input order, and of two
 //! documents with one key the later one wins, reported as a
@@ -30,10 +31,9 @@ use std::sync::Arc;
 
 use crate::error::{Error, Result};
 use crate::keys;
-use crate::repr::{
-    book_parts, unique_words::extract, BookSketch, ExtractOptions, MinHashSig, PartOptions,
-    SketchOptions,
-};
+use crate::repr::sketch::Sketcher;
+use crate::repr::unique_words::extract_with;
+use crate::repr::{book_parts, ExtractOptions, MinHashSig, PartOptions, SketchOptions};
 use crate::storage::barrel::{BarrelWriter, EncodedSequence, MAX_RECORD_ELEMENTS};
 use crate::storage::catalog::{BookEntry, CatalogBatch};
 use crate::storage::page_files::PageFileWriter;
@@ -42,7 +42,7 @@ use crate::storage::segment::SketchRecord;
 use crate::storage::segment_books::SegmentBook;
 use crate::store::segments;
 use crate::store::{Store, WriterGuard};
-use crate::text::{decode_owned, no_words_reason, unreadable};
+use crate::text::{decode_owned, no_words_reason, unreadable, PAGE_BREAK};
 
 /// One book to load: a key and a text, with an optional title, author and
 /// language.
@@ -318,7 +318,9 @@ fn prepare(
     }
     let bytes = document.text.len() as u64;
     let decoded = decode_owned(std::mem::take(&mut document.text));
-    let mut features = extract(&decoded.text, options);
+    // One tokenising pass gives the words to the extraction and the sketch.
+    let mut sketcher = Sketcher::new(decoded.text.contains(PAGE_BREAK), sketch_options);
+    let mut features = extract_with(&decoded.text, options, |token| sketcher.token(token));
     if features.words == 0 {
         return Err(bad(&no_words_reason(&features.token_stats)));
     }
@@ -343,7 +345,7 @@ fn prepare(
     if page_bytes >= u64::from(u32::MAX) - 64 {
         return Err(bad("too many pages: their signatures take 4 GiB or more"));
     }
-    let sketch = BookSketch::compute(&decoded.text, sketch_options);
+    let sketch = sketcher.finish();
     drop(decoded.text);
     // Each part's hashes are kept for the segment; its positions are freed
     // as it is compressed.

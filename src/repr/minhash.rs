@@ -54,7 +54,6 @@
 use crate::error::{Error, Result};
 use crate::repr::DEFAULT_HASH_SEED;
 use crate::text::{tokenise, Token};
-use std::collections::VecDeque;
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
 /// Default words per shingle (Google Books: 5-word shingles).
@@ -200,23 +199,36 @@ pub fn shingle_hash<S: AsRef<str>>(words: &[S], seed: u64) -> u64 {
     xxh3_64_with_seed(joined.as_bytes(), seed)
 }
 
-/// Sliding window over a run of words: the current shingle's text and the
-/// byte length of each of its words.
+/// Sliding window over a run of words: the current shingle's text (the
+/// end of `text` from `start`) and the byte length of each of its words.
+/// Words leaving the window move `start` on; the bytes before it are let go
+/// of once they fill [`SHINGLER_SLACK`], not at every word.
 struct Shingler {
     len: usize,
     seed: u64,
     text: String,
-    word_lens: VecDeque<usize>,
+    start: usize,
+    /// Byte lengths of the window's words, a ring from `first`.
+    word_lens: [usize; MAX_SHINGLE_LEN],
+    first: usize,
+    words: usize,
     emitted: bool,
 }
+
+/// Bytes of words gone from a [`Shingler`]'s window kept before they are
+/// dropped.
+const SHINGLER_SLACK: usize = 4096;
 
 impl Shingler {
     fn new(len: usize, seed: u64) -> Self {
         Shingler {
             len,
             seed,
-            text: String::with_capacity(len * 16),
-            word_lens: VecDeque::with_capacity(len + 1),
+            text: String::with_capacity(len * 16 + SHINGLER_SLACK),
+            start: 0,
+            word_lens: [0; MAX_SHINGLE_LEN],
+            first: 0,
+            words: 0,
             emitted: false,
         }
     }
@@ -224,20 +236,38 @@ impl Shingler {
     /// Adds a word; returns the fingerprint of the shingle it completes.
     #[inline]
     fn push(&mut self, word: &str) -> Option<u64> {
-        if self.word_lens.len() == self.len {
-            let first = self.word_lens.pop_front().unwrap_or(0);
+        if self.words == self.len {
+            let first = self.word_lens[self.first];
+            self.first = if self.first + 1 == self.len {
+                0
+            } else {
+                self.first + 1
+            };
+            self.words -= 1;
             // The first word and the space after it (none when len is 1).
-            let cut = (first + 1).min(self.text.len());
-            self.text.drain(..cut);
+            self.start += (first + 1).min(self.text.len() - self.start);
+            if self.start >= SHINGLER_SLACK {
+                self.text.drain(..self.start);
+                self.start = 0;
+            }
         }
-        if !self.text.is_empty() {
+        if self.text.len() > self.start {
             self.text.push(' ');
         }
         self.text.push_str(word);
-        self.word_lens.push_back(word.len());
-        if self.word_lens.len() == self.len {
+        let last = self.first + self.words;
+        self.word_lens[if last >= self.len {
+            last - self.len
+        } else {
+            last
+        }] = word.len();
+        self.words += 1;
+        if self.words == self.len {
             self.emitted = true;
-            Some(xxh3_64_with_seed(self.text.as_bytes(), self.seed))
+            Some(xxh3_64_with_seed(
+                &self.text.as_bytes()[self.start..],
+                self.seed,
+            ))
         } else {
             None
         }
@@ -246,10 +276,12 @@ impl Shingler {
     /// Ends the run: returns the whole-run shingle of a run shorter than the
     /// shingle length, and resets the window for the next run.
     fn finish(&mut self) -> Option<u64> {
-        let short = (!self.emitted && !self.word_lens.is_empty())
-            .then(|| xxh3_64_with_seed(self.text.as_bytes(), self.seed));
+        let short = (!self.emitted && self.words > 0)
+            .then(|| xxh3_64_with_seed(&self.text.as_bytes()[self.start..], self.seed));
         self.text.clear();
-        self.word_lens.clear();
+        self.start = 0;
+        self.first = 0;
+        self.words = 0;
         self.emitted = false;
         short
     }
@@ -436,59 +468,113 @@ pub(crate) fn for_each_shingle(
     page_hashes: Option<usize>,
     mut shingle: impl FnMut(u64),
 ) -> Vec<MinHashSig> {
-    let len = options.shingle_len();
-    let mut book = Shingler::new(len, options.seed);
-    let Some(page_hashes) = page_hashes else {
-        tokenise(text, |token| {
-            if let Token::Word(word) = token {
-                if let Some(hash) = book.push(word) {
-                    shingle(hash);
-                }
-            }
-        });
-        if let Some(hash) = book.finish() {
-            shingle(hash);
-        }
-        return Vec::new();
-    };
-    let k = page_hashes.clamp(1, MAX_HASHES);
-    // Fed only the first `len` words of each page.
-    let mut page_start = Shingler::new(len, options.seed);
-    let mut page_words = 0usize;
-    let mut bins = Bins::new(k);
-    let mut pages = Vec::new();
-    let mut end_page = |page_start: &mut Shingler, bins: &mut Bins, page_words: &mut usize| {
-        if let Some(hash) = page_start.finish() {
-            bins.insert(hash);
-        }
-        *page_words = 0;
-        pages.push(std::mem::replace(bins, Bins::new(k)).finish(options.seed));
-    };
+    let mut stream = ShingleStream::new(options, page_hashes);
     tokenise(text, |token| match token {
         Token::Word(word) => {
-            let book_shingle = book.push(word);
-            if let Some(hash) = book_shingle {
+            if let Some(hash) = stream.word(word) {
                 shingle(hash);
             }
-            page_words += 1;
+        }
+        Token::PageBreak => stream.page_break(),
+    });
+    let (last, pages) = stream.finish();
+    if let Some(hash) = last {
+        shingle(hash);
+    }
+    pages
+}
+
+/// The shingles of [`for_each_shingle`] from tokens given one at a time:
+/// the book's shingle fingerprints, and with page signatures, each page's.
+pub(crate) struct ShingleStream {
+    len: usize,
+    seed: u64,
+    book: Shingler,
+    pages: Option<PageShingles>,
+}
+
+/// The page signatures of a [`ShingleStream`].
+struct PageShingles {
+    k: usize,
+    /// Fed only the first `len` words of each page.
+    start: Shingler,
+    words: usize,
+    bins: Bins,
+    signatures: Vec<MinHashSig>,
+}
+
+impl ShingleStream {
+    /// A stream of `options`' shingles, with page signatures of
+    /// `page_hashes` min-hashes when given.
+    pub(crate) fn new(options: &MinHashOptions, page_hashes: Option<usize>) -> Self {
+        let len = options.shingle_len();
+        ShingleStream {
+            len,
+            seed: options.seed,
+            book: Shingler::new(len, options.seed),
+            pages: page_hashes.map(|k| {
+                let k = k.clamp(1, MAX_HASHES);
+                PageShingles {
+                    k,
+                    start: Shingler::new(len, options.seed),
+                    words: 0,
+                    bins: Bins::new(k),
+                    signatures: Vec::new(),
+                }
+            }),
+        }
+    }
+
+    /// Takes the next word; returns the book shingle it completes.
+    #[inline]
+    pub(crate) fn word(&mut self, word: &str) -> Option<u64> {
+        let book_shingle = self.book.push(word);
+        if let Some(page) = &mut self.pages {
+            page.words += 1;
             // The page's first shingle is also the book's; later ones are
             // the book's.
-            let page_shingle = if page_words <= len {
-                page_start.push(word)
+            let page_shingle = if page.words <= self.len {
+                page.start.push(word)
             } else {
                 book_shingle
             };
             if let Some(hash) = page_shingle {
-                bins.insert(hash);
+                page.bins.insert(hash);
             }
         }
-        Token::PageBreak => end_page(&mut page_start, &mut bins, &mut page_words),
-    });
-    end_page(&mut page_start, &mut bins, &mut page_words);
-    if let Some(hash) = book.finish() {
-        shingle(hash);
+        book_shingle
     }
-    pages
+
+    /// Takes a page break: ends the page (book shingles go on across it).
+    pub(crate) fn page_break(&mut self) {
+        if let Some(page) = &mut self.pages {
+            page.end(self.seed);
+        }
+    }
+
+    /// The book's last shingle when its text is shorter than a shingle,
+    /// and the page signatures (none without `page_hashes`).
+    pub(crate) fn finish(mut self) -> (Option<u64>, Vec<MinHashSig>) {
+        let pages = match self.pages.take() {
+            Some(mut page) => {
+                page.end(self.seed);
+                page.signatures
+            }
+            None => Vec::new(),
+        };
+        (self.book.finish(), pages)
+    }
+}
+
+impl PageShingles {
+    fn end(&mut self, seed: u64) {
+        if let Some(hash) = self.start.finish() {
+            self.bins.insert(hash);
+        }
+        self.words = 0;
+        let bins = std::mem::replace(&mut self.bins, Bins::new(self.k));
+        self.signatures.push(bins.finish(seed));
+    }
 }
 
 /// The one-permutation signature of the union of the sets behind

@@ -18,10 +18,11 @@
 //! **Fingerprint.** Bit j is 1 when the features whose hash has bit j set
 //! outweigh those whose hash has it clear: Σ over features of ±count > 0.
 //! Adding ±1 per occurrence gives the same sums as ±count per distinct
-//! feature, which is how it is computed. Ties give 0; a text without
-//! features gives 0. The joined string is built and counted a chunk at a
-//! time (the last n − 1 characters carried over), so memory does not grow
-//! with the text.
+//! feature: n-grams of `a`–`z` and spaces (n ≤ 4) are counted in a table
+//! and each distinct one is added with its count, others once per
+//! occurrence. Ties give 0; a text without features gives 0. The joined
+//! string is built and counted a chunk at a time (the last n − 1
+//! characters carried over), so memory does not grow with the text.
 //!
 //! All of the above is part of the on-disk format once fingerprints are stored.
 //!
@@ -194,6 +195,29 @@ impl BitCounts {
         }
     }
 
+    /// Adds `weight` occurrences of `hash` at once: in the packed
+    /// counters while a byte can hold the weight, else bit by bit.
+    fn add_weighted(&mut self, hash: u128, weight: u64) {
+        if weight <= 255 {
+            if self.pending + weight as u32 > 255 {
+                self.flush();
+            }
+            let bytes = hash.to_le_bytes();
+            for (lane, &byte) in self.packed.iter_mut().zip(&bytes) {
+                *lane += SPREAD[byte as usize] * weight;
+            }
+            self.pending += weight as u32;
+            return;
+        }
+        let halves = [hash as u64, (hash >> 64) as u64];
+        for (half, counts) in halves.iter().zip(self.counts.chunks_exact_mut(64)) {
+            for (bit, count) in counts.iter_mut().enumerate() {
+                *count += weight & 0u64.wrapping_sub(half >> bit & 1);
+            }
+        }
+        self.total += weight;
+    }
+
     fn flush(&mut self) {
         for (lane, counts) in self.packed.iter_mut().zip(self.counts.chunks_exact_mut(8)) {
             for (k, count) in counts.iter_mut().enumerate() {
@@ -223,6 +247,90 @@ impl BitCounts {
 /// n-grams that continue into the next words.
 const CHUNK_BYTES: usize = 1 << 20;
 
+/// Longest n-gram counted by its letters in a table ([`GramTable`]).
+const TABLE_NGRAM_CHARS: usize = 4;
+
+/// Occurrences of each n-gram of `a`–`z` and space (n ≤ 4), by the
+/// n-gram's characters as 5-bit digits (a byte's low 5 bits: space 0,
+/// `a`–`z` 1–26), the first character highest: a text repeats its n-grams
+/// many times, and each distinct one is hashed once, with its count as
+/// weight, instead of once per occurrence. The sums are the same (see the
+/// module docs).
+struct GramTable {
+    n: usize,
+    counts: Vec<u16>,
+}
+
+thread_local! {
+    /// The counts of a thread's last table, all zero: a table is 2^20
+    /// counters, cheaper to reuse than to allocate per text. They are 16
+    /// bits, to keep the table in cache; a count that wraps round is added
+    /// to the sums (2^16 occurrences) and goes on from 0.
+    static SPARE_COUNTS: std::cell::Cell<Vec<u16>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+impl GramTable {
+    fn new(n: usize) -> Self {
+        let len = 1usize << (5 * n);
+        let mut counts = SPARE_COUNTS.with(|spare| spare.take());
+        if counts.len() != len {
+            counts = vec![0; len];
+        }
+        GramTable { n, counts }
+    }
+
+    /// Counts the n-grams of `bytes` (only spaces and `a`–`z`, at least n).
+    fn count(&mut self, bytes: &[u8], bits: &mut BitCounts, seed: u64) {
+        let n = self.n;
+        let mask = (1u32 << (5 * n)) - 1;
+        let digit = |byte: u8| u32::from(byte & 31);
+        let mut index = bytes[..n - 1]
+            .iter()
+            .fold(0u32, |index, &b| index << 5 | digit(b));
+        for &byte in &bytes[n - 1..] {
+            index = (index << 5 | digit(byte)) & mask;
+            let count = &mut self.counts[index as usize];
+            *count = count.wrapping_add(1);
+            if *count == 0 {
+                let gram = Self::gram(index, n);
+                bits.add_weighted(ngram_hash(&gram[..n], seed), 1 << 16);
+            }
+        }
+    }
+
+    /// The bytes of the n-gram numbered `index`, in the first n bytes.
+    fn gram(index: u32, n: usize) -> [u8; TABLE_NGRAM_CHARS] {
+        let mut gram = [b' '; TABLE_NGRAM_CHARS];
+        for (i, byte) in gram[..n].iter_mut().enumerate() {
+            let digit = (index >> (5 * (n - 1 - i)) & 31) as u8;
+            if digit > 0 {
+                *byte = b'a' + digit - 1;
+            }
+        }
+        gram
+    }
+
+    /// Adds every counted n-gram to `bits`, weighted by its count, and
+    /// gives the zeroed table back for the thread's next text.
+    fn finish(mut self, bits: &mut BitCounts, seed: u64) {
+        for (block, counts) in self.counts.chunks_mut(32).enumerate() {
+            // A fold without an early exit, which compiles to wide loads.
+            if counts.iter().fold(0, |any, &count| any | count) == 0 {
+                continue;
+            }
+            for (offset, count) in counts.iter_mut().enumerate() {
+                if *count != 0 {
+                    let gram = Self::gram((32 * block + offset) as u32, self.n);
+                    bits.add_weighted(ngram_hash(&gram[..self.n], seed), u64::from(*count));
+                    *count = 0;
+                }
+            }
+        }
+        let counts = std::mem::take(&mut self.counts);
+        SPARE_COUNTS.with(|spare| spare.set(counts));
+    }
+}
+
 /// The n-grams of the normalised text the features are cut from: words
 /// joined by single spaces, page breaks as separators. The text is built
 /// and counted a chunk at a time, so memory does not grow with the text.
@@ -238,6 +346,8 @@ struct Grams {
     any_word: bool,
     counted: bool,
     counts: BitCounts,
+    /// Counts of the n-grams of ASCII chunks, when n ≤ [`TABLE_NGRAM_CHARS`].
+    table: Option<GramTable>,
 }
 
 impl Grams {
@@ -251,6 +361,7 @@ impl Grams {
             any_word: false,
             counted: false,
             counts: BitCounts::new(),
+            table: None,
         }
     }
 
@@ -269,12 +380,23 @@ impl Grams {
     /// n − 1 characters (all of them while the chunk is shorter than n).
     fn count_chunk(&mut self) {
         let bytes = self.chunk.as_bytes();
-        let keep_from = if self.chunk.is_ascii() {
+        let letters = self.n <= TABLE_NGRAM_CHARS
+            && bytes.iter().all(|&b| b == b' ' || b.is_ascii_lowercase());
+        let keep_from = if letters || self.chunk.is_ascii() {
             if bytes.len() < self.n {
                 return;
             }
-            for gram in bytes.windows(self.n) {
-                self.counts.add(ngram_hash(gram, self.seed));
+            if letters {
+                let n = self.n;
+                self.table.get_or_insert_with(|| GramTable::new(n)).count(
+                    bytes,
+                    &mut self.counts,
+                    self.seed,
+                );
+            } else {
+                for gram in bytes.windows(self.n) {
+                    self.counts.add(ngram_hash(gram, self.seed));
+                }
             }
             bytes.len() - (self.n - 1)
         } else {
@@ -304,7 +426,30 @@ impl Grams {
             self.counts
                 .add(ngram_hash(self.chunk.as_bytes(), self.seed));
         }
+        if let Some(table) = self.table.take() {
+            table.finish(&mut self.counts, self.seed);
+        }
         self.counts.fingerprint()
+    }
+}
+
+/// The simhash of words given one at a time: [`simhash`] of a text is the
+/// fingerprint of its tokeniser's words in order (page breaks aside).
+pub(crate) struct SimHasher(Grams);
+
+impl SimHasher {
+    pub(crate) fn new(options: &SimHashOptions) -> Self {
+        let n = options.ngram_chars.clamp(1, MAX_NGRAM_CHARS);
+        SimHasher(Grams::new(n, options.seed, CHUNK_BYTES))
+    }
+
+    #[inline]
+    pub(crate) fn word(&mut self, word: &str) {
+        self.0.push_word(word);
+    }
+
+    pub(crate) fn finish(self) -> SimHash128 {
+        self.0.fingerprint()
     }
 }
 
@@ -433,6 +578,17 @@ mod tests {
         assert!(long.len() > 2 * CHUNK_BYTES);
         let options = SimHashOptions::default();
         assert_eq!(simhash(&long, &options), simhash_whole(&long, &options));
+    }
+
+    #[test]
+    fn counts_past_a_table_counter_sum_as_every_occurrence() {
+        // "abab" and "baba" occur about 100,000 times each, past a 16-bit
+        // counter, in one chunk and across chunks.
+        let text = format!("{} cd {}", "ab".repeat(100_000), "ab".repeat(60_000));
+        let options = SimHashOptions::default();
+        let whole = simhash_whole(&text, &options);
+        assert_eq!(simhash(&text, &options), whole);
+        assert_eq!(simhash_in_chunks(&text, &options, 70_000), whole);
     }
 
     #[test]

@@ -44,12 +44,12 @@
 
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
-use super::minhash::{for_each_shingle, mix64, Bins, MinHashOptions, MinHashSig, MAX_HASHES};
+use super::minhash::{mix64, Bins, MinHashOptions, MinHashSig, ShingleStream, MAX_HASHES};
 #[cfg(doc)]
 use super::minhash::{oph_signature, shingle_hashes, shingles_and_pages};
-use super::simhash::{simhash, SimHash128, SimHashOptions};
+use super::simhash::{SimHash128, SimHashOptions, SimHasher};
 use crate::error::{Error, Result};
-use crate::text::PAGE_BREAK;
+use crate::text::{tokenise, Token, PAGE_BREAK};
 
 /// Salt of the window cut hash (see the module docs).
 pub const WINDOW_CUT_SALT: u64 = 0x5717_c0de_f00d_c0a7;
@@ -275,21 +275,9 @@ impl BookSketch {
     /// when it has a page break, and its simhash. The shingles are taken
     /// one at a time, never held all at once.
     pub fn compute(text: &str, options: &SketchOptions) -> BookSketch {
-        let seed = options.book.seed;
-        let mut book = Bins::new(options.book.num_hashes.clamp(1, MAX_HASHES));
-        let mut windows =
-            WindowSignatures::new(options.window_shingles, options.window_hashes, seed);
-        let page_hashes = text.contains(PAGE_BREAK).then_some(options.window_hashes);
-        let pages = for_each_shingle(text, &options.book, page_hashes, |hash| {
-            book.insert(hash);
-            windows.push(hash);
-        });
-        BookSketch {
-            book: book.finish(seed),
-            windows: windows.finish(),
-            simhash: simhash(text, &options.simhash),
-            pages,
-        }
+        let mut sketcher = Sketcher::new(text.contains(PAGE_BREAK), options);
+        tokenise(text, |token| sketcher.token(token));
+        sketcher.finish()
     }
 
     /// The band keys of `table`, sorted and without duplicates. A text
@@ -313,6 +301,73 @@ impl BookSketch {
         keys.sort_unstable();
         keys.dedup();
         keys
+    }
+}
+
+/// A [`BookSketch`] made from the tokens of a text given one at a time, in
+/// one pass with whatever else reads them: the book and window min-hashes,
+/// the page signatures (when the text has pages) and the simhash.
+pub(crate) struct Sketcher {
+    seed: u64,
+    book: Bins,
+    windows: WindowSignatures,
+    shingles: ShingleStream,
+    simhash: SimHasher,
+}
+
+impl Sketcher {
+    /// A sketcher with `options` for a text that has a page break or not.
+    pub(crate) fn new(paged: bool, options: &SketchOptions) -> Self {
+        let seed = options.book.seed;
+        Sketcher {
+            seed,
+            book: Bins::new(options.book.num_hashes.clamp(1, MAX_HASHES)),
+            windows: WindowSignatures::new(options.window_shingles, options.window_hashes, seed),
+            shingles: ShingleStream::new(&options.book, paged.then_some(options.window_hashes)),
+            simhash: SimHasher::new(&options.simhash),
+        }
+    }
+
+    /// Takes the text's next token.
+    #[inline]
+    pub(crate) fn token(&mut self, token: Token<'_>) {
+        match token {
+            Token::Word(word) => {
+                if let Some(hash) = self.shingles.word(word) {
+                    self.shingle(hash);
+                }
+                self.simhash.word(word);
+            }
+            Token::PageBreak => self.shingles.page_break(),
+        }
+    }
+
+    #[inline]
+    fn shingle(&mut self, hash: u64) {
+        self.book.insert(hash);
+        self.windows.push(hash);
+    }
+
+    /// The sketch of the tokens taken.
+    pub(crate) fn finish(self) -> BookSketch {
+        let Sketcher {
+            seed,
+            mut book,
+            mut windows,
+            shingles,
+            simhash,
+        } = self;
+        let (last, pages) = shingles.finish();
+        if let Some(hash) = last {
+            book.insert(hash);
+            windows.push(hash);
+        }
+        BookSketch {
+            book: book.finish(seed),
+            windows: windows.finish(),
+            simhash: simhash.finish(),
+            pages,
+        }
     }
 }
 
@@ -352,6 +407,42 @@ pub fn content_windows(shingles: &[u64], mean: u32) -> impl Iterator<Item = &[u6
     })
 }
 
+/// Divisibility by a fixed divisor d without a division (Granlund and
+/// Montgomery): with d = 2^k · m, m odd, x is a multiple of d when its low
+/// k bits are 0 and (x >> k) · m⁻¹ mod 2^64 is at most (2^64 − 1) / m.
+#[derive(Debug, Clone, Copy)]
+struct Divisor {
+    shift: u32,
+    inverse: u64,
+    limit: u64,
+}
+
+impl Divisor {
+    /// The divisor `d`, at least 1.
+    fn new(d: u64) -> Self {
+        let d = d.max(1);
+        let shift = d.trailing_zeros();
+        let odd = d >> shift;
+        // Newton's iteration: each step doubles the correct low bits (3 to start).
+        let mut inverse = odd;
+        for _ in 0..5 {
+            inverse = inverse.wrapping_mul(2u64.wrapping_sub(odd.wrapping_mul(inverse)));
+        }
+        Divisor {
+            shift,
+            inverse,
+            limit: u64::MAX / odd,
+        }
+    }
+
+    /// Whether `x` is a multiple of the divisor.
+    #[inline]
+    fn divides(&self, x: u64) -> bool {
+        x.trailing_zeros() >= self.shift
+            && (x >> self.shift).wrapping_mul(self.inverse) <= self.limit
+    }
+}
+
 /// The window min-hashes of a shingle stream taken one shingle at a time:
 /// the windows of [`content_windows`], each signed as [`oph_signature`]
 /// signs it.
@@ -359,7 +450,7 @@ struct WindowSignatures {
     /// Least and most shingles per window, and the cut hash's divisor.
     min: usize,
     max: usize,
-    gap: u64,
+    gap: Divisor,
     k: usize,
     seed: u64,
     bins: Bins,
@@ -374,7 +465,7 @@ impl WindowSignatures {
         WindowSignatures {
             min: (mean / 4).max(1) as usize,
             max: 4 * mean as usize,
-            gap: u64::from(mean - mean / 4).max(1),
+            gap: Divisor::new(u64::from(mean - mean / 4).max(1)),
             k,
             seed,
             bins: Bins::new(k),
@@ -388,7 +479,7 @@ impl WindowSignatures {
         self.bins.insert(shingle);
         self.len += 1;
         if self.len >= self.min
-            && (self.len >= self.max || mix64(shingle ^ WINDOW_CUT_SALT).is_multiple_of(self.gap))
+            && (self.len >= self.max || self.gap.divides(mix64(shingle ^ WINDOW_CUT_SALT)))
         {
             let bins = std::mem::replace(&mut self.bins, Bins::new(self.k));
             self.signatures.push(bins.finish(self.seed));
@@ -451,6 +542,7 @@ fn signature_keys(sig: &MinHashSig, table: Table, layout: BandLayout, keys: &mut
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::repr::simhash::simhash;
     use rand::rngs::SmallRng;
     use rand::SeedableRng;
     use stemmata_synth::{ocr_noise, work_text};
@@ -496,12 +588,34 @@ mod tests {
                 ..SketchOptions::default()
             };
             for text in &texts {
-                let streamed = BookSketch::compute(text, &options);
-                assert_eq!(streamed, compute_from_all_shingles(text, &options));
+                let expected = compute_from_all_shingles(text, &options);
+                assert_eq!(BookSketch::compute(text, &options), expected);
+                // Fed by the unique-word extraction's tokenising pass, as
+                // the loader does.
+                let mut sketcher = Sketcher::new(text.contains(PAGE_BREAK), &options);
+                let extract_options = crate::repr::ExtractOptions::default();
+                let features =
+                    crate::repr::unique_words::extract_with(text, &extract_options, |token| {
+                        sketcher.token(token)
+                    });
+                assert_eq!(sketcher.finish(), expected);
+                assert_eq!(
+                    features.sequence,
+                    crate::repr::unique_words::extract(text, &extract_options).sequence
+                );
             }
         }
         let sketch = BookSketch::compute(&texts[5], &SketchOptions::default());
         assert!(sketch.pages.len() > 100 && sketch.windows.len() > 10);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn divisor_agrees_with_the_remainder(d in 1u64.., x: u64, small in 0u64..5000, y in 1u64..2000) {
+            for (d, x) in [(d, x), (y, small), (y, y * small), (d, d.wrapping_mul(small))] {
+                proptest::prop_assert_eq!(Divisor::new(d).divides(x), x.is_multiple_of(d), "{} {}", d, x);
+            }
+        }
     }
 
     #[test]

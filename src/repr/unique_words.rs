@@ -124,21 +124,41 @@ pub const LARGE_TEXT_BYTES: usize = 8 << 20;
 /// depend on the text's size: texts over [`LARGE_TEXT_BYTES`] are only
 /// extracted another way.
 pub fn extract(text: &str, options: &ExtractOptions) -> Features {
+    extract_with(text, options, |_| {})
+}
+
+/// [`extract`], also giving every token of the text, in order, to `also`:
+/// from the same tokenising pass when the text is extracted in one.
+pub(crate) fn extract_with(
+    text: &str,
+    options: &ExtractOptions,
+    mut also: impl FnMut(Token<'_>),
+) -> Features {
     if text.len() > LARGE_TEXT_BYTES {
+        tokenise(text, &mut also);
         large::extract(text, options, large::MIN_RUN)
     } else {
-        extract_in_memory(text, options)
+        extract_in_memory(text, options, also)
     }
 }
 
-/// One pass over the text, every distinct word in a hash map.
-fn extract_in_memory(text: &str, options: &ExtractOptions) -> Features {
-    let mut entries: HashMap<u64, WordEntry, BuildNoHashHasher<u64>> = HashMap::default();
+/// One pass over the text, every distinct word in a hash map; `also` is
+/// given every token.
+fn extract_in_memory(
+    text: &str,
+    options: &ExtractOptions,
+    mut also: impl FnMut(Token<'_>),
+) -> Features {
+    // Room for a distinct word per 32 bytes of text, about what books
+    // hold: fewer rehashes of a growing map.
+    let mut entries: HashMap<u64, WordEntry, BuildNoHashHasher<u64>> =
+        HashMap::with_capacity_and_hasher(text.len() / 32, BuildNoHashHasher::default());
     let mut word_text = String::new();
     let mut position: u32 = 0;
     let mut pages: u32 = 1;
     let token_stats = tokenise(text, |token| match token {
         Token::Word(word) => {
+            also(token);
             let key = xxh3_64_with_seed(word.as_bytes(), options.hash_seed);
             let entry = entries.entry(key).or_insert_with(|| {
                 let text_start = word_text.len() as u32;
@@ -153,7 +173,10 @@ fn extract_in_memory(text: &str, options: &ExtractOptions) -> Features {
             entry.count = entry.count.saturating_add(1);
             position = position.saturating_add(1);
         }
-        Token::PageBreak => pages = pages.saturating_add(1),
+        Token::PageBreak => {
+            also(token);
+            pages = pages.saturating_add(1)
+        }
     });
     let distinct_words = entries.len() as u32;
     let mut unique: Vec<(u32, u32, &str)> = entries
@@ -184,7 +207,8 @@ fn extract_in_memory(text: &str, options: &ExtractOptions) -> Features {
 
 /// Removes every element whose 32-bit hash is shared with another element.
 pub(crate) fn drop_hash_collisions(unique: &mut Vec<(u32, u32, &str)>) {
-    let mut seen: HashMap<u32, u32, BuildNoHashHasher<u32>> = HashMap::default();
+    let mut seen: HashMap<u32, u32, BuildNoHashHasher<u32>> =
+        HashMap::with_capacity_and_hasher(unique.len(), BuildNoHashHasher::default());
     for &(_, hash, _) in unique.iter() {
         *seen.entry(hash).or_default() += 1;
     }
@@ -202,11 +226,25 @@ pub(crate) fn drop_alphabetical_runs(unique: &mut Vec<(u32, u32, &str)>, options
     let min_run = (window * options.alpha_min_share_permille as usize).div_ceil(1000);
     let mut drop = vec![false; unique.len()];
     let step = (window / 2).max(1);
+    // Words compared by their first 8 bytes first (big-endian, zero-padded:
+    // the order of the words wherever those differ), whole only on a tie.
+    let keys: Vec<(u64, &str)> = unique
+        .iter()
+        .map(|&(_, _, word)| {
+            let mut head = [0u8; 8];
+            let len = word.len().min(8);
+            head[..len].copy_from_slice(&word.as_bytes()[..len]);
+            (
+                head.iter().fold(0u64, |key, &b| key << 8 | u64::from(b)),
+                word,
+            )
+        })
+        .collect();
     let mut start = 0;
     loop {
         let end = (start + window).min(unique.len());
-        let words = &unique[end - window..end];
-        if lis_len_by(words, |a, b| a.2 < b.2) >= min_run {
+        let words = &keys[end - window..end];
+        if lis_len_by(words, |a, b| a.0 < b.0 || (a.0 == b.0 && a.1 < b.1)) >= min_run {
             drop[end - window..end].iter_mut().for_each(|d| *d = true);
         }
         if end == unique.len() {
@@ -224,6 +262,48 @@ mod tests {
 
     fn sequence_words(text: &str, options: &ExtractOptions) -> Vec<u32> {
         extract(text, options).sequence.hashes
+    }
+
+    /// The guard comparing whole words, as first written.
+    fn reference_guard(unique: &mut Vec<(u32, u32, &str)>, options: &ExtractOptions) {
+        let window = options.alpha_window as usize;
+        if window == 0 || unique.len() < window {
+            return;
+        }
+        let min_run = (window * options.alpha_min_share_permille as usize).div_ceil(1000);
+        let mut drop = vec![false; unique.len()];
+        let mut start = 0;
+        loop {
+            let end = (start + window).min(unique.len());
+            if lis_len_by(&unique[end - window..end], |a, b| a.2 < b.2) >= min_run {
+                drop[end - window..end].iter_mut().for_each(|d| *d = true);
+            }
+            if end == unique.len() {
+                break;
+            }
+            start += (window / 2).max(1);
+        }
+        let mut flags = drop.iter();
+        unique.retain(|_| !flags.next().copied().unwrap_or(false));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_guard_orders_words_as_whole_strings(
+            words in proptest::collection::vec("(abcdefgh|abcdefg|abc)?[a-cé]{0,4}", 0..200),
+            window in 2u32..12,
+        ) {
+            let options = ExtractOptions { alpha_window: window, ..ExtractOptions::default() };
+            let unique: Vec<(u32, u32, &str)> = words
+                .iter()
+                .enumerate()
+                .map(|(i, w)| (i as u32, i as u32, w.as_str()))
+                .collect();
+            let (mut fast, mut slow) = (unique.clone(), unique);
+            drop_alphabetical_runs(&mut fast, &options);
+            reference_guard(&mut slow, &options);
+            proptest::prop_assert_eq!(fast, slow);
+        }
     }
 
     #[test]
@@ -282,7 +362,7 @@ mod tests {
 
     /// The features of both extractions, field by field.
     fn assert_same(text: &str, options: &ExtractOptions, min_run: usize) {
-        let a = extract_in_memory(text, options);
+        let a = extract_in_memory(text, options, |_| {});
         let b = large::extract(text, options, min_run);
         assert_eq!(a.sequence, b.sequence, "{options:?}, runs of {min_run}");
         assert_eq!(
@@ -368,7 +448,7 @@ mod tests {
             hash_seed: 7,
             ..ExtractOptions::default()
         };
-        let features = extract_in_memory(&text, &options);
+        let features = extract_in_memory(&text, &options, |_| {});
         assert_eq!(features.distinct_words, 300_000);
         assert!(features.sequence.len() < 300_000, "no collision to test");
         assert_same(&text, &options, 4096);
@@ -380,7 +460,7 @@ mod tests {
         assert!(text.len() > LARGE_TEXT_BYTES);
         let options = ExtractOptions::default();
         let features = extract(&text, &options);
-        let in_memory = extract_in_memory(&text, &options);
+        let in_memory = extract_in_memory(&text, &options, |_| {});
         assert_eq!(features.sequence, in_memory.sequence);
         assert_eq!(features.distinct_words, in_memory.distinct_words);
     }

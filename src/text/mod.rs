@@ -67,6 +67,14 @@ fn decode_utf16(
 }
 
 fn decode_utf8(bytes: &[u8]) -> Decoded<'_> {
+    // Valid UTF-8, the common case, is checked by the fast validator alone.
+    if let Ok(text) = std::str::from_utf8(bytes) {
+        return Decoded {
+            text: Cow::Borrowed(text),
+            invalid_sequences: 0,
+            encoding: "UTF-8",
+        };
+    }
     let (mut invalid_sequences, mut invalid_bytes) = (0u64, 0usize);
     for chunk in bytes.utf8_chunks() {
         if !chunk.invalid().is_empty() {

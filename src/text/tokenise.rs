@@ -82,6 +82,28 @@ impl WordBuffer<'_> {
         }
     }
 
+    /// [`WordBuffer::push`] of each of `letters`, ASCII letters that start
+    /// at byte `at`, at once.
+    #[inline]
+    fn push_ascii(&mut self, at: usize, letters: &str) {
+        if !self.in_word() {
+            self.source.start = at;
+        }
+        self.source.end = at + letters.len();
+        if self.overlong {
+            return;
+        }
+        // Past MAX_WORD_BYTES the word is dropped: its letters beyond one
+        // more byte are never read.
+        let room = MAX_WORD_BYTES + 1 - self.word.len();
+        let start = self.word.len();
+        self.word.push_str(&letters[..letters.len().min(room)]);
+        self.word[start..].make_ascii_lowercase();
+        if self.word.len() > MAX_WORD_BYTES {
+            self.overlong = true;
+        }
+    }
+
     fn in_word(&self) -> bool {
         !self.word.is_empty() || self.overlong
     }
@@ -117,24 +139,65 @@ pub fn tokenise_spans(text: &str, mut emit: impl FnMut(Token<'_>, Range<usize>))
         source: 0..0,
         stats: &mut stats,
     };
-    let mut chars = text.char_indices().peekable();
-    while let Some((at, c)) = chars.next() {
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    while let Some(&byte) = bytes.get(at) {
+        if byte.is_ascii_alphabetic() {
+            // A run of ASCII letters: what pushing them one by one does.
+            let run = bytes[at..]
+                .iter()
+                .position(|b| !b.is_ascii_alphabetic())
+                .unwrap_or(bytes.len() - at);
+            let word = &text[at..at + run];
+            // A whole word already lower-case, ended by what cannot join it
+            // to more letters (not an apostrophe or hyphen, not a non-ASCII
+            // character): given as it is in the text, without a copy.
+            let ends = bytes
+                .get(at + run)
+                .is_none_or(|&next| next.is_ascii() && next != b'\'' && next != b'-');
+            if ends
+                && !buffer.in_word()
+                && run <= MAX_WORD_BYTES
+                && word.bytes().all(|b| b.is_ascii_lowercase())
+            {
+                buffer.stats.words += 1;
+                emit(Token::Word(word), at..at + run);
+            } else {
+                buffer.push_ascii(at, word);
+            }
+            at += run;
+            continue;
+        }
+        let c = if byte.is_ascii() {
+            char::from(byte)
+        } else {
+            match text[at..].chars().next() {
+                Some(c) => c,
+                None => break,
+            }
+        };
+        let width = c.len_utf8();
         if c.is_alphabetic() {
             buffer.push(at, c);
+            at += width;
             continue;
         }
-        let next_is_letter = chars.peek().is_some_and(|&(_, n)| n.is_alphabetic());
-        if buffer.in_word() && (c == SOFT_HYPHEN || (is_apostrophe(c) && next_is_letter)) {
-            continue;
-        }
-        if buffer.in_word() && is_line_end_hyphen(c) {
-            let rest = &text[at + c.len_utf8()..];
-            if let Some(skip) = hyphenated_line_end(rest) {
-                let resume = at + c.len_utf8() + skip;
-                while chars.peek().is_some_and(|&(i, _)| i < resume) {
-                    chars.next();
-                }
+        if buffer.in_word() {
+            let next_is_letter = || {
+                text[at + width..]
+                    .chars()
+                    .next()
+                    .is_some_and(char::is_alphabetic)
+            };
+            if c == SOFT_HYPHEN || (is_apostrophe(c) && next_is_letter()) {
+                at += width;
                 continue;
+            }
+            if is_line_end_hyphen(c) {
+                if let Some(skip) = hyphenated_line_end(&text[at + width..]) {
+                    at += width + skip;
+                    continue;
+                }
             }
         }
         buffer.end(&mut emit);
@@ -142,6 +205,7 @@ pub fn tokenise_spans(text: &str, mut emit: impl FnMut(Token<'_>, Range<usize>))
             buffer.stats.page_breaks += 1;
             emit(Token::PageBreak, at..at + 1);
         }
+        at += width;
     }
     buffer.end(&mut emit);
     stats
@@ -266,7 +330,109 @@ mod tests {
         assert_eq!(normalise("A b.\n\nC\x0cD, e!"), "a b c\x0cd e");
     }
 
+    /// The tokeniser one character at a time, as first written: the
+    /// reference the ASCII runs of [`tokenise_spans`] must match.
+    fn reference_spans(text: &str, mut emit: impl FnMut(Token<'_>, Range<usize>)) -> TokenStats {
+        let mut stats = TokenStats::default();
+        let mut buffer = WordBuffer {
+            word: String::with_capacity(MAX_WORD_BYTES + 8),
+            overlong: false,
+            source: 0..0,
+            stats: &mut stats,
+        };
+        let mut chars = text.char_indices().peekable();
+        while let Some((at, c)) = chars.next() {
+            if c.is_alphabetic() {
+                buffer.push(at, c);
+                continue;
+            }
+            let next_is_letter = chars.peek().is_some_and(|&(_, n)| n.is_alphabetic());
+            if buffer.in_word() && (c == SOFT_HYPHEN || (is_apostrophe(c) && next_is_letter)) {
+                continue;
+            }
+            if buffer.in_word() && is_line_end_hyphen(c) {
+                let rest = &text[at + c.len_utf8()..];
+                if let Some(skip) = hyphenated_line_end(rest) {
+                    let resume = at + c.len_utf8() + skip;
+                    while chars.peek().is_some_and(|&(i, _)| i < resume) {
+                        chars.next();
+                    }
+                    continue;
+                }
+            }
+            buffer.end(&mut emit);
+            if c == PAGE_BREAK {
+                buffer.stats.page_breaks += 1;
+                emit(Token::PageBreak, at..at + 1);
+            }
+        }
+        buffer.end(&mut emit);
+        stats
+    }
+
+    type Emit<'e> = &'e mut dyn FnMut(Token<'_>, Range<usize>);
+
+    fn all_spans(
+        text: &str,
+        tokeniser: fn(&str, Emit<'_>) -> TokenStats,
+    ) -> (Vec<(String, Range<usize>)>, TokenStats) {
+        let mut out = Vec::new();
+        let stats = tokeniser(text, &mut |token, range| {
+            out.push((format!("{token:?}"), range));
+        });
+        (out, stats)
+    }
+
+    #[test]
+    fn ascii_runs_tokenise_as_characters_one_by_one() {
+        let long = format!(
+            "{} {}É{} z",
+            "Ab".repeat(40),
+            "c".repeat(60),
+            "d".repeat(10)
+        );
+        let edges = format!(
+            "{} {}.{}'s {}-\nx {}é {}",
+            "a".repeat(64),
+            "b".repeat(65),
+            "c".repeat(63),
+            "d".repeat(64),
+            "e".repeat(64),
+            "f".repeat(65)
+        );
+        for text in [
+            edges.as_str(),
+            "The CAT's exam-\n  ple co\u{ad}op İstanbul ΣΟΦΙΑ-\nΩ don\u{2019}t",
+            long.as_str(),
+            "x'\x0c'y -\n\n a-\r\n\tb é-\nE",
+        ] {
+            assert_eq!(
+                all_spans(text, |t, e| tokenise_spans(t, e)),
+                all_spans(text, |t, e| reference_spans(t, e)),
+                "{text:?}"
+            );
+        }
+    }
+
     proptest! {
+        #[test]
+        fn tokenise_equals_the_reference(
+            text in "[a-zA-Z'\u{2019}\u{ad}\u{2010}\\- \t\r\n\x0c.,0-9éÉİßσΣǅ\u{301}]{0,120}"
+        ) {
+            prop_assert_eq!(
+                all_spans(&text, |t, e| tokenise_spans(t, e)),
+                all_spans(&text, |t, e| reference_spans(t, e))
+            );
+        }
+
+        #[test]
+        fn tokenise_equals_the_reference_on_any_text(text in any::<String>()) {
+            prop_assert_eq!(
+                all_spans(&text, |t, e| tokenise_spans(t, e)),
+                all_spans(&text, |t, e| reference_spans(t, e))
+            );
+        }
+
         #[test]
         fn normalising_twice_changes_nothing(text in "\\PC{0,200}") {
             let once = normalise(&text);
