@@ -42,7 +42,8 @@ fn merge_plan(
                 || (dead_too
                     && chunk
                         .clone()
-                        .any(|i| readable[i].2.book_ids().any(|id| !live.contains(&id))))
+                        .filter_map(|i| readable.get(i))
+                        .any(|(_, _, s)| s.book_ids().any(|id| !live.contains(&id))))
         })
         .map(|chunk| chunk.collect())
         .collect()
@@ -196,10 +197,13 @@ pub(crate) fn compact(
             plan = merge_plan(&readable, too_dead, &live);
             let mut failed = None;
             for &i in plan.iter().flat_map(|chunk| chunk.iter()) {
-                if !checked[i] {
-                    let (n, _, segment) = &readable[i];
+                let (Some(done), Some((n, _, segment))) = (checked.get_mut(i), readable.get(i))
+                else {
+                    continue;
+                };
+                if !*done {
                     match segment.check() {
-                        Ok(()) => checked[i] = true,
+                        Ok(()) => *done = true,
                         Err(error) => {
                             failed = Some(i);
                             unreadable.push((*n, Unreadable::of(segment.path(), &error)));
@@ -252,22 +256,22 @@ pub(crate) fn compact(
             compaction.dropped += 1;
         }
     }
-    let mut next = number;
-    for chunk in plan {
-        let refs: Vec<&Segment> = chunk.iter().map(|&i| &readable[i].2).collect();
+    for (next, chunk) in (number..).zip(plan) {
+        let merging: Vec<&(u32, u64, Segment)> =
+            chunk.iter().filter_map(|&i| readable.get(i)).collect();
+        let refs: Vec<&Segment> = merging.iter().map(|(_, _, s)| s).collect();
         let (merged, k) = segment::merged_books(&refs, |id| live.contains(&id))?;
         let len = segment::write(&store.segment_path(next), merged, k)?;
         batch.add_segments.push((next, len));
-        next += 1;
         batch
             .remove_segments
-            .extend(chunk.iter().map(|&i| readable[i].0));
+            .extend(merging.iter().map(|(n, _, _)| *n));
         batch.forget_dead.extend(
             refs.iter()
                 .flat_map(|s| s.book_ids())
                 .filter(|id| !live.contains(id)),
         );
-        compaction.merged += chunk.len();
+        compaction.merged += merging.len();
     }
     if drop_unreadable {
         batch
@@ -404,7 +408,7 @@ mod tests {
     fn merges_take_consecutive_segments_up_to_the_size_bound() {
         let g = MAX_MERGED_BYTES;
         assert_eq!(merge_chunks(&[]), Vec::<std::ops::Range<usize>>::new());
-        assert_eq!(merge_chunks(&[5, 6, 7]), [0..3]);
+        assert_eq!(merge_chunks(&[5, 6, 7]), vec![0..3]);
         assert_eq!(merge_chunks(&[g / 2, g / 2, 1, g / 3]), [0..2, 2..4]);
         // A segment past the bound is a run of its own.
         assert_eq!(merge_chunks(&[1, 2 * g, 3, 4]), [0..1, 1..2, 2..4]);
