@@ -256,37 +256,54 @@ pub(crate) fn compact(
             compaction.dropped += 1;
         }
     }
-    for (next, chunk) in (number..).zip(plan) {
-        let merging: Vec<&(u32, u64, Segment)> =
-            chunk.iter().filter_map(|&i| readable.get(i)).collect();
-        let refs: Vec<&Segment> = merging.iter().map(|(_, _, s)| s).collect();
-        let (merged, k) = segment::merged_books(&refs, |id| live.contains(&id))?;
-        let len = segment::write(&store.segment_path(next), merged, k)?;
-        batch.add_segments.push((next, len));
-        batch
-            .remove_segments
-            .extend(merging.iter().map(|(n, _, _)| *n));
-        batch.forget_dead.extend(
-            refs.iter()
-                .flat_map(|s| s.book_ids())
-                .filter(|id| !live.contains(id)),
-        );
-        compaction.merged += merging.len();
-    }
     if drop_unreadable {
         batch
             .remove_segments
             .extend(unreadable.iter().map(|&(n, _)| n));
         compaction.dropped = unreadable.len();
     }
-    if batch.remove_segments.is_empty() {
-        return Ok(compaction);
+    commit_and_remove(store, &batch)?;
+    // Each merge is published by its own transaction and its old files
+    // removed (and unmapped) before the next: the index never needs much
+    // more room than it takes.
+    let mut segments: Vec<Option<(u32, u64, Segment)>> = readable.into_iter().map(Some).collect();
+    for (next, chunk) in (number..).zip(plan) {
+        let merging: Vec<(u32, u64, Segment)> = chunk
+            .iter()
+            .filter_map(|&i| segments.get_mut(i).and_then(Option::take))
+            .collect();
+        let refs: Vec<&Segment> = merging.iter().map(|(_, _, s)| s).collect();
+        let (merged, k) = segment::merged_books(&refs, |id| live.contains(&id))?;
+        let len = segment::write(&store.segment_path(next), merged, k)?;
+        let merge = CatalogBatch {
+            next_book_id,
+            add_segments: vec![(next, len)],
+            remove_segments: merging.iter().map(|(n, _, _)| *n).collect(),
+            forget_dead: refs
+                .iter()
+                .flat_map(|s| s.book_ids())
+                .filter(|id| !live.contains(id))
+                .collect(),
+            ..CatalogBatch::default()
+        };
+        drop(refs);
+        drop(merging);
+        commit_and_remove(store, &merge)?;
+        compaction.merged += merge.remove_segments.len();
     }
-    store.catalog().commit(&batch)?;
+    Ok(compaction)
+}
+
+/// Commits `batch` when it unlists segments, then removes their files.
+fn commit_and_remove(store: &Store, batch: &CatalogBatch) -> Result<()> {
+    if batch.remove_segments.is_empty() {
+        return Ok(());
+    }
+    store.catalog().commit(batch)?;
     for &n in &batch.remove_segments {
         let _ = fs::remove_file(&store.segment_path(n));
     }
-    Ok(compaction)
+    Ok(())
 }
 
 /// Every live book of `snapshot` as a segment book: its catalog entry and
