@@ -121,8 +121,15 @@ impl Verifier<'_> {
             }
         }
         stats.bytes = snapshot.barrels()?.iter().map(|&(_, len)| len).sum();
+        // Each book's sequences, read once here, are kept as a digest for
+        // the segment check below.
+        let mut sequences = HashMap::with_capacity(books.len());
         for (id, entry) in &books {
-            self.store.book_record(&barrels, *id, entry)?;
+            let parts = self.store.book_record(&barrels, *id, entry)?;
+            sequences.insert(
+                *id,
+                sequences_digest(parts.iter().map(|p| p.hashes.iter().copied())),
+            );
             if snapshot.id_of(&entry.key)? != Some(*id) {
                 return Err(Error::corrupted(
                     self.store.catalog().path().to_path_buf(),
@@ -149,7 +156,7 @@ impl Verifier<'_> {
                 last_attempt,
                 dead: snapshot.dead_books()?.into_iter().collect(),
                 locators,
-                barrels: &barrels,
+                sequences: &sequences,
             };
             let damaged = self.verify_segments(&segments, &mut stats)?;
             self.verify_pages(&snapshot, &books, sketch, &mut stats)?;
@@ -382,16 +389,12 @@ impl Verifier<'_> {
                 entry.key
             )));
         }
-        let parts = self.store.book_record(check.barrels, id, entry)?;
-        let held = segment.book_parts(slot);
-        if parts.len() != held.len()
-            || parts.iter().zip(held).any(|(part, at)| {
-                !segment
-                    .part_hashes(at)
-                    .iter()
-                    .eq(part.hashes.iter().copied())
-            })
-        {
+        let held = sequences_digest(
+            segment
+                .book_parts(slot)
+                .map(|at| segment.part_hashes(at).iter()),
+        );
+        if check.sequences.get(&id) != Some(&held) {
             return Err(corrupted(format!(
                 "the sequences of book {:?} (id {id}) disagree with its barrel records",
                 entry.key
@@ -401,14 +404,26 @@ impl Verifier<'_> {
     }
 }
 
+/// A digest of a book's parts' sequences (their hashes, each part's length
+/// first), to compare two copies without holding either.
+fn sequences_digest<P: Iterator<Item = u32>>(parts: impl Iterator<Item = P>) -> u64 {
+    let mut digest = xxhash_rust::xxh3::Xxh3Default::new();
+    for part in parts {
+        let hashes: Vec<u8> = part.flat_map(u32::to_le_bytes).collect();
+        digest.update(&(hashes.len() as u64).to_le_bytes());
+        digest.update(&hashes);
+    }
+    digest.digest()
+}
+
 /// What the segment half of [`verify`] checks against.
 struct SegmentCheck<'a> {
     /// Ids the catalog lists as dead.
     dead: HashSet<u32>,
     /// Each live book's page locator.
     locators: HashMap<u32, crate::storage::page_files::PageLocator>,
-    /// The snapshot's barrels.
-    barrels: &'a HashMap<u32, crate::storage::barrel::BarrelReader>,
+    /// A digest of each live book's sequences, read from its barrel records.
+    sequences: &'a HashMap<u32, u64>,
     /// The listed segments and their lengths.
     listed: &'a [(u32, u64)],
     /// The live books.

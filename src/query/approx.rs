@@ -203,7 +203,7 @@ impl Sketches {
     /// The stored simhash of the book in `slot`.
     pub(crate) fn simhash_of_slot(&self, reader: &Reader, slot: u32) -> SimHash128 {
         let (r, position) = reader.runs().locate_slot(slot);
-        reader.runs().segments()[r].sketch_record(position).simhash
+        reader.runs().segments()[r].simhash(position)
     }
 
     /// Reader slots proposed by `keys` (simhash ones within the Hamming

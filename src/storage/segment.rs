@@ -597,6 +597,16 @@ impl Segment {
         }
     }
 
+    /// The simhash of the book at `position` (0 past the end).
+    pub fn simhash(&self, position: usize) -> SimHash128 {
+        match position < self.book_count {
+            true => SimHash128(LittleEndian::read_u128(
+                &self.bytes[self.books_at + position * self.book_stride() + 4..],
+            )),
+            false => SimHash128::default(),
+        }
+    }
+
     /// The sketch and keys of the book at `position` (as stored; a book
     /// without a sketch has every value `u64::MAX`).
     pub fn sketch_record(&self, position: usize) -> SketchRecord {
@@ -609,10 +619,7 @@ impl Segment {
         }
         SketchRecord {
             book_id: self.book_id(position),
-            simhash: match position < self.book_count {
-                true => SimHash128(LittleEndian::read_u128(&self.bytes[at + 4..])),
-                false => SimHash128::default(),
-            },
+            simhash: self.simhash(position),
             minhash: MinHashSig(values),
             keys: Table::ALL.map(|t| self.book_keys(position, t).collect()),
         }

@@ -288,6 +288,14 @@ impl Sink for Vec<u8> {
     }
 }
 
+/// Every element of every part of `books`, part after part.
+fn elements_of(books: &[SegmentBook]) -> impl Iterator<Item = u32> + '_ {
+    books
+        .iter()
+        .flat_map(|b| b.parts.iter())
+        .flat_map(|p| p.iter().copied())
+}
+
 /// Appends `values` as little-endian `u32`s, a buffer at a time.
 fn put_u32s(out: &mut dyn Sink, values: impl Iterator<Item = u32>) -> Result<()> {
     let mut buffer = Vec::with_capacity(1 << 16);
@@ -367,23 +375,15 @@ pub fn encode(mut books: Vec<SegmentBook>, out: &mut dyn Sink) -> Result<()> {
         }),
     )?;
     put_u32s(out, part_starts[1..].iter().map(|&e| e as u32))?;
-    put_u32s(
-        out,
-        books
-            .iter()
-            .flat_map(|b| b.parts.iter())
-            .flat_map(|p| p.iter().copied()),
-    )?;
+    put_u32s(out, elements_of(&books))?;
     // Postings: (hash, element) sorted; elements are numbered part after
     // part, so a word's entries sort by part.
     let mut keys: Vec<u64> = Vec::with_capacity(elements as usize);
-    let mut element = 0u64;
-    for part in books.iter().flat_map(|b| b.parts.iter()) {
-        for &hash in part {
-            keys.push((u64::from(hash) << 32) | element);
-            element += 1;
-        }
-    }
+    keys.extend(
+        elements_of(&books)
+            .zip(0u64..)
+            .map(|(hash, element)| (u64::from(hash) << 32) | element),
+    );
     keys.sort_unstable();
     // Each element's word, in place of its hash.
     let locate = |element: u32| {
@@ -399,13 +399,7 @@ pub fn encode(mut books: Vec<SegmentBook>, out: &mut dyn Sink) -> Result<()> {
         }
         words += 1;
     }
-    put_u32s(
-        out,
-        books
-            .iter()
-            .flat_map(|b| b.parts.iter())
-            .flat_map(|p| p.iter().copied()),
-    )?;
+    put_u32s(out, elements_of(&books))?;
     drop(books);
     put_u32s(out, std::iter::once(words))?;
     let runs = || keys.chunk_by(|a, b| a >> 32 == b >> 32);

@@ -60,7 +60,17 @@ struct WordBuffer<'s> {
     stats: &'s mut TokenStats,
 }
 
-impl WordBuffer<'_> {
+impl<'s> WordBuffer<'s> {
+    /// An empty word, counting into `stats`.
+    fn new(stats: &'s mut TokenStats) -> Self {
+        WordBuffer {
+            word: String::with_capacity(MAX_WORD_BYTES + 8),
+            overlong: false,
+            source: 0..0,
+            stats,
+        }
+    }
+
     fn push(&mut self, at: usize, c: char) {
         if !self.in_word() {
             self.source.start = at;
@@ -133,12 +143,7 @@ pub fn tokenise(text: &str, mut emit: impl FnMut(Token<'_>)) -> TokenStats {
 /// are increasing, do not overlap and lie on character boundaries.
 pub fn tokenise_spans(text: &str, mut emit: impl FnMut(Token<'_>, Range<usize>)) -> TokenStats {
     let mut stats = TokenStats::default();
-    let mut buffer = WordBuffer {
-        word: String::with_capacity(MAX_WORD_BYTES + 8),
-        overlong: false,
-        source: 0..0,
-        stats: &mut stats,
-    };
+    let mut buffer = WordBuffer::new(&mut stats);
     let bytes = text.as_bytes();
     let mut at = 0;
     while let Some(&byte) = bytes.get(at) {
@@ -334,12 +339,7 @@ mod tests {
     /// reference the ASCII runs of [`tokenise_spans`] must match.
     fn reference_spans(text: &str, mut emit: impl FnMut(Token<'_>, Range<usize>)) -> TokenStats {
         let mut stats = TokenStats::default();
-        let mut buffer = WordBuffer {
-            word: String::with_capacity(MAX_WORD_BYTES + 8),
-            overlong: false,
-            source: 0..0,
-            stats: &mut stats,
-        };
+        let mut buffer = WordBuffer::new(&mut stats);
         let mut chars = text.char_indices().peekable();
         while let Some((at, c)) = chars.next() {
             if c.is_alphabetic() {
