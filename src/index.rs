@@ -7,7 +7,7 @@
 //! side. Opening a directory that this process has open already returns
 //! the same index (it shares one catalog handle).
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, Weak};
 
@@ -384,6 +384,7 @@ impl Index {
             segment_bytes: segments.iter().map(|&(_, len)| len).sum(),
             page_files: page_files.len() as u64,
             page_file_bytes: page_files.iter().map(|&(_, len)| len).sum(),
+            languages: books_per_language(books.iter().map(|(_, b)| b.language.as_str())),
         })
     }
 
@@ -437,4 +438,21 @@ pub struct IndexStats {
     pub page_files: u64,
     /// Committed page-file bytes, records of deleted and replaced books included.
     pub page_file_bytes: u64,
+    /// Books per language (ISO 639-3 codes, [`crate::lang`]); books whose
+    /// language could not be told, or was never recorded, under `und`.
+    pub languages: BTreeMap<String, u64>,
+}
+
+/// Counts books per language, an empty language counted as undetermined.
+fn books_per_language<'a>(languages: impl Iterator<Item = &'a str>) -> BTreeMap<String, u64> {
+    let mut counts = BTreeMap::new();
+    for language in languages {
+        let language = if language.is_empty() {
+            crate::lang::UNDETERMINED
+        } else {
+            language
+        };
+        *counts.entry(language.to_string()).or_default() += 1;
+    }
+    counts
 }

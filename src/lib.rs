@@ -79,6 +79,7 @@ mod error;
 mod fault_tests;
 mod index;
 pub mod keys;
+pub mod lang;
 pub mod load;
 mod query;
 pub mod relate;

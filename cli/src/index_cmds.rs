@@ -486,12 +486,13 @@ pub fn query(args: QueryArgs) -> Result<ExitCode> {
         println!("no book scores {} ≥ {}", options.score, options.min_score);
     } else {
         println!(
-            "{:>4}  {:>7}  {:>6} {:>6}  {:<24} {:<19} {:<19} {}title",
+            "{:>4}  {:>7}  {:>6} {:>6}  {:<24} {:<4} {:<19} {:<19} {}title",
             "rank",
             options.score.name(),
             "lcs",
             "common",
             "key",
+            "lang",
             "query words",
             "hit words",
             if relations.is_some() {
@@ -510,12 +511,13 @@ pub fn query(args: QueryArgs) -> Result<ExitCode> {
             )
         });
         println!(
-            "{:>4}  {:>7.4}  {:>6} {:>6}  {:<24} {:<19} {:<19} {relation}{}",
+            "{:>4}  {:>7.4}  {:>6} {:>6}  {:<24} {:<4} {:<19} {:<19} {relation}{}",
             rank + 1,
             hit.score,
             hit.overlap.lcs,
             hit.overlap.common,
             tsv_field(&hit.key),
+            tsv_field(&hit.language),
             hit.query_words.to_string(),
             hit.hit_words.to_string(),
             tsv_field(title)
@@ -866,6 +868,14 @@ pub fn stats(args: StatsArgs) -> Result<ExitCode> {
             count(stats.page_file_bytes, "byte")
         );
         println!("catalog        {}", count(stats.catalog_bytes, "byte"));
+        if !stats.languages.is_empty() {
+            let languages: Vec<String> = stats
+                .languages
+                .iter()
+                .map(|(language, books)| format!("{language} {books}"))
+                .collect();
+            println!("languages      {}", languages.join(", "));
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

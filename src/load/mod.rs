@@ -31,6 +31,7 @@ use std::sync::Arc;
 
 use crate::error::{Error, Result};
 use crate::keys;
+use crate::lang;
 use crate::repr::sketch::Sketcher;
 use crate::repr::unique_words::extract_with;
 use crate::repr::{book_parts, ExtractOptions, MinHashSig, PartOptions, SketchOptions};
@@ -71,7 +72,9 @@ pub struct Document {
     pub title: String,
     /// Author (optional).
     pub author: String,
-    /// Language code (optional).
+    /// Language (optional): a code (ISO 639-1, 639-3, 639-2/B), a locale
+    /// or an English name, stored as its ISO 639-3 code; detected from the
+    /// text when empty ([`crate::lang`]).
     pub language: String,
     /// The text as bytes; form feeds separate pages. Invalid UTF-8 is decoded lossily.
     pub text: Vec<u8>,
@@ -318,6 +321,7 @@ fn prepare(
     }
     let bytes = document.text.len() as u64;
     let decoded = decode_owned(std::mem::take(&mut document.text));
+    document.language = lang::of_book(&document.language, &decoded.text);
     // One tokenising pass gives the words to the extraction and the sketch.
     let mut sketcher = Sketcher::new(decoded.text.contains(PAGE_BREAK), sketch_options);
     let mut features = extract_with(&decoded.text, options, |token| sketcher.token(token));

@@ -93,6 +93,7 @@ pub fn read_text_file(path: &Path) -> Result<Document> {
         key,
         title: header.title,
         author: header.author,
+        language: header.language,
         text,
         source_name: path.display().to_string(),
         ..Document::default()
@@ -115,12 +116,15 @@ struct GutenbergHeader {
     /// The `Author:` field, continuation lines (further authors) joined
     /// with `"; "`; empty when the header has none.
     author: String,
+    /// The `Language:` field (`English`, `German`); empty when the header
+    /// has none.
+    language: String,
 }
 
-/// The title and author of a Project Gutenberg text, or `None` when it has
+/// The title, author and language of a Project Gutenberg text, or `None` when it has
 /// no header. The header is what comes before a `*** START OF ...
 /// GUTENBERG ...` line found in the first 100 lines; `Title:` and `Author:`
-/// fields are read from there only, so a text without that marker (one
+/// and `Language:` fields are read from there only, so a text without that marker (one
 /// whose header was cut off) gives `None` whatever its body says. A field
 /// continues on the following indented lines. Bytes are decoded as the
 /// loader decodes them (UTF-8, UTF-16 with a byte-order mark, or
@@ -133,6 +137,7 @@ fn gutenberg_header(text: &[u8]) -> Option<GutenbergHeader> {
     Some(GutenbergHeader {
         title: header_field(header, "title", " "),
         author: header_field(header, "author", "; "),
+        language: header_field(header, "language", " "),
     })
 }
 
@@ -472,7 +477,7 @@ mod tests {
     }
 
     #[test]
-    fn gutenberg_headers_give_title_and_author() {
+    fn gutenberg_headers_give_title_author_and_language() {
         let body = "Es war einmal ein König.\nTitle: Not this\nAuthor: Nor this\n";
         assert_eq!(
             header_of(&format!("{MODERN_HEADER}{body}")).unwrap(),
@@ -484,6 +489,12 @@ mod tests {
         assert_eq!(
             header_of(&format!("{OLD_HEADER}{body}")).unwrap(),
             ("Pride and Prejudice".to_string(), "Jane Austen".to_string())
+        );
+        let modern = gutenberg_header(format!("{MODERN_HEADER}{body}").as_bytes()).unwrap();
+        assert_eq!(modern.language, "German");
+        assert_eq!(
+            gutenberg_header(OLD_HEADER.as_bytes()).unwrap().language,
+            ""
         );
         // A header in windows-1252 (an old etext) is decoded as the text is.
         let latin1: Vec<u8> = "Title: Les Mis\u{e9}rables\nAuthor: Victor Hugo\n\

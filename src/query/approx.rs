@@ -282,7 +282,6 @@ impl Reader {
         join: &mut Join,
         wanted: impl Fn(u32) -> bool,
     ) -> Vec<(u32, u32)> {
-        let sample = self.word_sample();
         let probes: Vec<Probe<'_>> = match *query {
             QueryBook::Stored(slot) if later_only => {
                 self.part_range(slot).map(Probe::PartAgainstLater).collect()
@@ -290,6 +289,17 @@ impl Reader {
             QueryBook::Stored(slot) => self.part_range(slot).map(Probe::Part).collect(),
             QueryBook::Text(parts) => parts.iter().map(|p| Probe::Hashes(&p.hashes)).collect(),
         };
+        self.sampled_pairs_of(&probes, join, wanted)
+    }
+
+    /// [`Reader::sampled_part_pairs`] for the query parts `probes`.
+    pub(crate) fn sampled_pairs_of(
+        &self,
+        probes: &[Probe<'_>],
+        join: &mut Join,
+        wanted: impl Fn(u32) -> bool,
+    ) -> Vec<(u32, u32)> {
+        let sample = self.word_sample();
         let mut pairs = Vec::new();
         for (q, probe) in probes.iter().enumerate() {
             let len_x = sample.probe_len(probe);

@@ -117,6 +117,9 @@ pub struct Hit {
     pub key: String,
     /// Its title (empty when the load gave none).
     pub title: String,
+    /// Its language: an ISO 639-3 code, `und` when it could not be told
+    /// ([`crate::lang`]).
+    pub language: String,
     /// The score under the query's score: the best over pairs of parts.
     pub score: f64,
     /// Lengths, common count and LCS of the best pair of parts.
@@ -311,6 +314,7 @@ impl Reader {
                     id: book.id,
                     key: book.key,
                     title: book.title,
+                    language: book.language,
                     score: r.score,
                     overlap: r.overlap.into(),
                     query_part: location.part_x,
@@ -387,18 +391,49 @@ impl Reader {
             QueryBook::Stored(slot) => self.part_range(slot).map(Probe::Part).collect(),
             QueryBook::Text(parts) => parts.iter().map(|p| Probe::Hashes(&p.hashes)).collect(),
         };
+        let lens: Vec<u32> = hashes.iter().map(|h| h.len() as u32).collect();
         let exclude = query.slot();
+        let mut best = BestPerBook::default();
+        self.plan_exact(
+            &probes,
+            &lens,
+            options,
+            |slot| Some(slot) != exclude,
+            &mut explain,
+            &mut best,
+        );
+        let hits = self.hits_from(query, best.into_top(options.top_k))?;
+        explain.lcs_avoided = explain.part_pairs - explain.lcs_runs;
+        explain.hits = hits.len() as u64;
+        explain.elapsed = started.elapsed();
+        Ok(QueryResult { hits, explain })
+    }
+
+    /// The exact planner's stages for the query parts `probes` (of
+    /// `lens[q]` elements each) against the live books `wanted` keeps:
+    /// candidates from the postings, bounds, pruning against the k-th best
+    /// book score in `best` (which may hold books already), verification.
+    /// Each qualifying book's best pair of parts is offered to `best`.
+    pub(crate) fn plan_exact(
+        &self,
+        probes: &[Probe<'_>],
+        lens: &[u32],
+        options: &QueryOptions,
+        wanted: impl Fn(u32) -> bool,
+        explain: &mut Explain,
+        best: &mut BestPerBook,
+    ) {
         let postings = self.postings();
         let mut join = Join::new(self.part_count());
         let mut costs = Vec::with_capacity(probes.len());
         let mut bounded: Vec<(f64, u32, Candidate)> = Vec::new();
         for (q, probe) in probes.iter().enumerate() {
-            let len_x = hashes[q].len() as u32;
+            let len_x = lens[q];
             let qualifies =
                 |c: &Candidate| Self::qualifies(self.bound(options.score, len_x, c), options);
             for candidate in join.count_bounded(&postings, probe, qualifies) {
                 let slot = self.book_of_part(candidate.book);
-                if Some(slot) == exclude || self.runs().is_dead(slot) {
+                if self.runs().is_dead(slot) || !wanted(slot) {
                     continue;
                 }
                 explain.candidates += 1;
@@ -411,7 +446,7 @@ impl Reader {
             explain.frequent_words += join.frequent_in_x() as u64;
             costs.push(join.cost());
         }
-        explain.within_bound = bounded.len() as u64;
+        explain.within_bound += bounded.len() as u64;
         bounded.sort_unstable_by(|a, b| {
             b.0.total_cmp(&a.0)
                 .then(a.2.book.cmp(&b.2.book))
@@ -421,7 +456,6 @@ impl Reader {
         // two only the rest whose bound can still reach the k-th best book
         // score found.
         let first_round = round_one_len(&bounded, options.top_k, |part| self.book_of_part(part));
-        let mut best = BestPerBook::default();
         let mut verify = |batch: &[(f64, u32, Candidate)], best: &mut BestPerBook| {
             explain.lcs_runs += batch.len() as u64;
             let mut by_part: BTreeMap<u32, Vec<Candidate>> = BTreeMap::new();
@@ -429,7 +463,7 @@ impl Reader {
                 by_part.entry(q).or_default().push(candidate);
             }
             for (q, keep) in by_part {
-                let (probe, len_x) = (&probes[q as usize], hashes[q as usize].len() as u32);
+                let (probe, len_x) = (&probes[q as usize], lens[q as usize]);
                 let cost = costs[q as usize];
                 join.align_with_cost(&postings, probe, cost, len_x, &keep, |part, overlap| {
                     let ranked = self.ranked(q, part, overlap, options.score);
@@ -440,18 +474,13 @@ impl Reader {
             }
         };
         let (first, rest) = bounded.split_at(first_round);
-        verify(first, &mut best);
+        verify(first, best);
         let floor = best.floor(options.top_k);
         let survivors = rest
             .iter()
             .take_while(|&&(bound, _, _)| floor.is_none_or(|f| bound >= f))
             .count();
-        verify(&rest[..survivors], &mut best);
-        let hits = self.hits_from(query, best.into_top(options.top_k))?;
-        explain.lcs_avoided = explain.part_pairs - explain.lcs_runs;
-        explain.hits = hits.len() as u64;
-        explain.elapsed = started.elapsed();
-        Ok(QueryResult { hits, explain })
+        verify(&rest[..survivors], best);
     }
 
     /// Approximate mode: aligns every part of `query` with every part of
