@@ -93,6 +93,7 @@ pub mod storage;
 mod storage;
 mod store;
 pub mod text;
+pub mod translate;
 mod upgrade;
 mod verify;
 mod version;
