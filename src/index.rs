@@ -19,7 +19,9 @@ use crate::query::Reader;
 use crate::repr::sketch::{BandLayout, SketchOptions};
 use crate::repr::{ExtractOptions, PartOptions};
 use crate::storage::catalog::Access;
+use crate::store::dictionaries::DictionaryInfo;
 use crate::store::Store;
+use crate::translate::lexicon::Lexicon;
 use crate::upgrade::UpgradeStats;
 use crate::verify::VerifyStats;
 
@@ -371,6 +373,7 @@ impl Index {
         let barrels = snapshot.barrels()?;
         let segments = snapshot.segments()?;
         let page_files = snapshot.page_files()?;
+        let dictionaries = snapshot.dictionaries()?;
         let catalog_path = self.store.catalog().path();
         Ok(IndexStats {
             books: books.len() as u64,
@@ -384,6 +387,8 @@ impl Index {
             segment_bytes: segments.iter().map(|&(_, len)| len).sum(),
             page_files: page_files.len() as u64,
             page_file_bytes: page_files.iter().map(|&(_, len)| len).sum(),
+            dictionaries: dictionaries.len() as u64,
+            dictionary_bytes: dictionaries.iter().map(|(_, d)| d.bytes).sum(),
         })
     }
 
@@ -408,6 +413,37 @@ impl Index {
     /// after which the next compaction drops the damaged segment.
     pub fn verify(&self) -> Result<VerifyStats> {
         crate::verify::verify(&self.store)
+    }
+
+    /// Imports the bilingual dictd dictionary of which `path` is a file
+    /// (its `.index`, or its `.dict.dz` or `.dict`; see
+    /// [`crate::translate::dictionary`]) under its name, the files' stem.
+    /// A dictionary of that name already in the index is replaced (import
+    /// a dictionary again to update it). The dictionary is read whole
+    /// before anything is written: an error (a missing or damaged file,
+    /// languages that cannot be told) leaves the index as it was. Takes
+    /// the writer role, like a load.
+    pub fn add_dictionary(&self, path: &Path) -> Result<DictionaryInfo> {
+        crate::store::dictionaries::add(&self.store, path)
+    }
+
+    /// Removes the dictionary `name`; `Ok(false)` when the index has none
+    /// of that name.
+    pub fn remove_dictionary(&self, name: &str) -> Result<bool> {
+        crate::store::dictionaries::remove(&self.store, name)
+    }
+
+    /// The index's dictionaries, in name order (none before format 8).
+    pub fn dictionaries(&self) -> Result<Vec<DictionaryInfo>> {
+        crate::store::dictionaries::list(&self.store)
+    }
+
+    /// The translation lexicon from language `from` to `to` (ISO 639-3)
+    /// of every dictionary of the index joining the two, in either
+    /// direction, with the index's word hash; `None` when none joins them.
+    /// Each dictionary's file is read and checked (as `verify` does).
+    pub fn lexicon(&self, from: &str, to: &str) -> Result<Option<Lexicon>> {
+        crate::store::dictionaries::lexicon(&self.store, from, to)
     }
 }
 
@@ -437,4 +473,8 @@ pub struct IndexStats {
     pub page_files: u64,
     /// Committed page-file bytes, records of deleted and replaced books included.
     pub page_file_bytes: u64,
+    /// Bilingual dictionaries (none before format 8).
+    pub dictionaries: u64,
+    /// Bytes of their files.
+    pub dictionary_bytes: u64,
 }

@@ -110,6 +110,7 @@ pub use query::{
     WordRange,
 };
 pub use repr::PartOptions;
+pub use store::dictionaries::DictionaryInfo;
 pub use upgrade::UpgradeStats;
 pub use verify::VerifyStats;
 

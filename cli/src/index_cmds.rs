@@ -843,8 +843,18 @@ pub struct StatsArgs {
 pub fn stats(args: StatsArgs) -> Result<ExitCode> {
     let index = Index::open_read_only(&args.index).map_err(|e| no_index(e, &args.index, false))?;
     let stats = index.stats()?;
+    let dictionaries = index.dictionaries()?;
     if args.json {
-        print_json(&stats)?;
+        let mut value = serde_json::to_value(&stats)
+            .map_err(|e| Error::InvalidArgument(format!("cannot write JSON: {e}")))?;
+        if let Some(object) = value.as_object_mut() {
+            object.insert(
+                "dictionary_list".into(),
+                serde_json::to_value(&dictionaries)
+                    .map_err(|e| Error::InvalidArgument(format!("cannot write JSON: {e}")))?,
+            );
+        }
+        print_json(&value)?;
     } else {
         println!("books          {}", stats.books);
         println!("words          {}", stats.words);
@@ -866,6 +876,14 @@ pub fn stats(args: StatsArgs) -> Result<ExitCode> {
             count(stats.page_file_bytes, "byte")
         );
         println!("catalog        {}", count(stats.catalog_bytes, "byte"));
+        println!(
+            "dictionaries   {} ({})",
+            stats.dictionaries,
+            count(stats.dictionary_bytes, "byte")
+        );
+        for d in &dictionaries {
+            println!("  {}", crate::dictionary_cmds::describe(d));
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
