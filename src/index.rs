@@ -128,7 +128,7 @@ impl IndexBuilder {
 /// ```
 #[derive(Clone)]
 pub struct Index {
-    store: Arc<Store>,
+    pub(crate) store: Arc<Store>,
 }
 
 impl std::fmt::Debug for Index {

@@ -918,6 +918,13 @@ pub fn verify(args: VerifyArgs) -> Result<ExitCode> {
             count(stats.page_file_bytes, "byte"),
             count(stats.page_records, "record")
         );
+        if stats.dictionaries > 0 {
+            println!(
+                "ok: {} ({}) checked",
+                dictionaries(stats.dictionaries),
+                count(stats.dictionary_bytes, "byte")
+            );
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -966,4 +973,13 @@ pub fn upgrade(args: UpgradeArgs) -> Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// "1 dictionary", "2 dictionaries".
+fn dictionaries(n: u64) -> String {
+    if n == 1 {
+        "1 dictionary".to_string()
+    } else {
+        format!("{n} dictionaries")
+    }
 }

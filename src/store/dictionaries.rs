@@ -410,4 +410,46 @@ mod tests {
         index.add_dictionary(&again).unwrap();
         assert_eq!(files(index.dir()), ["000001.dic", "000002.dic"]);
     }
+
+    /// Times reading eng-deu and deu-eng from the index and building their
+    /// lexicon. `cargo test --release --lib lexicon_build_time -- --ignored
+    /// --nocapture` (needs the FreeDict packages).
+    #[test]
+    #[ignore]
+    fn lexicon_build_time() {
+        let tmp = tempfile::tempdir().unwrap();
+        let index = Index::create(tmp.path().join("ix")).unwrap();
+        for name in ["freedict-eng-deu", "freedict-deu-eng", "freedict-fra-eng"] {
+            let started = std::time::Instant::now();
+            let info = index
+                .add_dictionary(Path::new(&format!("/usr/share/dictd/{name}.index")))
+                .unwrap();
+            println!("{name}: import {:?}, {info:?}", started.elapsed());
+        }
+        for (from, to) in [("eng", "deu"), ("fra", "eng")] {
+            let started = std::time::Instant::now();
+            let lexicon = index.lexicon(from, to).unwrap().unwrap();
+            println!(
+                "{from}->{to}: read and built in {:?}: {} words, {} pairs",
+                started.elapsed(),
+                lexicon.len(),
+                lexicon.pairs()
+            );
+        }
+        let store = &index.store;
+        let listed = listed(store).unwrap();
+        let dictionaries: Vec<Dictionary> = listed
+            .iter()
+            .filter(|(n, _)| n.contains("deu"))
+            .map(|(n, e)| read(store, n, e).unwrap())
+            .collect();
+        let refs: Vec<&Dictionary> = dictionaries.iter().collect();
+        let started = std::time::Instant::now();
+        let lexicon = Lexicon::build(&refs, "eng", "deu", 1);
+        println!(
+            "eng->deu: Lexicon::build alone {:?} ({} words)",
+            started.elapsed(),
+            lexicon.len()
+        );
+    }
 }
