@@ -167,10 +167,10 @@ impl Dictionary {
         index: &[u8],
         index_path: &Path,
         dict: &[u8],
-        _dict_path: &Path,
+        dict_path: &Path,
         multi_word: bool,
     ) -> Result<Dictionary> {
-        let entries = parse_index(index, index_path, dict.len() as u64)?;
+        let entries = parse_index(index, index_path, dict_path, dict.len() as u64)?;
         let entry_text = |&(_, offset, len): &(usize, u64, u64)| -> Option<&str> {
             let bytes = dict.get(offset as usize..(offset + len) as usize)?;
             std::str::from_utf8(bytes).ok()
@@ -495,7 +495,12 @@ fn base64(digits: &[u8]) -> Option<u64> {
 /// `00database…` entry and 0 otherwise. `Corrupted` naming `path` and the
 /// line for a line without three fields, a bad number, or an entry past
 /// `dict_len`.
-fn parse_index(index: &[u8], path: &Path, dict_len: u64) -> Result<Vec<(usize, u64, u64)>> {
+fn parse_index(
+    index: &[u8],
+    path: &Path,
+    dict_path: &Path,
+    dict_len: u64,
+) -> Result<Vec<(usize, u64, u64)>> {
     let mut entries = Vec::new();
     for (n, line) in index.split(|&b| b == b'\n').enumerate() {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
@@ -515,8 +520,9 @@ fn parse_index(index: &[u8], path: &Path, dict_len: u64) -> Result<Vec<(usize, u
         let len = base64(len).ok_or_else(|| bad("the length is not dictd base64"))?;
         if offset.checked_add(len).is_none_or(|end| end > dict_len) {
             return Err(bad(&format!(
-                "the entry at {offset}, {len} bytes long, runs past the end of the dict \
-                 ({dict_len} bytes)"
+                "the entry at {offset}, {len} bytes long, runs past the end of {} \
+                 ({dict_len} bytes)",
+                dict_path.display()
             )));
         }
         let kind = if headword.starts_with(b"00database") || headword.starts_with(b"00-database") {
@@ -677,12 +683,6 @@ fn languages_of_short(text: &str) -> Option<(String, String)> {
     let from = code(a.split_whitespace().last()?)?;
     let to = code(b.split_whitespace().next()?)?;
     Some((from, to))
-}
-
-/// The languages of the dictd dictionary of which `path` is a file, as
-/// [`Dictionary::read`] tells them.
-pub fn languages_of(path: &Path) -> Result<(String, String)> {
-    Dictionary::read(path).map(|d| (d.from, d.to))
 }
 
 #[cfg(test)]
