@@ -125,10 +125,10 @@ pub(crate) fn add(store: &Arc<Store>, path: &Path) -> Result<DictionaryInfo> {
             let _ = fs::remove_file(&self::file_path(store, old.file));
         }
         Ok(None) => {}
-        Err(error) => {
-            let _ = fs::remove_file(&file_path);
-            return Err(error);
-        }
+        // The new file stays: a failed commit may have listed it after
+        // all (an error after the commit was durable); if it did not, the
+        // file is unlisted and the next import removes it.
+        Err(error) => return Err(error),
     }
     Ok(DictionaryInfo::new(dictionary.name(), &entry))
 }
@@ -409,6 +409,84 @@ mod tests {
         let again = write_dictd(tmp.path(), "freedict-eng-fra", &[("cat", "cat\nchat\n")]);
         index.add_dictionary(&again).unwrap();
         assert_eq!(files(index.dir()), ["000001.dic", "000002.dic"]);
+    }
+
+    fn copy_dir(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for entry in std::fs::read_dir(from).unwrap() {
+            let entry = entry.unwrap();
+            let target = to.join(entry.file_name());
+            if entry.file_type().unwrap().is_dir() {
+                copy_dir(&entry.path(), &target);
+            } else {
+                std::fs::copy(entry.path(), &target).unwrap();
+            }
+        }
+    }
+
+    fn names(dir: &Path) -> Vec<String> {
+        let index = Index::open_read_only(dir).unwrap();
+        index.verify().unwrap();
+        index
+            .dictionaries()
+            .unwrap()
+            .into_iter()
+            .map(|d| d.name)
+            .collect()
+    }
+
+    /// An I/O error or a crash at every file operation of an import leaves
+    /// the index verifying with the dictionaries it had or with the new
+    /// one too (the new one once the import returned), and importing again
+    /// reaches the clean result, one file per dictionary.
+    #[test]
+    fn a_fault_at_any_operation_of_an_import_leaves_the_old_or_the_new_state() {
+        use crate::storage::fs::faults::{self, Fault, FaultPlan};
+        let sources = tempfile::tempdir().unwrap();
+        let old = write_dictd(
+            sources.path(),
+            "freedict-fra-eng",
+            &[("chat", "chat\ncat\n")],
+        );
+        let new = write_dictd(sources.path(), "freedict-eng-deu", &[("go", "go\ngehen\n")]);
+        let template = tempfile::tempdir().unwrap();
+        let start = template.path().join("ix");
+        Index::create(&start).unwrap().add_dictionary(&old).unwrap();
+        let (before, after) = (
+            vec!["freedict-fra-eng"],
+            vec!["freedict-eng-deu", "freedict-fra-eng"],
+        );
+        let clean = tempfile::tempdir().unwrap();
+        copy_dir(&start, &clean.path().join("ix"));
+        let index = Index::open(clean.path().join("ix")).unwrap();
+        let counter = faults::count(clean.path());
+        index.add_dictionary(&new).unwrap();
+        let operations = counter.operations();
+        drop(counter);
+        drop(index);
+        assert!(operations >= 5, "{operations}");
+        for at in 1..=operations {
+            for kind in [Fault::Error, Fault::Crash] {
+                let root = tempfile::tempdir().unwrap();
+                let dir = root.path().join("ix");
+                copy_dir(&start, &dir);
+                let index = Index::open(&dir).unwrap();
+                let armed = faults::arm(root.path(), FaultPlan { at, kind });
+                let result = index.add_dictionary(&new);
+                drop(index);
+                drop(armed);
+                let found = names(&dir);
+                let case = format!("{kind:?} at {at} of {operations}: {result:?}");
+                if result.is_ok() {
+                    assert_eq!(found, after, "{case}");
+                } else {
+                    assert!(found == before || found == after, "{case}: {found:?}");
+                }
+                Index::open(&dir).unwrap().add_dictionary(&new).unwrap();
+                assert_eq!(names(&dir), after, "{case}: resuming");
+                assert_eq!(files(&dir).len(), 2, "{case}: {:?}", files(&dir));
+            }
+        }
     }
 
     /// Times reading eng-deu and deu-eng from the index and building their
