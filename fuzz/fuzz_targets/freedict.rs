@@ -22,7 +22,9 @@ fuzz_target!(|data: &[u8]| {
         "mydict"
     };
     let _ = parse_entry(&String::from_utf8_lossy(dict));
-    if let Ok(dictionary) = Dictionary::parse(name, index, Path::new("x.index"), dict, Path::new("x.dict")) {
+    if let Ok(dictionary) =
+        Dictionary::parse(name, index, Path::new("x.index"), dict, Path::new("x.dict"))
+    {
         let bytes = encode(&dictionary);
         let back = decode(&bytes, Path::new("000001.dic")).expect("a parsed dictionary stores");
         assert_eq!(back.words(), dictionary.words());
