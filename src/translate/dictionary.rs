@@ -134,7 +134,8 @@ impl Dictionary {
 
     /// Reads the dictd dictionary of which `path` is either file (the
     /// `.index`, or the `.dict.dz` or `.dict`): finds the other, tells the
-    /// languages (see [`languages_of`]) and parses every entry.
+    /// languages (from the name, see [`languages_of_name`], else from the
+    /// `00databaseshort` entry) and parses every entry.
     pub fn read(path: &Path) -> Result<Dictionary> {
         Dictionary::read_with(path, MULTI_WORD)
     }
