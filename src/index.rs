@@ -19,7 +19,9 @@ use crate::query::Reader;
 use crate::repr::sketch::{BandLayout, SketchOptions};
 use crate::repr::{ExtractOptions, PartOptions};
 use crate::storage::catalog::Access;
+use crate::store::dictionaries::DictionaryInfo;
 use crate::store::Store;
+use crate::translate::lexicon::Lexicon;
 use crate::upgrade::UpgradeStats;
 use crate::verify::VerifyStats;
 
@@ -126,7 +128,7 @@ impl IndexBuilder {
 /// ```
 #[derive(Clone)]
 pub struct Index {
-    store: Arc<Store>,
+    pub(crate) store: Arc<Store>,
 }
 
 impl std::fmt::Debug for Index {
@@ -371,6 +373,7 @@ impl Index {
         let barrels = snapshot.barrels()?;
         let segments = snapshot.segments()?;
         let page_files = snapshot.page_files()?;
+        let dictionaries = snapshot.dictionaries()?;
         let catalog_path = self.store.catalog().path();
         Ok(IndexStats {
             books: books.len() as u64,
@@ -385,6 +388,8 @@ impl Index {
             page_files: page_files.len() as u64,
             page_file_bytes: page_files.iter().map(|&(_, len)| len).sum(),
             languages: books_per_language(books.iter().map(|(_, b)| b.language.as_str())),
+            dictionaries: dictionaries.len() as u64,
+            dictionary_bytes: dictionaries.iter().map(|(_, d)| d.bytes).sum(),
         })
     }
 
@@ -409,6 +414,37 @@ impl Index {
     /// after which the next compaction drops the damaged segment.
     pub fn verify(&self) -> Result<VerifyStats> {
         crate::verify::verify(&self.store)
+    }
+
+    /// Imports the bilingual dictd dictionary of which `path` is a file
+    /// (its `.index`, or its `.dict.dz` or `.dict`; see
+    /// [`crate::translate::dictionary`]) under its name, the files' stem.
+    /// A dictionary of that name already in the index is replaced (import
+    /// a dictionary again to update it). The dictionary is read whole
+    /// before anything is written: an error (a missing or damaged file,
+    /// languages that cannot be told) leaves the index as it was. Takes
+    /// the writer role, like a load.
+    pub fn add_dictionary(&self, path: &Path) -> Result<DictionaryInfo> {
+        crate::store::dictionaries::add(&self.store, path)
+    }
+
+    /// Removes the dictionary `name`; `Ok(false)` when the index has none
+    /// of that name.
+    pub fn remove_dictionary(&self, name: &str) -> Result<bool> {
+        crate::store::dictionaries::remove(&self.store, name)
+    }
+
+    /// The index's dictionaries, in name order (none before format 8).
+    pub fn dictionaries(&self) -> Result<Vec<DictionaryInfo>> {
+        crate::store::dictionaries::list(&self.store)
+    }
+
+    /// The translation lexicon from language `from` to `to` (ISO 639-3)
+    /// of every dictionary of the index joining the two, in either
+    /// direction, with the index's word hash; `None` when none joins them.
+    /// Each dictionary's file is read and checked (as `verify` does).
+    pub fn lexicon(&self, from: &str, to: &str) -> Result<Option<Lexicon>> {
+        crate::store::dictionaries::lexicon(&self.store, from, to)
     }
 }
 
@@ -441,6 +477,10 @@ pub struct IndexStats {
     /// Books per language (ISO 639-3 codes, [`crate::lang`]); books whose
     /// language could not be told, or was never recorded, under `und`.
     pub languages: BTreeMap<String, u64>,
+    /// Bilingual dictionaries (none before format 8).
+    pub dictionaries: u64,
+    /// Bytes of their files.
+    pub dictionary_bytes: u64,
 }
 
 /// Counts books per language, an empty language counted as undetermined.

@@ -94,6 +94,7 @@ pub mod storage;
 mod storage;
 mod store;
 pub mod text;
+pub mod translate;
 mod upgrade;
 mod verify;
 mod version;
@@ -110,6 +111,7 @@ pub use query::{
     WordRange,
 };
 pub use repr::PartOptions;
+pub use store::dictionaries::DictionaryInfo;
 pub use upgrade::UpgradeStats;
 pub use verify::VerifyStats;
 

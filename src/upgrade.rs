@@ -23,6 +23,10 @@
 //! format: this build reads it but cannot load into it (its sketches or
 //! page signatures would need the texts).
 //!
+//! A format-7 index is upgraded by making its `dictionaries/` directory
+//! and one catalog transaction that creates the `dictionaries` table and
+//! sets the format version: its files stay as they are.
+//!
 //! A format-5 or format-6 index (redb's file format 3 already) is upgraded
 //! by writing one segment that holds every live book's book sections
 //! (entry, page locator, sequences read from the barrels, sketch from the
@@ -46,7 +50,9 @@ use crate::storage::fs;
 use crate::storage::page_files::{PageFileWriter, PageLocator};
 use crate::storage::pages;
 use crate::storage::segment;
-use crate::store::layout::{CATALOG_FILE, DEFAULT_MAX_FILE_BYTES, PAGE_DIR, SEGMENT_DIR};
+use crate::store::layout::{
+    CATALOG_FILE, DEFAULT_MAX_FILE_BYTES, DICTIONARY_DIR, PAGE_DIR, SEGMENT_DIR,
+};
 use crate::store::Store;
 
 /// Page-file bytes written between two syncs: bounds what the writer buffers.
@@ -174,7 +180,14 @@ pub(crate) fn upgrade(dir: &Path) -> Result<UpgradeStats> {
             // into parts) and the part options: one transaction.
             let upgraded = !from.is_current() && from.has_page_files();
             if upgraded {
-                let swap = rebuild_segments(&store)?;
+                prepare_dictionary_dir(store.dir())?;
+                // Format 7 differs from 8 only by the dictionaries: its
+                // segments stay.
+                let swap = if from.has_segment_books() {
+                    SegmentSwap::default()
+                } else {
+                    rebuild_segments(&store)?
+                };
                 store
                     .catalog()
                     .upgrade(FormatVersion::CURRENT, &[], &[], &swap)?;
@@ -219,6 +232,9 @@ fn convert(dir: &Path) -> Result<UpgradeStats> {
     stats.from_version = from.number();
     let store = Store::from_parts(dir, catalog, options);
     let mut replaced = SegmentSwap::default();
+    if from.has_page_signatures() {
+        prepare_dictionary_dir(dir)?;
+    }
     if from.has_catalog_pages() {
         let Moved { locators, lengths } = move_pages(&store)?;
         store.catalog().upgrade(
@@ -282,6 +298,14 @@ fn rebuild_segments(store: &Store) -> Result<SegmentSwap> {
         add: Some((number, len)),
         remove: listed,
     })
+}
+
+/// Makes the dictionary directory of the index in `dir` (format 8), synced,
+/// before the catalog transaction that makes the index format 8.
+fn prepare_dictionary_dir(dir: &Path) -> Result<()> {
+    let sub = dir.join(DICTIONARY_DIR);
+    fs::create_dir_all(&sub)?;
+    sync_parent_dir(&sub)
 }
 
 /// Removes the segment files an upgrade unlisted (best effort: the next

@@ -46,6 +46,11 @@ pub struct VerifyStats {
     pub page_file_bytes: u64,
     /// Records in page files (live, deleted and replaced), all checksummed.
     pub page_records: u64,
+    /// Dictionaries whose file was read, checksummed, decoded and found to
+    /// match its catalog row (none before format 8).
+    pub dictionaries: u64,
+    /// Bytes of those dictionary files.
+    pub dictionary_bytes: u64,
 }
 
 /// Checks everything: the catalog database itself (every page and tree,
@@ -58,7 +63,9 @@ pub struct VerifyStats {
 /// exactly one listed segment; and the page signatures: every listed
 /// page file's header and committed length, and that exactly the live
 /// books of more than one page have a locator pointing at a valid
-/// record of that book with one signature per page. A compaction that
+/// record of that book with one signature per page; and every listed
+/// dictionary: its file's checksum, that it decodes, and that it matches
+/// its catalog row. A compaction that
 /// removes a listed segment while this runs restarts the check on a
 /// fresh snapshot.
 ///
@@ -138,6 +145,8 @@ impl Verifier<'_> {
             }
             stats.books += 1;
         }
+        (stats.dictionaries, stats.dictionary_bytes) =
+            crate::store::dictionaries::verify(self.store, &snapshot)?;
         if let Some(sketch) = self.store.sketch_options() {
             let listed = snapshot.segments()?;
             let next_book_id = snapshot.next_book_id()?;

@@ -107,3 +107,32 @@ fn the_version_7_fixture_finds_alpha_inside_the_volume() {
         assert_eq!(volume.overlap.lcs, 11, "{mode:?}");
     }
 }
+
+#[test]
+fn a_copy_of_the_version_7_fixture_upgrades_to_format_8_keeping_its_files() {
+    let dir = common::fixture_copy("v7");
+    let before = common::snapshot_files(dir.path());
+    assert!(Index::open(dir.path())
+        .unwrap()
+        .add_dictionary(Path::new("no-such.index"))
+        .is_err());
+    let (index, stats) = Index::upgrade(dir.path()).unwrap();
+    assert_eq!((stats.from_version, stats.to_version), (7, 8));
+    assert_eq!(index.format_version(), 8);
+    assert!(dir.path().join("dictionaries").is_dir());
+    assert!(index.dictionaries().unwrap().is_empty());
+    let after = common::snapshot_files(dir.path());
+    for sub in ["barrels", "segments", "pages"] {
+        let pick = |files: &std::collections::BTreeMap<PathBuf, Vec<u8>>| {
+            files
+                .iter()
+                .filter(|(p, _)| p.strip_prefix(dir.path()).unwrap().starts_with(sub))
+                .map(|(p, b)| (p.clone(), b.clone()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(pick(&before), pick(&after), "{sub} changed");
+    }
+    let verified = index.verify().unwrap();
+    assert_eq!((verified.books, verified.segments), (4, 2));
+    common::load_docs(&index, documents().into_iter().take(1).collect(), 10);
+}

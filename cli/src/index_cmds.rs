@@ -845,8 +845,18 @@ pub struct StatsArgs {
 pub fn stats(args: StatsArgs) -> Result<ExitCode> {
     let index = Index::open_read_only(&args.index).map_err(|e| no_index(e, &args.index, false))?;
     let stats = index.stats()?;
+    let dictionaries = index.dictionaries()?;
     if args.json {
-        print_json(&stats)?;
+        let mut value = serde_json::to_value(&stats)
+            .map_err(|e| Error::InvalidArgument(format!("cannot write JSON: {e}")))?;
+        if let Some(object) = value.as_object_mut() {
+            object.insert(
+                "dictionary_list".into(),
+                serde_json::to_value(&dictionaries)
+                    .map_err(|e| Error::InvalidArgument(format!("cannot write JSON: {e}")))?,
+            );
+        }
+        print_json(&value)?;
     } else {
         println!("books          {}", stats.books);
         println!("words          {}", stats.words);
@@ -875,6 +885,14 @@ pub fn stats(args: StatsArgs) -> Result<ExitCode> {
                 .map(|(language, books)| format!("{language} {books}"))
                 .collect();
             println!("languages      {}", languages.join(", "));
+        }
+        println!(
+            "dictionaries   {} ({})",
+            stats.dictionaries,
+            count(stats.dictionary_bytes, "byte")
+        );
+        for d in &dictionaries {
+            println!("  {}", crate::dictionary_cmds::describe(d));
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -910,6 +928,13 @@ pub fn verify(args: VerifyArgs) -> Result<ExitCode> {
             count(stats.page_file_bytes, "byte"),
             count(stats.page_records, "record")
         );
+        if stats.dictionaries > 0 {
+            println!(
+                "ok: {} ({}) checked",
+                dictionaries(stats.dictionaries),
+                count(stats.dictionary_bytes, "byte")
+            );
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -958,4 +983,13 @@ pub fn upgrade(args: UpgradeArgs) -> Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// "1 dictionary", "2 dictionaries".
+fn dictionaries(n: u64) -> String {
+    if n == 1 {
+        "1 dictionary".to_string()
+    } else {
+        format!("{n} dictionaries")
+    }
 }

@@ -4,6 +4,7 @@ mod align_cmds;
 mod bench;
 mod compact_cmd;
 mod demo;
+mod dictionary_cmds;
 mod eval;
 mod generate;
 mod index_cmds;
@@ -51,6 +52,9 @@ enum Command {
     /// Reclaim the space of deleted and replaced books.
     #[command(long_about = compact_cmd::ABOUT)]
     Compact(compact_cmd::CompactArgs),
+    /// Add, list and remove the bilingual dictionaries of an index.
+    #[command(long_about = dictionary_cmds::ABOUT)]
+    Dictionary(dictionary_cmds::DictionaryArgs),
     /// Upgrade an index written by an older stemmata, in place.
     #[command(long_about = index_cmds::UPGRADE_ABOUT)]
     Upgrade(index_cmds::UpgradeArgs),
@@ -114,6 +118,7 @@ fn run(command: Command) -> stemmata::Result<ExitCode> {
         Command::Verify(args) => index_cmds::verify(args),
         Command::Compact(args) => compact_cmd::compact(args),
         Command::Upgrade(args) => index_cmds::upgrade(args),
+        Command::Dictionary(args) => dictionary_cmds::run(args),
         Command::Align(args) => align_cmds::align(args),
         Command::OcrAccuracy(args) => align_cmds::ocr_accuracy(args),
         Command::Demo(args) => demo::run(args),

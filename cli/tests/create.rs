@@ -11,10 +11,10 @@ use std::path::Path;
 
 use stemmata::{Document, Error, Index};
 
-/// What a creation stopped before its rename leaves in `dir`: the three
+/// What a creation stopped before its rename leaves in `dir`: the four
 /// empty subdirectories and a partly written catalog.
 fn interrupted_creation(dir: &Path) {
-    for sub in ["barrels", "segments", "pages"] {
+    for sub in ["barrels", "segments", "pages", "dictionaries"] {
         std::fs::create_dir_all(dir.join(sub)).unwrap();
     }
     std::fs::write(dir.join("catalog.redb.new"), [0u8; 1000]).unwrap();

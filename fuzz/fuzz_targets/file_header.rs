@@ -9,7 +9,12 @@ use stemmata::storage::codec::Encode;
 use stemmata::storage::format::{FileHeader, FileKind, HEADER_LEN};
 
 fuzz_target!(|data: &[u8]| {
-    for kind in [FileKind::Barrel, FileKind::Segment, FileKind::Pages] {
+    for kind in [
+        FileKind::Barrel,
+        FileKind::Segment,
+        FileKind::Pages,
+        FileKind::Dictionary,
+    ] {
         if let Ok(header) = FileHeader::decode_from(data, kind, Path::new("fuzz")) {
             assert_eq!(header.kind, kind);
             assert_eq!(header.encode(), &data[..HEADER_LEN]);

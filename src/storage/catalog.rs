@@ -16,6 +16,7 @@ use redb::{
 use std::ops::Bound;
 use std::path::{Path, PathBuf};
 
+use super::dictionary_file::DictionaryEntry;
 use super::format::FormatVersion;
 use super::page_files::PageLocator;
 use super::pages;
@@ -35,6 +36,8 @@ const PAGE_FILES: TableDefinition<u32, u64> = TableDefinition::new("page_files")
 /// Ids of books deleted or replaced while a listed segment still holds
 /// them (format 7 on): readers skip them without reading `books`.
 const DEAD_BOOKS: TableDefinition<u32, ()> = TableDefinition::new("dead_books");
+/// Bilingual dictionaries by name (format 8 on): their files and counts.
+const DICTIONARIES: TableDefinition<&str, &[u8]> = TableDefinition::new("dictionaries");
 
 const META_FORMAT_VERSION: &str = "format_version";
 const META_EXTRACT_OPTIONS: &str = "extract_options";
@@ -419,6 +422,7 @@ impl Catalog {
                 txn.open_table(BARRELS)?;
                 txn.open_table(PAGES)?;
                 txn.open_table(PAGE_FILES)?;
+                txn.open_table(DICTIONARIES)?;
                 Ok(())
             })?;
             catalog.close()
@@ -781,6 +785,9 @@ impl Catalog {
                 for &(file, len) in lengths {
                     page_files.insert(file, len)?;
                 }
+                if to_version.has_dictionaries() {
+                    txn.open_table(DICTIONARIES)?;
+                }
                 let mut meta = txn.open_table(META)?;
                 meta.insert(
                     META_FORMAT_VERSION,
@@ -794,6 +801,49 @@ impl Catalog {
                 }
                 Ok(())
             })
+        })
+    }
+
+    /// Lists `entry` under `name` in the `dictionaries` table in one write
+    /// transaction, in place of what it listed under that name, which it
+    /// returns.
+    #[allow(clippy::result_large_err)]
+    pub(crate) fn put_dictionary(
+        &self,
+        name: &str,
+        entry: &DictionaryEntry,
+    ) -> Result<Option<DictionaryEntry>> {
+        contain_panics(&self.path, || {
+            let old = self.write(|txn| {
+                let mut table = txn.open_table(DICTIONARIES)?;
+                let old = table
+                    .insert(name, entry.encode().as_slice())?
+                    .map(|v| v.value().to_vec());
+                Ok(old)
+            })?;
+            old.map(|bytes| {
+                DictionaryEntry::decode_all(&bytes, &self.path)
+                    .map_err(|e| e.context(format_args!("dictionaries entry {name:?}")))
+            })
+            .transpose()
+        })
+    }
+
+    /// Unlists the dictionary `name` in one write transaction; returns its
+    /// entry, `None` when none was listed under that name.
+    #[allow(clippy::result_large_err)]
+    pub(crate) fn remove_dictionary(&self, name: &str) -> Result<Option<DictionaryEntry>> {
+        contain_panics(&self.path, || {
+            let old = self.write(|txn| {
+                let mut table = txn.open_table(DICTIONARIES)?;
+                let old = table.remove(name)?.map(|v| v.value().to_vec());
+                Ok(old)
+            })?;
+            old.map(|bytes| {
+                DictionaryEntry::decode_all(&bytes, &self.path)
+                    .map_err(|e| e.context(format_args!("dictionaries entry {name:?}")))
+            })
+            .transpose()
         })
     }
 
@@ -968,6 +1018,26 @@ impl CatalogSnapshot<'_> {
             let mut out = Vec::new();
             for item in table.iter().map_err(|e| self.err(e))? {
                 out.push(item.map_err(|e| self.err(e))?.0.value());
+            }
+            Ok(out)
+        })
+    }
+
+    /// Every listed dictionary by name, in name order; none before format 8.
+    pub fn dictionaries(&self) -> Result<Vec<(String, DictionaryEntry)>> {
+        contain_panics(&self.catalog.path, || {
+            let table = match self.txn.open_table(DICTIONARIES) {
+                Ok(table) => table,
+                Err(redb::TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
+                Err(e) => return Err(self.err(e)),
+            };
+            let mut out = Vec::new();
+            for item in table.iter().map_err(|e| self.err(e))? {
+                let (name, bytes) = item.map_err(|e| self.err(e))?;
+                let name = name.value().to_string();
+                let entry = DictionaryEntry::decode_all(bytes.value(), &self.catalog.path)
+                    .map_err(|e| e.context(format_args!("dictionaries entry {name:?}")))?;
+                out.push((name, entry));
             }
             Ok(out)
         })

@@ -92,6 +92,12 @@ impl FormatVersion {
     pub fn has_segment_books(self) -> bool {
         self.0 >= 7
     }
+
+    /// Bilingual dictionaries in `dictionaries/` and the catalog's
+    /// `dictionaries` table (from format 8).
+    pub fn has_dictionaries(self) -> bool {
+        self.0 >= 8
+    }
 }
 
 impl std::fmt::Display for FormatVersion {
@@ -118,6 +124,8 @@ pub enum FileKind {
     Segment = 2,
     /// A page file of page signatures.
     Pages = 3,
+    /// A bilingual dictionary (from format 8).
+    Dictionary = 4,
 }
 
 impl FileKind {
@@ -127,7 +135,7 @@ impl FileKind {
     pub fn flags(self) -> u32 {
         match self {
             FileKind::Barrel => FLAG_ZSTD | FLAG_XXH3,
-            FileKind::Segment | FileKind::Pages => FLAG_XXH3,
+            FileKind::Segment | FileKind::Pages | FileKind::Dictionary => FLAG_XXH3,
         }
     }
 
@@ -137,6 +145,7 @@ impl FileKind {
             FileKind::Barrel => "barrel",
             FileKind::Segment => "segment",
             FileKind::Pages => "page file",
+            FileKind::Dictionary => "dictionary file",
         }
     }
 }
@@ -209,6 +218,7 @@ impl Decode for FileHeader {
             1 => FileKind::Barrel,
             2 => FileKind::Segment,
             3 => FileKind::Pages,
+            4 => FileKind::Dictionary,
             other => return Err(c.error_at(start + 10, format!("unknown file kind {other}"))),
         };
         let flags = c.u32()?;

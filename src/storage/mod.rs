@@ -26,6 +26,7 @@ pub mod barrel;
 mod book_sections;
 pub mod catalog;
 pub mod codec;
+pub mod dictionary_file;
 pub mod format;
 pub(crate) mod fs;
 mod overlay;

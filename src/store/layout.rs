@@ -3,7 +3,8 @@
 //!
 //! `catalog.redb` (the catalog), `barrels/NNNNNN.brl` (the sequences),
 //! `segments/NNNNNN.seg` (sketches and band tables) and `pages/NNNNNN.pgs`
-//! (page signatures). An index being created has its catalog written as
+//! (page signatures) and `dictionaries/NNNNNN.dic` (bilingual
+//! dictionaries). An index being created has its catalog written as
 //! `catalog.redb.new` and renamed into place once complete.
 
 use std::path::Path;
@@ -19,12 +20,14 @@ pub(crate) const NEW_CATALOG_FILE: &str = "catalog.redb.new";
 pub(crate) const BARREL_DIR: &str = "barrels";
 pub(crate) const SEGMENT_DIR: &str = "segments";
 pub(crate) const PAGE_DIR: &str = "pages";
+/// Bilingual dictionaries (format 8 on).
+pub(crate) const DICTIONARY_DIR: &str = "dictionaries";
 /// Size past which a writer starts a new barrel or page file.
 pub(crate) const DEFAULT_MAX_FILE_BYTES: u64 = 1 << 30;
 
 /// Makes `dir` ready to receive a new index: created when missing (its
 /// parent synced), else it must be empty or hold what an interrupted
-/// creation leaves (the three empty subdirectories and an unpublished
+/// creation leaves (the four empty subdirectories and an unpublished
 /// catalog, which is removed). Then creates the subdirectories. Nothing in
 /// it is an index until the catalog is renamed into place.
 pub(crate) fn prepare_new_dir(dir: &Path) -> Result<()> {
@@ -54,14 +57,14 @@ pub(crate) fn prepare_new_dir(dir: &Path) -> Result<()> {
         }
     }
     fs::remove_stale(&dir.join(NEW_CATALOG_FILE))?;
-    for sub in [BARREL_DIR, SEGMENT_DIR, PAGE_DIR] {
+    for sub in [BARREL_DIR, SEGMENT_DIR, PAGE_DIR, DICTIONARY_DIR] {
         fs::create_dir_all(&dir.join(sub))?;
     }
     fs::sync_dir(dir)
 }
 
 /// True when every entry of `dir` is one an interrupted creation leaves:
-/// an empty `barrels`, `segments` or `pages` directory, or an unpublished
+/// an empty `barrels`, `segments`, `pages` or `dictionaries` directory, or an unpublished
 /// catalog. An empty directory qualifies.
 fn holds_only_creation_leftovers(dir: &Path) -> Result<bool> {
     for entry in std::fs::read_dir(dir).at(dir)? {
@@ -71,7 +74,7 @@ fn holds_only_creation_leftovers(dir: &Path) -> Result<bool> {
         let kind = entry.file_type().at(&path)?;
         let leftover = if name == NEW_CATALOG_FILE {
             kind.is_file()
-        } else if [BARREL_DIR, SEGMENT_DIR, PAGE_DIR]
+        } else if [BARREL_DIR, SEGMENT_DIR, PAGE_DIR, DICTIONARY_DIR]
             .iter()
             .any(|d| name == *d)
         {

@@ -15,6 +15,7 @@
     )
 )]
 
+pub(crate) mod dictionaries;
 pub(crate) mod layout;
 pub(crate) mod records;
 pub(crate) mod segments;

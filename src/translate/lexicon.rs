@@ -1,0 +1,252 @@
+//! A translation lexicon: for each word of one language, by its 32-bit
+//! hash (the index's word hash, [`crate::repr::unique_words::word_hash`]),
+//! the hashes of its translations into another language.
+//!
+//! It joins every dictionary of the pair, in both directions: a from→to
+//! dictionary gives its pairs as they are, a to→from dictionary gives its
+//! pairs reversed (an eng-deu and a deu-eng dictionary reinforce each
+//! other). It is stored compactly, as three arrays (CSR): the distinct
+//! source hashes in ascending order, where each one's translations start,
+//! and the translations, each source's sorted and deduplicated. Two source
+//! words of one hash share their translations (as they share their
+//! postings in the index).
+
+use crate::repr::unique_words::word_hash;
+use crate::translate::dictionary::Dictionary;
+
+/// Translations by source-word hash (see the module docs).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Lexicon {
+    from: String,
+    to: String,
+    keys: Vec<u32>,
+    /// `starts[i]..starts[i + 1]` are `keys[i]`'s translations.
+    starts: Vec<u32>,
+    values: Vec<u32>,
+}
+
+impl Lexicon {
+    /// The lexicon from language `from` to `to` of `dictionaries` (those of
+    /// other pairs add nothing), with the index's word-hash `hash_seed`.
+    pub fn build(dictionaries: &[&Dictionary], from: &str, to: &str, hash_seed: u64) -> Lexicon {
+        let mut pairs: Vec<(u32, u32)> = Vec::new();
+        for d in dictionaries {
+            let reversed = match (
+                d.from() == from && d.to() == to,
+                d.from() == to && d.to() == from,
+            ) {
+                (true, _) => false,
+                (false, true) => true,
+                (false, false) => continue,
+            };
+            let hashes: Vec<u32> = d.words().iter().map(|w| word_hash(w, hash_seed)).collect();
+            pairs.reserve(d.pairs().len());
+            for &(a, b) in d.pairs() {
+                let (a, b) = (hashes[a as usize], hashes[b as usize]);
+                pairs.push(if reversed { (b, a) } else { (a, b) });
+            }
+        }
+        pairs.sort_unstable();
+        pairs.dedup();
+        let mut keys = Vec::new();
+        let mut starts = Vec::new();
+        let mut values = Vec::with_capacity(pairs.len());
+        for (a, b) in pairs {
+            if keys.last() != Some(&a) {
+                keys.push(a);
+                starts.push(values.len() as u32);
+            }
+            values.push(b);
+        }
+        starts.push(values.len() as u32);
+        Lexicon {
+            from: from.to_string(),
+            to: to.to_string(),
+            keys,
+            starts,
+            values,
+        }
+    }
+
+    /// The hashes of the translations of the word of hash `hash`, ascending;
+    /// empty when it has none.
+    pub fn translations(&self, hash: u32) -> &[u32] {
+        match self.keys.binary_search(&hash) {
+            Ok(i) => &self.values[self.starts[i] as usize..self.starts[i + 1] as usize],
+            Err(_) => &[],
+        }
+    }
+
+    /// Source words (hashes) that have a translation.
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// True when no word has a translation.
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
+    /// Translation pairs (source hash, translation hash).
+    pub fn pairs(&self) -> usize {
+        self.values.len()
+    }
+
+    /// The languages it translates from and to.
+    pub fn languages(&self) -> (&str, &str) {
+        (&self.from, &self.to)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    fn dictionary(from: &str, to: &str, pairs: &[(&str, &str)]) -> Dictionary {
+        let mut words: Vec<String> = pairs
+            .iter()
+            .flat_map(|(a, b)| [a.to_string(), b.to_string()])
+            .collect();
+        words.sort();
+        words.dedup();
+        let at = |w: &str| words.iter().position(|x| x == w).unwrap() as u32;
+        let mut indexes: Vec<(u32, u32)> = pairs.iter().map(|(a, b)| (at(a), at(b))).collect();
+        indexes.sort();
+        Dictionary::from_parts(
+            Path::new("d"),
+            format!("freedict-{from}-{to}"),
+            from.into(),
+            to.into(),
+            words,
+            indexes,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn joins_both_directions() {
+        let seed = 7;
+        let h = |w: &str| word_hash(w, seed);
+        let eng_deu = dictionary("eng", "deu", &[("house", "haus"), ("go", "gehen")]);
+        let deu_eng = dictionary("deu", "eng", &[("heim", "house"), ("haus", "house")]);
+        let eng_fra = dictionary("eng", "fra", &[("house", "maison")]);
+        let all = [&eng_deu, &deu_eng, &eng_fra];
+        let lexicon = Lexicon::build(&all, "eng", "deu", seed);
+        let mut want = vec![h("haus"), h("heim")];
+        want.sort();
+        assert_eq!(lexicon.translations(h("house")), want);
+        assert_eq!(lexicon.translations(h("go")), [h("gehen")]);
+        assert!(lexicon.translations(h("maison")).is_empty());
+        assert_eq!((lexicon.len(), lexicon.pairs()), (2, 3));
+        assert_eq!(lexicon.languages(), ("eng", "deu"));
+        let back = Lexicon::build(&all, "deu", "eng", seed);
+        assert_eq!(back.translations(h("haus")), [h("house")]);
+        assert_eq!(back.translations(h("heim")), [h("house")]);
+        assert_eq!(back.translations(h("gehen")), [h("go")]);
+        assert!(Lexicon::build(&all, "eng", "spa", seed).is_empty());
+    }
+
+    /// Translation success on the corpus (`../shared/corpus`) with the
+    /// installed FreeDict dictionaries, keeping or skipping translations of
+    /// several words: the share of a source book's unique words that get a
+    /// translation, and the share of those with a translation among the
+    /// translated book's words. `cargo test --release --lib
+    /// translation_success -- --ignored --nocapture`.
+    #[test]
+    #[ignore]
+    fn translation_success() {
+        use std::collections::{HashMap, HashSet};
+        let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/texts");
+        let dicts = Path::new("/usr/share/dictd");
+        let code = |l: &str| match l {
+            "en" => "eng",
+            "de" => "deu",
+            "fr" => "fra",
+            "es" => "spa",
+            _ => "ita",
+        };
+        let words = |key: &str| -> HashMap<String, u32> {
+            let text = std::fs::read_to_string(corpus.join(format!("{key}.txt"))).unwrap();
+            let mut counts = HashMap::new();
+            crate::text::tokenise(&text, |t| {
+                if let crate::text::Token::Word(w) = t {
+                    *counts.entry(w.to_string()).or_insert(0) += 1;
+                }
+            });
+            counts
+        };
+        let pairs = [
+            ("pg800", "fr", "pg103", "en"),
+            ("pg2499", "de", "pg2500", "en"),
+            ("pg14944", "es", "pg38165", "en"),
+            ("pg1000", "it", "pg1004", "en"),
+            ("pg1524", "en", "pg7276", "de"),
+            ("pg14155", "fr", "pg15711", "de"),
+        ];
+        for multi_word in [false, true] {
+            let mut loaded: HashMap<String, Dictionary> = HashMap::new();
+            let (mut sum_cov, mut sum_found, mut sum_chance) = (0.0, 0.0, 0.0);
+            for (a, la, b, lb) in pairs {
+                let (from, to) = (code(la), code(lb));
+                for name in [
+                    format!("freedict-{from}-{to}"),
+                    format!("freedict-{to}-{from}"),
+                ] {
+                    let path = dicts.join(format!("{name}.index"));
+                    if path.exists() && !loaded.contains_key(&name) {
+                        loaded.insert(name, Dictionary::read_with(&path, multi_word).unwrap());
+                    }
+                }
+                let all: Vec<&Dictionary> = loaded.values().collect();
+                let lexicon = Lexicon::build(&all, from, to, 0);
+                let source = words(a);
+                let target: HashSet<u32> = words(b).keys().map(|w| word_hash(w, 0)).collect();
+                let unique: Vec<&String> = source
+                    .iter()
+                    .filter(|(_, &n)| n == 1)
+                    .map(|(w, _)| w)
+                    .collect();
+                let translated: Vec<&[u32]> = unique
+                    .iter()
+                    .map(|w| lexicon.translations(word_hash(w, 0)))
+                    .filter(|t| !t.is_empty())
+                    .collect();
+                let found = translated
+                    .iter()
+                    .filter(|t| t.iter().any(|h| target.contains(h)))
+                    .count();
+                // The same against an unrelated book of the target
+                // language: what is found by chance.
+                let other = if lb == "en" { "pg11" } else { "pg2403" };
+                let other: HashSet<u32> = words(other).keys().map(|w| word_hash(w, 0)).collect();
+                let chance = translated
+                    .iter()
+                    .filter(|t| t.iter().any(|h| other.contains(h)))
+                    .count();
+                sum_chance += chance as f64 / translated.len().max(1) as f64;
+                let coverage = translated.len() as f64 / unique.len() as f64;
+                let in_target = found as f64 / translated.len().max(1) as f64;
+                sum_cov += coverage;
+                sum_found += in_target;
+                println!(
+                    "multi_word={multi_word} {a}({from}) -> {b}({to}): {} unique words, \
+                     {:.1}% translated, {:.1}% of those found in the translation, \
+                     {:.1}% of all found, {:.1}% found in an unrelated book",
+                    unique.len(),
+                    100.0 * coverage,
+                    100.0 * in_target,
+                    100.0 * found as f64 / unique.len() as f64,
+                    100.0 * chance as f64 / translated.len().max(1) as f64
+                );
+            }
+            let n = pairs.len() as f64;
+            println!(
+                "multi_word={multi_word}: mean {:.1}% translated, {:.1}% found, {:.1}% by chance",
+                100.0 * sum_cov / n,
+                100.0 * sum_found / n,
+                100.0 * sum_chance / n
+            );
+        }
+    }
+}
