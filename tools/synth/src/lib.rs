@@ -27,6 +27,7 @@
 
 pub mod sets;
 mod stream;
+pub mod translated;
 
 pub use stream::{stream, BookStream, GroundTruth, StreamOptions};
 
