@@ -278,13 +278,20 @@ fn translated(
     // a book's words are.
     let words = dictionary.words();
     let mut map: HashMap<String, Vec<String>> = HashMap::new();
+    let mut pronunciations = 0usize;
     for &(a, b) in dictionary.pairs() {
+        let translation = &words[b as usize];
+        if is_pronunciation(translation) {
+            pronunciations += 1;
+            continue;
+        }
         map.entry(words[a as usize].clone())
             .or_default()
-            .push(words[b as usize].clone());
+            .push(translation.clone());
     }
     progress(&format!(
-        "{}: {} headwords with a translation, {from} to {to}",
+        "{}: {} headwords with a translation, {from} to {to} ({pronunciations} \
+         translations in phonetic letters left out)",
         args.dictionary.display(),
         map.len()
     ));
@@ -299,4 +306,13 @@ fn translated(
                 .display()
         ))
     })
+}
+
+/// Whether `word` is written in phonetic letters (IPA extensions, spacing
+/// modifier letters such as `ˈ` and `ː`): a pronunciation that some
+/// FreeDict entries (eng-deu's `newspaper`: `Zeitung <fem>Ztg., /zˌɛdtˌiːdʒˈiː/
+/// , Blatt`) hold in a translation line, which the dictionary reader keeps
+/// as a word.
+fn is_pronunciation(word: &str) -> bool {
+    word.chars().any(|c| ('\u{250}'..='\u{2FF}').contains(&c))
 }

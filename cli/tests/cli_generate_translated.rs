@@ -34,6 +34,7 @@ fn write_dictionary(dir: &Path) -> std::path::PathBuf {
         ("house", "house\nHaus; Heim\n"),
         ("in", "in\nin\n"),
         ("is", "is\nist\n"),
+        ("paper", "paper\nBlatt <neut>,  /pˈeɪpə/ , Papier\n"),
         ("red", "red\nrot\n"),
         ("sleeps", "sleeps\nschläft\n"),
         ("the", "the\nder, die, das\n"),
@@ -58,7 +59,8 @@ fn write_dictionary(dir: &Path) -> std::path::PathBuf {
 /// translation pair.
 fn write_corpus(dir: &Path) {
     const WORDS: [&str; 12] = [
-        "the", "house", "is", "red", "and", "dog", "sleeps", "cat", "garden", "in", "Alice", "Bob",
+        "the", "house", "is", "red", "and", "dog", "sleeps", "cat", "garden", "in", "Alice",
+        "paper",
     ];
     std::fs::create_dir_all(dir.join("texts")).unwrap();
     let mut books = String::from("id\tgutenberg_id\ttitle\tauthor\tlanguage\twords\tsource\n");
@@ -181,6 +183,12 @@ fn generate_translated_writes_a_labelled_set_with_alignments() {
         .unwrap()
         .to_lowercase();
     assert!(translated.contains("hund") || translated.contains("katze"));
+    // A pronunciation in a translation line is not a translation.
+    for entry in std::fs::read_dir(out.join("texts")).unwrap() {
+        let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+        assert!(!text.contains('ˈ'), "{text}");
+        assert!(!text.contains("pˈeɪpə"));
+    }
 
     // The same options write the same bytes.
     let again = dir.path().join("again");
