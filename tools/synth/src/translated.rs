@@ -883,6 +883,7 @@ mod tests {
             ("the", &["das"]),
             ("house", &["haus", "heim"]),
             ("is", &["ist"]),
+            ("said", &["sagte zu"]),
         ]);
         let translator = Translator::new(&map, "de");
         let text = "Alice said: the house is Alice's house.\n".repeat(400);
@@ -894,6 +895,8 @@ mod tests {
         assert!(!out.text.contains("house") && !out.text.contains(" the "));
         assert!(out.text.contains("haus") && out.text.contains("heim"));
         assert!(out.text.contains("ist"));
+        // A translation of several words is kept whole.
+        assert!(out.text.matches("sagte zu").count() > 300);
         // Line breaks and sentence punctuation stay.
         assert_eq!(out.text.matches('\n').count(), 400);
         assert!(out.text.matches('.').count() >= 390);
