@@ -1,18 +1,21 @@
 //! `stemmata generate`: write a labelled test collection in the corpus
-//! layout (`books.tsv`, `pairs.tsv` with a `band` column, `texts/ID.txt`),
-//! for `stemmata eval --corpus DIR`.
+//! layout (`books.tsv`, `pairs.tsv` with a `band` column, `texts/ID.txt`;
+//! the translated set adds `alignments/ID.tsv`), for `stemmata eval
+//! --corpus DIR`.
 
 use clap::{Args, Subcommand};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
+use stemmata::translate::dictionary::Dictionary;
 use stemmata::{Error, Result};
 use stemmata_synth::sets::{
     noisy_copies_set, read_partnerless, volumes_set, LabelledSet, NoisyCopiesOptions, SourceBook,
     VolumesOptions,
 };
+use stemmata_synth::translated::{iso639_1, translated_set, TranslatedOptions, TranslatedSet};
 
 use crate::output::print_json;
 
@@ -34,6 +37,28 @@ each, labelled `edition` with band `noise A%+B%` (larger first): every combinati
 and 15%+15%, 20%+15%, 20%+20%. The OCR model is the demo's: substitutions, splits, joins, lost \
 and doubled characters, broken lines.
 
+`translated`: word-by-word machine translations of corpus books with a FreeDict dictd \
+dictionary (--dictionary, e.g. /usr/share/dictd/freedict-eng-deu.index), labelled \
+`translation` with a = the source, b = its translation, and the OCR noise band of b: \
+`noise 0-2%`, `noise 2-5%`, `noise 5-8%` (as many of each; the rate uniform in its band). Sources (s001…) are --books corpus books in the \
+dictionary's source language with no partner, each its first 30,000 words at most. Each word \
+is looked up lower-cased, letters only, and one of its one-word translations (the dictionary reader keeps no phrases; \
+pronunciations in phonetic letters are left out) picked at random; a word \
+without translation is kept as it is (names, cognates) with probability 0.7, else dropped; then \
+5% of the words are dropped, a function word of the target language is inserted before 5%, \
+adjacent words are swapped with probability 0.15, and OCR noise is added; punctuation and line \
+breaks stay. About 70% are whole translations (t…); 15% translate the first 20–40% of the \
+source only (t…, note `PARTIAL: b translates the first …`); 15% are bound in a volume (v…) \
+with 3–6 translations of other corpus excerpts of 2,000–10,000 words (generated text once \
+the corpus runs out), a title line before each (note `PARTIAL: b \
+contains the translation of a …`). Negatives: translations of a third as many further corpus \
+books not in the set (x…), and as many untranslated corpus books of the source language \
+(u…). alignments/ID.tsv, for each translated book b (t… and v…), has columns source_word and \
+target_word: the word offset in b where the translation of every 50th word of a starts (words \
+are whitespace-separated, as books.tsv counts them; rows ascending). Languages in books.tsv \
+are ISO 639-1 (en, de, …). Needs --corpus. The default 30 sources with eng-deu write 80 books, \
+2.2M words.
+
 With --corpus DIR, works come from that corpus's books that have no edition, contains or \
 translation partner in its pairs.tsv (each used once: whole, or cut into excerpts that are \
 distinct works), then from generated texts when those run out; without it, every work is \
@@ -51,6 +76,8 @@ pub enum SetCommand {
     Volumes(VolumesArgs),
     /// Two OCR-noisy copies of each source book, labelled with their noise band.
     NoisyCopies(NoisyArgs),
+    /// Word-by-word dictionary translations of corpus books, labelled with their noise band.
+    Translated(TranslatedArgs),
 }
 
 #[derive(Args)]
@@ -88,6 +115,20 @@ pub struct NoisyArgs {
     pub common: CommonArgs,
     /// Number of source books (two copies each).
     #[arg(long, default_value_t = 96)]
+    pub books: usize,
+}
+
+#[derive(Args)]
+pub struct TranslatedArgs {
+    #[command(flatten)]
+    pub common: CommonArgs,
+    /// The FreeDict dictd dictionary to translate with (its .index,
+    /// .dict.dz or .dict): its languages are the sources' and the
+    /// translations'.
+    #[arg(long)]
+    pub dictionary: PathBuf,
+    /// Number of source books translated.
+    #[arg(long, default_value_t = 30)]
     pub books: usize,
 }
 
@@ -135,6 +176,7 @@ pub fn run(args: GenerateArgs) -> Result<ExitCode> {
     let (name, common) = match &args.set {
         SetCommand::Volumes(a) => ("volumes", &a.common),
         SetCommand::NoisyCopies(a) => ("noisy-copies", &a.common),
+        SetCommand::Translated(a) => ("translated", &a.common),
     };
     check_empty(&common.out)?;
     let started = Instant::now();
@@ -152,23 +194,38 @@ pub fn run(args: GenerateArgs) -> Result<ExitCode> {
             books.len()
         ));
     }
-    let set: LabelledSet = match &args.set {
-        SetCommand::Volumes(a) => volumes_set(
-            &VolumesOptions::new(a.volumes, common.seed),
-            books,
-            &mut progress,
-        ),
-        SetCommand::NoisyCopies(a) => noisy_copies_set(
-            &NoisyCopiesOptions::new(a.books, common.seed),
-            books,
-            &mut progress,
-        ),
+    let written: TranslatedSet = match &args.set {
+        SetCommand::Volumes(a) => TranslatedSet {
+            set: volumes_set(
+                &VolumesOptions::new(a.volumes, common.seed),
+                books,
+                &mut progress,
+            ),
+            alignments: Vec::new(),
+        },
+        SetCommand::NoisyCopies(a) => TranslatedSet {
+            set: noisy_copies_set(
+                &NoisyCopiesOptions::new(a.books, common.seed),
+                books,
+                &mut progress,
+            ),
+            alignments: Vec::new(),
+        },
+        SetCommand::Translated(a) => {
+            if common.corpus.is_none() {
+                return Err(Error::InvalidArgument(
+                    "generate translated needs --corpus DIR: its books are the sources".to_string(),
+                ));
+            }
+            translated(a, books, &mut progress)?
+        }
     };
     progress(&format!("writing {}", common.out.display()));
-    set.write(&common.out).map_err(|source| Error::Io {
+    written.write(&common.out).map_err(|source| Error::Io {
         path: common.out.clone(),
         source,
     })?;
+    let set: &LabelledSet = &written.set;
     let mut bands: BTreeMap<String, BTreeMap<String, usize>> = BTreeMap::new();
     for ((relation, band), count) in set.band_counts() {
         bands.entry(relation).or_default().insert(band, count);
@@ -203,4 +260,63 @@ pub fn run(args: GenerateArgs) -> Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The translated set of `args` from `books` (the corpus's partnerless books).
+fn translated(
+    args: &TranslatedArgs,
+    books: Vec<SourceBook>,
+    progress: &mut dyn FnMut(&str),
+) -> Result<TranslatedSet> {
+    let dictionary = Dictionary::read(&args.dictionary)?;
+    let language = |code: &str| {
+        iso639_1(code).ok_or_else(|| {
+            Error::InvalidArgument(format!(
+                "{}: no two-letter code known for the dictionary's language {code}",
+                args.dictionary.display()
+            ))
+        })
+    };
+    let (from, to) = (language(dictionary.from())?, language(dictionary.to())?);
+    // Headword -> translations; the dictionary's words are normalised as
+    // a book's words are.
+    let words = dictionary.words();
+    let mut map: HashMap<String, Vec<String>> = HashMap::new();
+    let mut pronunciations = 0usize;
+    for &(a, b) in dictionary.pairs() {
+        let translation = &words[b as usize];
+        if is_pronunciation(translation) {
+            pronunciations += 1;
+            continue;
+        }
+        map.entry(words[a as usize].clone())
+            .or_default()
+            .push(translation.clone());
+    }
+    progress(&format!(
+        "{}: {} headwords with a translation, {from} to {to} ({pronunciations} \
+         translations in phonetic letters left out)",
+        args.dictionary.display(),
+        map.len()
+    ));
+    let options = TranslatedOptions::new(args.books, args.common.seed, from, to, dictionary.name());
+    translated_set(&options, books, &map, progress).map_err(|problem| {
+        Error::InvalidArgument(format!(
+            "{}: {problem}",
+            args.common
+                .corpus
+                .as_deref()
+                .unwrap_or(Path::new("--corpus"))
+                .display()
+        ))
+    })
+}
+
+/// Whether `word` is written in phonetic letters (IPA extensions, spacing
+/// modifier letters such as `ˈ` and `ː`): a pronunciation that some
+/// FreeDict entries (eng-deu's `newspaper`: `Zeitung <fem>Ztg., /zˌɛdtˌiːdʒˈiː/
+/// , Blatt`) hold in a translation line, which the dictionary reader keeps
+/// as a word.
+fn is_pronunciation(word: &str) -> bool {
+    word.chars().any(|c| ('\u{250}'..='\u{2FF}').contains(&c))
 }

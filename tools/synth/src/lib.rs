@@ -20,13 +20,16 @@
 //! the texts (module `stream`).
 //!
 //! [`sets`] writes labelled test collections in the corpus layout: large
-//! volumes that bind many works, and pairs of OCR-noisy copies.
+//! volumes that bind many works, and pairs of OCR-noisy copies;
+//! [`translated`] the word-by-word dictionary translations of corpus books,
+//! with the passage alignments of each.
 
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod sets;
 mod stream;
+pub mod translated;
 
 pub use stream::{stream, BookStream, GroundTruth, StreamOptions};
 
