@@ -444,17 +444,25 @@ fn sense_number(line: &str) -> Option<usize> {
 }
 
 /// `line` without `<…>`, `[…]`, `(…)`, `{…}` (nested or not; an unclosed
-/// one runs to the end of the line) and sense numbers (`2.`) anywhere.
+/// one runs to the end of the line), pronunciations (`/ˈhaʊs/`: a slash
+/// after a space or at the start, to the next slash) and sense numbers
+/// (`2.`) anywhere. A slash inside a word (`and/or`) is kept.
 fn strip_markup(line: &str) -> String {
     let mut out = String::with_capacity(line.len());
     let mut depth = 0usize;
+    let mut pronunciation = false;
+    let mut previous = ' ';
     for c in line.chars() {
         match c {
+            '/' if pronunciation => pronunciation = false,
+            _ if pronunciation => {}
+            '/' if depth == 0 && previous.is_whitespace() => pronunciation = true,
             '<' | '[' | '(' | '{' => depth += 1,
             '>' | ']' | ')' | '}' if depth > 0 => depth -= 1,
             _ if depth == 0 => out.push(c),
             _ => {}
         }
+        previous = c;
     }
     // Sense numbers inside the line ("Haus 2."): a number followed by a
     // period and a space or the end is removed.
@@ -740,6 +748,15 @@ mod tests {
         );
         assert_eq!(abbey.headword, "abbey");
         assert_eq!(abbey.translations, ["Abtei", "Klosterkirche"]);
+        // A pronunciation inside a translation line is no translation; a
+        // slash inside a word is kept.
+        let newspaper = parse_entry(
+            "newspaper /njˈuːzpeɪpə/\nZeitung <fem>Ztg., /zˌɛdtˌiːdʒˈiː/ , Blatt, und/oder\n\n",
+        );
+        assert_eq!(
+            newspaper.translations,
+            ["Zeitung Ztg.", "Blatt", "und/oder"]
+        );
     }
 
     #[test]
