@@ -144,7 +144,7 @@ impl Error {
 /// the current format by [`crate::Index::upgrade`] (formats 3 and 4; older
 /// ones lack page signatures, which only the texts give).
 fn upgradable(found: u16) -> bool {
-    matches!(found, 3 | 4)
+    (3..FORMAT_VERSION).contains(&found)
 }
 
 /// Result with [`Error`] as the default error type.

@@ -952,8 +952,11 @@ That rename is the only moment the index changes: stopped before it, the \
 index is as it was and the upgrade can be run again. Sequences and sketches \
 are kept as they are. Formats 3 and 4 become the current format; a format-1 \
 or format-2 index gets a catalog this build reads and stays read-only (load \
-its collection into a new index to add books). An index of the current \
-format is left as it is. The index must not be open in another process.";
+its collection into a new index to add books). Formats 5 to 7 are upgraded in \
+place by one catalog transaction (formats 5 and 6 also get one segment \
+holding every book's unique words and postings, written before it). An index \
+of the current format is left as it is. The index must not be open in another \
+process.";
 
 #[derive(Args)]
 pub struct UpgradeArgs {
@@ -968,8 +971,16 @@ pub fn upgrade(args: UpgradeArgs) -> Result<ExitCode> {
     let (_, stats) = Index::upgrade(&args.index)?;
     if args.json {
         print_json(&stats)?;
-    } else if !stats.catalog_converted {
+    } else if stats.from_version == stats.to_version {
         println!("already format {}: nothing to do", stats.to_version);
+    } else if !stats.catalog_converted {
+        println!(
+            "upgraded from format {} to {} in place; catalog {} -> {} bytes",
+            stats.from_version,
+            stats.to_version,
+            stats.catalog_bytes_before,
+            stats.catalog_bytes_after
+        );
     } else {
         println!(
             "upgraded from format {} to {}: catalog converted; page signatures of {} books moved to {} page files ({} bytes); catalog {} -> {} bytes",
