@@ -107,8 +107,8 @@ pub use index::{Index, IndexBuilder, IndexStats};
 pub use load::{BulkLoader, Document, DuplicateKey, LoadEvent, LoadOptions, LoadStats};
 pub use query::{
     AllPairs, BookInfo, Clusters, Explain, Hit, Location, Mode, OverlapFields, Pair, PairVerifier,
-    PairsOptions, PairsStats, QueryOptions, QueryResult, Reader, RelationInput, SourceCounts,
-    WordRange,
+    PairsOptions, PairsStats, QueryOptions, QueryResult, Reader, RelationInput, Relationship,
+    SourceCounts, WordRange,
 };
 pub use repr::PartOptions;
 pub use store::dictionaries::DictionaryInfo;

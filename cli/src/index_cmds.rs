@@ -12,7 +12,7 @@ use stemmata::relate::{Relation, Side};
 use stemmata::repr::unique_words::extract;
 use stemmata::{
     Clusters, Document, Error, Hit, Index, LoadEvent, LoadOptions, Mode, PairsOptions,
-    QueryOptions, Reader, RelationInput, Result, Score, WordRange,
+    QueryOptions, Reader, RelationInput, Relationship, Result, Score, WordRange,
 };
 
 use crate::messages::{count, no_index};
@@ -27,7 +27,7 @@ pub struct ScoreArgs {
     #[arg(long, default_value = "order", value_parser = parse_score)]
     pub score: Score,
     /// Report only scores at or above this [default: the score's threshold:
-    /// order 0.08, coverage 0.05, its 0.72, cs 0.12, containment 0.2]; every
+    /// order 0.05, coverage 0.05, its 0.72, cs 0.12, containment 0.2]; every
     /// score is between 0 and 1.
     #[arg(long, allow_negative_numbers = true)]
     pub min_score: Option<f64>,
@@ -65,6 +65,39 @@ impl ScoreArgs {
             return Err(Error::InvalidArgument(format!(
                 "--min-score {min}: {} scores range from 0 to 1",
                 self.score
+            )));
+        }
+        Ok(min)
+    }
+}
+
+/// Options of the commands that can search across languages.
+#[derive(Args, Clone, Copy)]
+pub struct TranslationArgs {
+    /// Also find translations: each book's unique words translated into the
+    /// languages the index's dictionaries join its own to (`stemmata
+    /// dictionary add`), against the books of those languages. Translation
+    /// results say "relation": "translation" in JSON and "translation" in
+    /// the relation column. Books whose language is `und` take no part.
+    #[arg(long)]
+    pub translations: bool,
+    /// Report only translations scoring at or above this [default: the
+    /// score's translation threshold: order 0.02, coverage 0.02, its
+    /// 0.49, cs 0.023, containment 0.05].
+    #[arg(long, allow_negative_numbers = true, requires = "translations")]
+    pub translation_min_score: Option<f64>,
+}
+
+impl TranslationArgs {
+    /// The translation threshold for `score`: `--translation-min-score`,
+    /// between 0 and 1, or the score's default.
+    pub fn min_score(&self, score: Score) -> Result<f64> {
+        let Some(min) = self.translation_min_score else {
+            return Ok(score.translation_threshold());
+        };
+        if !(0.0..=1.0).contains(&min) {
+            return Err(Error::InvalidArgument(format!(
+                "--translation-min-score {min}: {score} scores range from 0 to 1"
             )));
         }
         Ok(min)
@@ -382,11 +415,14 @@ pub struct QueryArgs {
     pub top_k: usize,
     #[command(flatten)]
     pub score: ScoreArgs,
+    #[command(flatten)]
+    pub translation: TranslationArgs,
     /// Print how many books each planner stage kept.
     #[arg(long)]
     pub explain: bool,
     /// Also tell how each hit relates to the query (duplicate, contains,
-    /// overlap, unrelated), from the portion map of their unique words.
+    /// overlap, unrelated), from the portion map of their unique words
+    /// (a translation hit stays "translation").
     #[arg(long)]
     pub relations: bool,
     /// Print the result as JSON.
@@ -400,15 +436,26 @@ enum QueryBook<'a> {
     Text(Vec<u8>),
 }
 
-/// The relation of each hit to the query (a = the query, b = the hit).
+/// The relation of each hit to the query (a = the query, b = the hit);
+/// `None` for a translation hit, whose texts are not comparable word by
+/// word.
 fn hit_relations(
     index: &Index,
     reader: &Reader,
     query: &QueryBook,
     hits: &[Hit],
-) -> Result<Vec<Relation>> {
+) -> Result<Vec<Option<Relation>>> {
+    let same_language = |h: &&Hit| h.relation.is_none();
     match query {
-        QueryBook::Stored(key) => hits.iter().map(|h| reader.relation(key, &h.key)).collect(),
+        QueryBook::Stored(key) => hits
+            .iter()
+            .map(|h| {
+                Some(h)
+                    .filter(same_language)
+                    .map(|h| reader.relation(key, &h.key))
+                    .transpose()
+            })
+            .collect(),
         QueryBook::Text(text) => {
             let parts = reader.text_parts(text);
             let text = stemmata::text::decode(text).text;
@@ -420,7 +467,12 @@ fn hit_relations(
                 pages: &pages,
             };
             hits.iter()
-                .map(|h| reader.relation_with(&input, &h.key))
+                .map(|h| {
+                    Some(h)
+                        .filter(same_language)
+                        .map(|h| reader.relation_with(&input, &h.key))
+                        .transpose()
+                })
                 .collect()
         }
     }
@@ -433,7 +485,7 @@ fn query_json(
     query: serde_json::Value,
     score: stemmata::Score,
     result: &stemmata::QueryResult,
-    relations: Option<&[Relation]>,
+    relations: Option<&[Option<Relation>]>,
 ) -> Result<serde_json::Value> {
     let to_json = |e: serde_json::Error| Error::InvalidArgument(format!("cannot write JSON: {e}"));
     let mut value = serde_json::to_value(result).map_err(to_json)?;
@@ -441,7 +493,9 @@ fn query_json(
     value["score_name"] = score.name().into();
     if let (Some(relations), Some(hits)) = (relations, value["hits"].as_array_mut()) {
         for (hit, relation) in hits.iter_mut().zip(relations) {
-            hit["relation"] = serde_json::to_value(relation).map_err(to_json)?;
+            if let Some(relation) = relation {
+                hit["relation"] = serde_json::to_value(relation).map_err(to_json)?;
+            }
         }
     }
     Ok(value)
@@ -453,7 +507,9 @@ pub fn query(args: QueryArgs) -> Result<ExitCode> {
     let options = QueryOptions::with_score(args.score.score)
         .mode(args.score.mode)
         .top_k(args.top_k)
-        .min_score(args.score.min_score()?);
+        .min_score(args.score.min_score()?)
+        .translations(args.translation.translations)
+        .translation_min_score(args.translation.min_score(args.score.score)?);
     let (result, query) = match (&args.key, &args.text) {
         (Some(key), _) => (reader.query_key(key, &options)?, QueryBook::Stored(key)),
         (None, Some(path)) => {
@@ -465,6 +521,8 @@ pub fn query(args: QueryArgs) -> Result<ExitCode> {
     };
     let relations = if args.relations {
         Some(hit_relations(&index, &reader, &query, &result.hits)?)
+    } else if args.translation.translations {
+        Some(vec![None; result.hits.len()])
     } else {
         None
     };
@@ -505,10 +563,12 @@ pub fn query(args: QueryArgs) -> Result<ExitCode> {
     for (rank, hit) in result.hits.iter().enumerate() {
         let title = hit.title.as_str();
         let relation = relations.as_ref().map_or(String::new(), |r| {
-            format!(
-                "{:<32} ",
-                crate::output::relation_label(&r[rank], "query", "hit")
-            )
+            let label = match (&r[rank], hit.relation) {
+                (Some(r), _) => crate::output::relation_label(r, "query", "hit"),
+                (None, Some(_)) => "translation".to_string(),
+                (None, None) => "-".to_string(),
+            };
+            format!("{label:<32} ")
         });
         println!(
             "{:>4}  {:>7.4}  {:>6} {:>6}  {:<24} {:<4} {:<19} {:<19} {relation}{}",
@@ -561,6 +621,8 @@ pub struct PairsArgs {
     pub index: PathBuf,
     #[command(flatten)]
     pub score: ScoreArgs,
+    #[command(flatten)]
+    pub translation: TranslationArgs,
     /// Output format.
     #[arg(long, value_enum, default_value = "tsv")]
     pub format: PairsFormat,
@@ -626,6 +688,8 @@ fn write_clusters(path: &Path, clusters: &mut Clusters) -> Result<usize> {
 struct PairLine<'a> {
     a: &'a str,
     b: &'a str,
+    a_language: &'a str,
+    b_language: &'a str,
     score: f64,
     lcs: u32,
     common: u32,
@@ -637,13 +701,25 @@ struct PairLine<'a> {
     a_words: WordRange,
     b_words: WordRange,
     #[serde(skip_serializing_if = "Option::is_none")]
-    relation: Option<Relation>,
+    relation: Option<PairRelation>,
+}
+
+/// A pair's relation in output: `"translation"` for a translation pair,
+/// else the classifier's (with `--relations`).
+#[derive(serde::Serialize)]
+#[serde(untagged)]
+enum PairRelation {
+    Found(Relationship),
+    Classified(Relation),
 }
 
 /// The TSV columns of a pair's relation, after a tab, or nothing.
-fn relation_columns(line: &PairLine) -> String {
-    let Some(relation) = &line.relation else {
-        return String::new();
+fn relation_columns(line: &PairLine, columns: bool) -> String {
+    let relation = match &line.relation {
+        None if columns => return "\t-\t-\t-".to_string(),
+        None => return String::new(),
+        Some(PairRelation::Found(_)) => return "\ttranslation\t-\t-".to_string(),
+        Some(PairRelation::Classified(relation)) => relation,
     };
     let container = match relation.container {
         Some(Side::A) => line.a,
@@ -674,6 +750,8 @@ pub fn pairs(mut args: PairsArgs) -> Result<ExitCode> {
         options.threads = threads;
     }
     options.from_id = args.from_id;
+    options.translations = args.translation.translations;
+    options.translation_min_score = args.translation.min_score(options.score)?;
     let out_path = args.output.clone().unwrap_or_else(|| "<stdout>".into());
     let mut out: Box<dyn Write> = match &args.output {
         Some(path) => Box::new(BufWriter::new(File::create(path).map_err(io_error(path))?)),
@@ -686,9 +764,14 @@ pub fn pairs(mut args: PairsArgs) -> Result<ExitCode> {
     if matches!(args.format, PairsFormat::Tsv) {
         writeln!(
             out,
-            "a\tb\tscore\tlcs\tcommon\ta_unique\tb_unique{}\ta_part\ta_words\tb_part\tb_words",
-            if args.relations {
+            "a\tb\tscore\tlcs\tcommon\ta_unique\tb_unique{}\ta_part\ta_words\tb_part\tb_words{}",
+            if args.relations || args.translation.translations {
                 "\trelation\tconfidence\tcontainer"
+            } else {
+                ""
+            },
+            if args.translation.translations {
+                "\ta_language\tb_language"
             } else {
                 ""
             }
@@ -707,14 +790,16 @@ pub fn pairs(mut args: PairsArgs) -> Result<ExitCode> {
         |pair| {
             clusters.add(&pair);
             let (a, b) = (&pair.a.key, &pair.b.key);
-            let relation = if args.relations {
-                Some(reader.relation(a, b)?)
-            } else {
-                None
+            let relation = match pair.relation {
+                Some(found) => Some(PairRelation::Found(found)),
+                None if args.relations => Some(PairRelation::Classified(reader.relation(a, b)?)),
+                None => None,
             };
             let line = PairLine {
                 a,
                 b,
+                a_language: &pair.a.language,
+                b_language: &pair.b.language,
                 score: pair.score,
                 lcs: pair.overlap.lcs,
                 common: pair.overlap.common,
@@ -729,7 +814,7 @@ pub fn pairs(mut args: PairsArgs) -> Result<ExitCode> {
             match args.format {
                 PairsFormat::Tsv => writeln!(
                     out,
-                    "{}\t{}\t{:.6}\t{}\t{}\t{}\t{}{}\t{}\t{}-{}\t{}\t{}-{}",
+                    "{}\t{}\t{:.6}\t{}\t{}\t{}\t{}{}\t{}\t{}-{}\t{}\t{}-{}{}",
                     tsv_field(line.a),
                     tsv_field(line.b),
                     line.score,
@@ -737,13 +822,22 @@ pub fn pairs(mut args: PairsArgs) -> Result<ExitCode> {
                     line.common,
                     line.a_unique,
                     line.b_unique,
-                    relation_columns(&line),
+                    relation_columns(&line, args.relations || args.translation.translations),
                     line.a_part,
                     line.a_words.start,
                     line.a_words.end,
                     line.b_part,
                     line.b_words.start,
                     line.b_words.end,
+                    if args.translation.translations {
+                        format!(
+                            "\t{}\t{}",
+                            tsv_field(line.a_language),
+                            tsv_field(line.b_language)
+                        )
+                    } else {
+                        String::new()
+                    },
                 ),
                 PairsFormat::Jsonl => serde_json::to_writer(&mut out, &line)
                     .map_err(std::io::Error::from)

@@ -2,29 +2,16 @@
 //! dictionary give a labelled set of translations that the evaluation's
 //! reader accepts, with alignments, the same bytes every time.
 
+mod common;
+
 use std::path::Path;
 use std::process::Command;
 
 fn stemmata() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_stemmata"))
+    common::cli()
 }
 
-/// dictd base64 of `n`.
-fn b64(mut n: usize) -> String {
-    const DIGITS: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = Vec::new();
-    loop {
-        out.push(DIGITS[n % 64]);
-        n /= 64;
-        if n == 0 {
-            break;
-        }
-    }
-    out.reverse();
-    String::from_utf8(out).unwrap()
-}
-
-/// Writes `freedict-eng-deu.index` and a plain `.dict` under `dir`.
+/// Writes `freedict-eng-deu.index` and `.dict.dz` under `dir`.
 fn write_dictionary(dir: &Path) -> std::path::PathBuf {
     let entries = [
         ("and", "and\nund\n"),
@@ -39,20 +26,7 @@ fn write_dictionary(dir: &Path) -> std::path::PathBuf {
         ("sleeps", "sleeps\nschläft\n"),
         ("the", "the\nder, die, das\n"),
     ];
-    let mut index = String::new();
-    let mut dict = String::new();
-    for (head, text) in entries {
-        index.push_str(&format!(
-            "{head}\t{}\t{}\n",
-            b64(dict.len()),
-            b64(text.len())
-        ));
-        dict.push_str(text);
-    }
-    std::fs::write(dir.join("freedict-eng-deu.dict"), dict).unwrap();
-    let path = dir.join("freedict-eng-deu.index");
-    std::fs::write(&path, index).unwrap();
-    path
+    common::write_dictd(dir, "freedict-eng-deu", &entries)
 }
 
 /// A corpus of 12 partnerless English books and an English/German

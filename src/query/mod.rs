@@ -23,12 +23,13 @@ mod postings;
 mod query_book;
 mod relations;
 mod runs;
+mod translations;
 
 pub use approx::SourceCounts;
 pub use clusters::Clusters;
 pub use locate::{Location, WordRange};
 pub use pairs::{AllPairs, Pair, PairsOptions, PairsStats};
-pub use planner::{Explain, Hit, Mode, OverlapFields, QueryOptions, QueryResult};
+pub use planner::{Explain, Hit, Mode, OverlapFields, QueryOptions, QueryResult, Relationship};
 pub use relations::RelationInput;
 
 use std::sync::{Arc, OnceLock};
@@ -127,6 +128,10 @@ pub struct Reader {
     /// Each part's frequent words under `frequent_word_cap`, counted on
     /// first use.
     frequent: OnceLock<Frequent>,
+    /// Every book's language, read on the first translation search.
+    languages: OnceLock<translations::Languages>,
+    /// The translation lexicons built so far, by (from, to) language.
+    lexicons: translations::LexiconCache,
     sketches: Option<Sketches>,
     /// The first listed segment that could not be read, if any (an index
     /// before format 7): then `sketches` is `None` and approximate mode
@@ -189,6 +194,8 @@ impl Reader {
             runs,
             books: OnceLock::new(),
             frequent: OnceLock::new(),
+            languages: OnceLock::new(),
+            lexicons: translations::LexiconCache::default(),
             sketches,
             damaged_segment,
             files,
@@ -258,6 +265,12 @@ impl Reader {
                 })
                 .count(),
         }
+    }
+
+    /// The index's bilingual dictionaries, in name order (see
+    /// [`Index::add_dictionary`](crate::Index::add_dictionary)).
+    pub fn dictionaries(&self) -> Result<Vec<crate::DictionaryInfo>> {
+        crate::store::dictionaries::list(&self.store)
     }
 
     /// Every live book, in internal-id order (built on first call: it
@@ -410,7 +423,7 @@ impl Reader {
     pub fn query_key(&self, key: &str, options: &QueryOptions) -> Result<QueryResult> {
         let slot = self.slot_of(key)?;
         let query = QueryBook::Stored(slot);
-        match options.mode {
+        let mut result = match options.mode {
             Mode::Exact => self.query_exact(&query, options),
             Mode::Approximate => {
                 let sketches = self.sketches()?;
@@ -418,21 +431,33 @@ impl Reader {
                 let simhash = sketches.simhash_of_slot(self, slot);
                 self.query_bands(&query, &keys, simhash, options)
             }
+        }?;
+        result.language = self.runs.entry(slot)?.0.language;
+        if options.translations {
+            self.add_translations(&query, options, &mut result)?;
         }
+        Ok(result)
     }
 
     /// Books related to a new text, extracted (and cut into parts when it
-    /// is a volume) with the index's options.
+    /// is a volume) with the index's options. Its language is detected
+    /// ([`crate::lang::detect`]).
     pub fn query_text(&self, text: &[u8], options: &QueryOptions) -> Result<QueryResult> {
         let parts = self.text_parts(text);
         let query = QueryBook::Text(&parts);
-        match options.mode {
+        let decoded = decode(text);
+        let mut result = match options.mode {
             Mode::Exact => self.query_exact(&query, options),
             Mode::Approximate => {
-                let (keys, simhash) = self.sketches()?.keys_of_text(&decode(text).text);
+                let (keys, simhash) = self.sketches()?.keys_of_text(&decoded.text);
                 self.query_bands(&query, &keys, simhash, options)
             }
+        }?;
+        result.language = crate::lang::detect(&decoded.text).to_string();
+        if options.translations {
+            self.add_translations(&query, options, &mut result)?;
         }
+        Ok(result)
     }
 
     /// The parts of a new text, as a load would store them.

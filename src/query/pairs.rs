@@ -21,9 +21,10 @@ use std::time::{Duration, Instant};
 use super::approx::SourceCounts;
 use super::clusters::Clusters;
 use super::locate::Location;
-use super::planner::BestPerBook;
+use super::planner::{BestPerBook, Explain, QueryOptions, Relationship};
 use super::postings::{Candidate, Join, Probe};
 use super::query_book::QueryBook;
+use super::translations::{is_known, Languages};
 use super::{BookInfo, Mode, Reader};
 use crate::align::{Overlap, Score};
 use crate::error::{Error, Result};
@@ -47,6 +48,16 @@ pub struct PairsOptions {
     /// `first_id` = `from_id`. The pairs among older books are not redone.
     /// Default `None`: every pair.
     pub from_id: Option<u32>,
+    /// Also report translation pairs: books of two languages that a
+    /// dictionary of the index joins, one's unique words translated into
+    /// the other's language ([`QueryOptions::translations`]). Each pair
+    /// is found once, from its book whose language code sorts first, which
+    /// is then its `a`. Not with `from_id`. Default false.
+    pub translations: bool,
+    /// Translation pairs scoring at least this (and above zero) are
+    /// reported. Default: the score's translation threshold
+    /// ([`Score::translation_threshold`]).
+    pub translation_min_score: f64,
 }
 
 impl Default for PairsOptions {
@@ -64,6 +75,8 @@ impl PairsOptions {
             min_score: score.default_threshold(),
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             from_id: None,
+            translations: false,
+            translation_min_score: score.translation_threshold(),
         }
     }
 
@@ -91,6 +104,28 @@ impl PairsOptions {
         self.from_id = Some(from_id);
         self
     }
+
+    /// Also report translation pairs (see
+    /// [`PairsOptions::translations`](#structfield.translations)).
+    pub fn translations(mut self, translations: bool) -> Self {
+        self.translations = translations;
+        self
+    }
+
+    /// Translation pairs scoring at least this (and above zero) are
+    /// reported.
+    pub fn translation_min_score(mut self, min_score: f64) -> Self {
+        self.translation_min_score = min_score;
+        self
+    }
+
+    /// The query options of one book's search for translations.
+    fn for_translations(&self) -> QueryOptions {
+        QueryOptions::with_score(self.score)
+            .mode(self.mode)
+            .top_k(0)
+            .min_score(self.translation_min_score)
+    }
 }
 
 /// A related pair found by a worker, as reader slots. In a full run
@@ -103,6 +138,7 @@ struct SlotPair {
     score: f64,
     overlap: Overlap,
     location: Location,
+    relation: Option<Relationship>,
 }
 
 /// A related pair of stored books. In a full run `a` was loaded before `b`;
@@ -122,6 +158,10 @@ pub struct Pair<'r> {
     pub overlap: Overlap,
     /// Where the match lies: `a`'s part and words (x), `b`'s (y).
     pub location: Location,
+    /// `Some(Relationship::Translation)` for a translation pair: `a`'s
+    /// words translated into `b`'s language; then `a`'s language code sorts
+    /// before `b`'s, and `a` may have been loaded after `b`.
+    pub relation: Option<Relationship>,
     /// The books' places in [`Reader::books`].
     slots: (u32, u32),
 }
@@ -183,6 +223,16 @@ pub struct PairsStats {
 /// one book takes long.
 pub const REORDER_BOOKS_PER_THREAD: usize = 1024;
 
+/// The books one book of an all-pairs run is paired with.
+#[derive(Clone, Copy)]
+struct Reach<'w> {
+    /// Join against the parts after the book's own only (a full run's
+    /// pairs of one language).
+    later_only: bool,
+    /// Whether the book in a slot is wanted.
+    wanted: &'w dyn Fn(u32) -> bool,
+}
+
 /// Pairs found for one book, with its counts.
 struct BookPairs {
     /// Slot of the book.
@@ -212,11 +262,47 @@ impl BookPairs {
         }
     }
 
+    /// Adds the pairs and counts of `other` (pairs of the same book with
+    /// other books).
+    fn absorb(&mut self, other: BookPairs) {
+        self.pairs.extend(other.pairs);
+        self.pairs.sort_unstable_by_key(|p| p.b);
+        self.sources.accumulate(&other.sources);
+        self.candidates += other.candidates;
+        self.entries_scanned += other.entries_scanned;
+        self.within_bound += other.within_bound;
+        self.lcs_runs += other.lcs_runs;
+    }
+
     /// Takes each book's best pair of parts as the book's pair, by slot.
     fn take(&mut self, best: BestPerBook) {
+        self.pairs = self.slot_pairs(best, None);
+        self.pairs.sort_unstable_by_key(|p| p.b);
+    }
+
+    /// Adds the translation pairs of `best`; a book paired both ways keeps
+    /// its better pair. Every pair with a book of another language than
+    /// `a`'s, `from` (known), is a translation pair, also one found by the
+    /// untranslated words alone (names, cognates).
+    fn add_translations(&mut self, best: BestPerBook, from: &str, languages: &Languages) {
+        for pair in self.slot_pairs(best, Some(Relationship::Translation)) {
+            match self.pairs.binary_search_by_key(&pair.b, |p| p.b) {
+                Ok(i) if pair.score > self.pairs[i].score => self.pairs[i] = pair,
+                Ok(_) => {}
+                Err(i) => self.pairs.insert(i, pair),
+            }
+        }
+        for pair in &mut self.pairs {
+            let to = languages.of(pair.b);
+            if is_known(to) && to != from {
+                pair.relation = Some(Relationship::Translation);
+            }
+        }
+    }
+
+    fn slot_pairs(&self, best: BestPerBook, relation: Option<Relationship>) -> Vec<SlotPair> {
         let a = self.a;
-        self.pairs = best
-            .into_top(0)
+        best.into_top(0)
             .into_iter()
             .map(|r| SlotPair {
                 a,
@@ -228,9 +314,9 @@ impl BookPairs {
                     part_y: r.parts.1,
                     ..Location::default()
                 },
+                relation,
             })
-            .collect();
-        self.pairs.sort_unstable_by_key(|p| p.b);
+            .collect()
     }
 }
 
@@ -247,10 +333,53 @@ impl Reader {
         if self.runs().is_dead(a) {
             return BookPairs::new(a);
         }
-        let mut found = if options.mode == Mode::Approximate {
-            self.band_pairs_of(a, options, first_new, join)
-        } else {
-            self.postings_pairs_of(a, options, first_new, join)
+        // Later books, or, from the first new book, older and later ones.
+        let usual = |b: u32| {
+            let after = match first_new {
+                None => b > a,
+                Some(first) => b < first || b > a,
+            };
+            after && !self.runs().is_dead(b)
+        };
+        let later_only = first_new.is_none();
+        let languages = options.translations.then(|| self.languages());
+        let from = languages.map_or("", |l| l.of(a));
+        let mut found = match languages.filter(|_| is_known(from)) {
+            None => self.same_words_pairs_of(
+                a,
+                options,
+                Reach {
+                    later_only,
+                    wanted: &usual,
+                },
+                join,
+            ),
+            Some(languages) => {
+                // A pair of two known languages is found once, from its
+                // book whose language sorts first, against every book of
+                // the other.
+                let same = |b: u32| {
+                    let to = languages.of(b);
+                    usual(b) && (!is_known(to) || to == from)
+                };
+                let across = |b: u32| b != a && languages.of(b) > from && !self.runs().is_dead(b);
+                let mut found = self.same_words_pairs_of(
+                    a,
+                    options,
+                    Reach {
+                        later_only,
+                        wanted: &same,
+                    },
+                    join,
+                );
+                let reach = Reach {
+                    later_only: false,
+                    wanted: &across,
+                };
+                found.absorb(self.same_words_pairs_of(a, options, reach, join));
+                self.translation_pairs_of(a, from, languages, options, &mut found);
+                found
+            }
         };
         if let Err(error) = self.locate_pairs(a, &mut found.pairs) {
             found.error = Some(error);
@@ -258,26 +387,41 @@ impl Reader {
         found
     }
 
-    /// Exact mode: each part of `a` joined against the parts of later books
-    /// (or, from `first_new`, of every wanted book); each book's best pair
-    /// of parts that reaches the threshold.
+    /// The pairs of `a` with the books `reach` wants, by their own words
+    /// (no translation), in the run's mode.
+    fn same_words_pairs_of(
+        &self,
+        a: u32,
+        options: &PairsOptions,
+        reach: Reach<'_>,
+        join: &mut Join,
+    ) -> BookPairs {
+        if options.mode == Mode::Approximate {
+            self.band_pairs_of(a, options, reach, join)
+        } else {
+            self.postings_pairs_of(a, options, reach, join)
+        }
+    }
+
+    /// Exact mode: each part of `a` joined against the parts of the books
+    /// `reach` wants; each book's best pair of parts that reaches the
+    /// threshold.
     fn postings_pairs_of(
         &self,
         a: u32,
         options: &PairsOptions,
-        first_new: Option<u32>,
+        reach: Reach<'_>,
         join: &mut Join,
     ) -> BookPairs {
-        let wanted = |b: u32| {
-            b != a && first_new.is_none_or(|first| b < first || b > a) && !self.runs().is_dead(b)
-        };
+        let wanted = reach.wanted;
         let postings = self.postings();
         let mut found = BookPairs::new(a);
         let mut best = BestPerBook::default();
         for (q, part) in self.part_range(a).enumerate() {
-            let probe = match first_new {
-                None => Probe::PartAgainstLater(part),
-                Some(_) => Probe::Part(part),
+            let probe = if reach.later_only {
+                Probe::PartAgainstLater(part)
+            } else {
+                Probe::Part(part)
             };
             let len_x = self.runs().part_len(part);
             let reaches = |c: &Candidate| {
@@ -305,27 +449,21 @@ impl Reader {
     }
 
     /// Approximate mode: every part of `a` aligned with every part of the
-    /// wanted books that share a band key with it.
+    /// books `reach` wants that share a band key with it.
     fn band_pairs_of(
         &self,
         a: u32,
         options: &PairsOptions,
-        first_new: Option<u32>,
+        reach: Reach<'_>,
         join: &mut Join,
     ) -> BookPairs {
         let sketches = self.sketches.as_ref().expect("pairs checks for sketches");
-        let wanted = |b: u32| {
-            let after = match first_new {
-                None => b > a,
-                Some(first) => b < first || b > a,
-            };
-            after && !self.runs().is_dead(b)
-        };
+        let wanted = reach.wanted;
         let keys = sketches.keys_of_slot(self, a);
         let simhash = sketches.simhash_of_slot(self, a);
         let (books, mut sources) = sketches.candidates(self, &keys, simhash, wanted);
         let query = QueryBook::Stored(a);
-        let sampled = self.sampled_part_pairs(&query, first_new.is_none(), join, wanted);
+        let sampled = self.sampled_part_pairs(&query, reach.later_only, join, wanted);
         let hashes = self.query_hashes(&query);
         let (pairs, candidates) =
             self.approximate_part_pairs(hashes.len() as u32, &books, sampled, &mut sources);
@@ -338,6 +476,45 @@ impl Reader {
         found.lcs_runs = aligned;
         found.take(best);
         found
+    }
+
+    /// The translation pairs of `a`: its unique words translated into each
+    /// language whose code sorts after its own and that a dictionary joins
+    /// to it, against every book of that language.
+    fn translation_pairs_of(
+        &self,
+        a: u32,
+        from: &str,
+        languages: &Languages,
+        options: &PairsOptions,
+        found: &mut BookPairs,
+    ) {
+        let query = QueryBook::Stored(a);
+        let hashes = self.query_hashes(&query);
+        let for_translations = options.for_translations();
+        let mut explain = Explain::default();
+        let mut best = BestPerBook::default();
+        for target in languages.targets().filter(|&t| t > from) {
+            // Built before the workers started (`for_each_pair`).
+            let Ok(Some(lexicon)) = self.lexicon(from, target) else {
+                continue;
+            };
+            self.offer_translations(
+                &query,
+                &hashes,
+                languages,
+                target,
+                |h| lexicon.translations(h),
+                &for_translations,
+                &mut explain,
+                &mut best,
+            );
+        }
+        found.candidates += explain.candidates;
+        found.entries_scanned += explain.entries_scanned;
+        found.within_bound += explain.within_bound;
+        found.lcs_runs += explain.lcs_runs;
+        found.add_translations(best, from, languages);
     }
 
     /// Fills in where each of `pairs` (all of book `a`) matches: `a`'s
@@ -418,6 +595,14 @@ impl Reader {
         }
         if options.mode == Mode::Approximate {
             self.sketches()?;
+        }
+        if options.translations {
+            if options.from_id.is_some() {
+                return Err(Error::InvalidArgument(
+                    "translation pairs are found in full runs only, not with from_id".into(),
+                ));
+            }
+            self.build_lexicons()?;
         }
         let started = Instant::now();
         let runs = self.runs();
@@ -542,6 +727,7 @@ impl Reader {
             score: pair.score,
             overlap: pair.overlap,
             location: pair.location,
+            relation: pair.relation,
             slots: (a, b),
         }
     }

@@ -18,7 +18,7 @@ use super::locate::{locate, Location, WordRange};
 use super::postings::{Candidate, Join, Probe};
 use super::query_book::QueryBook;
 use super::Reader;
-use crate::align::{AlignScratch, Overlap, Score, SequenceIndex};
+use crate::align::{AlignScratch, Overlap, Score, SequenceIndex, MIN_SPAN_SHARE};
 use crate::error::Result;
 use crate::repr::{SimHash128, UniqueWordSeq};
 
@@ -70,6 +70,21 @@ pub struct QueryOptions {
     /// Only hits scoring at least this (and above zero). Default: the
     /// score's documented threshold.
     pub min_score: f64,
+    /// Also search the books of other languages for translations of the
+    /// query, through the index's dictionaries (see
+    /// [`Index::add_dictionary`](crate::Index::add_dictionary)): its unique
+    /// words translated into each language a dictionary joins its own to.
+    /// Such hits have [`Hit::relation`] `Some(Relationship::Translation)`.
+    /// Default false.
+    pub translations: bool,
+    /// Only translation hits scoring at least this (and above zero).
+    /// Default: the score's translation threshold
+    /// ([`Score::translation_threshold`]).
+    pub translation_min_score: f64,
+    /// Only matches spanning at least [`MIN_SPAN_SHARE`] of one of the
+    /// two sequences count: set for translation search (see
+    /// [`QueryOptions::for_translations`]).
+    pub(crate) spanning_only: bool,
 }
 
 impl Default for QueryOptions {
@@ -86,6 +101,9 @@ impl QueryOptions {
             score,
             top_k: 10,
             min_score: score.default_threshold(),
+            translations: false,
+            translation_min_score: score.translation_threshold(),
+            spanning_only: false,
         }
     }
 
@@ -106,6 +124,49 @@ impl QueryOptions {
         self.min_score = min_score;
         self
     }
+
+    /// Also search for translations (see
+    /// [`QueryOptions::translations`](#structfield.translations)).
+    pub fn translations(mut self, translations: bool) -> Self {
+        self.translations = translations;
+        self
+    }
+
+    /// Only translation hits scoring at least this (and above zero).
+    pub fn translation_min_score(mut self, min_score: f64) -> Self {
+        self.translation_min_score = min_score;
+        self
+    }
+
+    /// These options as a search for translations applies them: the
+    /// translation threshold, and only matches that span at least
+    /// [`MIN_SPAN_SHARE`] of one of the two books. A translated work is
+    /// found along a sizeable share of a book (a whole book, a part, a work
+    /// in a volume); a shorter shared passage (a series advertisement, a
+    /// licence, a quotation translated in both) would otherwise pass by
+    /// coverage, whose threshold is low for translations.
+    pub(crate) fn for_translations(&self) -> QueryOptions {
+        QueryOptions {
+            min_score: self.translation_min_score,
+            spanning_only: true,
+            ..*self
+        }
+    }
+
+    /// Whether a verified pair with this overlap may count (see
+    /// [`QueryOptions::for_translations`]).
+    pub(crate) fn admits(&self, overlap: &Overlap) -> bool {
+        !self.spanning_only || overlap.span_share() >= MIN_SPAN_SHARE
+    }
+}
+
+/// How a hit or a pair relates beyond its score, when the search knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Relationship {
+    /// Books of two languages, one a translation of (part of) the other:
+    /// found through a dictionary.
+    Translation,
 }
 
 /// One related book.
@@ -133,6 +194,11 @@ pub struct Hit {
     pub query_words: WordRange,
     /// Words of the hit the match spans.
     pub hit_words: WordRange,
+    /// `Some(Relationship::Translation)` for a translation hit (its words
+    /// are translated words of the query's); `None` for a hit of the
+    /// query's own words.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub relation: Option<Relationship>,
 }
 
 /// [`Overlap`] as output fields.
@@ -202,6 +268,8 @@ pub struct Explain {
 /// Hits, best first, with the plan's counts.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct QueryResult {
+    /// The query's language (ISO 639-3; `und` when it cannot be told).
+    pub language: String,
     /// Hits by descending score, ties by ascending id.
     pub hits: Vec<Hit>,
     /// What each stage kept.
@@ -321,6 +389,7 @@ impl Reader {
                     hit_part: location.part_y,
                     query_words: location.words_x,
                     hit_words: location.words_y,
+                    relation: None,
                 })
             })
             .collect()
@@ -406,7 +475,11 @@ impl Reader {
         explain.lcs_avoided = explain.part_pairs - explain.lcs_runs;
         explain.hits = hits.len() as u64;
         explain.elapsed = started.elapsed();
-        Ok(QueryResult { hits, explain })
+        Ok(QueryResult {
+            language: String::new(),
+            hits,
+            explain,
+        })
     }
 
     /// The exact planner's stages for the query parts `probes` (of
@@ -467,7 +540,7 @@ impl Reader {
                 let cost = costs[q as usize];
                 join.align_with_cost(&postings, probe, cost, len_x, &keep, |part, overlap| {
                     let ranked = self.ranked(q, part, overlap, options.score);
-                    if Self::qualifies(ranked.score, options) {
+                    if Self::qualifies(ranked.score, options) && options.admits(&overlap) {
                         best.offer(ranked);
                     }
                 });
@@ -507,6 +580,7 @@ impl Reader {
         let hits = self.hits_from(query, best.into_top(options.top_k))?;
         let (books, part_pairs) = self.reach(query, hashes.len());
         Ok(QueryResult {
+            language: String::new(),
             explain: Explain {
                 mode: Mode::Approximate,
                 books,
@@ -528,17 +602,25 @@ impl Reader {
     /// every part of the book with every part of every other book: the
     /// baseline the planner is tested and benchmarked against.
     pub fn brute_force_key(&self, key: &str, options: &QueryOptions) -> Result<Vec<Hit>> {
-        self.brute_force(&QueryBook::Stored(self.slot_of(key)?), options)
+        let slot = self.slot_of(key)?;
+        let language = self.info(slot)?.language;
+        self.brute_force(&QueryBook::Stored(slot), &language, options)
     }
 
     /// The same answer as [`Reader::query_text`] in exact mode, by brute
     /// force (see [`Reader::brute_force_key`]).
     pub fn brute_force_text(&self, text: &[u8], options: &QueryOptions) -> Result<Vec<Hit>> {
         let parts = self.text_parts(text);
-        self.brute_force(&QueryBook::Text(&parts), options)
+        let language = crate::lang::detect(&crate::text::decode(text).text);
+        self.brute_force(&QueryBook::Text(&parts), language, options)
     }
 
-    fn brute_force(&self, query: &QueryBook<'_>, options: &QueryOptions) -> Result<Vec<Hit>> {
+    fn brute_force(
+        &self,
+        query: &QueryBook<'_>,
+        language: &str,
+        options: &QueryOptions,
+    ) -> Result<Vec<Hit>> {
         let exclude = query.slot();
         let slots = self
             .runs()
@@ -546,7 +628,12 @@ impl Reader {
             .filter(|&slot| Some(slot) != exclude);
         let hashes = self.query_hashes(query);
         let (best, _) = self.align_candidates(&hashes, slots, options.score, options.min_score);
-        self.hits_from(query, best.into_top(options.top_k))
+        let mut hits = self.hits_from(query, best.into_top(options.top_k))?;
+        if options.translations {
+            let translated = self.brute_force_translations(query, language, options)?;
+            super::translations::merge_translations(&mut hits, translated, language, options.top_k);
+        }
+        Ok(hits)
     }
 
     /// Aligns each of `pairs` (query part, stored part): the query's parts

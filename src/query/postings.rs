@@ -223,6 +223,16 @@ impl<'r> Postings<'r> {
                 .iter()
                 .filter(|&&h| self.vocabulary.admits(h))
                 .count() as u32,
+            Probe::Translated { hashes, groups } => {
+                let mut admitted = hashes
+                    .iter()
+                    .zip(groups)
+                    .filter(|&(&h, _)| self.vocabulary.admits(h))
+                    .map(|(_, &g)| g)
+                    .collect::<Vec<u32>>();
+                admitted.dedup();
+                admitted.len() as u32
+            }
         }
     }
 }
@@ -236,6 +246,18 @@ pub enum Probe<'a> {
     PartAgainstLater(u32),
     /// The unique-word hashes of a sequence not stored.
     Hashes(&'a [u32]),
+    /// A sequence translated into another language: each element of X
+    /// replaced in place by the hashes of its translations (or kept when it
+    /// has none). `groups[e]` is the index in X of element `e` of `hashes`,
+    /// non-decreasing. Common words are counted per pair (element of X,
+    /// element of Y), and an LCS takes at most one pair per element of X
+    /// and one per element of Y.
+    Translated {
+        /// The translations' hashes, in X's order.
+        hashes: &'a [u32],
+        /// Each one's element of X.
+        groups: &'a [u32],
+    },
 }
 
 /// A probe's sequence resolved against every run: its admitted elements'
@@ -244,6 +266,8 @@ pub enum Probe<'a> {
 #[derive(Debug, Default)]
 struct Resolved {
     hashes: Vec<u32>,
+    /// For a translated probe, each admitted element's index in X.
+    groups: Option<Vec<u32>>,
     words: Vec<Vec<u32>>,
     frequent: u32,
     /// For a probe against later parts: its run and part in that run.
@@ -283,6 +307,19 @@ impl Resolved {
                 None,
                 None,
             ),
+            Probe::Translated { .. } => (Vec::new(), None, None),
+        };
+        let (hashes, groups) = match *probe {
+            Probe::Translated { hashes, groups } => {
+                let (hashes, groups) = hashes
+                    .iter()
+                    .zip(groups)
+                    .filter(|&(&h, _)| vocabulary.admits(h))
+                    .map(|(&h, &g)| (h, g))
+                    .unzip();
+                (hashes, Some(groups))
+            }
+            _ => (hashes, None),
         };
         let mut words: Vec<Vec<u32>> = segments
             .iter()
@@ -311,10 +348,16 @@ impl Resolved {
         }
         Resolved {
             hashes,
+            groups,
             words,
             frequent,
             after,
         }
+    }
+
+    /// The index in X of element `e` of the resolved sequence.
+    fn group(&self, e: usize) -> u32 {
+        self.groups.as_ref().map_or(e as u32, |groups| groups[e])
     }
 
     /// The entries of run `r` to scan for element `i`: none when the word
@@ -430,7 +473,10 @@ pub struct Join {
     entries_scanned: u64,
     frequent_in_x: u32,
     resolved: Resolved,
+    /// Each hash's first entry in `x_by_hash`.
     index_in_x: HashMap<u32, u32, BuildNoHashHasher<u32>>,
+    /// The probe's (hash, index in X), by hash (see `index_x`).
+    x_by_hash: Vec<(u32, u32)>,
     counts: Vec<u32>,
     cells: Vec<u16>,
     touched: Vec<u32>,
@@ -453,6 +499,7 @@ impl Join {
             frequent_in_x: 0,
             resolved: Resolved::default(),
             index_in_x: HashMap::default(),
+            x_by_hash: Vec::new(),
             counts: vec![0; parts],
             cells: Vec::new(),
             touched: Vec::new(),
@@ -725,7 +772,7 @@ impl Join {
                         // A damaged list could hold more entries than counted.
                         if *end < start.saturating_add(keep[k as usize].counted) {
                             self.gathered[*end as usize] = index;
-                            self.gathered_other[*end as usize] = in_x as u32;
+                            self.gathered_other[*end as usize] = self.resolved.group(in_x);
                             *end += 1;
                         }
                     }
@@ -744,7 +791,11 @@ impl Join {
                     .zip(&self.gathered_other[start..end])
                     .map(|(&y, &x)| (y, x)),
             );
-            self.pairs.sort_unstable();
+            // An element of Y paired with several of X (a translated probe)
+            // takes them in descending order: a strictly increasing
+            // subsequence then holds at most one pair per element of Y.
+            self.pairs
+                .sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
             // Written back in place, X's indexes over Y's, in Y's order.
             let (in_x, in_y) = (
                 &mut self.gathered[start..end],
@@ -775,15 +826,18 @@ impl Join {
         keep: &[Candidate],
         mut found: impl FnMut(u32, Overlap),
     ) {
-        self.index_in_x.clear();
-        for (i, &hash) in self.resolved.hashes.iter().enumerate() {
-            self.index_in_x.insert(hash, i as u32);
-        }
+        self.index_x();
         for candidate in keep {
             self.gathered.clear();
             self.gathered_other.clear();
             for (j, hash) in postings.runs.part_hashes(candidate.book).iter().enumerate() {
-                if let Some(&i) = self.index_in_x.get(&hash) {
+                let Some(&first) = self.index_in_x.get(&hash) else {
+                    continue;
+                };
+                for &(_, i) in self.x_by_hash[first as usize..]
+                    .iter()
+                    .take_while(|&&(h, _)| h == hash)
+                {
                     self.gathered.push(i);
                     self.gathered_other.push(j as u32);
                 }
@@ -800,6 +854,30 @@ impl Join {
                     span_y,
                 },
             );
+        }
+    }
+
+    /// Indexes the resolved sequence by hash for lookups: `x_by_hash`
+    /// holds (hash, index in X) sorted by hash and, for one hash, by
+    /// descending index (a strictly increasing subsequence then takes at
+    /// most one of them), and `index_in_x` each hash's first entry. A
+    /// sequence of one language keeps one entry per hash, its last (two
+    /// words of one hash are one word to the join).
+    fn index_x(&mut self) {
+        self.x_by_hash.clear();
+        let resolved = &self.resolved;
+        self.x_by_hash
+            .extend((0..resolved.hashes.len()).map(|e| (resolved.hashes[e], resolved.group(e))));
+        self.x_by_hash
+            .sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+        if resolved.groups.is_none() {
+            self.x_by_hash.dedup_by_key(|&mut (hash, _)| hash);
+        } else {
+            self.x_by_hash.dedup();
+        }
+        self.index_in_x.clear();
+        for (k, &(hash, _)) in self.x_by_hash.iter().enumerate().rev() {
+            self.index_in_x.insert(hash, k as u32);
         }
     }
 

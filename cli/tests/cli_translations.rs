@@ -1,0 +1,164 @@
+//! `query --translations` and `pairs --translations`: an English book and
+//! its German translation, which share no word, are found through a
+//! dictionary of the index, reported with "relation": "translation" and
+//! both languages; without the flag, or without the dictionary, they are
+//! not; a German book that translates nothing is not.
+
+mod common;
+
+use serde_json::Value;
+use std::path::Path;
+
+/// English word `i` and its German translation: made-up words of letters
+/// only, no Roman numeral among them.
+fn english(i: u32) -> String {
+    format!("q{}", common::letters(i.wrapping_mul(0x9E37_79B1) >> 10))
+}
+
+fn german(i: u32) -> String {
+    format!("z{}", common::letters(i.wrapping_mul(0x85EB_CA6B) >> 10))
+}
+
+/// A text of `words` words, each made by `word`, with a few local swaps.
+fn text(words: impl Iterator<Item = u32>, word: impl Fn(u32) -> String) -> String {
+    let mut words: Vec<String> = words.map(word).collect();
+    for i in (3..words.len()).step_by(7) {
+        words.swap(i - 1, i);
+    }
+    words.join(" ")
+}
+
+/// The index at `dir/idx` with the three books and, if asked, the
+/// dictionary.
+fn index(dir: &Path, with_dictionary: bool) {
+    let books = [
+        ("en1", "en", text(0..600, english)),
+        ("de1", "de", text(0..600, german)),
+        ("de2", "de", text(1000..1600, german)),
+        ("en2", "en", text(2000..2600, english)),
+    ];
+    let mut jsonl = String::new();
+    for (key, language, text) in books {
+        jsonl.push_str(
+            &serde_json::json!({"key": key, "language": language, "text": text}).to_string(),
+        );
+        jsonl.push('\n');
+    }
+    std::fs::write(dir.join("books.jsonl"), jsonl).unwrap();
+    let entries: Vec<(String, String)> = (0..3000)
+        .map(|i| (english(i), format!("{}\n{}\n", english(i), german(i))))
+        .collect();
+    let entries: Vec<(&str, &str)> = entries
+        .iter()
+        .map(|(h, t)| (h.as_str(), t.as_str()))
+        .collect();
+    let dictionary = common::write_dictd(dir, "freedict-eng-deu", &entries);
+    run(dir, &["create", "idx"]);
+    run(dir, &["load", "idx", "books.jsonl", "-q"]);
+    if with_dictionary {
+        run(
+            dir,
+            &["dictionary", "add", "idx", dictionary.to_str().unwrap()],
+        );
+    }
+}
+
+fn run(dir: &Path, args: &[&str]) -> String {
+    let output = common::run(common::cli().args(args).current_dir(dir));
+    assert!(
+        output.status.success(),
+        "{args:?}: {}",
+        common::stderr(&output)
+    );
+    String::from_utf8(output.stdout).unwrap()
+}
+
+fn hits(dir: &Path, extra: &[&str]) -> Vec<Value> {
+    let mut args = vec!["query", "idx", "--key", "en1", "--json"];
+    args.extend(extra);
+    let out: Value = serde_json::from_str(&run(dir, &args)).unwrap();
+    assert_eq!(out["language"], "eng");
+    out["hits"].as_array().unwrap().clone()
+}
+
+#[test]
+fn a_translation_is_found_through_the_dictionary_and_marked() {
+    let dir = tempfile::tempdir().unwrap();
+    index(dir.path(), true);
+    assert!(hits(dir.path(), &[]).is_empty(), "no shared word");
+    let found = hits(dir.path(), &["--translations"]);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0]["key"], "de1");
+    assert_eq!(found[0]["language"], "deu");
+    assert_eq!(found[0]["relation"], "translation");
+    assert!(found[0]["score"].as_f64().unwrap() > 0.5);
+    let text = run(
+        dir.path(),
+        &["query", "idx", "--key", "en1", "--translations"],
+    );
+    assert!(
+        text.contains("de1") && text.contains("translation"),
+        "{text}"
+    );
+
+    let pairs = run(
+        dir.path(),
+        &["pairs", "idx", "--translations", "--json", "-q"],
+    );
+    let pairs: Vec<Value> = pairs
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(pairs.len(), 1, "{pairs:?}");
+    // Found from the book whose language sorts first: deu before eng.
+    assert_eq!(
+        (&pairs[0]["a"], &pairs[0]["b"]),
+        (&"de1".into(), &"en1".into())
+    );
+    assert_eq!(pairs[0]["relation"], "translation");
+    assert_eq!(
+        (&pairs[0]["a_language"], &pairs[0]["b_language"]),
+        (&"deu".into(), &"eng".into())
+    );
+    let tsv = run(dir.path(), &["pairs", "idx", "--translations", "-q"]);
+    let header = tsv.lines().next().unwrap();
+    assert!(header.ends_with("relation\tconfidence\tcontainer\ta_part\ta_words\tb_part\tb_words\ta_language\tb_language"), "{header}");
+    assert!(
+        tsv.lines().nth(1).unwrap().contains("\ttranslation\t"),
+        "{tsv}"
+    );
+    assert_eq!(run(dir.path(), &["pairs", "idx", "--json", "-q"]), "");
+}
+
+#[test]
+fn without_a_dictionary_nothing_is_translated() {
+    let dir = tempfile::tempdir().unwrap();
+    index(dir.path(), false);
+    assert!(hits(dir.path(), &["--translations"]).is_empty());
+    let pairs = run(
+        dir.path(),
+        &["pairs", "idx", "--translations", "--json", "-q"],
+    );
+    assert_eq!(pairs, "");
+}
+
+#[test]
+fn a_bad_translation_threshold_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    index(dir.path(), false);
+    let output = common::run(
+        common::cli()
+            .args([
+                "query",
+                "idx",
+                "--key",
+                "en1",
+                "--translations",
+                "--translation-min-score",
+                "2",
+            ])
+            .current_dir(dir.path()),
+    );
+    assert!(!output.status.success());
+    assert!(common::stderr(&output).contains("--translation-min-score 2"));
+}

@@ -1,0 +1,753 @@
+//! Translation search (TRANSNIQ, thesis chapter 5): a book's unique words,
+//! each replaced in place by its translations into another language, are
+//! joined with the unique words of that language's books by the same
+//! planner as same-language search.
+//!
+//! **The translated sequence.** Uniqueness is decided on the source book
+//! before translation: its unique-word sequence X (the stored one) has each
+//! element replaced by the hashes of all its translations, in place; an
+//! element without one stays as it is, since names and cognates survive
+//! translation. A word of Y pairs with an element of X when it is one of
+//! its translations (or the element itself, untranslated). An LCS takes at
+//! most one pair per element of X and one per element of Y; the common
+//! count is the number of pairs; and scores divide by the original |X|,
+//! never by the translated length. The score and its threshold are the
+//! same-language ones ([`crate::Score`]): the default, [`crate::Score::Order`],
+//! judges the LCS against the longest increasing run chance gives so many
+//! pairs, so a dictionary's many translations per word (more pairs, a
+//! longer chance run) raise the bar by themselves.
+//!
+//! **Exact mode** counts pairs per part from the postings of the translated
+//! hashes ([`Probe::Translated`]), bounds them as same-language candidates
+//! are bounded, prunes against the k-th best book score and verifies by LCS
+//! ([`Reader::plan_exact`]), over the books of the target language only.
+//! Its answer equals aligning the translated query with every book of that
+//! language ([`Reader::brute_force_translations`]). **Approximate mode**
+//! takes its candidates from the word sample's postings of the translated
+//! hashes, as same-language approximate mode does for contained works.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use super::planner::{BestPerBook, Explain, Hit, QueryOptions, QueryResult, Relationship};
+use super::postings::{Join, Probe};
+use super::query_book::QueryBook;
+use super::{Mode, Reader};
+use crate::align::{lis_span, Overlap};
+use crate::error::Result;
+use crate::lang::UNDETERMINED;
+use crate::repr::unique_words::word_hash;
+use crate::translate::lexicon::Lexicon;
+
+/// A part's unique words translated into another language: each element
+/// of X replaced by its translations' hashes (or kept), with the element
+/// each hash stands for.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Translated {
+    /// The hashes, in X's order; an element's translations ascending.
+    hashes: Vec<u32>,
+    /// `groups[e]`: the index in X of `hashes[e]`.
+    groups: Vec<u32>,
+    /// |X|.
+    len_x: u32,
+}
+
+impl Translated {
+    /// X (its unique-word hashes) translated by `translations`: the
+    /// sorted, distinct hashes of a word's translations, empty when it has
+    /// none. An untranslated word that `numbering` holds is left out.
+    pub(crate) fn new<'t>(
+        x: &[u32],
+        translations: impl Fn(u32) -> &'t [u32],
+        numbering: &Numbering,
+    ) -> Self {
+        let mut translated = Translated {
+            len_x: x.len() as u32,
+            ..Translated::default()
+        };
+        for (i, &hash) in x.iter().enumerate() {
+            match translations(hash) {
+                [] if numbering.holds(hash) => {}
+                [] => {
+                    translated.hashes.push(hash);
+                    translated.groups.push(i as u32);
+                }
+                words => {
+                    translated.hashes.extend_from_slice(words);
+                    translated
+                        .groups
+                        .extend(std::iter::repeat_n(i as u32, words.len()));
+                }
+            }
+        }
+        translated
+    }
+
+    /// The join's probe for it.
+    pub(crate) fn probe(&self) -> Probe<'_> {
+        Probe::Translated {
+            hashes: &self.hashes,
+            groups: &self.groups,
+        }
+    }
+
+    /// |X|: what scores divide by.
+    pub(crate) fn len_x(&self) -> u32 {
+        self.len_x
+    }
+
+    /// Aligns it with the unique-word sequence `y` directly: every pair
+    /// (element of X, element of Y) of one word, the pairs of one element
+    /// of Y in descending order of X, and the longest strictly increasing
+    /// run through them. The reference the planner's answer equals.
+    pub(crate) fn align(&self, y: &[u32]) -> Overlap {
+        let mut by_hash: Vec<(u32, u32)> = self
+            .hashes
+            .iter()
+            .zip(&self.groups)
+            .map(|(&h, &g)| (h, g))
+            .collect();
+        by_hash.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+        by_hash.dedup();
+        let (mut in_x, mut in_y) = (Vec::new(), Vec::new());
+        for (j, &hash) in y.iter().enumerate() {
+            let first = by_hash.partition_point(|&(h, _)| h < hash);
+            for &(_, i) in by_hash[first..].iter().take_while(|&&(h, _)| h == hash) {
+                in_x.push(i);
+                in_y.push(j as u32);
+            }
+        }
+        let (lcs, span_x, span_y) = lis_span(&in_x, &in_y);
+        Overlap {
+            len_x: self.len_x,
+            len_y: y.len() as u32,
+            common: in_x.len() as u32,
+            lcs,
+            span_x,
+            span_y,
+        }
+    }
+}
+
+/// The hashes of the Roman numerals from 1 to 3999 (`i` to `mmmcmxcix`),
+/// under an index's word hash. Untranslated words are kept in a translated
+/// sequence because names survive translation, but numbering survives it
+/// in every numbered book: chapter numbers, a table of contents, a sonnet
+/// sequence. Kept, the numerals of two unrelated numbered books align in
+/// order (on the development corpus, Shakespeare's sonnets and the table
+/// of contents of *Les trois mousquetaires*, 60 numerals in a row), so they
+/// are left out. A numeral a dictionary translates is translated.
+#[derive(Debug, Default)]
+pub(crate) struct Numbering {
+    hashes: Vec<u32>,
+}
+
+impl Numbering {
+    /// The numerals under the word hash of `hash_seed`.
+    pub(crate) fn new(hash_seed: u64) -> Self {
+        let mut hashes: Vec<u32> = (1..4000).map(|n| word_hash(&roman(n), hash_seed)).collect();
+        hashes.sort_unstable();
+        hashes.dedup();
+        Numbering { hashes }
+    }
+
+    fn holds(&self, hash: u32) -> bool {
+        self.hashes.binary_search(&hash).is_ok()
+    }
+}
+
+/// `n` (1 to 3999) in lower-case Roman numerals.
+fn roman(mut n: u32) -> String {
+    const DIGITS: [(u32, &str); 13] = [
+        (1000, "m"),
+        (900, "cm"),
+        (500, "d"),
+        (400, "cd"),
+        (100, "c"),
+        (90, "xc"),
+        (50, "l"),
+        (40, "xl"),
+        (10, "x"),
+        (9, "ix"),
+        (5, "v"),
+        (4, "iv"),
+        (1, "i"),
+    ];
+    let mut out = String::new();
+    for (value, digits) in DIGITS {
+        while n >= value {
+            out.push_str(digits);
+            n -= value;
+        }
+    }
+    out
+}
+
+/// The language of every book of a snapshot, by slot.
+#[derive(Debug, Default)]
+pub(crate) struct Languages {
+    /// The distinct languages.
+    codes: Vec<String>,
+    /// Each slot's index in `codes` (dead slots and unreadable entries
+    /// included: they are never searched).
+    of_slot: Vec<u16>,
+}
+
+impl Languages {
+    /// The index of `code` in the table, if a book has it.
+    fn find(&self, code: &str) -> Option<u16> {
+        self.codes.iter().position(|c| c == code).map(|i| i as u16)
+    }
+
+    /// Whether the book in `slot` is in the language numbered `code`.
+    fn is(&self, slot: u32, code: u16) -> bool {
+        self.of_slot.get(slot as usize) == Some(&code)
+    }
+
+    /// The languages of the books, `und` and unrecorded ones excluded:
+    /// those a translation search may target.
+    pub(crate) fn targets(&self) -> impl Iterator<Item = &str> {
+        self.codes
+            .iter()
+            .map(String::as_str)
+            .filter(|&code| is_known(code))
+    }
+
+    /// The language of the book in `slot` (empty when unknown).
+    pub(crate) fn of(&self, slot: u32) -> &str {
+        self.of_slot
+            .get(slot as usize)
+            .and_then(|&i| self.codes.get(i as usize))
+            .map_or("", String::as_str)
+    }
+}
+
+/// Whether `language` names a language a dictionary could join: neither
+/// empty (a book loaded before languages were recorded) nor undetermined.
+pub(crate) fn is_known(language: &str) -> bool {
+    !language.is_empty() && language != UNDETERMINED
+}
+
+/// Merges translation hits into the same-language `hits` of a query in
+/// language `from`: by score, ties by id, a book found both ways keeping its
+/// better hit, at most `top_k` (0: all). Every hit in another known
+/// language is a translation hit, also one found by untranslated words
+/// alone (names, cognates).
+pub(crate) fn merge_translations(
+    hits: &mut Vec<Hit>,
+    mut translated: Vec<Hit>,
+    from: &str,
+    top_k: usize,
+) {
+    for hit in &mut translated {
+        hit.relation = Some(Relationship::Translation);
+    }
+    for hit in hits.iter_mut() {
+        if is_known(from) && is_known(&hit.language) && hit.language != from {
+            hit.relation = Some(Relationship::Translation);
+        }
+    }
+    hits.append(&mut translated);
+    hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.id.cmp(&b.id)));
+    let mut seen = std::collections::HashSet::new();
+    hits.retain(|hit| seen.insert(hit.id));
+    if top_k > 0 {
+        hits.truncate(top_k);
+    }
+}
+
+/// Two languages, from and to.
+type LanguagePair = (String, String);
+
+/// The translation lexicons a reader built, by (from, to): built on first
+/// use from the index's dictionaries, `None` when none joins the two.
+#[derive(Debug, Default)]
+pub(crate) struct LexiconCache {
+    built: Mutex<HashMap<LanguagePair, Option<Arc<Lexicon>>>>,
+    numbering: std::sync::OnceLock<Numbering>,
+}
+
+impl Reader {
+    /// The Roman numerals under the index's word hash.
+    fn numbering(&self) -> &Numbering {
+        self.lexicons
+            .numbering
+            .get_or_init(|| Numbering::new(self.store.extract_options().hash_seed))
+    }
+
+    /// The lexicon translating `from` into `to`, if a dictionary of the
+    /// index joins them (in either direction).
+    pub(crate) fn lexicon(&self, from: &str, to: &str) -> Result<Option<Arc<Lexicon>>> {
+        let key = (from.to_string(), to.to_string());
+        if let Some(built) = self
+            .lexicons
+            .built
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&key)
+        {
+            return Ok(built.clone());
+        }
+        let built = self.build_lexicon(from, to)?.map(Arc::new);
+        self.lexicons
+            .built
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key, built.clone());
+        Ok(built)
+    }
+
+    /// Builds every lexicon between two languages of the books, so that an
+    /// error reading the dictionaries is reported before an all-pairs run
+    /// starts.
+    pub(crate) fn build_lexicons(&self) -> Result<()> {
+        let languages = self.languages();
+        for from in languages.targets() {
+            for to in languages.targets().filter(|&to| to > from) {
+                self.lexicon(from, to)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Adds to `result` (of the same-language search for `query`) the
+    /// translation hits of `query`, in every language a dictionary joins
+    /// the query's to; the hits, merged, keep the best `top_k` by score
+    /// (a book found both ways keeps its better hit). A query whose
+    /// language is unknown finds none.
+    pub(crate) fn add_translations(
+        &self,
+        query: &QueryBook<'_>,
+        options: &QueryOptions,
+        result: &mut QueryResult,
+    ) -> Result<()> {
+        let started = Instant::now();
+        let from = result.language.clone();
+        if !is_known(&from) {
+            return Ok(());
+        }
+        let hashes = self.query_hashes(query);
+        let languages = self.languages();
+        let for_translations = options.for_translations();
+        let mut explain = Explain::default();
+        let mut best = BestPerBook::default();
+        for target in languages.targets().filter(|&t| t != from) {
+            let Some(lexicon) = self.lexicon(&from, target)? else {
+                continue;
+            };
+            self.offer_translations(
+                query,
+                &hashes,
+                languages,
+                target,
+                |h| lexicon.translations(h),
+                &for_translations,
+                &mut explain,
+                &mut best,
+            );
+        }
+        let translated = self.hits_from(query, best.into_top(options.top_k))?;
+        merge_translations(&mut result.hits, translated, &from, options.top_k);
+        let e = &mut result.explain;
+        e.candidates += explain.candidates;
+        e.entries_scanned += explain.entries_scanned;
+        e.frequent_words += explain.frequent_words;
+        e.within_bound += explain.within_bound;
+        e.lcs_runs += explain.lcs_runs;
+        e.hits = result.hits.len() as u64;
+        e.elapsed += started.elapsed();
+        Ok(())
+    }
+
+    /// The lexicon from `from` into `to` of the index's dictionaries.
+    fn build_lexicon(&self, from: &str, to: &str) -> Result<Option<Lexicon>> {
+        crate::store::dictionaries::lexicon(&self.store, from, to)
+    }
+
+    /// The books' languages, read from their entries on first use.
+    pub(crate) fn languages(&self) -> &Languages {
+        self.languages.get_or_init(|| {
+            let mut languages = Languages::default();
+            for slot in 0..self.runs().slot_count() {
+                let code = match self.runs().entry(slot) {
+                    Ok((entry, _)) if !self.runs().is_dead(slot) => entry.language,
+                    _ => String::new(),
+                };
+                let index = match languages.find(&code) {
+                    Some(index) => index,
+                    None if languages.codes.len() < u16::MAX as usize => {
+                        languages.codes.push(code);
+                        (languages.codes.len() - 1) as u16
+                    }
+                    None => u16::MAX,
+                };
+                languages.of_slot.push(index);
+            }
+            languages
+        })
+    }
+
+    /// Offers to `best` the books of language `target` that the query's
+    /// parts (`hashes`), translated by `translations`, reach under
+    /// `options` (its mode, score, threshold and k), each with its best
+    /// pair of parts.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn offer_translations<'t>(
+        &self,
+        query: &QueryBook<'_>,
+        hashes: &[Cow<'_, [u32]>],
+        languages: &Languages,
+        target: &str,
+        translations: impl Fn(u32) -> &'t [u32],
+        options: &QueryOptions,
+        explain: &mut Explain,
+        best: &mut BestPerBook,
+    ) {
+        let Some(code) = languages.find(target) else {
+            return;
+        };
+        let exclude = query.slot();
+        let wanted = |slot: u32| Some(slot) != exclude && languages.is(slot, code);
+        let translated: Vec<Translated> = hashes
+            .iter()
+            .map(|x| Translated::new(x, &translations, self.numbering()))
+            .collect();
+        let probes: Vec<Probe<'_>> = translated.iter().map(Translated::probe).collect();
+        match options.mode {
+            Mode::Exact => {
+                let lens: Vec<u32> = translated.iter().map(Translated::len_x).collect();
+                self.plan_exact(&probes, &lens, options, wanted, explain, best);
+            }
+            Mode::Approximate => {
+                let mut join = Join::new(self.part_count());
+                let pairs = self.sampled_pairs_of(&probes, &mut join, wanted);
+                explain.candidates += pairs.len() as u64;
+                explain.within_bound += pairs.len() as u64;
+                explain.lcs_runs += pairs.len() as u64;
+                for (q, part) in pairs {
+                    let y: Vec<u32> = self.runs().part_hashes(part).iter().collect();
+                    let overlap = translated[q as usize].align(&y);
+                    let ranked = self.ranked(q, part, overlap, options.score);
+                    if ranked.score > 0.0
+                        && ranked.score >= options.min_score
+                        && options.admits(&overlap)
+                    {
+                        best.offer(ranked);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The translation hits [`Reader::add_translations`] finds in exact
+    /// mode for `query` in language `from`, by aligning every translated
+    /// part of it with every part of every book of each target language:
+    /// the reference the planner is tested against.
+    pub(crate) fn brute_force_translations(
+        &self,
+        query: &QueryBook<'_>,
+        from: &str,
+        options: &QueryOptions,
+    ) -> Result<Vec<Hit>> {
+        if !is_known(from) {
+            return Ok(Vec::new());
+        }
+        let hashes = self.query_hashes(query);
+        let languages = self.languages();
+        let for_translations = options.for_translations();
+        let mut best = BestPerBook::default();
+        for target in languages.targets().filter(|&t| t != from) {
+            if let Some(lexicon) = self.lexicon(from, target)? {
+                self.brute_force_language(
+                    query,
+                    &hashes,
+                    target,
+                    |h| lexicon.translations(h),
+                    &for_translations,
+                    &mut best,
+                );
+            }
+        }
+        self.hits_from(query, best.into_top(options.top_k))
+    }
+
+    /// Offers to `best` every book of language `target` whose best pair
+    /// of parts with the query's translated parts qualifies under
+    /// `options`, every pair aligned.
+    fn brute_force_language<'t>(
+        &self,
+        query: &QueryBook<'_>,
+        hashes: &[Cow<'_, [u32]>],
+        target: &str,
+        translations: impl Fn(u32) -> &'t [u32],
+        options: &QueryOptions,
+        best: &mut BestPerBook,
+    ) {
+        let languages = self.languages();
+        let Some(code) = languages.find(target) else {
+            return;
+        };
+        let translated: Vec<Translated> = hashes
+            .iter()
+            .map(|x| Translated::new(x, &translations, self.numbering()))
+            .collect();
+        for slot in self.runs().live_slots() {
+            if Some(slot) == query.slot() || !languages.is(slot, code) {
+                continue;
+            }
+            for part in self.part_range(slot) {
+                let y: Vec<u32> = self.runs().part_hashes(part).iter().collect();
+                for (q, x) in translated.iter().enumerate() {
+                    let overlap = x.align(&y);
+                    let ranked = self.ranked(q as u32, part, overlap, options.score);
+                    if ranked.score > 0.0
+                        && ranked.score >= options.min_score
+                        && options.admits(&overlap)
+                    {
+                        best.offer(ranked);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn lexicon(pairs: &[(u32, &[u32])]) -> HashMap<u32, Vec<u32>> {
+        pairs.iter().map(|&(w, t)| (w, t.to_vec())).collect()
+    }
+
+    #[test]
+    fn each_word_is_replaced_in_place_by_all_its_translations() {
+        let dictionary = lexicon(&[(1, &[10, 11]), (3, &[30])]);
+        let lookup = |h: u32| dictionary.get(&h).map_or(&[][..], |t| &t[..]);
+        let translated = Translated::new(&[1, 2, 3], lookup, &Numbering::default());
+        assert_eq!(translated.hashes, vec![10, 11, 2, 30]);
+        assert_eq!(translated.groups, vec![0, 0, 1, 2]);
+        assert_eq!(translated.len_x(), 3);
+    }
+
+    #[test]
+    fn an_lcs_takes_one_pair_per_word_of_either_side() {
+        // X = a b c; a translates to p or q, b to q, c to r.
+        let dictionary = lexicon(&[(1, &[10, 11]), (2, &[11]), (3, &[12])]);
+        let lookup = |h: u32| dictionary.get(&h).map_or(&[][..], |t| &t[..]);
+        let translated = Translated::new(&[1, 2, 3], lookup, &Numbering::default());
+        // Y = q p r: pairs (a,q) (b,q) (a,p) (c,r); the best run is
+        // (b? no: q before p) a-q or b-q, then c-r: 2, never a-q, a-p.
+        let overlap = translated.align(&[11, 10, 12]);
+        assert_eq!(overlap.common, 4);
+        assert_eq!(overlap.lcs, 2);
+        assert_eq!((overlap.len_x, overlap.len_y), (3, 3));
+        // Y = p q r: a-p, b-q, c-r.
+        assert_eq!(translated.align(&[10, 11, 12]).lcs, 3);
+        // One word of Y cannot serve two elements of X: Y = q r.
+        assert_eq!(translated.align(&[11, 12]).lcs, 2);
+        assert_eq!(translated.align(&[11]).lcs, 1);
+    }
+
+    #[test]
+    fn roman_numerals_are_written_as_books_number_chapters() {
+        assert_eq!(roman(1), "i");
+        assert_eq!(roman(4), "iv");
+        assert_eq!(roman(14), "xiv");
+        assert_eq!(roman(1994), "mcmxciv");
+        assert_eq!(roman(3999), "mmmcmxcix");
+    }
+
+    #[test]
+    fn untranslated_numerals_are_left_out_and_translated_ones_kept() {
+        let numbering = Numbering::new(7);
+        let hash = |w: &str| word_hash(w, 7);
+        let (xiv, name) = (hash("xiv"), hash("artagnan"));
+        let dictionary = lexicon(&[(hash("vi"), &[42])]);
+        let lookup = |h: u32| dictionary.get(&h).map_or(&[][..], |t| &t[..]);
+        let translated = Translated::new(&[xiv, name, hash("vi")], lookup, &numbering);
+        assert_eq!(translated.hashes, vec![name, 42]);
+        assert_eq!(translated.groups, vec![1, 2]);
+        assert_eq!(translated.len_x(), 3, "scores divide by the original |X|");
+    }
+
+    #[test]
+    fn untranslated_words_match_themselves() {
+        let dictionary = lexicon(&[(1, &[10])]);
+        let lookup = |h: u32| dictionary.get(&h).map_or(&[][..], |t| &t[..]);
+        // 7 is a name: no translation, kept.
+        let translated = Translated::new(&[1, 7], lookup, &Numbering::default());
+        let overlap = translated.align(&[10, 7]);
+        assert_eq!((overlap.lcs, overlap.common), (2, 2));
+        // The source word itself does not match once it has a translation.
+        assert_eq!(translated.align(&[1]).lcs, 0);
+    }
+}
+
+#[cfg(test)]
+mod planner_equals_brute_force {
+    //! Exact translation search equals aligning every translated part with
+    //! every part of every book of the target language, on random
+    //! collections of two languages (books long enough to be cut into
+    //! parts), for every score, top-k, threshold and frequent-word cap.
+
+    use super::*;
+    use crate::align::Score;
+    use crate::repr::unique_words::DEFAULT_HASH_SEED;
+    use crate::{Document, Index};
+    use proptest::prelude::*;
+    use std::collections::HashMap;
+
+    /// A word of one language: a prefix no Roman numeral starts with.
+    fn word(prefix: char, i: u32) -> String {
+        let mut out = prefix.to_string();
+        let mut n = i.wrapping_mul(0x9E37_79B1) >> 12;
+        for _ in 0..4 {
+            out.push((b'a' + (n % 26) as u8) as char);
+            n /= 26;
+        }
+        out
+    }
+
+    #[derive(Debug, Clone)]
+    struct Case {
+        vocab: u32,
+        /// Each English word's German translations (indexes).
+        lexicon: Vec<Vec<u32>>,
+        english: Vec<Vec<u32>>,
+        /// German books: a translation of an English book (its index, and
+        /// which translation of each word, and swaps), or random words.
+        german: Vec<(Option<usize>, Vec<u32>)>,
+        cap: u32,
+        asks: Vec<(usize, u8, usize, f64)>,
+    }
+
+    fn case() -> impl Strategy<Value = Case> {
+        (10u32..50).prop_flat_map(|vocab| {
+            (
+                Just(vocab),
+                prop::collection::vec(prop::collection::vec(0..vocab, 0..3), vocab as usize),
+                prop::collection::vec(prop::collection::vec(0..vocab, 0..90), 1..6),
+                prop::collection::vec(
+                    (
+                        prop::option::of(0usize..6),
+                        prop::collection::vec(0..vocab, 0..90),
+                    ),
+                    1..7,
+                ),
+                prop_oneof![Just(u32::MAX), 0u32..4],
+                prop::collection::vec((0usize..5, 0u8..5, 0usize..4, 0.0f64..0.6), 1..4),
+            )
+                .prop_map(|(vocab, lexicon, english, german, cap, asks)| Case {
+                    vocab,
+                    lexicon,
+                    english,
+                    german,
+                    cap,
+                    asks,
+                })
+        })
+    }
+
+    /// The German text of `case.german[g]`.
+    fn german_text(case: &Case, g: usize) -> String {
+        let (of, noise) = &case.german[g];
+        let words: Vec<String> = match of.filter(|&e| e < case.english.len()) {
+            Some(e) => case.english[e]
+                .iter()
+                .enumerate()
+                .filter_map(|(k, &w)| {
+                    let options = &case.lexicon[w as usize];
+                    match noise.get(k).copied() {
+                        // Dropped now and then.
+                        Some(n) if n % 9 == 0 => None,
+                        Some(n) if !options.is_empty() => {
+                            Some(word('z', options[n as usize % options.len()]))
+                        }
+                        // Untranslated: kept as it is (a name).
+                        _ if options.is_empty() => Some(word('q', w)),
+                        _ => Some(word('z', options[0])),
+                    }
+                })
+                .collect(),
+            None => noise.iter().map(|&w| word('z', w)).collect(),
+        };
+        words.join(" ")
+    }
+
+    fn check(case: &Case) {
+        let dir = tempfile::tempdir().unwrap();
+        let index = Index::builder().parts(64, 32).create(dir.path()).unwrap();
+        let mut documents = Vec::new();
+        for (e, words) in case.english.iter().enumerate() {
+            let text: Vec<String> = words.iter().map(|&w| word('q', w)).collect();
+            let text = format!("{} {}", word('q', 5000 + e as u32), text.join(" "));
+            documents.push(Ok(Document::new(format!("e{e}"), text).with_language("en")));
+        }
+        for g in 0..case.german.len() {
+            let text = format!("{} {}", word('z', 5000 + g as u32), german_text(case, g));
+            documents.push(Ok(Document::new(format!("g{g}"), text).with_language("de")));
+        }
+        index.load(documents).unwrap();
+        let reader = index.reader().unwrap().with_frequent_word_cap(case.cap);
+        let hash = |w: String| word_hash(&w, DEFAULT_HASH_SEED);
+        let lexicon: HashMap<u32, Vec<u32>> = (0..case.vocab)
+            .map(|w| {
+                let mut t: Vec<u32> = case.lexicon[w as usize]
+                    .iter()
+                    .map(|&d| hash(word('z', d)))
+                    .collect();
+                t.sort_unstable();
+                t.dedup();
+                (hash(word('q', w)), t)
+            })
+            .collect();
+        let translations = |h: u32| lexicon.get(&h).map_or(&[][..], |t| &t[..]);
+        for &(e, kind, top_k, uniform) in &case.asks {
+            let key = format!("e{}", e % case.english.len());
+            let slot = reader.slot_of(&key).unwrap();
+            let query = QueryBook::Stored(slot);
+            let hashes = reader.query_hashes(&query);
+            let score = Score::ALL[kind as usize % Score::ALL.len()];
+            let min_score = match kind {
+                0 => 0.0,
+                1 => score.translation_threshold(),
+                _ => uniform,
+            };
+            let options = QueryOptions::with_score(score)
+                .top_k(top_k)
+                .translation_min_score(min_score)
+                .for_translations();
+            let mut planned = BestPerBook::default();
+            let mut explain = Explain::default();
+            reader.offer_translations(
+                &query,
+                &hashes,
+                reader.languages(),
+                "deu",
+                translations,
+                &options,
+                &mut explain,
+                &mut planned,
+            );
+            let mut brute = BestPerBook::default();
+            reader.brute_force_language(&query, &hashes, "deu", translations, &options, &mut brute);
+            assert_eq!(
+                planned.into_top(top_k),
+                brute.into_top(top_k),
+                "{key} {score:?} top {top_k} ≥ {min_score}"
+            );
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        #[test]
+        fn exact_translation_search_equals_brute_force(case in case()) {
+            check(&case);
+        }
+    }
+}
