@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use stemmata::{LoadEvent, LoadOptions, Mode, PairsOptions, PairsStats, Result, Score};
+use stemmata_eval::translations::TranslationLabels;
 use stemmata_eval::{
     band_recall, baselines, best_f1, metrics, BandRecall, BookSketch, Corpus, Labels, Metrics,
     PairClass, ScoredPair,
@@ -46,6 +47,19 @@ pub struct EvalArgs {
     /// negatives, as translations are. Repeatable.
     #[arg(long, value_name = "LABEL")]
     pub exclude_band: Vec<String>,
+    /// Bilingual dictionaries (FreeDict dictd files: the .index or the
+    /// .dict.dz) to add to the index before the translation section, which
+    /// runs when the index has any. Repeatable.
+    #[arg(long, value_name = "FILE")]
+    pub dictionary: Vec<PathBuf>,
+    /// Fail (exit 1) unless translation pairs (PARTIAL included, HARD
+    /// left out) reach this precision at the default score's translation
+    /// threshold.
+    #[arg(long)]
+    pub gate_translation_precision: Option<f64>,
+    /// Fail (exit 1) unless they reach this recall.
+    #[arg(long)]
+    pub gate_translation_recall: Option<f64>,
     /// List the default score's false negatives and false positives, one
     /// line each (with --json, as the report's "errors").
     #[arg(long)]
@@ -75,6 +89,9 @@ struct Report {
     /// Recall per relation and per band, exact and approximate mode, with
     /// the default score at its default threshold.
     recall_by_band: Vec<BandRow>,
+    /// Translation pairs, when the index has dictionaries.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    translations: Option<crate::eval_translations::TranslationReport>,
     /// With --list-errors: the default score's false positives and negatives.
     #[serde(skip_serializing_if = "Option::is_none")]
     errors: Option<Vec<ListedError>>,
@@ -428,6 +445,9 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
     loader.extend(corpus.documents())?;
     loader.finish()?;
     progress.finish_and_clear();
+    for path in &args.dictionary {
+        index.add_dictionary(path)?;
+    }
     let load_seconds = started.elapsed().as_secs_f64();
 
     let reader = index.reader()?;
@@ -473,6 +493,15 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
         rows,
         excluded_bands: args.exclude_band.clone(),
         recall_by_band,
+        translations: if reader.dictionaries()?.is_empty() {
+            None
+        } else {
+            Some(crate::eval_translations::evaluate(
+                &reader,
+                &TranslationLabels::of(&corpus),
+                &by_default,
+            )?)
+        },
         errors: args
             .list_errors
             .then(|| list_errors(&by_default, &labels, &corpus)),
@@ -511,6 +540,9 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
         );
     }
     if !args.json {
+        if let Some(translations) = &report.translations {
+            crate::eval_translations::print(translations);
+        }
         for error in report.errors.iter().flatten() {
             println!("{}", error.line());
         }
@@ -570,6 +602,45 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
                 }
             }
         }
+    }
+    for (name, min, value) in [
+        (
+            "precision",
+            args.gate_translation_precision,
+            report
+                .translations
+                .as_ref()
+                .map(|t| t.rows[0].metrics.precision),
+        ),
+        (
+            "recall",
+            args.gate_translation_recall,
+            report
+                .translations
+                .as_ref()
+                .map(|t| t.rows[0].metrics.recall),
+        ),
+    ] {
+        match (min, value) {
+            (Some(min), Some(value)) if value < min => {
+                eprintln!("gate failed: translation {name} {value:.3} < {min}");
+                passed = false;
+            }
+            (Some(_), None) => {
+                eprintln!("gate failed: translation {name} gated, but the index has no dictionary (--dictionary)");
+                passed = false;
+            }
+            _ => {}
+        }
+    }
+    let translation_gated =
+        args.gate_translation_precision.is_some() || args.gate_translation_recall.is_some();
+    if let (true, true, Some(translations)) = (passed, translation_gated, &report.translations) {
+        let m = &translations.rows[0].metrics;
+        eprintln!(
+            "gate passed: translations, {} ≥ {}: precision {:.3}, recall {:.3}",
+            m.method, m.threshold, m.precision, m.recall
+        );
     }
     let gated = [
         args.gate_precision,

@@ -6,6 +6,7 @@ mod compact_cmd;
 mod demo;
 mod dictionary_cmds;
 mod eval;
+mod eval_translations;
 mod generate;
 mod index_cmds;
 mod input;
