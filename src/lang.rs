@@ -96,7 +96,7 @@ pub fn of_book(given: &str, text: &str) -> String {
 }
 
 /// The language of `text`, detected from three samples of
-/// [`SAMPLE_BYTES`] bytes at 30%, 50% and 70% of it (the whole text
+/// 4 KiB at 30%, 50% and 70% of it (the whole text
 /// when it is shorter), or [`UNDETERMINED`] when whatlang is not confident
 /// enough (short texts, texts of several languages, OCR junk).
 pub fn detect(text: &str) -> &'static str {
