@@ -53,6 +53,12 @@ const BIBLIOGRAPHIC: [(&str, &str); 20] = [
     ("wel", "cym"),
 ];
 
+/// Whether `language` names a language a dictionary could join: neither
+/// empty (a book loaded before languages were recorded) nor undetermined.
+pub fn is_known(language: &str) -> bool {
+    !language.is_empty() && language != UNDETERMINED
+}
+
 /// The ISO 639-3 code of a language given as a code, a locale or an English
 /// name; `None` when it names none. Empty input gives `None`.
 ///

@@ -24,10 +24,11 @@ use super::locate::Location;
 use super::planner::{BestPerBook, Explain, QueryOptions, Relationship};
 use super::postings::{Candidate, Join, Probe};
 use super::query_book::QueryBook;
-use super::translations::{is_known, Languages};
+use super::translations::Languages;
 use super::{BookInfo, Mode, Reader};
 use crate::align::{Overlap, Score};
 use crate::error::{Error, Result};
+use crate::lang::is_known;
 
 /// Settings of an all-pairs run: built from [`PairsOptions::default`] or
 /// [`PairsOptions::with_score`] and the setters.
@@ -494,21 +495,17 @@ impl Reader {
         let for_translations = options.for_translations();
         let mut explain = Explain::default();
         let mut best = BestPerBook::default();
-        for target in languages.targets().filter(|&t| t > from) {
-            // Built before the workers started (`for_each_pair`).
-            let Ok(Some(lexicon)) = self.lexicon(from, target) else {
-                continue;
-            };
-            self.offer_translations(
-                &query,
-                &hashes,
-                languages,
-                target,
-                |h| lexicon.translations(h),
-                &for_translations,
-                &mut explain,
-                &mut best,
-            );
+        let later_languages = |t: &str| t > from;
+        if let Err(error) = self.offer_translations(
+            &query,
+            &hashes,
+            from,
+            later_languages,
+            &for_translations,
+            &mut explain,
+            &mut best,
+        ) {
+            found.error = Some(error);
         }
         found.candidates += explain.candidates;
         found.entries_scanned += explain.entries_scanned;

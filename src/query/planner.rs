@@ -20,6 +20,7 @@ use super::query_book::QueryBook;
 use super::Reader;
 use crate::align::{AlignScratch, Overlap, Score, SequenceIndex, MIN_SPAN_SHARE};
 use crate::error::Result;
+use crate::lang::is_known;
 use crate::repr::{SimHash128, UniqueWordSeq};
 
 /// Where candidates come from.
@@ -631,7 +632,7 @@ impl Reader {
         let mut hits = self.hits_from(query, best.into_top(options.top_k))?;
         if options.translations {
             let translated = self.brute_force_translations(query, language, options)?;
-            super::translations::merge_translations(&mut hits, translated, language, options.top_k);
+            merge_translations(&mut hits, translated, language, options.top_k);
         }
         Ok(hits)
     }
@@ -718,4 +719,32 @@ fn round_one_len(
         }
     }
     bounded.len()
+}
+
+/// Merges translation hits into the same-language `hits` of a query in
+/// language `from`: by score, ties by id, a book found both ways keeping its
+/// better hit, at most `top_k` (0: all). Every hit in another known
+/// language is a translation hit, also one found by untranslated words
+/// alone (names, cognates).
+pub(crate) fn merge_translations(
+    hits: &mut Vec<Hit>,
+    mut translated: Vec<Hit>,
+    from: &str,
+    top_k: usize,
+) {
+    for hit in &mut translated {
+        hit.relation = Some(Relationship::Translation);
+    }
+    for hit in hits.iter_mut() {
+        if is_known(from) && is_known(&hit.language) && hit.language != from {
+            hit.relation = Some(Relationship::Translation);
+        }
+    }
+    hits.append(&mut translated);
+    hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.id.cmp(&b.id)));
+    let mut seen = std::collections::HashSet::new();
+    hits.retain(|hit| seen.insert(hit.id));
+    if top_k > 0 {
+        hits.truncate(top_k);
+    }
 }

@@ -31,13 +31,13 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use super::planner::{BestPerBook, Explain, Hit, QueryOptions, QueryResult, Relationship};
+use super::planner::{BestPerBook, Explain, Hit, QueryOptions, QueryResult};
 use super::postings::{Join, Probe};
 use super::query_book::QueryBook;
 use super::{Mode, Reader};
 use crate::align::{lis_span, Overlap};
 use crate::error::Result;
-use crate::lang::UNDETERMINED;
+use crate::lang::is_known;
 use crate::repr::unique_words::word_hash;
 use crate::translate::lexicon::Lexicon;
 
@@ -224,40 +224,6 @@ impl Languages {
     }
 }
 
-/// Whether `language` names a language a dictionary could join: neither
-/// empty (a book loaded before languages were recorded) nor undetermined.
-pub(crate) fn is_known(language: &str) -> bool {
-    !language.is_empty() && language != UNDETERMINED
-}
-
-/// Merges translation hits into the same-language `hits` of a query in
-/// language `from`: by score, ties by id, a book found both ways keeping its
-/// better hit, at most `top_k` (0: all). Every hit in another known
-/// language is a translation hit, also one found by untranslated words
-/// alone (names, cognates).
-pub(crate) fn merge_translations(
-    hits: &mut Vec<Hit>,
-    mut translated: Vec<Hit>,
-    from: &str,
-    top_k: usize,
-) {
-    for hit in &mut translated {
-        hit.relation = Some(Relationship::Translation);
-    }
-    for hit in hits.iter_mut() {
-        if is_known(from) && is_known(&hit.language) && hit.language != from {
-            hit.relation = Some(Relationship::Translation);
-        }
-    }
-    hits.append(&mut translated);
-    hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.id.cmp(&b.id)));
-    let mut seen = std::collections::HashSet::new();
-    hits.retain(|hit| seen.insert(hit.id));
-    if top_k > 0 {
-        hits.truncate(top_k);
-    }
-}
-
 /// Two languages, from and to.
 type LanguagePair = (String, String);
 
@@ -329,27 +295,21 @@ impl Reader {
             return Ok(());
         }
         let hashes = self.query_hashes(query);
-        let languages = self.languages();
-        let for_translations = options.for_translations();
         let mut explain = Explain::default();
         let mut best = BestPerBook::default();
-        for target in languages.targets().filter(|&t| t != from) {
-            let Some(lexicon) = self.lexicon(&from, target)? else {
-                continue;
-            };
-            self.offer_translations(
-                query,
-                &hashes,
-                languages,
-                target,
-                |h| lexicon.translations(h),
-                &for_translations,
-                &mut explain,
-                &mut best,
-            );
-        }
+        let targets = |t: &str| t != from;
+        let for_translations = options.for_translations();
+        self.offer_translations(
+            query,
+            &hashes,
+            &from,
+            targets,
+            &for_translations,
+            &mut explain,
+            &mut best,
+        )?;
         let translated = self.hits_from(query, best.into_top(options.top_k))?;
-        merge_translations(&mut result.hits, translated, &from, options.top_k);
+        super::planner::merge_translations(&mut result.hits, translated, &from, options.top_k);
         let e = &mut result.explain;
         e.candidates += explain.candidates;
         e.entries_scanned += explain.entries_scanned;
@@ -389,12 +349,46 @@ impl Reader {
         })
     }
 
+    /// Offers to `best` the books that the query's parts (`hashes`), in
+    /// language `from`, translate to under `options` (those of
+    /// [`QueryOptions::for_translations`]), in every language of the books
+    /// that `targets` keeps and a dictionary joins `from` to.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn offer_translations(
+        &self,
+        query: &QueryBook<'_>,
+        hashes: &[Cow<'_, [u32]>],
+        from: &str,
+        targets: impl Fn(&str) -> bool,
+        options: &QueryOptions,
+        explain: &mut Explain,
+        best: &mut BestPerBook,
+    ) -> Result<()> {
+        let languages = self.languages();
+        for target in languages.targets().filter(|&t| targets(t)) {
+            let Some(lexicon) = self.lexicon(from, target)? else {
+                continue;
+            };
+            self.offer_translations_to(
+                query,
+                hashes,
+                languages,
+                target,
+                |h| lexicon.translations(h),
+                options,
+                explain,
+                best,
+            );
+        }
+        Ok(())
+    }
+
     /// Offers to `best` the books of language `target` that the query's
     /// parts (`hashes`), translated by `translations`, reach under
     /// `options` (its mode, score, threshold and k), each with its best
     /// pair of parts.
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn offer_translations<'t>(
+    fn offer_translations_to<'t>(
         &self,
         query: &QueryBook<'_>,
         hashes: &[Cow<'_, [u32]>],
@@ -723,7 +717,7 @@ mod planner_equals_brute_force {
                 .for_translations();
             let mut planned = BestPerBook::default();
             let mut explain = Explain::default();
-            reader.offer_translations(
+            reader.offer_translations_to(
                 &query,
                 &hashes,
                 reader.languages(),
