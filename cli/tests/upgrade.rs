@@ -112,6 +112,36 @@ fn the_command_line_names_the_upgrade_and_runs_it() {
 }
 
 #[test]
+fn a_format_7_index_is_told_to_upgrade_and_upgrades_in_place() {
+    let dir = common::fixture_copy("v7");
+    let index = dir.path();
+    let text = format!("{FIXTURES}/v7/texts/alpha.txt");
+    let output = common::run(common::cli().arg("load").arg(index).arg(&text));
+    assert!(!output.status.success());
+    let stderr = common::stderr(&output);
+    assert!(
+        stderr.contains(&format!("needs an upgrade to format {FORMAT_VERSION}"))
+            && stderr.contains("stemmata upgrade"),
+        "{stderr}"
+    );
+
+    let output = common::run(common::cli().arg("upgrade").arg(index));
+    assert!(output.status.success(), "{}", common::stderr(&output));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains(&format!(
+            "upgraded from format 7 to {FORMAT_VERSION} in place"
+        )),
+        "{stdout}"
+    );
+    let output = common::run(common::cli().arg("upgrade").arg(index));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("already format"), "{stdout}");
+    let output = common::run(common::cli().arg("verify").arg(index));
+    assert!(output.status.success(), "{}", common::stderr(&output));
+}
+
+#[test]
 fn an_upgrade_is_refused_while_an_older_build_has_the_index_open() {
     let dir = common::fixture_copy("v4");
     // An older build holding the index open has redb 2's flock on it.
