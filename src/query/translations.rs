@@ -533,8 +533,8 @@ mod tests {
         let dictionary = lexicon(&[(1, &[10, 11]), (2, &[11]), (3, &[12])]);
         let lookup = |h: u32| dictionary.get(&h).map_or(&[][..], |t| &t[..]);
         let translated = Translated::new(&[1, 2, 3], lookup, &Numbering::default());
-        // Y = q p r: pairs (a,q) (b,q) (a,p) (c,r); the best run is
-        // (b? no: q before p) a-q or b-q, then c-r: 2, never a-q, a-p.
+        // Y = q p r: pairs (a,q) (b,q) (a,p) (c,r). The best run is a-q or
+        // b-q, then c-r: 2; a-q then a-p would use a twice.
         let overlap = translated.align(&[11, 10, 12]);
         assert_eq!(overlap.common, 4);
         assert_eq!(overlap.lcs, 2);
