@@ -4,19 +4,9 @@
 
 mod common;
 
-use common::write_dictd;
+use common::{run_ok, write_dictd};
 use serde_json::Value;
 use std::path::Path;
-
-fn run_ok(args: &[&str], dir: &Path) -> String {
-    let output = common::run(common::cli().args(args).current_dir(dir));
-    assert!(
-        output.status.success(),
-        "{args:?}: {}",
-        common::stderr(&output)
-    );
-    String::from_utf8(output.stdout).unwrap()
-}
 
 fn run_err(args: &[&str], dir: &Path) -> String {
     let output = common::run(common::cli().args(args).current_dir(dir));

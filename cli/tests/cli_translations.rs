@@ -64,13 +64,7 @@ fn index(dir: &Path, with_dictionary: bool) {
 }
 
 fn run(dir: &Path, args: &[&str]) -> String {
-    let output = common::run(common::cli().args(args).current_dir(dir));
-    assert!(
-        output.status.success(),
-        "{args:?}: {}",
-        common::stderr(&output)
-    );
-    String::from_utf8(output.stdout).unwrap()
+    common::run_ok(args, dir)
 }
 
 fn hits(dir: &Path, extra: &[&str]) -> Vec<Value> {

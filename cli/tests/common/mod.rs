@@ -51,3 +51,11 @@ pub fn write_dictd(dir: &Path, name: &str, entries: &[(&str, &str)]) -> PathBuf 
     std::fs::write(dir.join(format!("{name}.dict.dz")), gz.finish().unwrap()).unwrap();
     path
 }
+
+/// Runs the `stemmata` binary in `dir` with `args`; panics with its
+/// standard error unless it succeeds; returns its standard output.
+pub fn run_ok(args: &[&str], dir: &Path) -> String {
+    let output = run(cli().args(args).current_dir(dir));
+    assert!(output.status.success(), "{args:?}: {}", stderr(&output));
+    String::from_utf8(output.stdout).unwrap()
+}
