@@ -2,11 +2,17 @@
 //! both sides of a segment pair), the recursion into the segments between
 //! anchors, and the word-level LCS of each leaf. The result is one monotone
 //! list of matched word pairs.
+//!
+//! Which words match is a [`WordRelation`]: equal words ([`SameWord`]) for
+//! RETAS, a word and its translations for RTA ([`super::super::rta`]). A
+//! word of A stands for its keys (the words of B it can match); a key that
+//! stands for one word of A's segment and occurs once in B's is unique in
+//! both, and makes a candidate anchor.
 
 use std::ops::Range;
 
 use super::chain::ChainFinder;
-use super::dp::{fill_table, trace, Step};
+use super::dp::{fill_table_by, trace_by, Step};
 use super::{RetasOptions, RetasStats};
 
 /// Matching words on each side of a candidate anchor that add to its
@@ -15,6 +21,30 @@ const CONTEXT_WORDS: usize = 16;
 
 /// A pair of word indexes (A, B).
 type Pair = (u32, u32);
+
+/// Which words of A (by vocabulary id) can match which words of B.
+pub trait WordRelation {
+    /// Calls `key` with every word of B that A's word `id` can match, each
+    /// once.
+    fn for_each_key(&self, id: u32, key: impl FnMut(u32));
+
+    /// Whether A's word `a` can match B's word `b`.
+    fn matches(&self, a: u32, b: u32) -> bool;
+}
+
+/// Equal words match (RETAS).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SameWord;
+
+impl WordRelation for SameWord {
+    fn for_each_key(&self, id: u32, mut key: impl FnMut(u32)) {
+        key(id);
+    }
+
+    fn matches(&self, a: u32, b: u32) -> bool {
+        a == b
+    }
+}
 
 /// Two matching words, one of A and one of B.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -97,6 +127,18 @@ impl WordAligner {
         area_a: Range<u32>,
         area_b: Range<u32>,
     ) -> Vec<WordMatch> {
+        self.matches_by(&SameWord, a, b, area_a, area_b)
+    }
+
+    /// [`Self::matches`] with the words `relation` relates matching.
+    pub fn matches_by(
+        &mut self,
+        relation: &impl WordRelation,
+        a: &[u32],
+        b: &[u32],
+        area_a: Range<u32>,
+        area_b: Range<u32>,
+    ) -> Vec<WordMatch> {
         self.work.push(Work::Segment(Segment {
             a: area_a,
             b: area_b,
@@ -105,7 +147,7 @@ impl WordAligner {
         while let Some(item) = self.work.pop() {
             match item {
                 Work::Match((a, b)) => self.matches.push(WordMatch { a, b, anchor: true }),
-                Work::Segment(segment) => self.split_or_align(segment, a, b),
+                Work::Segment(segment) => self.split_or_align(relation, segment, a, b),
             }
         }
         std::mem::take(&mut self.matches)
@@ -118,7 +160,13 @@ impl WordAligner {
 
     /// Splits `segment` at its anchors (pushing the parts on the work
     /// stack), or aligns it as a leaf.
-    fn split_or_align(&mut self, segment: Segment, a: &[u32], b: &[u32]) {
+    fn split_or_align(
+        &mut self,
+        relation: &impl WordRelation,
+        segment: Segment,
+        a: &[u32],
+        b: &[u32],
+    ) {
         if segment.a.is_empty() || segment.b.is_empty() {
             return;
         }
@@ -127,14 +175,15 @@ impl WordAligner {
         let is_leaf =
             longer < self.options.leaf_words as usize || segment.depth >= self.options.max_depth;
         if !is_leaf {
-            self.find_anchors(&segment, a, b);
+            self.find_anchors(relation, &segment, a, b);
             if segment.depth == 0 {
                 self.stats.anchors = self.anchors.len() as u32;
             }
         }
         if is_leaf || self.anchors.is_empty() {
             self.stats.leaves += 1;
-            self.align_leaf(&segment, range_of(a, &segment.a), range_of(b, &segment.b));
+            let (leaf_a, leaf_b) = (range_of(a, &segment.a), range_of(b, &segment.b));
+            self.align_leaf(relation, &segment, leaf_a, leaf_b);
         } else {
             push_parts(&segment, &self.anchors, &mut self.work);
         }
@@ -143,14 +192,21 @@ impl WordAligner {
     /// The word-level LCS of a leaf whose words are `a` and `b`: its common
     /// prefix and suffix, and a dynamic-programming LCS of the middle when
     /// its table fits `max_dp_cells` (else the middle gets no match).
-    fn align_leaf(&mut self, segment: &Segment, a: &[u32], b: &[u32]) {
-        let prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    fn align_leaf(
+        &mut self,
+        relation: &impl WordRelation,
+        segment: &Segment,
+        a: &[u32],
+        b: &[u32],
+    ) {
+        let same = |x: &u32, y: &u32| relation.matches(*x, *y);
+        let prefix = a.iter().zip(b).take_while(|(x, y)| same(x, y)).count();
         let (a_rest, b_rest) = (&a[prefix..], &b[prefix..]);
         let suffix = a_rest
             .iter()
             .rev()
             .zip(b_rest.iter().rev())
-            .take_while(|(x, y)| x == y)
+            .take_while(|(x, y)| same(x, y))
             .count();
         let (middle_a, middle_b) = (
             &a_rest[..a_rest.len() - suffix],
@@ -165,9 +221,9 @@ impl WordAligner {
         let cells = (middle_a.len() as u64 + 1) * (middle_b.len() as u64 + 1);
         if !middle_a.is_empty() && !middle_b.is_empty() && cells <= self.options.max_dp_cells {
             self.stats.dp_cells += cells;
-            fill_table(middle_a, middle_b, &mut self.table);
+            fill_table_by(middle_a, middle_b, same, &mut self.table);
             let matches = &mut self.matches;
-            trace(middle_a, middle_b, &self.table, |step| {
+            trace_by(middle_a, middle_b, same, &self.table, |step| {
                 if let Step::Match(i, j) = step {
                     matches.push(at(prefix + i, prefix + j));
                 }
@@ -179,12 +235,21 @@ impl WordAligner {
     }
 
     /// Sets `self.anchors` to the heaviest chain (in order in both sides)
-    /// of the words that occur exactly once in each side of `segment`.
-    fn find_anchors(&mut self, segment: &Segment, a: &[u32], b: &[u32]) {
+    /// of the keys unique in both sides of `segment`: a key of one word of
+    /// A's segment that occurs once in B's.
+    fn find_anchors(
+        &mut self,
+        relation: &impl WordRelation,
+        segment: &Segment,
+        a: &[u32],
+        b: &[u32],
+    ) {
         let (a_words, b_words) = (range_of(a, &segment.a), range_of(b, &segment.b));
         for &id in a_words {
-            let count = &mut self.count_a[id as usize];
-            *count = count.saturating_add(1).min(2);
+            relation.for_each_key(id, |key| {
+                let count = &mut self.count_a[key as usize];
+                *count = count.saturating_add(1).min(2);
+            });
         }
         for (j, &id) in (segment.b.start..).zip(b_words) {
             let count = &mut self.count_b[id as usize];
@@ -193,18 +258,24 @@ impl WordAligner {
         }
         self.candidates.clear();
         for (i, &id) in (segment.a.start..).zip(a_words) {
-            let id = id as usize;
-            if self.count_a[id] == 1 && self.count_b[id] == 1 {
-                self.candidates.push((i, self.position_b[id]));
-            }
+            let first = self.candidates.len();
+            relation.for_each_key(id, |key| {
+                let key = key as usize;
+                if self.count_a[key] == 1 && self.count_b[key] == 1 {
+                    self.candidates.push((i, self.position_b[key]));
+                }
+            });
+            // The chain takes one word of A's candidates at most when they
+            // come in descending order of B.
+            self.candidates[first..].sort_unstable_by_key(|&(_, j)| std::cmp::Reverse(j));
         }
         for &id in a_words {
-            self.count_a[id as usize] = 0;
+            relation.for_each_key(id, |key| self.count_a[key as usize] = 0);
         }
         for &id in b_words {
             self.count_b[id as usize] = 0;
         }
-        self.weigh_candidates(segment, a, b);
+        self.weigh_candidates(relation, segment, a, b);
         self.chains
             .heaviest(&self.candidates, &self.weights, &mut self.anchors);
     }
@@ -212,7 +283,13 @@ impl WordAligner {
     /// Weighs each candidate by the words around it that match too (up to
     /// [`CONTEXT_WORDS`] on each side, within the segment): an anchor
     /// inside a common passage outweighs one that only shares its word.
-    fn weigh_candidates(&mut self, segment: &Segment, a: &[u32], b: &[u32]) {
+    fn weigh_candidates(
+        &mut self,
+        relation: &impl WordRelation,
+        segment: &Segment,
+        a: &[u32],
+        b: &[u32],
+    ) {
         self.weights.clear();
         for &(i, j) in &self.candidates {
             let (i, j) = (i as usize, j as usize);
@@ -220,14 +297,14 @@ impl WordAligner {
                 .take_while(|&k| {
                     i >= segment.a.start as usize + k
                         && j >= segment.b.start as usize + k
-                        && a[i - k] == b[j - k]
+                        && relation.matches(a[i - k], b[j - k])
                 })
                 .count();
             let after = (1..=CONTEXT_WORDS)
                 .take_while(|&k| {
                     i + k < segment.a.end as usize
                         && j + k < segment.b.end as usize
-                        && a[i + k] == b[j + k]
+                        && relation.matches(a[i + k], b[j + k])
                 })
                 .count();
             self.weights.push(1 + before as u32 + after as u32);
@@ -284,7 +361,7 @@ mod tests {
             b: 0..5,
             depth: 0,
         };
-        aligner.find_anchors(&segment, &a, &b);
+        aligner.find_anchors(&SameWord, &segment, &a, &b);
         // 1 at (1, 2) has a matching word before it: weight 2 against 1.
         assert_eq!(aligner.anchors, [(1, 2), (4, 3)]);
         assert!(aligner

@@ -15,9 +15,12 @@ pub struct ChainFinder {
 const NONE: u32 = u32::MAX;
 
 impl ChainFinder {
-    /// Sets `out` to the heaviest chain of `points`, which must be in
-    /// strictly increasing order of the first coordinate and have distinct
-    /// second coordinates; `weights[k]` is the weight of `points[k]`.
+    /// Sets `out` to the heaviest chain of `points` (strictly increasing in
+    /// both coordinates), which must be in increasing order of the first
+    /// coordinate, the points of one first coordinate in decreasing order
+    /// of the second (so that a chain takes one of them at most), and have
+    /// distinct second coordinates; `weights[k]` is the weight of
+    /// `points[k]`.
     pub fn heaviest(&mut self, points: &[(u32, u32)], weights: &[u32], out: &mut Vec<(u32, u32)>) {
         self.rank_second_coordinates(points);
         self.tree.clear();

@@ -19,13 +19,18 @@ pub enum Step {
 /// `b`: `table[i * (b.len() + 1) + j]` = |LCS(a[i..], b[j..])|. The caller
 /// bounds the table's size.
 pub fn fill_table<T: PartialEq>(a: &[T], b: &[T], table: &mut Vec<u32>) {
+    fill_table_by(a, b, |x, y| x == y, table);
+}
+
+/// [`fill_table`] with `same(x, y)` telling which elements match.
+pub fn fill_table_by<T, U>(a: &[T], b: &[U], same: impl Fn(&T, &U) -> bool, table: &mut Vec<u32>) {
     let width = b.len() + 1;
     table.clear();
     table.resize((a.len() + 1) * width, 0);
     for (i, x) in a.iter().enumerate().rev() {
         let (row, below) = table[i * width..].split_at_mut(width);
         for (j, y) in b.iter().enumerate().rev() {
-            row[j] = if x == y {
+            row[j] = if same(x, y) {
                 below[j + 1] + 1
             } else {
                 below[j].max(row[j + 1])
@@ -37,11 +42,22 @@ pub fn fill_table<T: PartialEq>(a: &[T], b: &[T], table: &mut Vec<u32>) {
 /// Walks one LCS alignment of `a` and `b` through a table from
 /// [`fill_table`], calling `step` for every element of both in order. Where
 /// two ways are equally good, the element of `a` is passed over first.
-pub fn trace<T: PartialEq>(a: &[T], b: &[T], table: &[u32], mut step: impl FnMut(Step)) {
+pub fn trace<T: PartialEq>(a: &[T], b: &[T], table: &[u32], step: impl FnMut(Step)) {
+    trace_by(a, b, |x, y| x == y, table, step);
+}
+
+/// [`trace`] through a table from [`fill_table_by`] with the same `same`.
+pub fn trace_by<T, U>(
+    a: &[T],
+    b: &[U],
+    same: impl Fn(&T, &U) -> bool,
+    table: &[u32],
+    mut step: impl FnMut(Step),
+) {
     let width = b.len() + 1;
     let (mut i, mut j) = (0, 0);
     while i < a.len() && j < b.len() {
-        if a[i] == b[j] {
+        if same(&a[i], &b[j]) {
             step(Step::Match(i, j));
             i += 1;
             j += 1;

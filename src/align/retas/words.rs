@@ -84,17 +84,24 @@ impl WordText {
     /// Byte range from the first to the last of the words `words`
     /// (`start..start` for an empty range: the position before word `start`).
     pub fn byte_range(&self, words: &Range<u32>) -> Range<usize> {
-        let (start, end) = (words.start as usize, words.end as usize);
-        match (
-            self.bytes.get(start),
-            end.checked_sub(1).and_then(|e| self.bytes.get(e)),
-        ) {
-            (Some(first), Some(last)) if start < end => first.start..last.end,
-            (Some(first), _) => first.start..first.start,
-            _ => {
-                let at = self.bytes.last().map_or(0, |last| last.end);
-                at..at
-            }
+        byte_range(&self.bytes, words)
+    }
+}
+
+/// Byte range from the first to the last of the words `words`, given each
+/// word's byte range (`start..start` for an empty range: the position
+/// before word `start`).
+pub fn byte_range(bytes: &[Range<usize>], words: &Range<u32>) -> Range<usize> {
+    let (start, end) = (words.start as usize, words.end as usize);
+    match (
+        bytes.get(start),
+        end.checked_sub(1).and_then(|e| bytes.get(e)),
+    ) {
+        (Some(first), Some(last)) if start < end => first.start..last.end,
+        (Some(first), _) => first.start..first.start,
+        _ => {
+            let at = bytes.last().map_or(0, |last| last.end);
+            at..at
         }
     }
 }
