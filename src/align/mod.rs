@@ -1,7 +1,9 @@
 //! Alignment: of unique-word sequences (the LCS through the longest
 //! increasing subsequence, the naive dynamic-programming LCS it replaces,
 //! and the scores and bounds the planner prunes with), and of whole texts
-//! (RETAS, and the OCR accuracy measured through it).
+//! (RETAS, and the OCR accuracy measured through it). RTA, the alignment of
+//! a text with its translation, runs RETAS's word stages with another
+//! relation between words ([`crate::translate::rta`]).
 
 mod accuracy;
 mod lcs;
@@ -16,4 +18,5 @@ pub use lcs::{
 pub use retas::{
     align_texts, AlignedSpan, Alignment, CharEdits, RetasOptions, RetasStats, SpanKind,
 };
+pub(crate) use retas::{byte_range, WordAligner, WordRelation, WordTexts};
 pub use score::{Score, MIN_SPAN_SHARE};

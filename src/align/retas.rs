@@ -52,10 +52,10 @@ use serde::Serialize;
 use std::ops::Range;
 
 use crate::error::Result;
-use anchors::WordAligner;
+pub(crate) use anchors::{WordAligner, WordRelation};
 pub(crate) use chars::{join_words, joined_len};
 pub(crate) use dp::edit_operations;
-pub(crate) use words::WordTexts;
+pub(crate) use words::{byte_range, WordTexts};
 
 /// Parameters of RETAS.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -96,6 +96,20 @@ impl Default for RetasOptions {
             max_edit_share: 0.5,
             find_moved: true,
             min_moved_words: 40,
+        }
+    }
+}
+
+impl RetasOptions {
+    /// The options of RTA ([`crate::translate::rta`]): 400-word leaves (the
+    /// thesis's: translated words match more sparsely than equal words, so
+    /// a leaf's table needs more words to find their order), no search for
+    /// moved passages.
+    pub fn translations() -> Self {
+        RetasOptions {
+            leaf_words: 400,
+            find_moved: false,
+            ..RetasOptions::default()
         }
     }
 }

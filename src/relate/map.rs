@@ -65,6 +65,15 @@ impl Default for MapOptions {
 }
 
 impl MapOptions {
+    /// The portion map of a translation (thesis 6.3): 100-word bins,
+    /// matched when a tenth of their words correspond.
+    pub fn translations() -> Self {
+        MapOptions {
+            bin_words: 100,
+            min_share: 0.1,
+        }
+    }
+
     /// Checks that every field is in its valid range.
     pub fn validate(&self) -> Result<()> {
         if self.bin_words == 0 {

@@ -19,6 +19,7 @@ use crate::translate::dictionary::Dictionary;
 pub struct Lexicon {
     from: String,
     to: String,
+    hash_seed: u64,
     keys: Vec<u32>,
     /// `starts[i]..starts[i + 1]` are `keys[i]`'s translations.
     starts: Vec<u32>,
@@ -62,10 +63,21 @@ impl Lexicon {
         Lexicon {
             from: from.to_string(),
             to: to.to_string(),
+            hash_seed,
             keys,
             starts,
             values,
         }
+    }
+
+    /// The seed of the word hash the lexicon is keyed by.
+    pub fn hash_seed(&self) -> u64 {
+        self.hash_seed
+    }
+
+    /// The hash of `word` (normalised) under the lexicon's seed.
+    pub fn hash(&self, word: &str) -> u32 {
+        word_hash(word, self.hash_seed)
     }
 
     /// The hashes of the translations of the word of hash `hash`, ascending;
