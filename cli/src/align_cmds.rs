@@ -1,8 +1,9 @@
 //! The text-pair subcommands: align (RETAS, with its portion map and the
 //! pair's relation) and ocr-accuracy.
 //!
-//! [`aligned_pair`] reads and aligns two files and returns everything a
-//! report needs, apart from printing; the map and the relation build on it.
+//! [`aligned_pair`] aligns two texts and returns everything a report needs,
+//! apart from printing; the map and the relation build on it. Texts in two
+//! languages are aligned as a translation (module `align_translation`).
 
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -15,6 +16,7 @@ use stemmata::repr::minhash::{page_signatures, MinHashOptions};
 use stemmata::text::PAGE_BREAK;
 use stemmata::{Error, Result};
 
+use crate::align_translation::Pair;
 use crate::output::print_json;
 
 /// RETAS parameters shared by the text-pair commands.
@@ -53,9 +55,10 @@ pub struct AlignArgs {
     /// page around it when the name ends in .html.
     #[arg(long, value_name = "FILE")]
     pub map: Option<PathBuf>,
-    /// Words per bin of the portion map.
-    #[arg(long, default_value_t = MapOptions::default().bin_words)]
-    pub bin_words: u32,
+    /// Words per bin of the portion map [default: 200; 100 for a
+    /// translation, whose bins match when a tenth of their words correspond].
+    #[arg(long)]
+    pub bin_words: Option<u32>,
     /// Classify the pair: from page signals when both texts have pages (form
     /// feeds), else from the portion map (duplicate, contains, overlap).
     #[arg(long)]
@@ -69,6 +72,8 @@ pub struct AlignArgs {
     /// stats and every span (with or without --spans).
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub translation: crate::align_translation::TranslationArgs,
 }
 
 /// A text file read for alignment.
@@ -98,10 +103,9 @@ pub fn read_text(path: &Path) -> Result<TextFile> {
     })
 }
 
-/// Reads and aligns the two files of `args` (the time covers the alignment,
-/// tokenising included, not the reading).
-pub fn aligned_pair(args: &AlignArgs) -> Result<AlignedPair> {
-    let (a, b) = (read_text(&args.a)?, read_text(&args.b)?);
+/// Aligns the two texts (the time covers the alignment, tokenising
+/// included).
+pub fn aligned_pair(a: TextFile, b: TextFile, args: &AlignArgs) -> Result<AlignedPair> {
     let started = Instant::now();
     let alignment = align::align_texts(&a.text, &b.text, &args.retas.options())?;
     Ok(AlignedPair {
@@ -124,14 +128,19 @@ struct AlignmentJson<'a> {
 }
 
 pub fn align(args: AlignArgs) -> Result<ExitCode> {
-    let pair = aligned_pair(&args)?;
+    let (a, b) = (read_text(&args.a)?, read_text(&args.b)?);
+    let (a, b) = match crate::align_translation::translation_of(a, b, &args.translation)? {
+        Pair::Translation(translation) => return crate::align_translation::run(&args, translation),
+        Pair::SameLanguage(a, b) => (a, b),
+    };
+    let pair = aligned_pair(a, b, &args)?;
     let options = MapOptions {
-        bin_words: args.bin_words,
+        bin_words: args.bin_words.unwrap_or(MapOptions::default().bin_words),
         ..MapOptions::default()
     };
     let map = portion_map(&pair.alignment, &options)?;
     if let Some(path) = &args.map {
-        write_map(path, &map, &pair)?;
+        write_map(path, &map, &pair.a, &pair.b)?;
     }
     let relation = args.relations.then(|| relation(&pair, &map)).transpose()?;
     if args.json {
@@ -184,22 +193,22 @@ fn portion_map(alignment: &Alignment, options: &MapOptions) -> Result<PortionMap
 }
 
 /// Writes the map as SVG, or as an HTML page holding it.
-fn write_map(path: &Path, map: &PortionMap, pair: &AlignedPair) -> Result<()> {
+pub fn write_map(path: &Path, map: &PortionMap, a: &TextFile, b: &TextFile) -> Result<()> {
     let label = |file: &TextFile| {
         file.path.file_name().map_or_else(
             || file.path.display().to_string(),
             |n| n.to_string_lossy().into_owned(),
         )
     };
-    let svg = map.to_svg(&label(&pair.a), &label(&pair.b));
+    let svg = map.to_svg(&label(a), &label(b));
     let is_html = path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("html") || e.eq_ignore_ascii_case("htm"));
     let contents = if is_html {
         format!(
             "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{} / {}</title></head>\n<body>\n{svg}\n</body></html>\n",
-            stemmata::relate::svg::escape_xml(&label(&pair.a)),
-            stemmata::relate::svg::escape_xml(&label(&pair.b)),
+            stemmata::relate::svg::escape_xml(&label(a)),
+            stemmata::relate::svg::escape_xml(&label(b)),
         )
     } else {
         svg
@@ -269,6 +278,12 @@ fn print_summary(pair: &AlignedPair, map: &PortionMap) {
             al.stats.moved_spans, al.stats.moved_words_a, al.stats.moved_words_b
         );
     }
+    print_regions(map, al.words_a, al.words_b);
+}
+
+/// The largest matched regions of `map` (of texts of `words_a` and
+/// `words_b` words), or why there are none.
+pub fn print_regions(map: &PortionMap, words_a: u32, words_b: u32) {
     let bins = format!(
         "{}-word bins at least {:.0}% aligned in both texts",
         map.options.bin_words,
@@ -291,12 +306,12 @@ fn print_summary(pair: &AlignedPair, map: &PortionMap) {
             "  A words {}..{} ({:.0}%-{:.0}%)  <->  B words {}..{} ({:.0}%-{:.0}%)",
             r.a_words.start,
             r.a_words.end,
-            percent(r.a_words.start, al.words_a),
-            percent(r.a_words.end, al.words_a),
+            percent(r.a_words.start, words_a),
+            percent(r.a_words.end, words_a),
             r.b_words.start,
             r.b_words.end,
-            percent(r.b_words.start, al.words_b),
-            percent(r.b_words.end, al.words_b),
+            percent(r.b_words.start, words_b),
+            percent(r.b_words.end, words_b),
         );
     }
 }

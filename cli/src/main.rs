@@ -1,11 +1,13 @@
 //! The `stemmata` command line: create, load and query an index from a shell.
 
 mod align_cmds;
+mod align_translation;
 mod bench;
 mod compact_cmd;
 mod demo;
 mod dictionary_cmds;
 mod eval;
+mod eval_alignment;
 mod eval_translations;
 mod generate;
 mod index_cmds;
@@ -59,7 +61,8 @@ enum Command {
     /// Upgrade an index written by an older stemmata, in place.
     #[command(long_about = index_cmds::UPGRADE_ABOUT)]
     Upgrade(index_cmds::UpgradeArgs),
-    /// Align two texts word by word and character by character (RETAS).
+    /// Align two texts word by word and character by character (RETAS), or
+    /// a text with its translation word by word and passage by passage (RTA).
     Align(align_cmds::AlignArgs),
     /// Measure the character, word and stop-word accuracy of an OCR text
     /// against a clean copy.
@@ -68,6 +71,9 @@ enum Command {
     Demo(demo::DemoArgs),
     /// Measure precision and recall on a labelled corpus.
     Eval(eval::EvalArgs),
+    /// Measure the passage mapping of translations (P@1 of `align
+    /// --passages` against IBM Model 1) on a set with known correspondences.
+    EvalAlignment(eval_alignment::EvalAlignmentArgs),
     /// Write a labelled test collection (volumes, or noisy copies) for eval.
     #[command(long_about = generate::ABOUT)]
     Generate(generate::GenerateArgs),
@@ -124,6 +130,7 @@ fn run(command: Command) -> stemmata::Result<ExitCode> {
         Command::OcrAccuracy(args) => align_cmds::ocr_accuracy(args),
         Command::Demo(args) => demo::run(args),
         Command::Eval(args) => eval::run(args),
+        Command::EvalAlignment(args) => eval_alignment::run(args),
         Command::Generate(args) => generate::run(args),
         Command::Bench(args) => bench::run(args),
         Command::BenchScale(args) => scale::run(args),

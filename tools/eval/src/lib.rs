@@ -24,6 +24,8 @@ use stemmata::repr::minhash::{book_signature, MinHashOptions, MinHashSig};
 use stemmata::repr::simhash::{simhash, SimHash128, SimHashOptions};
 use stemmata::{Error, Result};
 
+pub mod headings;
+pub mod passages;
 pub mod translations;
 
 /// The error of reading the corpus file at `path`.
