@@ -94,6 +94,17 @@ struct Report {
     ibm1_lambda: f64,
     all: Row,
     bands: BTreeMap<String, Row>,
+    /// Each pair scored, with its books.
+    pairs: Vec<PairRow>,
+}
+
+/// One pair's scores.
+#[derive(serde::Serialize)]
+struct PairRow {
+    a: String,
+    b: String,
+    #[serde(flatten)]
+    row: Row,
 }
 
 pub fn run(args: EvalAlignmentArgs) -> Result<ExitCode> {
@@ -123,6 +134,7 @@ pub fn run(args: EvalAlignmentArgs) -> Result<ExitCode> {
     let mut all = PassageScores::default();
     let mut bands: BTreeMap<String, (usize, PassageScores)> = BTreeMap::new();
     let mut used = 0;
+    let mut pair_rows = Vec::new();
     let progress = bar(pairs.len() as u64, "pairs", args.quiet || args.json);
     for pair in &pairs {
         let (from, to) = (language(&pair.a), language(&pair.b));
@@ -152,6 +164,11 @@ pub fn run(args: EvalAlignmentArgs) -> Result<ExitCode> {
         };
         let scores = score_pair(&a, &b, &truth, lexicon)?;
         all.add(&scores);
+        pair_rows.push(PairRow {
+            a: pair.a.clone(),
+            b: pair.b.clone(),
+            row: Row::new(1, scores),
+        });
         let band = bands.entry(pair.band.clone()).or_default();
         band.0 += 1;
         band.1.add(&scores);
@@ -167,6 +184,7 @@ pub fn run(args: EvalAlignmentArgs) -> Result<ExitCode> {
             .into_iter()
             .map(|(band, (n, scores))| (band, Row::new(n, scores)))
             .collect(),
+        pairs: pair_rows,
     };
     if args.json {
         print_json(&report)?;
@@ -211,6 +229,10 @@ fn read_truth(path: &Path, a: &str, b: &str) -> Result<Correspondences> {
     })
 }
 
+/// Pairs listed one per line when there are no more than this many (JSON
+/// lists them all).
+const MAX_PAIR_LINES: usize = 20;
+
 fn print_report(report: &Report) {
     println!(
         "passage mapping of translations: {} ({} pairs), dictionaries {}",
@@ -224,12 +246,12 @@ fn print_report(report: &Report) {
             .join(", ")
     );
     println!(
-        "{:<14} {:>5} {:>8}  {:>7} {:>7} {:>8}  {:>7} {:>7} {:>8}  {:>6}",
+        "{:<18} {:>5} {:>8}  {:>7} {:>7} {:>8}  {:>7} {:>7} {:>8}  {:>6}",
         "", "pairs", "passages", "RTA", "IBM1", "IBM1/w", "RTA±1", "IBM1±1", "IBM1/w±1", "RTA ms"
     );
     let line = |name: &str, row: &Row| {
         println!(
-            "{name:<14} {:>5} {:>8}  {:>7.3} {:>7.3} {:>8.3}  {:>7.3} {:>7.3} {:>8.3}  {:>6.1}",
+            "{name:<18} {:>5} {:>8}  {:>7.3} {:>7.3} {:>8.3}  {:>7.3} {:>7.3} {:>8.3}  {:>6.1}",
             row.pairs,
             row.scores.queries,
             row.rta_p_at_1,
@@ -244,6 +266,11 @@ fn print_report(report: &Report) {
     line("all", &report.all);
     for (band, row) in report.bands.iter().filter(|(band, _)| !band.is_empty()) {
         line(band, row);
+    }
+    if report.pairs.len() <= MAX_PAIR_LINES {
+        for pair in &report.pairs {
+            line(&format!("{} {}", pair.a, pair.b), &pair.row);
+        }
     }
     println!(
         "(P@1; IBM1: IBM Model 1 as equation 6.3, IBM1/w: per word of the candidate; \
