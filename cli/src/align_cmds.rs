@@ -14,10 +14,11 @@ use stemmata::align::{self, Alignment, RetasOptions, SpanKind, STOP_WORDS};
 use stemmata::relate::{classify_books, MapBook, MapOptions, PageOptions, PortionMap, Relation};
 use stemmata::repr::minhash::{page_signatures, MinHashOptions};
 use stemmata::text::PAGE_BREAK;
-use stemmata::{Error, Result};
+use stemmata::Result;
 
-use crate::align_translation::Pair;
+use crate::align_translation::{Pair, Report};
 use crate::output::print_json;
+use crate::text_pair::{print_regions, read_text, write_map, TextFile};
 
 /// RETAS parameters shared by the text-pair commands.
 #[derive(Args, Clone, Copy)]
@@ -76,31 +77,12 @@ pub struct AlignArgs {
     pub translation: crate::align_translation::TranslationArgs,
 }
 
-/// A text file read for alignment.
-pub struct TextFile {
-    pub path: PathBuf,
-    pub text: String,
-}
-
 /// Two texts and their alignment.
 pub struct AlignedPair {
     pub a: TextFile,
     pub b: TextFile,
     pub alignment: Alignment,
     pub elapsed: Duration,
-}
-
-/// Reads a text file, refusing what the loader refuses: an empty file,
-/// binary data, a text without words.
-pub fn read_text(path: &Path) -> Result<TextFile> {
-    let bytes = std::fs::read(path).map_err(|source| Error::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    Ok(TextFile {
-        path: path.to_path_buf(),
-        text: crate::input::decode_text(path, &bytes)?,
-    })
 }
 
 /// Aligns the two texts (the time covers the alignment, tokenising
@@ -130,7 +112,15 @@ struct AlignmentJson<'a> {
 pub fn align(args: AlignArgs) -> Result<ExitCode> {
     let (a, b) = (read_text(&args.a)?, read_text(&args.b)?);
     let (a, b) = match crate::align_translation::translation_of(a, b, &args.translation)? {
-        Pair::Translation(translation) => return crate::align_translation::run(&args, translation),
+        Pair::Translation(translation) => {
+            let report = Report {
+                map: args.map.as_deref(),
+                bin_words: args.bin_words,
+                max_dp_cells: args.retas.max_dp_cells,
+                json: args.json,
+            };
+            return crate::align_translation::run(translation, &report, &args.translation);
+        }
         Pair::SameLanguage(a, b) => (a, b),
     };
     let pair = aligned_pair(a, b, &args)?;
@@ -192,33 +182,6 @@ fn portion_map(alignment: &Alignment, options: &MapOptions) -> Result<PortionMap
     )
 }
 
-/// Writes the map as SVG, or as an HTML page holding it.
-pub fn write_map(path: &Path, map: &PortionMap, a: &TextFile, b: &TextFile) -> Result<()> {
-    let label = |file: &TextFile| {
-        file.path.file_name().map_or_else(
-            || file.path.display().to_string(),
-            |n| n.to_string_lossy().into_owned(),
-        )
-    };
-    let svg = map.to_svg(&label(a), &label(b));
-    let is_html = path
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("html") || e.eq_ignore_ascii_case("htm"));
-    let contents = if is_html {
-        format!(
-            "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{} / {}</title></head>\n<body>\n{svg}\n</body></html>\n",
-            stemmata::relate::svg::escape_xml(&label(a)),
-            stemmata::relate::svg::escape_xml(&label(b)),
-        )
-    } else {
-        svg
-    };
-    std::fs::write(path, contents).map_err(|source| Error::Io {
-        path: path.to_path_buf(),
-        source,
-    })
-}
-
 /// The pair's relation: from page signals when both texts have more than one
 /// page, else from the portion map.
 fn relation(pair: &AlignedPair, map: &PortionMap) -> Result<Relation> {
@@ -233,9 +196,6 @@ fn relation(pair: &AlignedPair, map: &PortionMap) -> Result<Relation> {
         || Ok(map),
     )
 }
-
-/// Matched regions the summary lists, largest first.
-const LARGEST_REGIONS: usize = 5;
 
 /// The summary: words and share aligned in each text, exact and edited
 /// spans, moved passages and the largest matched regions of the map.
@@ -279,41 +239,6 @@ fn print_summary(pair: &AlignedPair, map: &PortionMap) {
         );
     }
     print_regions(map, al.words_a, al.words_b);
-}
-
-/// The largest matched regions of `map` (of texts of `words_a` and
-/// `words_b` words), or why there are none.
-pub fn print_regions(map: &PortionMap, words_a: u32, words_b: u32) {
-    let bins = format!(
-        "{}-word bins at least {:.0}% aligned in both texts",
-        map.options.bin_words,
-        100.0 * map.options.min_share
-    );
-    if map.regions.is_empty() {
-        println!("no matched regions: no run of {bins} (the spans are scattered matches)");
-        return;
-    }
-    let mut regions: Vec<_> = map.regions.iter().collect();
-    regions.sort_by_key(|r| std::cmp::Reverse(r.a_words.len().max(r.b_words.len())));
-    let shown = regions.len().min(LARGEST_REGIONS);
-    println!(
-        "largest matched regions ({shown} of {}; runs of {bins}):",
-        regions.len()
-    );
-    let percent = |words: u32, of: u32| 100.0 * f64::from(words) / f64::from(of.max(1));
-    for r in &regions[..shown] {
-        println!(
-            "  A words {}..{} ({:.0}%-{:.0}%)  <->  B words {}..{} ({:.0}%-{:.0}%)",
-            r.a_words.start,
-            r.a_words.end,
-            percent(r.a_words.start, words_a),
-            percent(r.a_words.end, words_a),
-            r.b_words.start,
-            r.b_words.end,
-            percent(r.b_words.start, words_b),
-            percent(r.b_words.end, words_b),
-        );
-    }
 }
 
 /// How the alignment went: anchors, recursion, capped stretches, time.

@@ -20,8 +20,8 @@ use stemmata::translate::lexicon::Lexicon;
 use stemmata::translate::rta::{align_translation, PassageMapping, TranslationAlignment};
 use stemmata::{Error, Index, Result};
 
-use crate::align_cmds::{print_regions, write_map, AlignArgs, TextFile};
 use crate::output::print_json;
+use crate::text_pair::{print_regions, write_map, TextFile};
 
 /// Where Debian's `dict-freedict-*` packages install their dictionaries.
 pub const DICTD_DIR: &str = "/usr/share/dictd";
@@ -186,8 +186,20 @@ struct TranslationJson<'a> {
     passages: Option<&'a [PassageMapping]>,
 }
 
+/// What `align` asks of any report.
+pub struct Report<'a> {
+    /// Write the portion map here.
+    pub map: Option<&'a Path>,
+    /// Words per bin of the map (a translation's default when `None`).
+    pub bin_words: Option<u32>,
+    /// Largest dynamic-programming table.
+    pub max_dp_cells: u64,
+    /// Print JSON.
+    pub json: bool,
+}
+
 /// Aligns a translation and reports it (see [`TranslationArgs`]).
-pub fn run(args: &AlignArgs, translation: Translation) -> Result<ExitCode> {
+pub fn run(translation: Translation, args: &Report, asked: &TranslationArgs) -> Result<ExitCode> {
     let Translation {
         a,
         b,
@@ -195,7 +207,7 @@ pub fn run(args: &AlignArgs, translation: Translation) -> Result<ExitCode> {
         source,
     } = translation;
     let options = RetasOptions {
-        max_dp_cells: args.retas.max_dp_cells,
+        max_dp_cells: args.max_dp_cells,
         ..RetasOptions::translations()
     };
     let started = Instant::now();
@@ -208,13 +220,10 @@ pub fn run(args: &AlignArgs, translation: Translation) -> Result<ExitCode> {
         ..MapOptions::translations()
     };
     let map = alignment.portion_map(&map_options)?;
-    if let Some(path) = &args.map {
+    if let Some(path) = args.map {
         write_map(path, &map, &a, &b)?;
     }
-    let passages = args
-        .translation
-        .passages
-        .map(|words| alignment.passages(words));
+    let passages = asked.passages.map(|words| alignment.passages(words));
     if args.json {
         return print_json(&TranslationJson {
             a: &a.path,
@@ -240,7 +249,7 @@ pub fn run(args: &AlignArgs, translation: Translation) -> Result<ExitCode> {
     side("A", &a, alignment.words_a, alignment.share_a);
     side("B", &b, alignment.words_b, alignment.share_b);
     print_regions(&map, alignment.words_a, alignment.words_b);
-    if let Some(path) = &args.map {
+    if let Some(path) = args.map {
         println!(
             "map: {} matched regions; {:.1}% of A and {:.1}% of B in matched bins; written to {}",
             map.regions.len(),
@@ -257,7 +266,7 @@ pub fn run(args: &AlignArgs, translation: Translation) -> Result<ExitCode> {
     if let Some(passages) = &passages {
         print_passages(passages, &a);
     }
-    if args.translation.words {
+    if asked.words {
         print_words(&alignment, &a, &b);
     }
     Ok(ExitCode::SUCCESS)

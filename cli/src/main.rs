@@ -17,6 +17,7 @@ mod metadata;
 mod output;
 mod scale;
 mod scale_probe;
+mod text_pair;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
