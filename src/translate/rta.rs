@@ -16,13 +16,16 @@
 //!    matches once at most. There is no character stage (translated words
 //!    share no characters) and no search for moved passages.
 //! 3. **Passages** ([`TranslationAlignment::map_passage`]): a passage of A
-//!    maps to the stretch of B between its first and last matched word,
-//!    widened by the passage's unmatched words at either end (never past
-//!    the matches of the neighbouring passages). The thesis counts each
-//!    passage's matched words per passage of B; a stretch does the same
-//!    without cutting B into passages first. A passage without a matched
-//!    word is not mapped. Its confidence is the share of its words
-//!    matched.
+//!    maps to the stretch of B from its first to its last matched word,
+//!    widened one for one by its unmatched words at either end, but never
+//!    past its boundaries: each falls in B between the matches around it,
+//!    in proportion to its place between them in A, so that stretches of
+//!    consecutive passages never overlap, and text only B has (between two
+//!    passages' matches) belongs to neither. The thesis counts each
+//!    passage's matched words per passage of B; with one alignment in
+//!    order, a stretch does the same without cutting B into passages
+//!    first. A passage without a matched word is not mapped. Its
+//!    confidence is the share of its words matched.
 //!
 //! Time and memory are those of RETAS with 400-word leaves: linear in the
 //! texts and their translations but for the leaves' tables (160,000 cells
@@ -146,26 +149,42 @@ impl TranslationAlignment {
         let first = self.matches.partition_point(|m| m.a < a_words.start);
         let end = self.matches.partition_point(|m| m.a < a_words.end);
         let inside = &self.matches[first..end];
+        let matches = inside.len() as u32;
         let b_words = match (inside.first(), inside.last()) {
             (Some(head), Some(tail)) => {
-                let floor = first
-                    .checked_sub(1)
-                    .map_or(0, |before| self.matches[before].b + 1);
-                let ceiling = self.matches.get(end).map_or(self.words_b, |after| after.b);
-                let start = head.b.saturating_sub(head.a - a_words.start).max(floor);
-                let stop = (tail.b + 1 + (a_words.end - 1 - tail.a)).min(ceiling);
-                Some(start..stop)
+                let start = head.b.saturating_sub(head.a - a_words.start);
+                let stop = tail.b + 1 + (a_words.end - 1 - tail.a);
+                Some(start.max(self.boundary(a_words.start))..stop.min(self.boundary(a_words.end)))
             }
             _ => None,
         };
-        let words = a_words.len().max(1) as f64;
         PassageMapping {
             a_bytes: byte_range(&self.bytes_a, &a_words),
             b_bytes: b_words.as_ref().map(|w| byte_range(&self.bytes_b, w)),
-            a_words,
+            a_words: a_words.clone(),
             b_words,
-            matches: inside.len() as u32,
-            confidence: inside.len() as f64 / words,
+            matches,
+            confidence: f64::from(matches) / a_words.len().max(1) as f64,
+        }
+    }
+
+    /// Where in B the boundary before A's word `a` falls: between the
+    /// matches around it, in proportion to its place between them in A (a
+    /// word past a text's last match, or before its first, one for one).
+    /// It never decreases as `a` grows.
+    fn boundary(&self, a: u32) -> u32 {
+        let at = self.matches.partition_point(|m| m.a < a);
+        let before = at.checked_sub(1).map(|i| self.matches[i]);
+        match (before, self.matches.get(at)) {
+            (Some(p), Some(n)) => {
+                let gap_a = u64::from(n.a - p.a - 1);
+                let gap_b = u64::from(n.b - p.b - 1);
+                let offset = u64::from(a - p.a - 1);
+                p.b + 1 + (offset * gap_b).checked_div(gap_a).unwrap_or(0) as u32
+            }
+            (None, Some(n)) => n.b.saturating_sub(n.a - a),
+            (Some(p), None) => (p.b + 1 + (a - p.a - 1)).min(self.words_b),
+            (None, None) => 0,
         }
     }
 
@@ -406,6 +425,13 @@ mod tests {
         assert!(alignment.stats.anchors > 100, "{:?}", alignment.stats);
         let passages = alignment.passages(50);
         assert_eq!(passages.len(), 400);
+        for pair in passages.windows(2) {
+            let (x, y) = (
+                pair[0].b_words.clone().unwrap(),
+                pair[1].b_words.clone().unwrap(),
+            );
+            assert!(x.end <= y.start, "stretches overlap: {x:?} {y:?}");
+        }
         for p in &passages {
             let b_words = p.b_words.clone().unwrap();
             // Swaps move a word by one place at most, and leave a swapped
