@@ -5,12 +5,15 @@
 //! [`speed`] measures on a labelled corpus and a generated collection:
 //! pair verification against the naive DP LCS, all-pairs with pruning
 //! against aligning every pair, ingest per core and top-10 query latency
-//! against a brute-force scan.
+//! against a brute-force scan. [`translations`] measures translation
+//! search on a generated collection in two languages against aligning
+//! every cross-language pair.
 
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod speed;
+pub mod translations;
 
 use stemmata::{Error, Result};
 

@@ -244,7 +244,8 @@ fn bench_queries(reader: &Reader, queries: usize, figures: &mut Figures) -> Resu
     Ok(())
 }
 
-fn generated_documents(books: usize) -> Vec<Document> {
+/// The first `books` books of the generated collection.
+pub(crate) fn generated_documents(books: usize) -> Vec<Document> {
     let families = (books * 100 / 255).max(1);
     let collection = generate(&SynthOptions::with_families(families, 42));
     collection
