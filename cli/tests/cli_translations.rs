@@ -156,3 +156,36 @@ fn a_bad_translation_threshold_is_refused() {
     assert!(!output.status.success());
     assert!(common::stderr(&output).contains("--translation-min-score 2"));
 }
+
+#[test]
+fn a_glossary_of_the_dictionary_is_no_translation_of_anything() {
+    let dir = tempfile::tempdir().unwrap();
+    index(dir.path(), true);
+    // The dictionary itself as a book: every entry a line, in the order
+    // of its English headwords, in each language's label.
+    let mut lines: Vec<String> = (0..3000)
+        .map(|i| format!("{} — {}", english(i), german(i)))
+        .collect();
+    lines.sort();
+    let mut jsonl = String::new();
+    for (key, language) in [("glossary-en", "en"), ("glossary-de", "de")] {
+        let book = serde_json::json!({"key": key, "language": language, "text": lines.join("\n")});
+        jsonl.push_str(&format!("{book}\n"));
+    }
+    std::fs::write(dir.path().join("glossaries.jsonl"), jsonl).unwrap();
+    run(dir.path(), &["load", "idx", "glossaries.jsonl", "-q"]);
+    let pairs = run(
+        dir.path(),
+        &["pairs", "idx", "--translations", "--json", "-q"],
+    );
+    let pairs: Vec<Value> = pairs
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .filter(|p: &Value| p["relation"] == "translation")
+        .collect();
+    assert_eq!(pairs.len(), 1, "{pairs:?}");
+    assert_eq!(
+        (&pairs[0]["a"], &pairs[0]["b"]),
+        (&"de1".into(), &"en1".into())
+    );
+}
