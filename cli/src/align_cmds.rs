@@ -18,7 +18,7 @@ use stemmata::Result;
 
 use crate::align_translation::{Pair, Report};
 use crate::output::print_json;
-use crate::text_pair::{print_regions, read_text, write_map, TextFile};
+use crate::text_pair::{print_map_written, print_regions, read_text, write_map, TextFile};
 
 /// RETAS parameters shared by the text-pair commands.
 #[derive(Args, Clone, Copy)]
@@ -151,13 +151,7 @@ pub fn align(args: AlignArgs) -> Result<ExitCode> {
             );
         }
         if let Some(path) = &args.map {
-            println!(
-                "map: {} matched regions; {:.1}% of A and {:.1}% of B in matched bins; written to {}",
-                map.regions.len(),
-                100.0 * map.a.coverage,
-                100.0 * map.b.coverage,
-                path.display()
-            );
+            print_map_written(&map, path);
         }
         print_run(&pair);
         if args.spans {

@@ -21,7 +21,7 @@ use stemmata::translate::rta::{align_translation, PassageMapping, TranslationAli
 use stemmata::{Error, Index, Result};
 
 use crate::output::print_json;
-use crate::text_pair::{print_regions, write_map, TextFile};
+use crate::text_pair::{print_map_written, print_regions, write_map, TextFile};
 
 /// Where Debian's `dict-freedict-*` packages install their dictionaries.
 pub const DICTD_DIR: &str = "/usr/share/dictd";
@@ -250,13 +250,7 @@ pub fn run(translation: Translation, args: &Report, asked: &TranslationArgs) -> 
     side("B", &b, alignment.words_b, alignment.share_b);
     print_regions(&map, alignment.words_a, alignment.words_b);
     if let Some(path) = args.map {
-        println!(
-            "map: {} matched regions; {:.1}% of A and {:.1}% of B in matched bins; written to {}",
-            map.regions.len(),
-            100.0 * map.a.coverage,
-            100.0 * map.b.coverage,
-            path.display()
-        );
+        print_map_written(&map, path);
     }
     let stats = &alignment.stats;
     println!(

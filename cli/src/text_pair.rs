@@ -90,3 +90,14 @@ pub fn print_regions(map: &PortionMap, words_a: u32, words_b: u32) {
         );
     }
 }
+
+/// The line saying where the map went and what it shows.
+pub fn print_map_written(map: &PortionMap, path: &Path) {
+    println!(
+        "map: {} matched regions; {:.1}% of A and {:.1}% of B in matched bins; written to {}",
+        map.regions.len(),
+        100.0 * map.a.coverage,
+        100.0 * map.b.coverage,
+        path.display()
+    );
+}

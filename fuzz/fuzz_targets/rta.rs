@@ -9,7 +9,6 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use std::path::Path;
 use stemmata::align::RetasOptions;
 use stemmata::relate::MapOptions;
 use stemmata::text::{decode, tokenise_spans, Token};
@@ -37,21 +36,14 @@ fuzz_target!(|data: &[u8]| {
     let (words_a, words_b) = (words(a), words(b));
     // Word k of A translates to word (k * step) of B, for every other k.
     let step = usize::from(knob % 7) + 1;
-    let mut table: Vec<String> = words_a.iter().chain(&words_b).cloned().collect();
-    table.sort();
-    table.dedup();
-    let at = |w: &str| table.binary_search_by(|x| x.as_str().cmp(w)).unwrap() as u32;
-    let mut pairs: Vec<(u32, u32)> = Vec::new();
+    let mut pairs: Vec<(&str, &str)> = Vec::new();
     if !words_b.is_empty() {
         for (k, word) in words_a.iter().enumerate().step_by(2) {
-            pairs.push((at(word), at(&words_b[(k * step) % words_b.len()])));
+            pairs.push((word, &words_b[(k * step) % words_b.len()]));
         }
     }
-    pairs.sort_unstable();
-    pairs.dedup();
-    let (name, from, to) = ("fuzz".to_string(), "eng".to_string(), "deu".to_string());
-    let dictionary = Dictionary::from_parts(Path::new("fuzz.dic"), name, from, to, table, pairs)
-        .expect("a sorted table and pairs");
+    let dictionary =
+        Dictionary::from_word_pairs("fuzz", "eng", "deu", &pairs).expect("languages of three letters");
     let lexicon = Lexicon::build(&[&dictionary], "eng", "deu", u64::from(knob));
     let options = RetasOptions {
         leaf_words: u32::from(knob % 16),

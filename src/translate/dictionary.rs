@@ -82,6 +82,33 @@ pub struct Dictionary {
 }
 
 impl Dictionary {
+    /// A dictionary named `name` of `pairs` (word, translation), its words
+    /// normalised as a book's are ([`crate::text::normalise`]); a pair
+    /// given twice counts once. An error when `from` or `to` is not three
+    /// lower-case ASCII letters or a word is empty.
+    pub fn from_word_pairs<S: AsRef<str>>(
+        name: &str,
+        from: &str,
+        to: &str,
+        pairs: &[(S, S)],
+    ) -> Result<Dictionary> {
+        let mut words: Vec<String> = pairs
+            .iter()
+            .flat_map(|(a, b)| [a.as_ref().to_string(), b.as_ref().to_string()])
+            .collect();
+        words.sort_unstable();
+        words.dedup();
+        let at = |w: &str| words.binary_search_by(|x| x.as_str().cmp(w)).unwrap_or(0) as u32;
+        let mut ids: Vec<(u32, u32)> = pairs
+            .iter()
+            .map(|(a, b)| (at(a.as_ref()), at(b.as_ref())))
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        let (name, from, to) = (name.to_string(), from.to_string(), to.to_string());
+        Dictionary::from_parts(Path::new(&name.clone()), name, from, to, words, ids)
+    }
+
     /// A dictionary from its parts; `Corrupted` naming `path` when `words`
     /// is not strictly ascending, a word is empty, or `pairs` is not
     /// strictly ascending or points past the words. `from` and `to` must

@@ -116,24 +116,7 @@ mod tests {
     use std::path::Path;
 
     fn dictionary(from: &str, to: &str, pairs: &[(&str, &str)]) -> Dictionary {
-        let mut words: Vec<String> = pairs
-            .iter()
-            .flat_map(|(a, b)| [a.to_string(), b.to_string()])
-            .collect();
-        words.sort();
-        words.dedup();
-        let at = |w: &str| words.iter().position(|x| x == w).unwrap() as u32;
-        let mut indexes: Vec<(u32, u32)> = pairs.iter().map(|(a, b)| (at(a), at(b))).collect();
-        indexes.sort();
-        Dictionary::from_parts(
-            Path::new("d"),
-            format!("freedict-{from}-{to}"),
-            from.into(),
-            to.into(),
-            words,
-            indexes,
-        )
-        .unwrap()
+        Dictionary::from_word_pairs(&format!("freedict-{from}-{to}"), from, to, pairs).unwrap()
     }
 
     #[test]

@@ -307,7 +307,6 @@ mod tests {
     use proptest::prelude::*;
     use rand::rngs::SmallRng;
     use rand::{RngExt, SeedableRng};
-    use std::path::Path;
 
     /// `n` in letters (the tokeniser keeps no digits): `side` then base 26.
     fn word(side: char, mut n: u32) -> String {
@@ -341,17 +340,7 @@ mod tests {
                 pairs.push((word('e', n), word('x', n)));
             }
         }
-        let mut table: Vec<String> = pairs
-            .iter()
-            .flat_map(|(a, b)| [a.clone(), b.clone()])
-            .collect();
-        table.sort();
-        table.dedup();
-        let at = |w: &str| table.binary_search_by(|x| x.as_str().cmp(w)).unwrap() as u32;
-        let mut ids: Vec<(u32, u32)> = pairs.iter().map(|(a, b)| (at(a), at(b))).collect();
-        ids.sort_unstable();
-        let (name, from, to) = ("test".to_string(), "eng".to_string(), "deu".to_string());
-        let d = Dictionary::from_parts(Path::new("t.dic"), name, from, to, table, ids).unwrap();
+        let d = Dictionary::from_word_pairs("test", "eng", "deu", &pairs).unwrap();
         Lexicon::build(&[&d], "eng", "deu", 7)
     }
 

@@ -267,18 +267,7 @@ mod tests {
     use stemmata::translate::dictionary::Dictionary;
 
     fn lexicon(pairs: &[(&str, &str)]) -> Lexicon {
-        let mut words: Vec<String> = pairs
-            .iter()
-            .flat_map(|(a, b)| [a.to_string(), b.to_string()])
-            .collect();
-        words.sort();
-        words.dedup();
-        let at = |w: &str| words.iter().position(|x| x == w).unwrap() as u32;
-        let mut ids: Vec<(u32, u32)> = pairs.iter().map(|(a, b)| (at(a), at(b))).collect();
-        ids.sort_unstable();
-        let (name, from, to) = ("test".to_string(), "eng".to_string(), "deu".to_string());
-        let path = std::path::Path::new("test.dic");
-        let d = Dictionary::from_parts(path, name, from, to, words.clone(), ids).unwrap();
+        let d = Dictionary::from_word_pairs("test", "eng", "deu", pairs).unwrap();
         Lexicon::build(&[&d], "eng", "deu", 0)
     }
 
