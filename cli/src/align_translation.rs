@@ -87,8 +87,11 @@ pub fn translation_of(a: TextFile, b: TextFile, options: &TranslationArgs) -> Re
     if !differ && options.dictionary.is_empty() {
         if options.passages.is_some() {
             return Err(Error::InvalidArgument(format!(
-                "--passages maps a text into its translation, but both texts are in {from}; \
-                 --language-a or --language-b sets a language that was told wrong"
+                "--passages maps a text into its translation, but {} is in {from} and {} in {to} \
+                 (und: not told); --language-a and --language-b set the languages, \
+                 --dictionary names a dictionary",
+                a.path.display(),
+                b.path.display()
             )));
         }
         return Ok(Pair::SameLanguage(a, b));

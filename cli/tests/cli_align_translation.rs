@@ -177,5 +177,9 @@ fn passages_need_two_languages() {
             .current_dir(dir.path()),
     );
     assert!(!output.status.success());
-    assert!(common::stderr(&output).contains("both texts are in eng"));
+    let message = common::stderr(&output);
+    assert!(
+        message.contains("a.txt is in eng and a.txt in eng"),
+        "{message}"
+    );
 }
