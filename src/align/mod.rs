@@ -16,7 +16,7 @@ pub use lcs::{
     SequenceIndex, MIN_STRAY_GAP, STRAY_GAP_FACTOR,
 };
 pub use retas::{
-    align_texts, AlignedSpan, Alignment, CharEdits, RetasOptions, RetasStats, SpanKind,
+    align_texts, AlignedSpan, Alignment, CharEdits, RetasOptions, RetasStats, SpanKind, WordMatch,
 };
 pub(crate) use retas::{byte_range, WordAligner, WordRelation, WordTexts};
 pub use score::{Score, MIN_SPAN_SHARE};

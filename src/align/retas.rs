@@ -52,6 +52,7 @@ use serde::Serialize;
 use std::ops::Range;
 
 use crate::error::Result;
+pub use anchors::WordMatch;
 pub(crate) use anchors::{WordAligner, WordRelation};
 pub(crate) use chars::{join_words, joined_len};
 pub(crate) use dp::edit_operations;

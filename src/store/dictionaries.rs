@@ -248,29 +248,7 @@ mod tests {
     /// Writes `NAME.index` and `NAME.dict.dz` for `entries` (headword,
     /// text) in `dir`; returns the index path.
     pub(crate) fn write_dictd(dir: &Path, name: &str, entries: &[(&str, &str)]) -> PathBuf {
-        let mut index = String::new();
-        let mut dict = String::new();
-        let b64 = |mut n: usize| {
-            const D: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-            let mut out = vec![];
-            loop {
-                out.push(D[n % 64]);
-                n /= 64;
-                if n == 0 {
-                    break;
-                }
-            }
-            out.reverse();
-            String::from_utf8(out).unwrap()
-        };
-        for (head, text) in entries {
-            index.push_str(&format!(
-                "{head}\t{}\t{}\n",
-                b64(dict.len()),
-                b64(text.len())
-            ));
-            dict.push_str(text);
-        }
+        let (index, dict) = stemmata_synth::dictd::files(entries);
         let path = dir.join(format!("{name}.index"));
         std::fs::write(&path, index).unwrap();
         let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());

@@ -725,33 +725,9 @@ fn languages_of_short(text: &str) -> Option<(String, String)> {
 mod tests {
     use super::*;
 
-    /// dictd base64 of `n`.
-    fn b64(mut n: u64) -> String {
-        const DIGITS: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-        let mut out = Vec::new();
-        loop {
-            out.push(DIGITS[(n % 64) as usize]);
-            n /= 64;
-            if n == 0 {
-                break;
-            }
-        }
-        out.reverse();
-        String::from_utf8(out).unwrap()
-    }
-
     /// An index and dict holding `entries` (index headword, entry text).
     pub(crate) fn dictd(entries: &[(&str, &str)]) -> (Vec<u8>, Vec<u8>) {
-        let mut index = String::new();
-        let mut dict = String::new();
-        for (head, text) in entries {
-            index.push_str(&format!(
-                "{head}\t{}\t{}\n",
-                b64(dict.len() as u64),
-                b64(text.len() as u64)
-            ));
-            dict.push_str(text);
-        }
+        let (index, dict) = stemmata_synth::dictd::files(entries);
         (index.into_bytes(), dict.into_bytes())
     }
 
@@ -916,7 +892,10 @@ mod tests {
         assert_eq!(base64(b""), None);
         assert_eq!(base64(b"A=B"), None);
         for n in [0, 1, 63, 64, 1 << 40] {
-            assert_eq!(base64(b64(n).as_bytes()), Some(n));
+            assert_eq!(
+                base64(stemmata_synth::dictd::number(n as usize).as_bytes()),
+                Some(n)
+            );
         }
     }
 

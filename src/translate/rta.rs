@@ -34,21 +34,12 @@
 use serde::Serialize;
 use std::ops::Range;
 
-use crate::align::{byte_range, RetasOptions, RetasStats, WordAligner, WordRelation, WordTexts};
+use crate::align::{
+    byte_range, RetasOptions, RetasStats, WordAligner, WordMatch, WordRelation, WordTexts,
+};
 use crate::error::Result;
 use crate::relate::{MapBook, MapOptions, PortionMap};
 use crate::translate::lexicon::Lexicon;
-
-/// Two words that correspond: one of A and its translation in B.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct WordPair {
-    /// Word index in A.
-    pub a: u32,
-    /// Word index in B.
-    pub b: u32,
-    /// Found as an anchor rather than by a leaf's LCS.
-    pub anchor: bool,
-}
 
 /// The alignment of a text with its translation.
 #[derive(Debug, Clone, Serialize)]
@@ -68,7 +59,7 @@ pub struct TranslationAlignment {
     /// How the recursion went.
     pub stats: RetasStats,
     /// Every corresponding word pair, increasing in A and in B.
-    pub matches: Vec<WordPair>,
+    pub matches: Vec<WordMatch>,
     #[serde(skip)]
     bytes_a: Vec<Range<usize>>,
     #[serde(skip)]
@@ -106,21 +97,13 @@ pub fn align_translation(
     let texts = WordTexts::new(a, b)?;
     let relation = Translations::new(&texts, lexicon);
     let mut aligner = WordAligner::new(texts.vocabulary.len(), options);
-    let found = aligner.matches_by(
+    let matches = aligner.matches_by(
         &relation,
         &texts.a.ids,
         &texts.b.ids,
         0..texts.a.len(),
         0..texts.b.len(),
     );
-    let matches: Vec<WordPair> = found
-        .iter()
-        .map(|m| WordPair {
-            a: m.a,
-            b: m.b,
-            anchor: m.anchor,
-        })
-        .collect();
     let matched_words = matches.len() as u32;
     let share = |words: u32| match words {
         0 => 0.0,

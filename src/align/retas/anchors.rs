@@ -47,7 +47,7 @@ impl WordRelation for SameWord {
 }
 
 /// Two matching words, one of A and one of B.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub struct WordMatch {
     /// Word index in A.
     pub a: u32,

@@ -99,38 +99,22 @@ fn translated_text(text: &str) -> String {
     out
 }
 
-/// dictd's base64 digits of `n`.
-fn dictd_number(mut n: usize) -> String {
-    const DIGITS: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = Vec::new();
-    loop {
-        out.push(DIGITS[n % 64]);
-        n /= 64;
-        if n == 0 {
-            break;
-        }
-    }
-    out.reverse();
-    String::from_utf8(out).expect("ASCII")
-}
-
 /// Writes `freedict-eng-deu.index` and `.dict` in `dir` for `words`
 /// (see the module docs); returns the index's path.
 fn write_dictionary(dir: &Path, words: &[String]) -> Result<std::path::PathBuf> {
-    let (mut index, mut dict) = (String::new(), String::new());
-    for (i, word) in words.iter().enumerate() {
-        let mut entry = format!("{word}\n{}\n", translate(word));
-        if i % 4 == 0 {
-            let _ = writeln!(entry, "{}keit", translate(word));
-        }
-        let _ = writeln!(
-            index,
-            "{word}\t{}\t{}",
-            dictd_number(dict.len()),
-            dictd_number(entry.len())
-        );
-        dict.push_str(&entry);
-    }
+    let entries: Vec<(&str, String)> = words
+        .iter()
+        .enumerate()
+        .map(|(i, word)| {
+            let mut entry = format!("{word}\n{}\n", translate(word));
+            if i % 4 == 0 {
+                let _ = writeln!(entry, "{}keit", translate(word));
+            }
+            (word.as_str(), entry)
+        })
+        .collect();
+    let entries: Vec<(&str, &str)> = entries.iter().map(|(w, e)| (*w, e.as_str())).collect();
+    let (index, dict) = stemmata_synth::dictd::files(&entries);
     let write = |name: &str, text: &str| {
         let path = dir.join(name);
         std::fs::write(&path, text).map_err(|source| stemmata::Error::Io { path, source })

@@ -22,11 +22,13 @@
 //! [`sets`] writes labelled test collections in the corpus layout: large
 //! volumes that bind many works, and pairs of OCR-noisy copies;
 //! [`translated`] the word-by-word dictionary translations of corpus books,
-//! with the passage alignments of each.
+//! with the passage alignments of each; [`dictd`] writes dictionaries in
+//! the format FreeDict ships.
 
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod dictd;
 pub mod sets;
 mod stream;
 pub mod translated;
