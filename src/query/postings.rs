@@ -45,7 +45,6 @@ use crate::repr::minhash::mix64;
 pub use crate::storage::segment_books::BLOCKS;
 use crate::storage::segment_books::LONG_LIST;
 
-const CELLS: usize = BLOCKS * BLOCKS;
 const NONE: u32 = u32::MAX;
 
 /// The least list length past which a word counts as frequent, whatever the
@@ -381,54 +380,33 @@ impl Resolved {
     }
 }
 
-/// The blocks of a sequence's elements in order, without a division per
-/// element: equal to `block_of(i, len)` for i = 0, 1, 2, …
-struct BlockWalk {
-    index: usize,
-    block: usize,
-    next_start: usize,
-    len: usize,
+/// The elements of block `block` of a sequence of `len` elements: those
+/// `i` with `block_of(i, len) == block`, without a division per element.
+fn block_range(block: usize, len: usize) -> std::ops::Range<usize> {
+    let start = |b: usize| if b >= BLOCKS { len } else { (b * len).div_ceil(BLOCKS) };
+    start(block)..start(block + 1)
 }
 
-impl BlockWalk {
-    fn new(len: usize) -> Self {
-        let mut walk = BlockWalk {
-            index: 0,
-            block: 0,
-            next_start: 0,
-            len,
-        };
-        walk.next_start = walk.start_of(1);
-        walk
-    }
-
-    /// First index of `block`: the least i with i·BLOCKS/len ≥ block.
-    fn start_of(&self, block: usize) -> usize {
-        (block * self.len).div_ceil(BLOCKS)
-    }
-
-    fn next_block(&mut self) -> usize {
-        while self.index >= self.next_start && self.block + 1 < BLOCKS {
-            self.block += 1;
-            self.next_start = self.start_of(self.block + 1);
-        }
-        self.index += 1;
-        self.block
+/// Extends heaviest monotone paths by one row of the block grid: `paths[by]`
+/// is the heaviest path through the rows so far ending in column `by`;
+/// `row` holds the next row's cell counts and is left zeroed.
+fn extend_paths(paths: &mut [u32], row: &mut [u16]) {
+    let mut left = 0;
+    for (path, count) in paths.iter_mut().zip(row.iter_mut()) {
+        let value = u32::from(std::mem::take(count)) + (*path).max(left);
+        *path = value;
+        left = value;
     }
 }
 
 /// The heaviest monotone path through a grid of cell counts.
+#[cfg(test)]
 fn heaviest_monotone_path(cells: &[u16]) -> u32 {
-    let mut best = [0u32; BLOCKS];
+    let mut paths = [0u32; BLOCKS];
     for row in cells.chunks_exact(BLOCKS) {
-        let mut left = 0;
-        for (by, &count) in row.iter().enumerate() {
-            let value = count as u32 + best[by].max(left);
-            best[by] = value;
-            left = value;
-        }
+        extend_paths(&mut paths, &mut row.to_vec());
     }
-    best[BLOCKS - 1]
+    paths[BLOCKS - 1]
 }
 
 /// A part that may share words with the joined sequence.
@@ -478,7 +456,10 @@ pub struct Join {
     /// The probe's (hash, index in X), by hash (see `index_x`).
     x_by_hash: Vec<(u32, u32)>,
     counts: Vec<u32>,
-    cells: Vec<u16>,
+    /// Kept candidates' cell counts in the current row of the block grid.
+    row: Vec<u16>,
+    /// Kept candidates' heaviest monotone paths through the rows so far.
+    paths: Vec<u32>,
     touched: Vec<u32>,
     candidates: Vec<Candidate>,
     slot: Vec<u32>,
@@ -501,7 +482,8 @@ impl Join {
             index_in_x: HashMap::default(),
             x_by_hash: Vec::new(),
             counts: vec![0; parts],
-            cells: Vec::new(),
+            row: Vec::new(),
+            paths: Vec::new(),
             touched: Vec::new(),
             candidates: Vec::new(),
             slot: vec![NONE; parts],
@@ -602,7 +584,10 @@ impl Join {
 
     /// Second pass, for the candidates `worth` keeps: their common words
     /// counted per cell of the block grid, and their LCS bound lowered to
-    /// the heaviest monotone path through it.
+    /// the heaviest monotone path through it. The grid is walked one row
+    /// (block of X) at a time, every run's entries for that block, so a
+    /// kept part holds one row of counts and its paths so far: 96 bytes,
+    /// not a whole grid, which keeps the scattered increments in cache.
     fn fill_grids(&mut self, postings: &Postings<'_>, worth: impl Fn(&Candidate) -> bool) {
         let mut kept = 0u32;
         for candidate in &self.candidates {
@@ -614,34 +599,47 @@ impl Join {
         if kept == 0 {
             return;
         }
-        self.cells.clear();
-        self.cells.resize(kept as usize * CELLS, 0);
+        self.row.clear();
+        self.row.resize(kept as usize * BLOCKS, 0);
+        self.paths.clear();
+        self.paths.resize(kept as usize * BLOCKS, 0);
         let x_len = self.resolved.hashes.len();
-        for (r, segment) in postings.runs.segments().iter().enumerate() {
-            let base = postings.runs.part_base(r);
-            let local_parts = segment.part_count() as u32;
-            let (entry_parts, blocks) = (segment.entry_parts(), segment.entry_blocks());
-            let mut walk = BlockWalk::new(x_len);
-            for i in 0..x_len {
-                let row = walk.next_block() * BLOCKS;
-                let range = self.resolved.range(postings, r, i);
-                let in_blocks = blocks.get(range.clone()).unwrap_or(&[]);
-                for (local, &by) in entry_parts.slice(range).iter().zip(in_blocks) {
-                    if local >= local_parts {
-                        continue;
-                    }
-                    let k = self.slot[(base + local) as usize];
-                    if k != NONE {
-                        self.cells[k as usize * CELLS + row + by as usize % BLOCKS] += 1;
+        for block in 0..BLOCKS {
+            let elements = block_range(block, x_len);
+            if elements.is_empty() {
+                continue;
+            }
+            for (r, segment) in postings.runs.segments().iter().enumerate() {
+                let base = postings.runs.part_base(r);
+                let local_parts = segment.part_count() as u32;
+                let (entry_parts, blocks) = (segment.entry_parts(), segment.entry_blocks());
+                for i in elements.clone() {
+                    let range = self.resolved.range(postings, r, i);
+                    let in_blocks = blocks.get(range.clone()).unwrap_or(&[]);
+                    for (local, &by) in entry_parts.slice(range).iter().zip(in_blocks) {
+                        if local >= local_parts {
+                            continue;
+                        }
+                        let k = self.slot[(base + local) as usize];
+                        if k != NONE {
+                            self.row[k as usize * BLOCKS + by as usize % BLOCKS] += 1;
+                        }
                     }
                 }
+            }
+            for (paths, row) in self
+                .paths
+                .chunks_exact_mut(BLOCKS)
+                .zip(self.row.chunks_exact_mut(BLOCKS))
+            {
+                extend_paths(paths, row);
             }
         }
         for candidate in &mut self.candidates {
             let k = std::mem::replace(&mut self.slot[candidate.book as usize], NONE);
             if k != NONE && candidate.counted > 0 {
-                let grid = &self.cells[k as usize * CELLS..(k as usize + 1) * CELLS];
-                candidate.lcs_at_most = heaviest_monotone_path(grid) + candidate.frequent_at_most;
+                let heaviest = self.paths[k as usize * BLOCKS + BLOCKS - 1];
+                candidate.lcs_at_most = heaviest + candidate.frequent_at_most;
             }
         }
     }
@@ -1071,30 +1069,32 @@ mod tests {
     }
 
     #[test]
-    fn block_walk_matches_block_of() {
+    fn block_ranges_match_block_of() {
         use crate::storage::segment_books::block_of;
-        for len in [0usize, 1, 2, 7, 8, 9, 63, 64, 65, 1000, 4097] {
-            let mut walk = BlockWalk::new(len);
-            for i in 0..len {
-                assert_eq!(
-                    walk.next_block(),
-                    block_of(i as u32, len as u32) as usize,
-                    "len {len} i {i}"
-                );
+        for len in [0usize, 1, 2, 7, 8, 9, 15, 16, 17, 63, 64, 65, 1000, 4097] {
+            let mut next = 0;
+            for block in 0..BLOCKS {
+                let range = block_range(block, len);
+                assert_eq!(range.start, next, "len {len} block {block}");
+                for i in range.clone() {
+                    assert_eq!(block_of(i as u32, len as u32) as usize, block, "len {len} i {i}");
+                }
+                next = range.end;
             }
+            assert_eq!(next, len);
         }
     }
 
     #[test]
     fn heaviest_path_bounds_the_lis_of_a_shuffled_grid() {
         // Diagonal: the path takes every cell on it.
-        let mut cells = [0u16; CELLS];
+        let mut cells = [0u16; BLOCKS * BLOCKS];
         for b in 0..BLOCKS {
             cells[b * BLOCKS + b] = 10;
         }
         assert_eq!(heaviest_monotone_path(&cells), 10 * BLOCKS as u32);
         // Anti-diagonal: a monotone path meets only one of its cells.
-        let mut cells = [0u16; CELLS];
+        let mut cells = [0u16; BLOCKS * BLOCKS];
         for b in 0..BLOCKS {
             cells[b * BLOCKS + (BLOCKS - 1 - b)] = 10;
         }
