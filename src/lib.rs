@@ -75,6 +75,7 @@ mod compact;
 mod delete;
 mod duration_serde;
 mod error;
+pub mod images;
 #[cfg(test)]
 mod fault_tests;
 mod index;

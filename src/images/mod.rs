@@ -1,0 +1,42 @@
+//! Word images: searching the words of scanned pages by their images, for
+//! a text query, where OCR lost them (thesis chapter 7, 7.1 and 7.3).
+//!
+//! A page comes as an image with its OCR: word boxes and the words read in
+//! them (hOCR or ALTO). Each word image becomes a set of visual terms
+//! (quantised local descriptors with their x positions, normalised by the
+//! box height); a model learned from the collection's own noisy OCR words
+//! relates letter bigrams to visual terms; and for every word image and
+//! every letter-bigram class the best likelihood and its position are
+//! computed once, so that a query is a few lookups and an order check per
+//! image.
+
+/// A word's box on its page, in pixels: `x0..x1` × `y0..y1` (the right and
+/// bottom edges excluded), the origin at the page's top left.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct WordBox {
+    /// Left edge.
+    pub x0: u32,
+    /// Top edge.
+    pub y0: u32,
+    /// Right edge, excluded.
+    pub x1: u32,
+    /// Bottom edge, excluded.
+    pub y1: u32,
+}
+
+impl WordBox {
+    /// Width in pixels (0 for an inverted box).
+    pub fn width(&self) -> u32 {
+        self.x1.saturating_sub(self.x0)
+    }
+
+    /// Height in pixels (0 for an inverted box).
+    pub fn height(&self) -> u32 {
+        self.y1.saturating_sub(self.y0)
+    }
+
+    /// True when the box holds no pixel.
+    pub fn is_empty(&self) -> bool {
+        self.width() == 0 || self.height() == 0
+    }
+}
