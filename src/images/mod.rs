@@ -40,3 +40,11 @@ impl WordBox {
         self.width() == 0 || self.height() == 0
     }
 }
+
+pub mod bigrams;
+pub mod codebook;
+pub mod descriptor;
+pub mod learn;
+pub mod likelihood;
+pub mod model;
+pub mod spot;

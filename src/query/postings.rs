@@ -383,7 +383,13 @@ impl Resolved {
 /// The elements of block `block` of a sequence of `len` elements: those
 /// `i` with `block_of(i, len) == block`, without a division per element.
 fn block_range(block: usize, len: usize) -> std::ops::Range<usize> {
-    let start = |b: usize| if b >= BLOCKS { len } else { (b * len).div_ceil(BLOCKS) };
+    let start = |b: usize| {
+        if b >= BLOCKS {
+            len
+        } else {
+            (b * len).div_ceil(BLOCKS)
+        }
+    };
     start(block)..start(block + 1)
 }
 
@@ -1077,7 +1083,11 @@ mod tests {
                 let range = block_range(block, len);
                 assert_eq!(range.start, next, "len {len} block {block}");
                 for i in range.clone() {
-                    assert_eq!(block_of(i as u32, len as u32) as usize, block, "len {len} i {i}");
+                    assert_eq!(
+                        block_of(i as u32, len as u32) as usize,
+                        block,
+                        "len {len} i {i}"
+                    );
                 }
                 next = range.end;
             }

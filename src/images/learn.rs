@@ -1,0 +1,129 @@
+//! From pages to stored rows: the word images of a page (its OCR boxes),
+//! the visual vocabulary and the letter-bigram model learned from a
+//! collection's own word images and OCR words, and each word image's
+//! stored row of the matrix.
+
+use image::GrayImage;
+
+use super::codebook::{Codebook, Vector};
+use super::descriptor::{describe, Keypoint};
+use super::likelihood::{Likelihoods, PlacedTerm, StoredRow};
+use super::model::{Example, Model, ModelOptions};
+use super::WordBox;
+
+/// How a collection's vocabulary and model are learned.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct LearnOptions {
+    /// Branching of each level of the vocabulary tree: branching² terms.
+    /// Default 64 (4,096 terms, the thesis's).
+    pub branching: usize,
+    /// At most this many descriptors, taken evenly from the training
+    /// images, to learn the vocabulary from.
+    pub sample: usize,
+    /// The letter-bigram model's options.
+    pub model: ModelOptions,
+}
+
+impl Default for LearnOptions {
+    fn default() -> Self {
+        LearnOptions {
+            branching: 64,
+            sample: 150_000,
+            model: ModelOptions::default(),
+        }
+    }
+}
+
+/// One word image: its descriptors, its width in box heights and the word
+/// the OCR read in it.
+#[derive(Debug, Clone)]
+pub struct WordImage {
+    /// Dense descriptors with their x positions.
+    pub keypoints: Vec<Keypoint>,
+    /// Box width over box height.
+    pub width: f32,
+    /// The OCR word.
+    pub ocr: String,
+}
+
+/// The word images of a page: one per OCR word, in the given order.
+pub fn word_images(page: &GrayImage, words: &[(WordBox, String)]) -> Vec<WordImage> {
+    words
+        .iter()
+        .map(|(bbox, text)| WordImage {
+            keypoints: describe(page, *bbox),
+            width: bbox.width() as f32 / bbox.height().max(1) as f32,
+            ocr: text.clone(),
+        })
+        .collect()
+}
+
+/// A collection's visual vocabulary and letter-bigram model, and the scale
+/// its rows are quantised against.
+#[derive(Debug, Clone)]
+pub struct Learned {
+    /// The vocabulary tree.
+    pub codebook: Codebook,
+    /// The model.
+    pub model: Model,
+    /// The quantisation scale of stored rows.
+    pub scale: f32,
+}
+
+impl Learned {
+    /// Learns from `training` word images, labelled by their OCR words.
+    pub fn learn(training: &[WordImage], options: &LearnOptions) -> Learned {
+        let codebook = Codebook::train(&sample(training, options.sample), options.branching);
+        let terms: Vec<Vec<u32>> = training
+            .iter()
+            .map(|image| {
+                image
+                    .keypoints
+                    .iter()
+                    .map(|k| codebook.quantise(&k.descriptor))
+                    .collect()
+            })
+            .collect();
+        let examples = training.iter().zip(&terms).map(|(image, terms)| Example {
+            terms,
+            word: &image.ocr,
+        });
+        let model = Model::train(examples, codebook.terms(), options.model);
+        let scale = Likelihoods::scale(&model);
+        Learned {
+            codebook,
+            model,
+            scale,
+        }
+    }
+
+    /// The image's visual terms with their positions.
+    pub fn terms(&self, image: &WordImage) -> Vec<PlacedTerm> {
+        image
+            .keypoints
+            .iter()
+            .map(|k| PlacedTerm {
+                term: self.codebook.quantise(&k.descriptor),
+                x: k.x,
+            })
+            .collect()
+    }
+
+    /// The image's stored row.
+    pub fn row(&self, image: &WordImage) -> StoredRow {
+        let likelihoods = Likelihoods::of(&self.model, &self.terms(image), image.width);
+        StoredRow::of(&likelihoods, self.scale)
+    }
+}
+
+/// Up to `limit` descriptors taken evenly from the images' keypoints.
+fn sample(images: &[WordImage], limit: usize) -> Vec<Vector> {
+    let total: usize = images.iter().map(|i| i.keypoints.len()).sum();
+    let stride = total.div_ceil(limit.max(1)).max(1);
+    images
+        .iter()
+        .flat_map(|i| i.keypoints.iter())
+        .step_by(stride)
+        .map(|k| k.descriptor)
+        .collect()
+}
