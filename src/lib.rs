@@ -75,9 +75,9 @@ mod compact;
 mod delete;
 mod duration_serde;
 mod error;
-pub mod images;
 #[cfg(test)]
 mod fault_tests;
+pub mod images;
 mod index;
 pub mod keys;
 pub mod lang;
