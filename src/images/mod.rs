@@ -10,6 +10,8 @@
 //! computed once, so that a query is a few lookups and an order check per
 //! image.
 
+pub mod ocr;
+
 /// A word's box on its page, in pixels: `x0..x1` × `y0..y1` (the right and
 /// bottom edges excluded), the origin at the page's top left.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
