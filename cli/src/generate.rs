@@ -146,7 +146,7 @@ struct Summary {
 }
 
 /// Refuses a directory that exists and is not empty.
-fn check_empty(dir: &Path) -> Result<()> {
+pub(crate) fn check_empty(dir: &Path) -> Result<()> {
     match std::fs::read_dir(dir) {
         Ok(mut entries) => {
             if entries.next().is_some() {

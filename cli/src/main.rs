@@ -10,6 +10,7 @@ mod eval;
 mod eval_alignment;
 mod eval_translations;
 mod generate;
+mod generate_pages;
 mod index_cmds;
 mod input;
 mod messages;
@@ -78,6 +79,10 @@ enum Command {
     /// Write a labelled test collection (volumes, or noisy copies) for eval.
     #[command(long_about = generate::ABOUT)]
     Generate(generate::GenerateArgs),
+    /// Set book texts as page images with their word boxes and Tesseract's
+    /// OCR, a test collection for word-image search.
+    #[command(long_about = generate_pages::ABOUT)]
+    GeneratePages(generate_pages::GeneratePagesArgs),
     /// Measure verification, all-pairs, ingest and query speed.
     Bench(bench::BenchArgs),
     /// Measure ingest, index size, the self-join and queries on N generated books.
@@ -133,6 +138,7 @@ fn run(command: Command) -> stemmata::Result<ExitCode> {
         Command::Eval(args) => eval::run(args),
         Command::EvalAlignment(args) => eval_alignment::run(args),
         Command::Generate(args) => generate::run(args),
+        Command::GeneratePages(args) => generate_pages::run(args),
         Command::Bench(args) => bench::run(args),
         Command::BenchScale(args) => scale::run(args),
         Command::BenchScaleProbe(args) => scale_probe::probe(args),
