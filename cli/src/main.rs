@@ -8,6 +8,7 @@ mod demo;
 mod dictionary_cmds;
 mod eval;
 mod eval_alignment;
+mod eval_images;
 mod eval_translations;
 mod generate;
 mod generate_pages;
@@ -76,6 +77,9 @@ enum Command {
     /// Measure the passage mapping of translations (P@1 of `align
     /// --passages` against IBM Model 1) on a set with known correspondences.
     EvalAlignment(eval_alignment::EvalAlignmentArgs),
+    /// Measure word-image search (MAP of text queries by OCR words, by
+    /// word images, and both) on rendered page sets.
+    EvalImages(eval_images::EvalImagesArgs),
     /// Write a labelled test collection (volumes, or noisy copies) for eval.
     #[command(long_about = generate::ABOUT)]
     Generate(generate::GenerateArgs),
@@ -137,6 +141,7 @@ fn run(command: Command) -> stemmata::Result<ExitCode> {
         Command::Demo(args) => demo::run(args),
         Command::Eval(args) => eval::run(args),
         Command::EvalAlignment(args) => eval_alignment::run(args),
+        Command::EvalImages(args) => eval_images::run(args),
         Command::Generate(args) => generate::run(args),
         Command::GeneratePages(args) => generate_pages::run(args),
         Command::Bench(args) => bench::run(args),

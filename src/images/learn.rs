@@ -70,25 +70,68 @@ pub struct Learned {
     pub scale: f32,
 }
 
+/// A word image as visual terms: what the model is learned from and what
+/// a stored row is computed from.
+#[derive(Debug, Clone)]
+pub struct TermImage {
+    /// Its terms with their positions.
+    pub terms: Vec<PlacedTerm>,
+    /// Box width over box height.
+    pub width: f32,
+    /// The OCR word.
+    pub ocr: String,
+}
+
+/// The images' terms under `codebook`, quantised on every core.
+pub fn quantise_all(codebook: &Codebook, images: &[WordImage]) -> Vec<TermImage> {
+    let place = |image: &WordImage| TermImage {
+        terms: image
+            .keypoints
+            .iter()
+            .map(|k| PlacedTerm {
+                term: codebook.quantise(&k.descriptor),
+                x: k.x,
+            })
+            .collect(),
+        width: image.width,
+        ocr: image.ocr.clone(),
+    };
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let chunk = images.len().div_ceil(threads).max(1);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = images
+            .chunks(chunk)
+            .map(|part| scope.spawn(move || part.iter().map(place).collect::<Vec<_>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_default())
+            .collect()
+    })
+}
+
 impl Learned {
     /// Learns from `training` word images, labelled by their OCR words.
     pub fn learn(training: &[WordImage], options: &LearnOptions) -> Learned {
         let codebook = Codebook::train(&sample(training, options.sample), options.branching);
+        let terms = quantise_all(&codebook, training);
+        Learned::from_terms(codebook, &terms, options.model)
+    }
+
+    /// Learns the model of `training`, already quantised by `codebook`.
+    pub fn from_terms(codebook: Codebook, training: &[TermImage], options: ModelOptions) -> Learned {
         let terms: Vec<Vec<u32>> = training
             .iter()
-            .map(|image| {
-                image
-                    .keypoints
-                    .iter()
-                    .map(|k| codebook.quantise(&k.descriptor))
-                    .collect()
-            })
+            .map(|image| image.terms.iter().map(|t| t.term).collect())
             .collect();
-        let examples = training.iter().zip(&terms).map(|(image, terms)| Example {
-            terms,
-            word: &image.ocr,
-        });
-        let model = Model::train(examples, codebook.terms(), options.model);
+        let examples = training
+            .iter()
+            .zip(&terms)
+            .map(|(image, terms)| Example {
+                terms,
+                word: &image.ocr,
+            });
+        let model = Model::train(examples, codebook.terms(), options);
         let scale = Likelihoods::scale(&model);
         Learned {
             codebook,
@@ -97,27 +140,16 @@ impl Learned {
         }
     }
 
-    /// The image's visual terms with their positions.
-    pub fn terms(&self, image: &WordImage) -> Vec<PlacedTerm> {
-        image
-            .keypoints
-            .iter()
-            .map(|k| PlacedTerm {
-                term: self.codebook.quantise(&k.descriptor),
-                x: k.x,
-            })
-            .collect()
-    }
-
-    /// The image's stored row.
-    pub fn row(&self, image: &WordImage) -> StoredRow {
-        let likelihoods = Likelihoods::of(&self.model, &self.terms(image), image.width);
+    /// The stored row of an image already quantised by this vocabulary.
+    pub fn row(&self, image: &TermImage) -> StoredRow {
+        let likelihoods = Likelihoods::of(&self.model, &image.terms, image.width);
         StoredRow::of(&likelihoods, self.scale)
     }
 }
 
-/// Up to `limit` descriptors taken evenly from the images' keypoints.
-fn sample(images: &[WordImage], limit: usize) -> Vec<Vector> {
+/// Up to `limit` descriptors taken evenly from the images' keypoints: the
+/// sample a vocabulary is learned from.
+pub fn sample(images: &[WordImage], limit: usize) -> Vec<Vector> {
     let total: usize = images.iter().map(|i| i.keypoints.len()).sum();
     let stride = total.div_ceil(limit.max(1)).max(1);
     images

@@ -25,6 +25,7 @@ use stemmata::repr::simhash::{simhash, SimHash128, SimHashOptions};
 use stemmata::{Error, Result};
 
 pub mod headings;
+pub mod images;
 pub mod passages;
 pub mod translations;
 

@@ -1,0 +1,333 @@
+//! Word-image search against a rendered page set (thesis 7.3.4.3): mean
+//! average precision of text queries over the word images of the last
+//! pages, ranked by their OCR words alone, by their images alone (union
+//! and intersection models) and by both.
+//!
+//! A set is a directory with `pages/*.png`, each with its OCR beside it
+//! (`.hocr` or `.xml` ALTO, same stem), and `truth.tsv` (`page x0 y0 x1 y1
+//! word`, page = image file name): the words as rendered. The word images
+//! are the OCR's boxes; each takes the truth word of the box it overlaps
+//! most (intersection over union at least ½), or none. The first
+//! [`EvalOptions::train_share`] of the pages (by name) train the vocabulary
+//! and the model, labelled by their OCR words only; the rest are searched.
+//! Queries are every truth word (punctuation dropped, case kept) that
+//! occurs at least [`EvalOptions::min_occurrences`] times in the searched
+//! pages; an image is relevant to a query when its truth word is the
+//! query.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+use image::GrayImage;
+use stemmata::images::bigrams::search_form;
+use stemmata::images::codebook::Codebook;
+use stemmata::images::learn::{quantise_all, sample, word_images, LearnOptions, Learned, WordImage};
+use stemmata::images::model::Learning;
+use stemmata::images::ocr::read_ocr;
+use stemmata::images::spot::{Matrix, Query, SpotOptions};
+use stemmata::images::WordBox;
+use stemmata::{Error, Result};
+
+/// What an evaluation does.
+#[derive(Debug, Clone, Copy)]
+pub struct EvalOptions {
+    /// Share of the pages, first by name, that train.
+    pub train_share: f64,
+    /// Least occurrences in the searched pages for a word to be a query.
+    pub min_occurrences: usize,
+    /// Vocabulary and model options (the learning is set per run).
+    pub learn: LearnOptions,
+    /// λM and λC of the combined runs.
+    pub spot: SpotOptions,
+}
+
+impl Default for EvalOptions {
+    fn default() -> Self {
+        EvalOptions {
+            train_share: 0.8,
+            min_occurrences: 3,
+            learn: LearnOptions::default(),
+            spot: SpotOptions::default(),
+        }
+    }
+}
+
+/// One page of a set: its image, its OCR words and its truth words.
+pub struct Page {
+    /// The image file's name.
+    pub name: String,
+    /// The page image.
+    pub image: GrayImage,
+    /// The OCR's words with their boxes.
+    pub ocr: Vec<(WordBox, String)>,
+    /// The rendered words with their boxes.
+    pub truth: Vec<(WordBox, String)>,
+}
+
+/// MAP of each method over one set.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ImageEval {
+    /// Pages trained on and searched.
+    pub pages: (usize, usize),
+    /// Word images searched.
+    pub images: usize,
+    /// Share of the searched pages' truth words whose OCR box reads them
+    /// exactly (punctuation dropped).
+    pub ocr_word_accuracy: f64,
+    /// Queries run.
+    pub queries: usize,
+    /// Modelled letter-bigram classes (intersection model).
+    pub classes: usize,
+    /// MAP ranking by the OCR words alone (q-gram similarity).
+    pub ocr: f64,
+    /// MAP by the images alone, union model.
+    pub union: f64,
+    /// MAP by the images alone, intersection model.
+    pub intersection: f64,
+    /// MAP of images and OCR combined, union model.
+    pub combined_union: f64,
+    /// MAP of images and OCR combined, intersection model.
+    pub combined_intersection: f64,
+}
+
+/// Reads the set in `dir`.
+pub fn read_set(dir: &Path) -> Result<Vec<Page>> {
+    let truth = read_truth(&dir.join("truth.tsv"))?;
+    let mut names: Vec<PathBuf> = std::fs::read_dir(dir.join("pages"))
+        .map_err(|e| io_error(e, &dir.join("pages")))?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "png"))
+        .collect();
+    names.sort();
+    names
+        .into_iter()
+        .map(|path| {
+            let name = file_name(&path);
+            let image = image::open(&path)
+                .map_err(|e| Error::InvalidArgument(format!("{}: {e}", path.display())))?
+                .to_luma8();
+            let ocr = read_page_ocr(&path)?;
+            let truth = truth.get(&name).cloned().unwrap_or_default();
+            Ok(Page {
+                name,
+                image,
+                ocr,
+                truth,
+            })
+        })
+        .collect()
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+}
+
+fn io_error(source: std::io::Error, path: &Path) -> Error {
+    Error::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// The OCR words of the page image at `path`, from its `.hocr` or `.xml`.
+fn read_page_ocr(path: &Path) -> Result<Vec<(WordBox, String)>> {
+    let candidates = [path.with_extension("hocr"), path.with_extension("xml")];
+    let Some(ocr_path) = candidates.iter().find(|p| p.exists()) else {
+        return Err(Error::InvalidArgument(format!(
+            "{}: no OCR beside it (.hocr or .xml)",
+            path.display()
+        )));
+    };
+    let bytes = std::fs::read(ocr_path).map_err(|e| io_error(e, ocr_path))?;
+    let pages = read_ocr(&bytes, ocr_path)?;
+    Ok(pages
+        .into_iter()
+        .flat_map(|p| p.words)
+        .map(|w| (w.bbox, w.text))
+        .collect())
+}
+
+/// `truth.tsv`: words by page name, in file order.
+fn read_truth(path: &Path) -> Result<HashMap<String, Vec<(WordBox, String)>>> {
+    let text = std::fs::read_to_string(path).map_err(|e| io_error(e, path))?;
+    let mut pages: HashMap<String, Vec<(WordBox, String)>> = HashMap::new();
+    for (n, line) in text.lines().enumerate().skip(1) {
+        let fields: Vec<&str> = line.split('\t').collect();
+        let bad = || Error::InvalidArgument(format!("{}:{}: not page x0 y0 x1 y1 word", path.display(), n + 1));
+        if fields.len() != 6 {
+            return Err(bad());
+        }
+        let number = |i: usize| fields[i].parse::<u32>().map_err(|_| bad());
+        let bbox = WordBox {
+            x0: number(1)?,
+            y0: number(2)?,
+            x1: number(3)?,
+            y1: number(4)?,
+        };
+        pages.entry(fields[0].to_string()).or_default().push((bbox, fields[5].to_string()));
+    }
+    Ok(pages)
+}
+
+/// Intersection over union of two boxes.
+fn overlap(a: &WordBox, b: &WordBox) -> f64 {
+    let w = a.x1.min(b.x1).saturating_sub(a.x0.max(b.x0)) as f64;
+    let h = a.y1.min(b.y1).saturating_sub(a.y0.max(b.y0)) as f64;
+    let inter = w * h;
+    let union = (a.width() * a.height() + b.width() * b.height()) as f64 - inter;
+    if union <= 0.0 {
+        0.0
+    } else {
+        inter / union
+    }
+}
+
+/// The truth word (search form) of each OCR box, if one overlaps it enough.
+fn truth_of_boxes(page: &Page) -> Vec<Option<String>> {
+    page.ocr
+        .iter()
+        .map(|(bbox, _)| {
+            page.truth
+                .iter()
+                .map(|(t, word)| (overlap(bbox, t), word))
+                .filter(|(o, _)| *o >= 0.5)
+                .max_by(|a, b| a.0.total_cmp(&b.0))
+                .map(|(_, word)| search_form(word))
+        })
+        .collect()
+}
+
+/// Share of the pages' truth words some OCR box reads exactly.
+fn ocr_word_accuracy(pages: &[&Page]) -> f64 {
+    let (mut right, mut total) = (0usize, 0usize);
+    for page in pages {
+        for (t, word) in &page.truth {
+            let truth = search_form(word);
+            if truth.is_empty() {
+                continue;
+            }
+            total += 1;
+            let read = page
+                .ocr
+                .iter()
+                .map(|(b, text)| (overlap(b, t), text))
+                .filter(|(o, _)| *o >= 0.5)
+                .max_by(|a, b| a.0.total_cmp(&b.0));
+            right += usize::from(read.is_some_and(|(_, text)| search_form(text) == truth));
+        }
+    }
+    if total == 0 {
+        0.0
+    } else {
+        right as f64 / total as f64
+    }
+}
+
+/// Evaluates the set `pages`.
+pub fn evaluate(pages: &[Page], options: &EvalOptions) -> ImageEval {
+    let split = ((pages.len() as f64 * options.train_share).round() as usize).clamp(1, pages.len().saturating_sub(1).max(1));
+    let (train, test) = pages.split_at(split.min(pages.len()));
+    let training: Vec<WordImage> = train.iter().flat_map(|p| word_images(&p.image, &p.ocr)).collect();
+    let searched: Vec<WordImage> = test.iter().flat_map(|p| word_images(&p.image, &p.ocr)).collect();
+    let truth: Vec<Option<String>> = test.iter().flat_map(truth_of_boxes).collect();
+    let queries = queries(test, options.min_occurrences);
+    let test_refs: Vec<&Page> = test.iter().collect();
+    let mut eval = ImageEval {
+        pages: (train.len(), test.len()),
+        images: searched.len(),
+        ocr_word_accuracy: ocr_word_accuracy(&test_refs),
+        queries: queries.len(),
+        classes: 0,
+        ocr: 0.0,
+        union: 0.0,
+        intersection: 0.0,
+        combined_union: 0.0,
+        combined_intersection: 0.0,
+    };
+    let codebook = Codebook::train(&sample(&training, options.learn.sample), options.learn.branching);
+    let training = quantise_all(&codebook, &training);
+    let searched = quantise_all(&codebook, &searched);
+    for learning in [Learning::Union, Learning::Intersection] {
+        let mut model = options.learn.model;
+        model.learning = learning;
+        let learned = Learned::from_terms(codebook.clone(), &training, model);
+        let rows: Vec<_> = searched.iter().map(|image| learned.row(image)).collect();
+        let ocr: Vec<String> = searched.iter().map(|image| image.ocr.clone()).collect();
+        let matrix = Matrix::new(&rows, ocr, learned.model.classes().len());
+        let map = |spot: SpotOptions| mean_average_precision(&matrix, &learned, &queries, &truth, &spot);
+        let images_only = SpotOptions {
+            image_weight: 1.0,
+            ..options.spot
+        };
+        match learning {
+            Learning::Union => {
+                eval.union = map(images_only);
+                eval.combined_union = map(options.spot);
+                eval.ocr = map(SpotOptions {
+                    image_weight: 0.0,
+                    ..options.spot
+                });
+            }
+            Learning::Intersection => {
+                eval.classes = learned.model.classes().len();
+                eval.intersection = map(images_only);
+                eval.combined_intersection = map(options.spot);
+            }
+        }
+    }
+    eval
+}
+
+/// Every truth word occurring at least `min` times in `pages`, sorted.
+fn queries(pages: &[Page], min: usize) -> Vec<String> {
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    for page in pages {
+        for (_, word) in &page.truth {
+            let form = search_form(word);
+            if !form.is_empty() {
+                *counts.entry(form).or_insert(0) += 1;
+            }
+        }
+    }
+    counts.into_iter().filter(|&(_, n)| n >= min.max(1)).map(|(w, _)| w).collect()
+}
+
+/// MAP over `queries`: each query's average precision over the images
+/// whose truth word it is, ranking all images.
+fn mean_average_precision(
+    matrix: &Matrix,
+    learned: &Learned,
+    queries: &[String],
+    truth: &[Option<String>],
+    spot: &SpotOptions,
+) -> f64 {
+    let mut total = 0.0;
+    let mut counted = 0usize;
+    for word in queries {
+        let relevant = truth.iter().filter(|t| t.as_deref() == Some(word)).count();
+        let Some(query) = Query::new(word, &learned.model) else {
+            continue;
+        };
+        if relevant == 0 {
+            continue;
+        }
+        let ranked = matrix.top(&query, spot, 0);
+        let (mut found, mut sum) = (0usize, 0.0);
+        for (rank, (image, _)) in ranked.iter().enumerate() {
+            if truth[*image as usize].as_deref() == Some(word) {
+                found += 1;
+                sum += found as f64 / (rank + 1) as f64;
+                if found == relevant {
+                    break;
+                }
+            }
+        }
+        total += sum / relevant as f64;
+        counted += 1;
+    }
+    if counted == 0 {
+        0.0
+    } else {
+        total / counted as f64
+    }
+}
