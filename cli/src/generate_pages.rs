@@ -22,19 +22,21 @@ pub const ABOUT: &str = "Set book texts as scanned-looking page images, record t
 word, and run Tesseract on each page, so that word-image search can be tested on really noisy \
 OCR.
 
-Each --text is set in --font on 1000x1500 px pages (a book page at 150 dpi: every font scaled to a 14 px x-height, 40 px lines): words \
-split on whitespace, kerned, wrapped into lines, a paragraph (ended by a blank line) starting on \
-an indented line. A typographic character the font lacks is replaced by a plain one (curly quotes \
-by straight ones, dashes by a hyphen); a word with another missing character is left out.
+Each --text is set in --font on 1000x1500 px pages, a book page at 150 dpi: every font scaled to \
+a 14 px x-height, 40 px from baseline to baseline; words split on whitespace, kerned, wrapped \
+into lines, a paragraph (ended by a blank line) starting on an indented line. A typographic \
+character the font lacks is replaced by a plain one (curly quotes by straight ones, dashes by a \
+hyphen); a word with another missing character is left out.
 
 --degrade makes the pages look scanned, each page's random choices drawn from --seed:
   clean      none
   blur       out of focus: a Gaussian blur of sigma 1 px
-  noise      dust and dropouts: salt-and-pepper pixels and dark specks
+  noise      dust and dropouts: salt-and-pepper pixels, dark and white specks
   bleed      ink bleed: strokes thickened, narrow gaps closed
-  skew       the page rotated by 0.3-1 degree (the word boxes are those of the rotated boxes)
+  skew       the page rotated by 0.3-1 degree; a word's box becomes the box around its
+             rotated corners
   contrast   uneven light: grey ink, a smooth shading across the page and broad shadows
-  heavy      all of these, stronger, at half the resolution
+  heavy      bleed, contrast, skew, blur and three times the noise, at half the resolution
 
 Writes, in --out (created; must be missing or empty):
   pages/<name>-0001.png ...   the pages, <name> the text file's name without extension
