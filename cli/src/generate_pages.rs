@@ -10,8 +10,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use stemmata::{Error, Result};
-use stemmata_pages::{draw_page, layout_pages, load_font, page_file_name, write_page_image};
-use stemmata_pages::{FontVec, Layout, PageLayout, TruthWriter};
+use stemmata_pages::{
+    degrade, draw_page, layout_pages, load_font, page_file_name, write_page_image,
+};
+use stemmata_pages::{FontVec, Layout, PageLayout, Preset, TruthWriter};
 
 use crate::generate::check_empty;
 use crate::output::bar;
@@ -20,10 +22,21 @@ pub const ABOUT: &str = "Set book texts as scanned-looking page images, record t
 word, and run Tesseract on each page, so that word-image search can be tested on really noisy \
 OCR.
 
-Each --text is set in --font on 1000x1500 px pages (a book page at 150 dpi, 30 px type): words \
-split on whitespace, kerned, wrapped into lines, a paragraph (ended by a blank line) starting on \
-an indented line. A typographic character the font lacks is replaced by a plain one (curly quotes \
-by straight ones, dashes by a hyphen); a word with another missing character is left out.
+Each --text is set in --font on 1000x1500 px pages, a book page at 150 dpi: every font scaled to \
+a 14 px x-height, 40 px from baseline to baseline; words split on whitespace, kerned, wrapped \
+into lines, a paragraph (ended by a blank line) starting on an indented line. A typographic \
+character the font lacks is replaced by a plain one (curly quotes by straight ones, dashes by a \
+hyphen); a word with another missing character is left out.
+
+--degrade makes the pages look scanned, each page's random choices drawn from --seed:
+  clean      none
+  blur       out of focus: a Gaussian blur of sigma 1 px
+  noise      dust and dropouts: salt-and-pepper pixels, dark and white specks
+  bleed      ink bleed: strokes thickened, narrow gaps closed
+  skew       the page rotated by 0.3-1 degree; a word's box becomes the box around its
+             rotated corners
+  contrast   uneven light: grey ink, a smooth shading across the page and broad shadows
+  heavy      bleed, contrast, skew, blur and three times the noise, at half the resolution
 
 Writes, in --out (created; must be missing or empty):
   pages/<name>-0001.png ...   the pages, <name> the text file's name without extension
@@ -49,6 +62,10 @@ pub struct GeneratePagesArgs {
     /// TrueType/OpenType font file to set the texts in.
     #[arg(long, value_name = "FILE", default_value = DEFAULT_FONT)]
     pub font: PathBuf,
+    /// How the pages are degraded: clean, blur, noise, bleed, skew,
+    /// contrast or heavy (see above).
+    #[arg(long, value_name = "NAME", default_value_t = Preset::Clean)]
+    pub degrade: Preset,
     /// Directory to write (created; must be missing or empty).
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
@@ -166,9 +183,10 @@ fn write_all(
     let mut truth = TruthWriter::create(&args.out).map_err(pages_error)?;
     let mut images = Vec::with_capacity(total);
     let mut words = 0;
-    for text in texts {
+    for (text_index, text) in texts.iter().enumerate() {
         for (index, layout_of_page) in text.pages.iter().enumerate() {
-            let page = draw_page(layout_of_page, font, layout);
+            let seed = page_seed(args.seed, text_index, index);
+            let page = degrade(&draw_page(layout_of_page, font, layout), args.degrade, seed);
             let name = page_file_name(&text.name, index + 1);
             images.push(write_page_image(&args.out, &name, &page).map_err(pages_error)?);
             truth.add_page(&name, &page).map_err(pages_error)?;
@@ -179,6 +197,13 @@ fn write_all(
     truth.finish().map_err(pages_error)?;
     progress.finish_and_clear();
     Ok((images, words))
+}
+
+/// The seed of the degradation of page `page` of text `text`: distinct
+/// for every page.
+fn page_seed(seed: u64, text: usize, page: usize) -> u64 {
+    let place = ((text as u64) << 32) | page as u64;
+    seed ^ place.wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
 
 /// Fails unless `tesseract` runs and has its English model.

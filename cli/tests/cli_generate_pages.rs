@@ -93,3 +93,70 @@ fn generate_pages_names_a_font_file_that_is_not_a_font() {
         "{message}"
     );
 }
+
+#[test]
+fn generate_pages_degrades_by_a_named_preset_and_refuses_an_unknown_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = write_text(dir.path());
+    let run = |preset: &str, out: &str| {
+        stemmata()
+            .args([
+                "generate-pages",
+                "--ocr",
+                "none",
+                "--quiet",
+                "--degrade",
+                preset,
+            ])
+            .args(["--seed", "5", "--text"])
+            .arg(&text)
+            .arg("--out")
+            .arg(dir.path().join(out))
+            .output()
+            .unwrap()
+    };
+    let heavy = run("heavy", "heavy");
+    assert!(
+        heavy.status.success(),
+        "{}",
+        String::from_utf8_lossy(&heavy.stderr)
+    );
+    assert!(dir.path().join("heavy/pages/austen-0001.png").is_file());
+    let again = run("heavy", "again");
+    assert!(again.status.success());
+    let read =
+        |out: &str| std::fs::read(dir.path().join(out).join("pages/austen-0001.png")).unwrap();
+    assert_eq!(
+        read("heavy"),
+        read("again"),
+        "the same seed writes the same page"
+    );
+
+    let unknown = run("smudge", "smudge");
+    assert!(!unknown.status.success());
+    let message = String::from_utf8_lossy(&unknown.stderr);
+    assert!(
+        message.contains("clean, blur, noise, bleed, skew, contrast, heavy"),
+        "{message}"
+    );
+}
+
+#[test]
+fn generate_pages_without_tesseract_says_which_package_to_install() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = write_text(dir.path());
+    let empty_path = dir.path().join("no-programs");
+    std::fs::create_dir(&empty_path).unwrap();
+    let output = stemmata()
+        .env("PATH", &empty_path)
+        .args(["generate-pages", "--quiet", "--ocr", "hocr", "--text"])
+        .arg(&text)
+        .arg("--out")
+        .arg(dir.path().join("out"))
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let message = String::from_utf8_lossy(&output.stderr);
+    assert!(message.contains("tesseract-ocr"), "{message}");
+    assert!(message.contains("--ocr none"), "{message}");
+}

@@ -29,13 +29,14 @@
 //! close (curly quotes by straight ones, dashes by a hyphen, an ellipsis by
 //! three full stops); a word that still has one is left out, so that the
 //! truth text is always the ink on the page.
-
+mod degrade;
 mod error;
 mod font;
 mod render;
 mod write;
 
 pub use ab_glyph::FontVec;
+pub use degrade::{degrade, Preset};
 pub use error::Error;
 pub use font::load_font;
 pub use render::{draw_page, layout_pages, render, Layout, Page, PageLayout, TruthWord};

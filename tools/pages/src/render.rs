@@ -9,7 +9,8 @@ use image::{GrayImage, Luma};
 use stemmata::images::WordBox;
 
 /// The page and type sizes, in pixels. The default is a book page scanned
-/// at 150 dpi: 1000×1500 px, 30 px type (a 14 px x-height in DejaVu Serif).
+/// at 150 dpi: 1000×1500 px, a 14 px x-height (30 px type in DejaVu
+/// Serif), 40 px from one baseline to the next.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Layout {
     /// Page width.
@@ -18,10 +19,12 @@ pub struct Layout {
     pub height: u32,
     /// Blank border on every side.
     pub margin: u32,
-    /// Type size: the font's ascent-to-descent height.
-    pub font_px: f32,
-    /// Space added between one line's descent and the next line's ascent.
-    pub line_gap: f32,
+    /// Type size, as the height of a lower-case x: every font is scaled
+    /// to it, since faces of one nominal size differ (DKG handwriting's x
+    /// is half as high as DejaVu Serif's).
+    pub x_height: f32,
+    /// Distance from one baseline to the next.
+    pub line_height: f32,
     /// Indent of a paragraph's first line.
     pub indent: f32,
     /// The resolution the page stands for, told to OCR.
@@ -34,8 +37,8 @@ impl Default for Layout {
             width: 1000,
             height: 1500,
             margin: 90,
-            font_px: 30.0,
-            line_gap: 10.0,
+            x_height: 14.0,
+            line_height: 40.0,
             indent: 45.0,
             dpi: 150,
         }
@@ -101,7 +104,7 @@ pub fn render(text: &str, font: &FontVec, layout: &Layout) -> Vec<Page> {
 /// whitespace, paragraphs (ended by a blank line) starting on a new,
 /// indented line. A word wider than a line is left out.
 pub fn layout_pages(text: &str, font: &FontVec, layout: &Layout) -> Vec<PageLayout> {
-    let scaled = font.as_scaled(PxScale::from(layout.font_px));
+    let scaled = font.as_scaled(type_scale(font, layout.x_height));
     let mut setter = Setter::new(&scaled, layout);
     for paragraph in paragraphs(text) {
         setter.start_paragraph();
@@ -112,6 +115,18 @@ pub fn layout_pages(text: &str, font: &FontVec, layout: &Layout) -> Vec<PageLayo
         }
     }
     setter.finish()
+}
+
+/// The scale at which `font`'s lower-case x is `x_height` pixels high (its
+/// em 2.2 times that for a font without an x).
+fn type_scale(font: &FontVec, x_height: f32) -> PxScale {
+    let height = font.height_unscaled();
+    let x_units = font
+        .outline(font.glyph_id('x'))
+        .map(|x| (x.bounds.max.y - x.bounds.min.y).abs())
+        .filter(|&units| units > 0.0)
+        .unwrap_or(height / 2.2);
+    PxScale::from(x_height * height / x_units)
 }
 
 /// The words of each paragraph of `text`; paragraphs end at blank lines.
@@ -196,7 +211,6 @@ fn plain_replacement(c: char) -> Option<&'static str> {
 struct Setter<'a> {
     font: &'a PxScaleFont<&'a FontVec>,
     layout: &'a Layout,
-    line_height: f32,
     lines_per_page: usize,
     pages: Vec<PageLayout>,
     page: PageLayout,
@@ -207,14 +221,11 @@ struct Setter<'a> {
 
 impl<'a> Setter<'a> {
     fn new(font: &'a PxScaleFont<&'a FontVec>, layout: &'a Layout) -> Self {
-        let type_height = font.ascent() - font.descent();
-        let line_height = type_height + layout.line_gap;
-        let room = layout.height as f32 - 2.0 * layout.margin as f32 - type_height;
-        let lines_per_page = (room / line_height).floor().max(0.0) as usize + 1;
+        let room = layout.height as f32 - 2.0 * layout.margin as f32;
+        let lines_per_page = ((room / layout.line_height).floor() as usize).max(1);
         Setter {
             font,
             layout,
-            line_height,
             lines_per_page,
             pages: Vec::new(),
             page: PageLayout::default(),
@@ -232,8 +243,9 @@ impl<'a> Setter<'a> {
         (self.layout.width - self.layout.margin) as f32
     }
 
+    /// The baseline of the current line: three quarters down its height.
     fn baseline(&self) -> f32 {
-        self.layout.margin as f32 + self.font.ascent() + self.line as f32 * self.line_height
+        self.layout.margin as f32 + (self.line as f32 + 0.75) * self.layout.line_height
     }
 
     fn start_paragraph(&mut self) {

@@ -120,3 +120,14 @@ fn written_pages_are_the_images_and_truth_tsv_lists_their_words() {
     let words: usize = pages.iter().map(|p| p.words.len()).sum();
     assert_eq!(lines.count() + 1, words);
 }
+
+#[test]
+fn a_word_with_a_character_the_font_lacks_is_left_out() {
+    let pages = render(
+        "a \u{4E2D}\u{6587} word, and \u{201C}quoted\u{201D}",
+        &dejavu(),
+        &small_layout(),
+    );
+    let words: Vec<&str> = pages[0].words.iter().map(|w| w.text.as_str()).collect();
+    assert_eq!(words, ["a", "word,", "and", "\u{201C}quoted\u{201D}"]);
+}
