@@ -25,7 +25,7 @@ pub struct EvalImagesArgs {
     #[arg(long, default_value_t = 0.8)]
     pub train_share: f64,
     /// Branching of the vocabulary tree's two levels (branching² visual terms).
-    #[arg(long, default_value_t = 64)]
+    #[arg(long, default_value_t = stemmata::images::learn::LearnOptions::default().branching)]
     pub branching: usize,
     /// λS: weight of a bigram's own term distribution against the prior.
     #[arg(long)]
@@ -64,7 +64,16 @@ pub fn run(args: EvalImagesArgs) -> Result<ExitCode> {
     if !args.json {
         println!(
             "{:<28} {:>5} {:>6} {:>6} {:>6} {:>7} {:>7} {:>7} {:>7} {:>7}",
-            "set", "pages", "images", "ocr wa", "queries", "ocr", "union", "inter", "comb u", "comb i"
+            "set",
+            "pages",
+            "images",
+            "ocr wa",
+            "queries",
+            "ocr",
+            "union",
+            "inter",
+            "comb u",
+            "comb i"
         );
     }
     for dir in &args.set {

@@ -10,7 +10,7 @@
 //! reaching it.
 //!
 //! **Stored rows** are quantised and pruned: values become 16-bit
-//! fractions of the model's [`Likelihoods::scale`], only the
+//! fractions of the collection's [`Likelihoods::scale`], only the
 //! [`KEEP_PER_IMAGE`] best classes of an image keep their value and
 //! position, and the rest share the image's floor (the best value pruned),
 //! with no position. A score is defined on the stored row, so a score
@@ -81,27 +81,27 @@ impl Likelihoods {
         row
     }
 
-    /// An upper bound on any value of any row of `model`, for quantising:
-    /// a window weighs each distinct term at most once, at most 1, so a
-    /// value is at most the sum over the terms of their largest feature;
-    /// a word holds few distinct terms near one window, and the bound
-    /// takes [`TERMS_NEAR_A_WINDOW`] of the largest.
-    pub fn scale(model: &Model) -> f32 {
-        let mut largest: Vec<f32> = (0..model.terms() as u32)
-            .map(|v| model.row(v).iter().copied().fold(0.0, f32::max))
-            .collect();
-        largest.sort_unstable_by(|a, b| b.total_cmp(a));
-        largest
-            .iter()
-            .take(TERMS_NEAR_A_WINDOW)
-            .sum::<f32>()
+    /// The scale rows are quantised against: the largest value of any
+    /// class in the rows of `sample` (word images of the collection), so
+    /// that stored values are fractions of what the collection reaches and
+    /// the likelihood part of a score lies in 0..=1 like the order part. A
+    /// later image's value above it is stored as 1.
+    pub fn scale<'a>(
+        model: &Model,
+        sample: impl IntoIterator<Item = (&'a [PlacedTerm], f32)>,
+    ) -> f32 {
+        sample
+            .into_iter()
+            .map(|(terms, width)| {
+                Likelihoods::of(model, terms, width)
+                    .values
+                    .into_iter()
+                    .fold(0.0, f32::max)
+            })
+            .fold(0.0, f32::max)
             .max(f32::MIN_POSITIVE)
     }
 }
-
-/// The number of distinct terms [`Likelihoods::scale`] lets a window hold;
-/// a value above the scale is stored as the scale.
-pub const TERMS_NEAR_A_WINDOW: usize = 64;
 
 /// Each distinct term within [`REACH`] of `centre` with its largest window
 /// weight, sorted by term.

@@ -35,7 +35,9 @@ pub struct ModelOptions {
     /// Union or intersection. Default intersection (the thesis's better).
     pub learning: Learning,
     /// λS of eq. 7.28: the weight of a class's own term distribution
-    /// against the prior.
+    /// against the prior. Default 0.9: on rendered blackletter and
+    /// handwriting pages, images-alone MAP was 0.01–0.05 higher than at 0.5
+    /// and 0.2.
     pub smoothing: f64,
     /// Least number of training images a class needs to be modelled.
     pub min_examples: u32,
@@ -45,7 +47,7 @@ impl Default for ModelOptions {
     fn default() -> Self {
         ModelOptions {
             learning: Learning::Intersection,
-            smoothing: 0.5,
+            smoothing: 0.9,
             min_examples: 3,
         }
     }

@@ -144,7 +144,7 @@ pub struct Matrix {
 }
 
 impl Matrix {
-    /// The matrix of `rows` (image i = rows[i]) with their OCR words, over
+    /// The matrix of `rows` (image i = `rows[i]`) with their OCR words, over
     /// a model of `columns` modelled classes.
     pub fn new(rows: &[StoredRow], ocr: Vec<String>, columns: usize) -> Matrix {
         let mut by_column = vec![Vec::new(); columns];
@@ -286,7 +286,7 @@ mod tests {
             weights in (0f64..=1.0, 0f64..=1.0),
         ) {
             let model = model();
-            let scale = Likelihoods::scale(&model);
+            let scale = 0.05;
             let rows: Vec<StoredRow> = images
                 .iter()
                 .map(|terms| {

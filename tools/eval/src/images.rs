@@ -21,7 +21,9 @@ use std::path::{Path, PathBuf};
 use image::GrayImage;
 use stemmata::images::bigrams::search_form;
 use stemmata::images::codebook::Codebook;
-use stemmata::images::learn::{quantise_all, sample, word_images, LearnOptions, Learned, WordImage};
+use stemmata::images::learn::{
+    quantise_all, sample, word_images, LearnOptions, Learned, WordImage,
+};
 use stemmata::images::model::Learning;
 use stemmata::images::ocr::read_ocr;
 use stemmata::images::spot::{Matrix, Query, SpotOptions};
@@ -119,7 +121,9 @@ pub fn read_set(dir: &Path) -> Result<Vec<Page>> {
 }
 
 fn file_name(path: &Path) -> String {
-    path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
 }
 
 fn io_error(source: std::io::Error, path: &Path) -> Error {
@@ -153,7 +157,13 @@ fn read_truth(path: &Path) -> Result<HashMap<String, Vec<(WordBox, String)>>> {
     let mut pages: HashMap<String, Vec<(WordBox, String)>> = HashMap::new();
     for (n, line) in text.lines().enumerate().skip(1) {
         let fields: Vec<&str> = line.split('\t').collect();
-        let bad = || Error::InvalidArgument(format!("{}:{}: not page x0 y0 x1 y1 word", path.display(), n + 1));
+        let bad = || {
+            Error::InvalidArgument(format!(
+                "{}:{}: not page x0 y0 x1 y1 word",
+                path.display(),
+                n + 1
+            ))
+        };
         if fields.len() != 6 {
             return Err(bad());
         }
@@ -164,7 +174,10 @@ fn read_truth(path: &Path) -> Result<HashMap<String, Vec<(WordBox, String)>>> {
             x1: number(3)?,
             y1: number(4)?,
         };
-        pages.entry(fields[0].to_string()).or_default().push((bbox, fields[5].to_string()));
+        pages
+            .entry(fields[0].to_string())
+            .or_default()
+            .push((bbox, fields[5].to_string()));
     }
     Ok(pages)
 }
@@ -225,10 +238,17 @@ fn ocr_word_accuracy(pages: &[&Page]) -> f64 {
 
 /// Evaluates the set `pages`.
 pub fn evaluate(pages: &[Page], options: &EvalOptions) -> ImageEval {
-    let split = ((pages.len() as f64 * options.train_share).round() as usize).clamp(1, pages.len().saturating_sub(1).max(1));
+    let split = ((pages.len() as f64 * options.train_share).round() as usize)
+        .clamp(1, pages.len().saturating_sub(1).max(1));
     let (train, test) = pages.split_at(split.min(pages.len()));
-    let training: Vec<WordImage> = train.iter().flat_map(|p| word_images(&p.image, &p.ocr)).collect();
-    let searched: Vec<WordImage> = test.iter().flat_map(|p| word_images(&p.image, &p.ocr)).collect();
+    let training: Vec<WordImage> = train
+        .iter()
+        .flat_map(|p| word_images(&p.image, &p.ocr))
+        .collect();
+    let searched: Vec<WordImage> = test
+        .iter()
+        .flat_map(|p| word_images(&p.image, &p.ocr))
+        .collect();
     let truth: Vec<Option<String>> = test.iter().flat_map(truth_of_boxes).collect();
     let queries = queries(test, options.min_occurrences);
     let test_refs: Vec<&Page> = test.iter().collect();
@@ -244,7 +264,10 @@ pub fn evaluate(pages: &[Page], options: &EvalOptions) -> ImageEval {
         combined_union: 0.0,
         combined_intersection: 0.0,
     };
-    let codebook = Codebook::train(&sample(&training, options.learn.sample), options.learn.branching);
+    let codebook = Codebook::train(
+        &sample(&training, options.learn.sample),
+        options.learn.branching,
+    );
     let training = quantise_all(&codebook, &training);
     let searched = quantise_all(&codebook, &searched);
     for learning in [Learning::Union, Learning::Intersection] {
@@ -254,7 +277,8 @@ pub fn evaluate(pages: &[Page], options: &EvalOptions) -> ImageEval {
         let rows: Vec<_> = searched.iter().map(|image| learned.row(image)).collect();
         let ocr: Vec<String> = searched.iter().map(|image| image.ocr.clone()).collect();
         let matrix = Matrix::new(&rows, ocr, learned.model.classes().len());
-        let map = |spot: SpotOptions| mean_average_precision(&matrix, &learned, &queries, &truth, &spot);
+        let map =
+            |spot: SpotOptions| mean_average_precision(&matrix, &learned, &queries, &truth, &spot);
         let images_only = SpotOptions {
             image_weight: 1.0,
             ..options.spot
@@ -289,7 +313,11 @@ fn queries(pages: &[Page], min: usize) -> Vec<String> {
             }
         }
     }
-    counts.into_iter().filter(|&(_, n)| n >= min.max(1)).map(|(w, _)| w).collect()
+    counts
+        .into_iter()
+        .filter(|&(_, n)| n >= min.max(1))
+        .map(|(w, _)| w)
+        .collect()
 }
 
 /// MAP over `queries`: each query's average precision over the images
