@@ -68,7 +68,7 @@ impl Codebook {
     }
 
     /// The tree as its centres, for storing: branching, then per root its
-    /// centre and its children (centres as bytes, rounded).
+    /// centre and its children.
     pub fn centres(&self) -> (&[[f32; DIMENSIONS]], &[Vec<[f32; DIMENSIONS]>]) {
         (&self.roots, &self.leaves)
     }

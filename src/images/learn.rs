@@ -112,7 +112,10 @@ pub fn quantise_all(codebook: &Codebook, images: &[WordImage]) -> Vec<TermImage>
             .collect();
         handles
             .into_iter()
-            .flat_map(|h| h.join().unwrap_or_default())
+            .flat_map(|h| {
+                h.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
             .collect()
     })
 }

@@ -195,18 +195,22 @@ fn overlap(a: &WordBox, b: &WordBox) -> f64 {
     }
 }
 
+/// The word of the box in `words` that overlaps `bbox` most, with an
+/// intersection over union of at least ½.
+fn word_over<'a>(bbox: &WordBox, words: &'a [(WordBox, String)]) -> Option<&'a str> {
+    words
+        .iter()
+        .map(|(other, word)| (overlap(bbox, other), word))
+        .filter(|(o, _)| *o >= 0.5)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, word)| word.as_str())
+}
+
 /// The truth word (search form) of each OCR box, if one overlaps it enough.
 fn truth_of_boxes(page: &Page) -> Vec<Option<String>> {
     page.ocr
         .iter()
-        .map(|(bbox, _)| {
-            page.truth
-                .iter()
-                .map(|(t, word)| (overlap(bbox, t), word))
-                .filter(|(o, _)| *o >= 0.5)
-                .max_by(|a, b| a.0.total_cmp(&b.0))
-                .map(|(_, word)| search_form(word))
-        })
+        .map(|(bbox, _)| word_over(bbox, &page.truth).map(search_form))
         .collect()
 }
 
@@ -220,13 +224,8 @@ fn ocr_word_accuracy(pages: &[&Page]) -> f64 {
                 continue;
             }
             total += 1;
-            let read = page
-                .ocr
-                .iter()
-                .map(|(b, text)| (overlap(b, t), text))
-                .filter(|(o, _)| *o >= 0.5)
-                .max_by(|a, b| a.0.total_cmp(&b.0));
-            right += usize::from(read.is_some_and(|(_, text)| search_form(text) == truth));
+            let read = word_over(t, &page.ocr);
+            right += usize::from(read.is_some_and(|text| search_form(text) == truth));
         }
     }
     if total == 0 {
