@@ -38,9 +38,9 @@ use std::path::{Path, PathBuf};
 
 use super::codec::{Cursor, Encode};
 use super::format::{checked_body, FileHeader, FileKind, FormatVersion, CHECKSUM_LEN, HEADER_LEN};
+pub use super::mapped::MappedBytes;
 pub use super::segment_books::SketchRecord;
 use super::segment_books::{self, BookSpans, SegmentBook, Sink};
-use crate::error::IoContext;
 use crate::error::{Error, Result};
 use crate::repr::minhash::MAX_HASHES;
 use crate::repr::sketch::Table;
@@ -321,42 +321,12 @@ pub fn same_layout(a: FormatVersion, b: FormatVersion) -> bool {
     a.has_value_table() == b.has_value_table() && a.has_segment_books() == b.has_segment_books()
 }
 
-/// A segment's bytes: mapped from its file, or held in memory.
-pub enum SegmentBytes {
-    /// The file, mapped read-only.
-    Mapped(memmap2::Mmap),
-    /// Bytes in memory (a segment built for an index of an older format,
-    /// or read whole).
-    Owned(Vec<u8>),
-}
-
-impl std::ops::Deref for SegmentBytes {
-    type Target = [u8];
-
-    fn deref(&self) -> &[u8] {
-        match self {
-            SegmentBytes::Mapped(map) => map,
-            SegmentBytes::Owned(bytes) => bytes,
-        }
-    }
-}
-
-impl std::fmt::Debug for SegmentBytes {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let how = match self {
-            SegmentBytes::Mapped(_) => "mapped",
-            SegmentBytes::Owned(_) => "owned",
-        };
-        write!(f, "{how} {} bytes", self.len())
-    }
-}
-
 /// A segment whose layout was checked: every section lies inside its bytes
 /// ([`Segment::open`]); [`Segment::check`] checks the rest.
 #[derive(Debug)]
 pub struct Segment {
     path: PathBuf,
-    pub(super) bytes: SegmentBytes,
+    pub(super) bytes: MappedBytes,
     book_count: usize,
     k: usize,
     /// The format version in its header.
@@ -385,25 +355,14 @@ impl Segment {
     /// it, when small) and checks its layout, not its checksum or orders,
     /// so that opening costs the same whatever its size.
     pub fn open(path: &Path) -> Result<Segment> {
-        let file = std::fs::File::open(path).at(path)?;
-        let len = file.metadata().at(path)?.len();
-        let bytes = if len >= MAP_AT_LEAST {
-            // Safety: segments are immutable once written (storage-format.md
-            // section 4): no writer changes a listed segment's bytes; a
-            // compaction only removes the file, which leaves the mapping valid.
-            #[allow(unsafe_code)]
-            let map = unsafe { memmap2::Mmap::map(&file) }.at(path)?;
-            SegmentBytes::Mapped(map)
-        } else {
-            SegmentBytes::Owned(std::fs::read(path).at(path)?)
-        };
+        let bytes = MappedBytes::open(path, MAP_AT_LEAST)?;
         Segment::layout(bytes, path)
     }
 
     /// A segment over `bytes` built in memory by [`encode`], named `path` in
     /// errors; its layout is checked.
     pub fn in_memory(bytes: Vec<u8>, path: &Path) -> Result<Segment> {
-        Segment::layout(SegmentBytes::Owned(bytes), path)
+        Segment::layout(MappedBytes::Owned(bytes), path)
     }
 
     /// Opens the segment at `path` and checks it whole ([`Self::check`]).
@@ -416,7 +375,7 @@ impl Segment {
     /// Checks `bytes` as a segment read from `path`: layout, checksum,
     /// then every order, so later lookups give the stored answers.
     pub fn decode(bytes: Vec<u8>, path: &Path) -> Result<Segment> {
-        let segment = Segment::layout(SegmentBytes::Owned(bytes), path)?;
+        let segment = Segment::layout(MappedBytes::Owned(bytes), path)?;
         segment.check()?;
         Ok(segment)
     }
@@ -457,7 +416,7 @@ impl Segment {
     }
 
     /// Checks the header and that every section lies inside the bytes.
-    fn layout(bytes: SegmentBytes, path: &Path) -> Result<Segment> {
+    fn layout(bytes: MappedBytes, path: &Path) -> Result<Segment> {
         let header = FileHeader::decode_from(&bytes, FileKind::Segment, path)?;
         let version_2 = !header.version.has_value_table();
         if bytes.len() < HEADER_LEN + 8 + CHECKSUM_LEN {

@@ -158,7 +158,7 @@ impl<'a> U32s<'a> {
     }
 
     /// The values, copied.
-    pub fn to_vec(&self) -> Vec<u32> {
+    pub fn to_vec(self) -> Vec<u32> {
         self.iter().collect()
     }
 
