@@ -14,12 +14,16 @@ use std::sync::{Arc, Mutex, Weak};
 use crate::compact::{CompactProgress, CompactStats};
 use crate::delete::DeleteStats;
 use crate::error::{Error, IoContext, Result};
+use crate::images::learn::LearnOptions;
+use crate::images::pages::PageFiles;
+use crate::images::search::WordImageSearch;
 use crate::load::{sources, BulkLoader, Document, LoadOptions, LoadStats};
 use crate::query::Reader;
 use crate::repr::sketch::{BandLayout, SketchOptions};
 use crate::repr::{ExtractOptions, PartOptions};
 use crate::storage::catalog::Access;
 use crate::store::dictionaries::DictionaryInfo;
+use crate::store::word_images::{ImageBookInfo, ImagesProgress};
 use crate::store::Store;
 use crate::translate::lexicon::Lexicon;
 use crate::upgrade::UpgradeStats;
@@ -374,6 +378,7 @@ impl Index {
         let segments = snapshot.segments()?;
         let page_files = snapshot.page_files()?;
         let dictionaries = snapshot.dictionaries()?;
+        let image_books = snapshot.word_images()?;
         let catalog_path = self.store.catalog().path();
         Ok(IndexStats {
             books: books.len() as u64,
@@ -390,6 +395,9 @@ impl Index {
             languages: books_per_language(books.iter().map(|(_, b)| b.language.as_str())),
             dictionaries: dictionaries.len() as u64,
             dictionary_bytes: dictionaries.iter().map(|(_, d)| d.bytes).sum(),
+            image_books: image_books.len() as u64,
+            word_images: image_books.iter().map(|(_, b)| b.words).sum(),
+            image_book_bytes: image_books.iter().map(|(_, b)| b.bytes).sum(),
         })
     }
 
@@ -446,6 +454,39 @@ impl Index {
     pub fn lexicon(&self, from: &str, to: &str) -> Result<Option<Lexicon>> {
         crate::store::dictionaries::lexicon(&self.store, from, to)
     }
+
+    /// Adds the scanned book `key` from its page images, each with its
+    /// OCR ([`PageFiles`]; [`PageFiles::beside`] finds the OCR file next to
+    /// an image): every word box becomes a word image, described by visual
+    /// terms and stored with its OCR word and a crop. The first book
+    /// learns the index's visual vocabulary (`options`' branching and
+    /// sample); every add learns the letter-bigram model again from all
+    /// the index's word images and rewrites the search file (the model's
+    /// options are those of the first add). Every page is read and checked
+    /// before anything is written: a bad or mismatched file leaves the
+    /// index as it was. A book of that key is replaced. Takes the writer
+    /// role, like a load; `progress` is told where it is.
+    pub fn add_word_images(
+        &self,
+        key: &str,
+        pages: &[PageFiles],
+        options: &LearnOptions,
+        progress: &(dyn Fn(ImagesProgress) + Sync),
+    ) -> Result<ImageBookInfo> {
+        crate::store::word_images::add(&self.store, key, pages, options, progress)
+    }
+
+    /// The index's books of word images, in key order (none before
+    /// format 9).
+    pub fn image_books(&self) -> Result<Vec<ImageBookInfo>> {
+        crate::store::word_images::list(&self.store)
+    }
+
+    /// The index's word images opened for text queries; `None` when it has
+    /// none. Opening maps the search file and checks its layout.
+    pub fn word_images(&self) -> Result<Option<WordImageSearch>> {
+        crate::store::word_images::open_search(&self.store)
+    }
 }
 
 /// Counts describing an index.
@@ -481,6 +522,12 @@ pub struct IndexStats {
     pub dictionaries: u64,
     /// Bytes of their files.
     pub dictionary_bytes: u64,
+    /// Books of word images (none before format 9).
+    pub image_books: u64,
+    /// Word images in them.
+    pub word_images: u64,
+    /// Bytes of their book files.
+    pub image_book_bytes: u64,
 }
 
 /// Counts books per language, an empty language counted as undetermined.

@@ -23,9 +23,10 @@
 //! format: this build reads it but cannot load into it (its sketches or
 //! page signatures would need the texts).
 //!
-//! A format-7 index is upgraded by making its `dictionaries/` directory
-//! and one catalog transaction that creates the `dictionaries` table and
-//! sets the format version: its files stay as they are.
+//! A format-7 or format-8 index is upgraded by making its `dictionaries/`
+//! and `images/` directories and one catalog transaction that creates the
+//! `dictionaries` and `word_images` tables and sets the format version:
+//! its files stay as they are.
 //!
 //! A format-5 or format-6 index (redb's file format 3 already) is upgraded
 //! by writing one segment that holds every live book's book sections
@@ -51,7 +52,7 @@ use crate::storage::page_files::{PageFileWriter, PageLocator};
 use crate::storage::pages;
 use crate::storage::segment;
 use crate::store::layout::{
-    CATALOG_FILE, DEFAULT_MAX_FILE_BYTES, DICTIONARY_DIR, PAGE_DIR, SEGMENT_DIR,
+    CATALOG_FILE, DEFAULT_MAX_FILE_BYTES, DICTIONARY_DIR, IMAGE_DIR, PAGE_DIR, SEGMENT_DIR,
 };
 use crate::store::Store;
 
@@ -180,9 +181,9 @@ pub(crate) fn upgrade(dir: &Path) -> Result<UpgradeStats> {
             // into parts) and the part options: one transaction.
             let upgraded = !from.is_current() && from.has_page_files();
             if upgraded {
-                prepare_dictionary_dir(store.dir())?;
-                // Format 7 differs from 8 only by the dictionaries: its
-                // segments stay.
+                prepare_new_dirs(store.dir())?;
+                // Formats 7 and 8 differ from 9 only by the dictionaries
+                // and word images: their segments stay.
                 let swap = if from.has_segment_books() {
                     SegmentSwap::default()
                 } else {
@@ -233,7 +234,7 @@ fn convert(dir: &Path) -> Result<UpgradeStats> {
     let store = Store::from_parts(dir, catalog, options);
     let mut replaced = SegmentSwap::default();
     if from.has_page_signatures() {
-        prepare_dictionary_dir(dir)?;
+        prepare_new_dirs(dir)?;
     }
     if from.has_catalog_pages() {
         let Moved { locators, lengths } = move_pages(&store)?;
@@ -300,12 +301,16 @@ fn rebuild_segments(store: &Store) -> Result<SegmentSwap> {
     })
 }
 
-/// Makes the dictionary directory of the index in `dir` (format 8), synced,
-/// before the catalog transaction that makes the index format 8.
-fn prepare_dictionary_dir(dir: &Path) -> Result<()> {
-    let sub = dir.join(DICTIONARY_DIR);
-    fs::create_dir_all(&sub)?;
-    sync_parent_dir(&sub)
+/// Makes the directories of the index in `dir` that format 8 and 9 add
+/// (dictionaries, word images), synced, before the catalog transaction
+/// that makes the index current.
+fn prepare_new_dirs(dir: &Path) -> Result<()> {
+    for name in [DICTIONARY_DIR, IMAGE_DIR] {
+        let sub = dir.join(name);
+        fs::create_dir_all(&sub)?;
+        sync_parent_dir(&sub)?;
+    }
+    Ok(())
 }
 
 /// Removes the segment files an upgrade unlisted (best effort: the next

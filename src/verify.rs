@@ -51,6 +51,12 @@ pub struct VerifyStats {
     pub dictionaries: u64,
     /// Bytes of those dictionary files.
     pub dictionary_bytes: u64,
+    /// Books of word images whose file was read, checksummed, decoded and
+    /// found to match its catalog row and the search file (none before
+    /// format 9).
+    pub image_books: u64,
+    /// Bytes of the word-image files: books, vocabulary and search file.
+    pub image_bytes: u64,
 }
 
 /// Checks everything: the catalog database itself (every page and tree,
@@ -65,7 +71,9 @@ pub struct VerifyStats {
 /// books of more than one page have a locator pointing at a valid
 /// record of that book with one signature per page; and every listed
 /// dictionary: its file's checksum, that it decodes, and that it matches
-/// its catalog row. A compaction that
+/// its catalog row; and the word images: every book file against its
+/// catalog row, the vocabulary, and the search file whole against them.
+/// A compaction that
 /// removes a listed segment while this runs restarts the check on a
 /// fresh snapshot.
 ///
@@ -147,6 +155,8 @@ impl Verifier<'_> {
         }
         (stats.dictionaries, stats.dictionary_bytes) =
             crate::store::dictionaries::verify(self.store, &snapshot)?;
+        (stats.image_books, stats.image_bytes) =
+            crate::store::word_images::verify(self.store, &snapshot)?;
         if let Some(sketch) = self.store.sketch_options() {
             let listed = snapshot.segments()?;
             let next_book_id = snapshot.next_book_id()?;

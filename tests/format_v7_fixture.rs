@@ -109,7 +109,7 @@ fn the_version_7_fixture_finds_alpha_inside_the_volume() {
 }
 
 #[test]
-fn a_copy_of_the_version_7_fixture_upgrades_to_format_8_keeping_its_files() {
+fn a_copy_of_the_version_7_fixture_upgrades_to_the_current_format_keeping_its_files() {
     let dir = common::fixture_copy("v7");
     let before = common::snapshot_files(dir.path());
     assert!(Index::open(dir.path())
@@ -117,9 +117,11 @@ fn a_copy_of_the_version_7_fixture_upgrades_to_format_8_keeping_its_files() {
         .add_dictionary(Path::new("no-such.index"))
         .is_err());
     let (index, stats) = Index::upgrade(dir.path()).unwrap();
-    assert_eq!((stats.from_version, stats.to_version), (7, 8));
-    assert_eq!(index.format_version(), 8);
+    assert_eq!((stats.from_version, stats.to_version), (7, 9));
+    assert_eq!(index.format_version(), 9);
     assert!(dir.path().join("dictionaries").is_dir());
+    assert!(dir.path().join("images").is_dir());
+    assert!(index.image_books().unwrap().is_empty());
     assert!(index.dictionaries().unwrap().is_empty());
     let after = common::snapshot_files(dir.path());
     for sub in ["barrels", "segments", "pages"] {

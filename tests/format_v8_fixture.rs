@@ -91,3 +91,28 @@ fn the_version_8_fixture_opens_read_only_verifies_and_writes_nothing() {
         "a read-only open wrote"
     );
 }
+
+#[test]
+fn a_copy_of_the_version_8_fixture_upgrades_to_format_9_keeping_its_files() {
+    let dir = common::fixture_copy("v8");
+    let before = common::snapshot_files(dir.path());
+    let (index, stats) = Index::upgrade(dir.path()).unwrap();
+    assert_eq!((stats.from_version, stats.to_version), (8, 9));
+    assert_eq!(index.format_version(), 9);
+    assert!(dir.path().join("images").is_dir());
+    assert!(index.image_books().unwrap().is_empty());
+    assert!(index.word_images().unwrap().is_none());
+    let after = common::snapshot_files(dir.path());
+    for sub in ["barrels", "segments", "pages", "dictionaries"] {
+        let pick = |files: &std::collections::BTreeMap<PathBuf, Vec<u8>>| {
+            files
+                .iter()
+                .filter(|(p, _)| p.strip_prefix(dir.path()).unwrap().starts_with(sub))
+                .map(|(p, b)| (p.clone(), b.clone()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(pick(&before), pick(&after), "{sub} changed");
+    }
+    let verified = index.verify().unwrap();
+    assert_eq!((verified.books, verified.dictionaries), (4, 1));
+}

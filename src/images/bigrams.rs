@@ -59,17 +59,22 @@ pub fn search_form(word: &str) -> String {
 /// The letter bigrams of `word` in order, boundaries included; none when
 /// the word has no letter or digit.
 pub fn bigrams(word: &str) -> Vec<Bigram> {
-    let symbols: Vec<u16> = word.chars().filter_map(symbol).collect();
-    if symbols.is_empty() {
-        return Vec::new();
-    }
-    let mut out = Vec::with_capacity(symbols.len() + 1);
+    let mut out = Vec::with_capacity(word.len() + 1);
+    bigrams_into(word, &mut out);
+    out
+}
+
+/// [`bigrams`] into `out` (cleared first), for callers that reuse a buffer.
+pub fn bigrams_into(word: &str, out: &mut Vec<Bigram>) {
+    out.clear();
     let mut previous = BOUNDARY;
-    for &s in symbols.iter().chain(std::iter::once(&BOUNDARY)) {
+    for s in word.chars().filter_map(symbol) {
         out.push(previous * SYMBOLS as u16 + s);
         previous = s;
     }
-    out
+    if !out.is_empty() {
+        out.push(previous * SYMBOLS as u16 + BOUNDARY);
+    }
 }
 
 /// Normalised q-gram similarity (eq. 7.29) of two words over their letter
@@ -77,16 +82,20 @@ pub fn bigrams(word: &str) -> Vec<Bigram> {
 /// bigram count vectors and |x|, |y| their bigram counts. 1 for equal
 /// words, 0 for words sharing no bigram or when either has none.
 pub fn qgram_similarity(x: &[Bigram], y: &[Bigram]) -> f64 {
-    let total = x.len() + y.len();
-    if x.is_empty() || y.is_empty() {
-        return 0.0;
-    }
     let (mut a, mut b) = (x.to_vec(), y.to_vec());
     a.sort_unstable();
     b.sort_unstable();
-    let shared = shared_count(&a, &b);
+    qgram_similarity_sorted(&a, &b)
+}
+
+/// [`qgram_similarity`] of two bigram lists already sorted.
+pub fn qgram_similarity_sorted(a: &[Bigram], b: &[Bigram]) -> f64 {
+    let total = a.len() + b.len();
+    if a.is_empty() || b.is_empty() {
+        return 0.0;
+    }
     // D = |x| + |y| − 2·shared, so 1 − D/(|x|+|y|) = 2·shared/(|x|+|y|).
-    2.0 * shared as f64 / total as f64
+    2.0 * shared_count(a, b) as f64 / total as f64
 }
 
 /// Size of the multiset intersection of two sorted lists.

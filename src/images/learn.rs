@@ -91,7 +91,7 @@ pub struct TermImage {
 
 /// The images' terms under `codebook`, quantised on every core.
 pub fn quantise_all(codebook: &Codebook, images: &[WordImage]) -> Vec<TermImage> {
-    let place = |image: &WordImage| TermImage {
+    par_map(images, |image| TermImage {
         terms: image
             .keypoints
             .iter()
@@ -102,13 +102,19 @@ pub fn quantise_all(codebook: &Codebook, images: &[WordImage]) -> Vec<TermImage>
             .collect(),
         width: image.width,
         ocr: image.ocr.clone(),
-    };
+    })
+}
+
+/// `f` of every item, in order, computed on every core in contiguous
+/// chunks; a panic in `f` is passed on.
+pub fn par_map<T: Sync, U: Send>(items: &[T], f: impl Fn(&T) -> U + Sync) -> Vec<U> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let chunk = images.len().div_ceil(threads).max(1);
+    let chunk = items.len().div_ceil(threads).max(1);
+    let f = &f;
     std::thread::scope(|scope| {
-        let handles: Vec<_> = images
+        let handles: Vec<_> = items
             .chunks(chunk)
-            .map(|part| scope.spawn(move || part.iter().map(place).collect::<Vec<_>>()))
+            .map(|part| scope.spawn(move || part.iter().map(f).collect::<Vec<_>>()))
             .collect();
         handles
             .into_iter()

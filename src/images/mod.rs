@@ -49,4 +49,6 @@ pub mod descriptor;
 pub mod learn;
 pub mod likelihood;
 pub mod model;
+pub mod pages;
+pub mod search;
 pub mod spot;

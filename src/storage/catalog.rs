@@ -20,6 +20,7 @@ use super::dictionary_file::DictionaryEntry;
 use super::format::FormatVersion;
 use super::page_files::PageLocator;
 use super::pages;
+use super::word_images::{ImageBookEntry, ImageFiles};
 use crate::error::IoContext;
 use crate::error::{Error, Result};
 use crate::repr::sketch::{BandLayout, SketchOptions};
@@ -38,12 +39,17 @@ const PAGE_FILES: TableDefinition<u32, u64> = TableDefinition::new("page_files")
 const DEAD_BOOKS: TableDefinition<u32, ()> = TableDefinition::new("dead_books");
 /// Bilingual dictionaries by name (format 8 on): their files and counts.
 const DICTIONARIES: TableDefinition<&str, &[u8]> = TableDefinition::new("dictionaries");
+/// Books of word images by key (format 9 on): their files and counts.
+const WORD_IMAGES: TableDefinition<&str, &[u8]> = TableDefinition::new("word_images");
 
 const META_FORMAT_VERSION: &str = "format_version";
 const META_EXTRACT_OPTIONS: &str = "extract_options";
 const META_NEXT_BOOK_ID: &str = "next_book_id";
 const META_SKETCH_OPTIONS: &str = "sketch_options";
 const META_PART_OPTIONS: &str = "part_options";
+/// The vocabulary and search files of the word images (format 9 on; absent
+/// until the first book of word images is added).
+const META_WORD_IMAGES: &str = "word_images";
 
 /// What the catalog knows about one book.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -423,6 +429,7 @@ impl Catalog {
                 txn.open_table(PAGES)?;
                 txn.open_table(PAGE_FILES)?;
                 txn.open_table(DICTIONARIES)?;
+                txn.open_table(WORD_IMAGES)?;
                 Ok(())
             })?;
             catalog.close()
@@ -788,6 +795,9 @@ impl Catalog {
                 if to_version.has_dictionaries() {
                     txn.open_table(DICTIONARIES)?;
                 }
+                if to_version.has_word_images() {
+                    txn.open_table(WORD_IMAGES)?;
+                }
                 let mut meta = txn.open_table(META)?;
                 meta.insert(
                     META_FORMAT_VERSION,
@@ -826,6 +836,41 @@ impl Catalog {
                     .map_err(|e| e.context(format_args!("dictionaries entry {name:?}")))
             })
             .transpose()
+        })
+    }
+
+    /// Lists `entry` under `key` in the `word_images` table and `files` as
+    /// the `meta` entry `word_images`, in one write transaction, in place
+    /// of what they listed, which it returns.
+    #[allow(clippy::result_large_err)]
+    pub(crate) fn put_word_images(
+        &self,
+        key: &str,
+        entry: &ImageBookEntry,
+        files: &ImageFiles,
+    ) -> Result<(Option<ImageBookEntry>, Option<ImageFiles>)> {
+        contain_panics(&self.path, || {
+            let (old_entry, old_files) = self.write(|txn| {
+                let mut table = txn.open_table(WORD_IMAGES)?;
+                let old_entry = table
+                    .insert(key, entry.encode().as_slice())?
+                    .map(|v| v.value().to_vec());
+                let mut meta = txn.open_table(META)?;
+                let old_files = meta
+                    .insert(META_WORD_IMAGES, files.encode().as_slice())?
+                    .map(|v| v.value().to_vec());
+                Ok((old_entry, old_files))
+            })?;
+            let old_entry = old_entry
+                .map(|bytes| {
+                    ImageBookEntry::decode_all(&bytes, &self.path)
+                        .map_err(|e| e.context(format_args!("word_images entry {key:?}")))
+                })
+                .transpose()?;
+            let old_files = old_files
+                .map(|bytes| ImageFiles::decode_all(&bytes, &self.path))
+                .transpose()?;
+            Ok((old_entry, old_files))
         })
     }
 
@@ -1040,6 +1085,42 @@ impl CatalogSnapshot<'_> {
                 out.push((name, entry));
             }
             Ok(out)
+        })
+    }
+
+    /// Every listed book of word images by key, in key order; none before
+    /// format 9.
+    pub fn word_images(&self) -> Result<Vec<(String, ImageBookEntry)>> {
+        contain_panics(&self.catalog.path, || {
+            let table = match self.txn.open_table(WORD_IMAGES) {
+                Ok(table) => table,
+                Err(redb::TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
+                Err(e) => return Err(self.err(e)),
+            };
+            let mut out = Vec::new();
+            for item in table.iter().map_err(|e| self.err(e))? {
+                let (key, bytes) = item.map_err(|e| self.err(e))?;
+                let key = key.value().to_string();
+                let entry = ImageBookEntry::decode_all(bytes.value(), &self.catalog.path)
+                    .map_err(|e| e.context(format_args!("word_images entry {key:?}")))?;
+                out.push((key, entry));
+            }
+            Ok(out)
+        })
+    }
+
+    /// The vocabulary and search files of the word images; `None` before
+    /// the first book of word images.
+    pub fn image_files(&self) -> Result<Option<ImageFiles>> {
+        contain_panics(&self.catalog.path, || {
+            let table = self.txn.open_table(META).map_err(|e| self.err(e))?;
+            let value = table.get(META_WORD_IMAGES).map_err(|e| self.err(e))?;
+            value
+                .map(|v| {
+                    ImageFiles::decode_all(v.value(), &self.catalog.path)
+                        .map_err(|e| e.context("meta entry word_images"))
+                })
+                .transpose()
         })
     }
 

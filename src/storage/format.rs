@@ -98,6 +98,13 @@ impl FormatVersion {
     pub fn has_dictionaries(self) -> bool {
         self.0 >= 8
     }
+
+    /// Word images of scanned pages in `images/` (book files, the
+    /// vocabulary and the search file), the catalog's `word_images` table
+    /// and `meta` entry (from format 9).
+    pub fn has_word_images(self) -> bool {
+        self.0 >= 9
+    }
 }
 
 impl std::fmt::Display for FormatVersion {
@@ -126,6 +133,12 @@ pub enum FileKind {
     Pages = 3,
     /// A bilingual dictionary (from format 8).
     Dictionary = 4,
+    /// A book of word images (from format 9).
+    ImageBook = 5,
+    /// The visual vocabulary of the word images (from format 9).
+    Vocabulary = 6,
+    /// The word-image search file (from format 9).
+    ImageSearch = 7,
 }
 
 impl FileKind {
@@ -135,7 +148,12 @@ impl FileKind {
     pub fn flags(self) -> u32 {
         match self {
             FileKind::Barrel => FLAG_ZSTD | FLAG_XXH3,
-            FileKind::Segment | FileKind::Pages | FileKind::Dictionary => FLAG_XXH3,
+            FileKind::Segment
+            | FileKind::Pages
+            | FileKind::Dictionary
+            | FileKind::ImageBook
+            | FileKind::Vocabulary
+            | FileKind::ImageSearch => FLAG_XXH3,
         }
     }
 
@@ -146,6 +164,9 @@ impl FileKind {
             FileKind::Segment => "segment",
             FileKind::Pages => "page file",
             FileKind::Dictionary => "dictionary file",
+            FileKind::ImageBook => "word-image book file",
+            FileKind::Vocabulary => "vocabulary file",
+            FileKind::ImageSearch => "word-image search file",
         }
     }
 }
@@ -219,6 +240,9 @@ impl Decode for FileHeader {
             2 => FileKind::Segment,
             3 => FileKind::Pages,
             4 => FileKind::Dictionary,
+            5 => FileKind::ImageBook,
+            6 => FileKind::Vocabulary,
+            7 => FileKind::ImageSearch,
             other => return Err(c.error_at(start + 10, format!("unknown file kind {other}"))),
         };
         let flags = c.u32()?;

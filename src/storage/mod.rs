@@ -10,7 +10,8 @@
 
 // Stored bytes are untrusted: outside tests, no code here may panic on them
 // (no unwrap, expect or unchecked indexing). The one exception, `Segment`'s
-// lookups, reads offsets that `Segment::decode` checked, and says so.
+// lookups, reads offsets that `Segment::decode` checked, and says so, as
+// does `image_search`'s for the offsets `SearchFile::open` checked.
 #![cfg_attr(
     not(test),
     deny(
@@ -29,6 +30,8 @@ pub mod codec;
 pub mod dictionary_file;
 pub mod format;
 pub(crate) mod fs;
+pub mod image_search;
+pub mod mapped;
 mod overlay;
 pub mod page_files;
 pub mod pages;
@@ -36,3 +39,4 @@ pub mod segment;
 pub mod segment_books;
 #[cfg(test)]
 mod spec_examples;
+pub mod word_images;

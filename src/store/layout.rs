@@ -3,8 +3,9 @@
 //!
 //! `catalog.redb` (the catalog), `barrels/NNNNNN.brl` (the sequences),
 //! `segments/NNNNNN.seg` (sketches and band tables) and `pages/NNNNNN.pgs`
-//! (page signatures) and `dictionaries/NNNNNN.dic` (bilingual
-//! dictionaries). An index being created has its catalog written as
+//! (page signatures), `dictionaries/NNNNNN.dic` (bilingual
+//! dictionaries) and `images/` (word images: `NNNNNN.wib` books,
+//! `NNNNNN.wiv` the vocabulary, `NNNNNN.wis` the search file). An index being created has its catalog written as
 //! `catalog.redb.new` and renamed into place once complete.
 
 use std::path::Path;
@@ -22,12 +23,14 @@ pub(crate) const SEGMENT_DIR: &str = "segments";
 pub(crate) const PAGE_DIR: &str = "pages";
 /// Bilingual dictionaries (format 8 on).
 pub(crate) const DICTIONARY_DIR: &str = "dictionaries";
+/// Word images of scanned pages (format 9 on).
+pub(crate) const IMAGE_DIR: &str = "images";
 /// Size past which a writer starts a new barrel or page file.
 pub(crate) const DEFAULT_MAX_FILE_BYTES: u64 = 1 << 30;
 
 /// Makes `dir` ready to receive a new index: created when missing (its
 /// parent synced), else it must be empty or hold what an interrupted
-/// creation leaves (the four empty subdirectories and an unpublished
+/// creation leaves (the five empty subdirectories and an unpublished
 /// catalog, which is removed). Then creates the subdirectories. Nothing in
 /// it is an index until the catalog is renamed into place.
 pub(crate) fn prepare_new_dir(dir: &Path) -> Result<()> {
@@ -57,14 +60,14 @@ pub(crate) fn prepare_new_dir(dir: &Path) -> Result<()> {
         }
     }
     fs::remove_stale(&dir.join(NEW_CATALOG_FILE))?;
-    for sub in [BARREL_DIR, SEGMENT_DIR, PAGE_DIR, DICTIONARY_DIR] {
+    for sub in [BARREL_DIR, SEGMENT_DIR, PAGE_DIR, DICTIONARY_DIR, IMAGE_DIR] {
         fs::create_dir_all(&dir.join(sub))?;
     }
     fs::sync_dir(dir)
 }
 
 /// True when every entry of `dir` is one an interrupted creation leaves:
-/// an empty `barrels`, `segments`, `pages` or `dictionaries` directory, or an unpublished
+/// an empty `barrels`, `segments`, `pages`, `dictionaries` or `images` directory, or an unpublished
 /// catalog. An empty directory qualifies.
 fn holds_only_creation_leftovers(dir: &Path) -> Result<bool> {
     for entry in std::fs::read_dir(dir).at(dir)? {
@@ -74,7 +77,7 @@ fn holds_only_creation_leftovers(dir: &Path) -> Result<bool> {
         let kind = entry.file_type().at(&path)?;
         let leftover = if name == NEW_CATALOG_FILE {
             kind.is_file()
-        } else if [BARREL_DIR, SEGMENT_DIR, PAGE_DIR, DICTIONARY_DIR]
+        } else if [BARREL_DIR, SEGMENT_DIR, PAGE_DIR, DICTIONARY_DIR, IMAGE_DIR]
             .iter()
             .any(|d| name == *d)
         {

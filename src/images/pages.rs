@@ -1,0 +1,236 @@
+//! Reading scanned pages: a page image (PNG, TIFF, JPEG) with its OCR
+//! (hOCR or ALTO, the file beside it), checked against each other, into
+//! the word images search needs: each OCR word's box, word, descriptors
+//! and a small crop for showing it.
+//!
+//! A page's OCR is the file with the image's stem and the extension
+//! `.hocr`, `.html`, `.xml` or `.alto.xml` beside it, the first that
+//! exists, unless given. The OCR must describe one page of the image's
+//! size (when it gives a size); word boxes are clipped to the image, and
+//! words whose box holds no pixel are left out.
+
+use std::path::{Path, PathBuf};
+
+use image::imageops::FilterType;
+use image::GrayImage;
+
+use super::descriptor::{describe, Keypoint};
+use super::ocr::{read_ocr, MAX_COORDINATE};
+use super::WordBox;
+use crate::error::{Error, IoContext, Result};
+use crate::storage::word_images::{CROP_HEIGHT, MAX_CROP_WIDTH};
+
+/// Largest page image file read, in bytes.
+pub const MAX_IMAGE_BYTES: u64 = 512 << 20;
+/// Largest OCR file read, in bytes.
+pub const MAX_OCR_BYTES: u64 = 256 << 20;
+
+/// The extensions an OCR file beside its page image may have, in the
+/// order they are looked for.
+pub const OCR_EXTENSIONS: [&str; 4] = ["hocr", "html", "alto.xml", "xml"];
+
+/// A page image and its OCR file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PageFiles {
+    /// The page image.
+    pub image: PathBuf,
+    /// Its OCR (hOCR or ALTO).
+    pub ocr: PathBuf,
+}
+
+impl PageFiles {
+    /// The page image `image` with the OCR file beside it (see the module
+    /// docs); `InvalidArgument` naming the image when there is none.
+    pub fn beside(image: &Path) -> Result<PageFiles> {
+        let stem = image
+            .file_stem()
+            .ok_or_else(|| Error::InvalidArgument(format!("{}: not a file", image.display())))?;
+        for extension in OCR_EXTENSIONS {
+            let mut name = stem.to_os_string();
+            name.push(".");
+            name.push(extension);
+            let ocr = image.with_file_name(name);
+            if ocr.is_file() && ocr != image {
+                return Ok(PageFiles {
+                    image: image.to_path_buf(),
+                    ocr,
+                });
+            }
+        }
+        Err(Error::InvalidArgument(format!(
+            "{}: no OCR file beside it (the same name with .{})",
+            image.display(),
+            OCR_EXTENSIONS.join(", .")
+        )))
+    }
+}
+
+/// One word image of a page.
+#[derive(Debug, Clone)]
+pub struct PageWord {
+    /// Its box, within the page image.
+    pub bbox: WordBox,
+    /// The word the OCR read.
+    pub ocr: String,
+    /// Its descriptors.
+    pub keypoints: Vec<Keypoint>,
+    /// Its crop, [`CROP_HEIGHT`] pixels high.
+    pub crop: GrayImage,
+}
+
+/// A page read and described.
+#[derive(Debug, Clone)]
+pub struct Page {
+    /// The image file's name (without its directory).
+    pub name: String,
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    /// Its word images, in the OCR's order.
+    pub words: Vec<PageWord>,
+}
+
+/// Reads the page `files` names: decodes the image, reads the OCR, checks
+/// that they describe one page of one size, and describes every word.
+pub fn read_page(files: &PageFiles) -> Result<Page> {
+    let image = read_image(&files.image)?;
+    let ocr_bytes = read_bounded(&files.ocr, MAX_OCR_BYTES)?;
+    let pages = read_ocr(&ocr_bytes, &files.ocr)?;
+    let [ocr] = pages.as_slice() else {
+        return Err(Error::corrupted(
+            &files.ocr,
+            format!(
+                "{} pages of OCR; give one OCR file per page image",
+                pages.len()
+            ),
+        ));
+    };
+    let (width, height) = image.dimensions();
+    if ocr.width != 0 && ocr.height != 0 && (ocr.width, ocr.height) != (width, height) {
+        return Err(Error::InvalidArgument(format!(
+            "{}: the OCR describes a page of {}×{} pixels, but its image {} has {width}×{height}",
+            files.ocr.display(),
+            ocr.width,
+            ocr.height,
+            files.image.display()
+        )));
+    }
+    let words = ocr
+        .words
+        .iter()
+        .filter_map(|word| {
+            let bbox = WordBox {
+                x0: word.bbox.x0.min(width),
+                y0: word.bbox.y0.min(height),
+                x1: word.bbox.x1.min(width),
+                y1: word.bbox.y1.min(height),
+            };
+            (!bbox.is_empty()).then(|| PageWord {
+                bbox,
+                ocr: word.text.clone(),
+                keypoints: describe(&image, bbox),
+                crop: crop(&image, bbox),
+            })
+        })
+        .collect();
+    Ok(Page {
+        name: files
+            .image
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+        width,
+        height,
+        words,
+    })
+}
+
+fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>> {
+    let len = std::fs::metadata(path).at(path)?.len();
+    if len > limit {
+        return Err(Error::InvalidArgument(format!(
+            "{}: {len} bytes; at most {limit} are read",
+            path.display()
+        )));
+    }
+    std::fs::read(path).at(path)
+}
+
+/// Decodes a page image as 8-bit grey.
+fn read_image(path: &Path) -> Result<GrayImage> {
+    let bytes = read_bounded(path, MAX_IMAGE_BYTES)?;
+    let bad = |what: String| Error::BadDocument {
+        source_name: path.display().to_string(),
+        reason: what,
+    };
+    let format = image::guess_format(&bytes)
+        .map_err(|_| bad("not a PNG, TIFF or JPEG image".to_string()))?;
+    if !matches!(
+        format,
+        image::ImageFormat::Png | image::ImageFormat::Tiff | image::ImageFormat::Jpeg
+    ) {
+        return Err(bad(format!(
+            "a {format:?} image; page images are PNG, TIFF or JPEG"
+        )));
+    }
+    let mut reader = image::ImageReader::with_format(std::io::Cursor::new(bytes), format);
+    let mut limits = image::Limits::default();
+    limits.max_image_width = Some(MAX_COORDINATE);
+    limits.max_image_height = Some(MAX_COORDINATE);
+    reader.limits(limits);
+    let decoded = reader
+        .decode()
+        .map_err(|e| bad(format!("the image does not decode: {e}")))?;
+    Ok(decoded.into_luma8())
+}
+
+/// The word in `bbox` on `page`, scaled to [`CROP_HEIGHT`] pixels high
+/// (at most [`MAX_CROP_WIDTH`] wide).
+pub fn crop(page: &GrayImage, bbox: WordBox) -> GrayImage {
+    let (w, h) = (bbox.width().max(1), bbox.height().max(1));
+    let width =
+        ((w as f64 * CROP_HEIGHT as f64 / h as f64).round() as u32).clamp(1, MAX_CROP_WIDTH);
+    let view = image::imageops::crop_imm(page, bbox.x0, bbox.y0, w, h).to_image();
+    image::imageops::resize(&view, width, CROP_HEIGHT, FilterType::Triangle)
+}
+
+/// Reads `pages` on every core, in order; the first error stops it.
+/// `done` is called after each page with the number read so far.
+pub fn read_pages(pages: &[PageFiles], done: &(dyn Fn(usize) + Sync)) -> Result<Vec<Page>> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let finished = std::sync::atomic::AtomicUsize::new(0);
+    let mut slots: Vec<Option<Result<Page>>> = (0..pages.len()).map(|_| None).collect();
+    let results = std::sync::Mutex::new(&mut slots);
+    std::thread::scope(|scope| {
+        for _ in 0..threads.min(pages.len()) {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(files) = pages.get(i) else { break };
+                let page = read_page(files);
+                let failed = page.is_err();
+                if let Ok(mut slots) = results.lock() {
+                    slots[i] = Some(page);
+                }
+                done(finished.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1);
+                if failed {
+                    next.store(pages.len(), std::sync::atomic::Ordering::Relaxed);
+                }
+            });
+        }
+    });
+    let mut out = Vec::with_capacity(pages.len());
+    for (slot, files) in slots.into_iter().zip(pages) {
+        match slot {
+            Some(page) => out.push(page?),
+            None => {
+                return Err(Error::InvalidArgument(format!(
+                    "{}: not read (an earlier page failed)",
+                    files.image.display()
+                )))
+            }
+        }
+    }
+    Ok(out)
+}

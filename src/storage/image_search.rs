@@ -1,0 +1,562 @@
+//! The word-image search file (`images/NNNNNN.wis`, file kind 7, format
+//! 9): everything a text query over the index's word images reads, laid
+//! out to be read in place. The model's options and scale, its modelled
+//! bigram classes, the books (keys, files, page names) and their images'
+//! pages, boxes, OCR words and floors, and the stored matrix by column:
+//! per modelled class, the images that keep it with their value and
+//! position (layout in storage-format.md, section 6.8).
+//!
+//! [`SearchFile::open`] maps the file and checks its layout (every section
+//! inside the file, the books tiling the images, the column starts
+//! ascending), not its checksum or entries, so that opening costs the
+//! same whatever the number of images; [`SearchFile::check`] checks the
+//! rest, and a query meeting a bad entry returns `Corrupted`.
+
+use std::path::{Path, PathBuf};
+
+use byteorder::{ByteOrder, LittleEndian};
+
+use super::codec::{put_str, put_u16, put_u32, put_u64, Cursor, Encode};
+use super::format::{checked_body, checksum, FileHeader, FileKind, CHECKSUM_LEN, HEADER_LEN};
+use super::mapped::MappedBytes;
+use crate::error::{Error, Result};
+use crate::images::bigrams::{Bigram, CLASSES};
+use crate::images::model::{Learning, ModelOptions};
+use crate::images::ocr::{MAX_COORDINATE, MAX_WORD_BYTES};
+use crate::images::spot::Rows;
+use crate::images::WordBox;
+
+/// Bytes of an image's record: page, box, OCR word, floor.
+const IMAGE_RECORD: usize = 4 + 16 + 4 + 2;
+/// Bytes of a column entry: image, value, position.
+const ENTRY: usize = 4 + 2 + 1;
+/// Search files shorter than this are read rather than mapped.
+const MAP_AT_LEAST: u64 = 64 * 1024;
+
+/// One book of the search file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SearchBook {
+    /// Its key.
+    pub key: String,
+    /// Number of its book file.
+    pub file: u32,
+    /// Its first image's number.
+    pub first_image: u32,
+    /// Its images.
+    pub images: u32,
+    /// Its pages' image file names.
+    pub pages: Vec<String>,
+}
+
+/// One word image as the search file records it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SearchImage {
+    /// Its page in its book.
+    pub page: u32,
+    /// Its box on the page.
+    pub bbox: WordBox,
+    /// Its OCR word (index into the OCR words).
+    pub ocr: u32,
+    /// The value of every modelled class its row does not keep.
+    pub floor: u16,
+}
+
+/// What a search file holds, for writing.
+#[derive(Debug, Clone)]
+pub struct SearchContents {
+    /// The model's options.
+    pub model: ModelOptions,
+    /// The scale stored values are fractions of.
+    pub scale: f32,
+    /// Terms of the vocabulary.
+    pub vocabulary_terms: u32,
+    /// The modelled classes, ascending.
+    pub classes: Vec<Bigram>,
+    /// The books, their images numbered in this order.
+    pub books: Vec<SearchBook>,
+    /// The distinct OCR words.
+    pub ocr_words: Vec<String>,
+    /// Every image, by number.
+    pub images: Vec<SearchImage>,
+    /// Per class (by column): (image, value, position), by image.
+    pub columns: Vec<Vec<(u32, u16, u8)>>,
+}
+
+/// The bytes of the search file holding `contents`.
+pub fn encode(contents: &SearchContents) -> Vec<u8> {
+    let entries: usize = contents.columns.iter().map(Vec::len).sum();
+    let mut out = Vec::with_capacity(
+        HEADER_LEN
+            + 64
+            + contents.images.len() * IMAGE_RECORD
+            + entries * ENTRY
+            + (contents.columns.len() + 1) * 8,
+    );
+    FileHeader::new(FileKind::ImageSearch).encode_into(&mut out);
+    out.push(match contents.model.learning {
+        Learning::Union => 0,
+        Learning::Intersection => 1,
+    });
+    put_u64(&mut out, contents.model.smoothing.to_bits());
+    put_u32(&mut out, contents.model.min_examples);
+    put_u32(&mut out, contents.scale.to_bits());
+    put_u32(&mut out, contents.vocabulary_terms);
+    put_u32(&mut out, contents.classes.len() as u32);
+    for &class in &contents.classes {
+        put_u16(&mut out, class);
+    }
+    put_u32(&mut out, contents.books.len() as u32);
+    for book in &contents.books {
+        put_str(&mut out, &book.key);
+        put_u32(&mut out, book.file);
+        put_u32(&mut out, book.first_image);
+        put_u32(&mut out, book.images);
+        put_u32(&mut out, book.pages.len() as u32);
+        for page in &book.pages {
+            put_str(&mut out, page);
+        }
+    }
+    put_u32(&mut out, contents.ocr_words.len() as u32);
+    for word in &contents.ocr_words {
+        put_str(&mut out, word);
+    }
+    put_u32(&mut out, contents.images.len() as u32);
+    for image in &contents.images {
+        put_u32(&mut out, image.page);
+        for v in [image.bbox.x0, image.bbox.y0, image.bbox.x1, image.bbox.y1] {
+            put_u32(&mut out, v);
+        }
+        put_u32(&mut out, image.ocr);
+        put_u16(&mut out, image.floor);
+    }
+    let mut start = 0u64;
+    put_u64(&mut out, start);
+    for column in &contents.columns {
+        start += column.len() as u64;
+        put_u64(&mut out, start);
+    }
+    for column in &contents.columns {
+        for &(image, value, position) in column {
+            put_u32(&mut out, image);
+            put_u16(&mut out, value);
+            out.push(position);
+        }
+    }
+    let sum = checksum(&out);
+    put_u64(&mut out, sum);
+    out
+}
+
+/// A search file whose layout was checked, read in place.
+#[derive(Debug)]
+pub struct SearchFile {
+    path: PathBuf,
+    bytes: MappedBytes,
+    model: ModelOptions,
+    scale: f32,
+    vocabulary_terms: u32,
+    classes: Vec<Bigram>,
+    books: Vec<SearchBook>,
+    ocr_words: Vec<String>,
+    image_count: usize,
+    images_at: usize,
+    starts_at: usize,
+    entries_at: usize,
+    entry_count: usize,
+}
+
+impl SearchFile {
+    /// Opens the search file at `path` and checks its layout (see the
+    /// module docs).
+    pub fn open(path: &Path) -> Result<SearchFile> {
+        SearchFile::layout(MappedBytes::open(path, MAP_AT_LEAST)?, path)
+    }
+
+    /// A search file over `bytes` held in memory, named `path` in errors;
+    /// its layout is checked, as [`Self::open`] checks it.
+    pub fn in_memory(bytes: Vec<u8>, path: &Path) -> Result<SearchFile> {
+        SearchFile::layout(MappedBytes::Owned(bytes), path)
+    }
+
+    /// Checks `bytes` as a search file read from `path`: layout, checksum
+    /// and every entry ([`Self::check`]).
+    pub fn decode(bytes: Vec<u8>, path: &Path) -> Result<SearchFile> {
+        let file = SearchFile::layout(MappedBytes::Owned(bytes), path)?;
+        file.check()?;
+        Ok(file)
+    }
+
+    fn layout(bytes: MappedBytes, path: &Path) -> Result<SearchFile> {
+        FileHeader::decode_from(&bytes, FileKind::ImageSearch, path)?;
+        let Some(body_len) = bytes.len().checked_sub(CHECKSUM_LEN + HEADER_LEN) else {
+            return Err(Error::corrupted_at(
+                path,
+                0,
+                format!(
+                    "search file of {} bytes is shorter than its header and checksum",
+                    bytes.len()
+                ),
+            ));
+        };
+        let body = bytes
+            .get(HEADER_LEN..HEADER_LEN + body_len)
+            .unwrap_or_default();
+        let mut c = Cursor::at(body, path, HEADER_LEN as u64);
+        let model = model_options(&mut c)?;
+        let scale = f32::from_bits(c.u32()?);
+        if !(scale.is_finite() && scale > 0.0) {
+            return Err(c.error(format!("scale {scale}")));
+        }
+        let vocabulary_terms = c.u32()?;
+        let classes = classes(&mut c)?;
+        let books = books(&mut c)?;
+        let ocr_words = ocr_words(&mut c)?;
+        let image_count = c.u32()? as usize;
+        let images_at = c.skip(image_count, IMAGE_RECORD, "image records")?;
+        let expected: u64 = books.iter().map(|b| b.images as u64).sum();
+        if expected != image_count as u64 {
+            return Err(c.error_at(
+                images_at,
+                format!("{image_count} images, the books hold {expected}"),
+            ));
+        }
+        let starts_at = c.skip(classes.len() + 1, 8, "column starts")?;
+        let starts = body.get(starts_at..c.position()).unwrap_or_default();
+        let mut previous = 0;
+        for (i, start) in starts
+            .chunks_exact(8)
+            .map(LittleEndian::read_u64)
+            .enumerate()
+        {
+            if start < previous || (i == 0 && start != 0) {
+                return Err(c.error_at(starts_at + 8 * i, "column starts out of order"));
+            }
+            previous = start;
+        }
+        let entry_count = usize::try_from(previous)
+            .map_err(|_| c.error_at(starts_at, "column entries past any file"))?;
+        let entries_at = c.skip(entry_count, ENTRY, "column entries")?;
+        c.finish()?;
+        Ok(SearchFile {
+            path: path.to_path_buf(),
+            bytes,
+            model,
+            scale,
+            vocabulary_terms,
+            classes,
+            books,
+            ocr_words,
+            image_count,
+            images_at: HEADER_LEN + images_at,
+            starts_at: HEADER_LEN + starts_at,
+            entries_at: HEADER_LEN + entries_at,
+            entry_count,
+        })
+    }
+
+    /// Checks the checksum and every image record and column entry: boxes
+    /// inside the page limits, OCR words and pages that exist, entries of
+    /// existing images, ascending within a column, no value under the
+    /// image's floor.
+    pub fn check(&self) -> Result<()> {
+        checked_body(&self.bytes, &self.path, 0)?;
+        for (b, book) in self.books.iter().enumerate() {
+            for i in book.first_image..book.first_image + book.images {
+                let image = self.image(i as usize)?;
+                if image.page as usize >= book.pages.len() {
+                    return Err(self.image_error(
+                        i as usize,
+                        format!("page {} of book {b}'s {}", image.page, book.pages.len()),
+                    ));
+                }
+            }
+        }
+        for column in 0..self.classes.len() {
+            let mut previous: Option<u32> = None;
+            self.for_each_entry(column as u16, &mut |image, value, _| {
+                if previous.is_some_and(|p| p >= image) {
+                    return Err(format!("images out of order in column {column}"));
+                }
+                previous = Some(image);
+                let floor = self.floor_at(image as usize);
+                if value < floor {
+                    return Err(format!(
+                        "value {value} under image {image}'s floor {floor} in column {column}"
+                    ));
+                }
+                Ok(())
+            })?;
+        }
+        Ok(())
+    }
+
+    /// The model's options.
+    pub fn model(&self) -> ModelOptions {
+        self.model
+    }
+
+    /// The scale stored values are fractions of.
+    pub fn scale(&self) -> f32 {
+        self.scale
+    }
+
+    /// Terms of the vocabulary the rows were computed with.
+    pub fn vocabulary_terms(&self) -> u32 {
+        self.vocabulary_terms
+    }
+
+    /// The modelled classes, ascending.
+    pub fn classes(&self) -> &[Bigram] {
+        &self.classes
+    }
+
+    /// The books, by image number.
+    pub fn books(&self) -> &[SearchBook] {
+        &self.books
+    }
+
+    /// The OCR word numbered `id`.
+    pub fn ocr_word(&self, id: u32) -> Option<&str> {
+        self.ocr_words.get(id as usize).map(String::as_str)
+    }
+
+    /// Column entries stored.
+    pub fn entry_count(&self) -> usize {
+        self.entry_count
+    }
+
+    /// Bytes of the file.
+    pub fn len_bytes(&self) -> usize {
+        self.bytes.len()
+    }
+
+    /// The book holding image `image` (by number) and the image's number
+    /// within it.
+    pub fn book_of(&self, image: u32) -> Option<(&SearchBook, u32)> {
+        let i = self
+            .books
+            .partition_point(|b| b.first_image + b.images <= image);
+        let book = self.books.get(i)?;
+        (image >= book.first_image).then(|| (book, image - book.first_image))
+    }
+
+    /// Image `i`'s record.
+    pub fn image(&self, i: usize) -> Result<SearchImage> {
+        let record = self.record(i)?;
+        let u32_at = |k: usize| LittleEndian::read_u32(record.get(k..k + 4).unwrap_or(&[0; 4]));
+        let bbox = WordBox {
+            x0: u32_at(4),
+            y0: u32_at(8),
+            x1: u32_at(12),
+            y1: u32_at(16),
+        };
+        let ocr = u32_at(20);
+        if bbox.is_empty() || bbox.x1 > MAX_COORDINATE || bbox.y1 > MAX_COORDINATE {
+            return Err(self.image_error(i, format!("box {bbox:?}")));
+        }
+        if ocr as usize >= self.ocr_words.len() {
+            return Err(self.image_error(i, format!("OCR word {ocr} of {}", self.ocr_words.len())));
+        }
+        Ok(SearchImage {
+            page: u32_at(0),
+            bbox,
+            ocr,
+            floor: self.floor_at(i),
+        })
+    }
+
+    fn record(&self, i: usize) -> Result<&[u8]> {
+        if i >= self.image_count {
+            return Err(Error::corrupted(
+                &self.path,
+                format!("image {i} of {}", self.image_count),
+            ));
+        }
+        let at = self.images_at + i * IMAGE_RECORD;
+        Ok(self.bytes.get(at..at + IMAGE_RECORD).unwrap_or_default())
+    }
+
+    fn image_error(&self, i: usize, what: String) -> Error {
+        Error::corrupted_at(
+            &self.path,
+            (self.images_at + i * IMAGE_RECORD) as u64,
+            format!("image {i}: {what}"),
+        )
+    }
+
+    fn floor_at(&self, i: usize) -> u16 {
+        let at = self.images_at + i * IMAGE_RECORD + IMAGE_RECORD - 2;
+        self.bytes.get(at..at + 2).map_or(0, LittleEndian::read_u16)
+    }
+
+    fn ocr_at(&self, i: usize) -> u32 {
+        let at = self.images_at + i * IMAGE_RECORD + 20;
+        self.bytes.get(at..at + 4).map_or(0, LittleEndian::read_u32)
+    }
+
+    fn column_range(&self, column: u16) -> Option<(usize, usize)> {
+        let at = self.starts_at + column as usize * 8;
+        let bytes = self.bytes.get(at..at + 16)?;
+        let start = LittleEndian::read_u64(bytes.get(..8)?) as usize;
+        let end = LittleEndian::read_u64(bytes.get(8..)?) as usize;
+        Some((start, end))
+    }
+
+    /// Calls `f` with every entry of `column`; stops at the first error
+    /// `f` returns or the first entry of an image that does not exist,
+    /// as `Corrupted` at the entry.
+    fn for_each_entry(
+        &self,
+        column: u16,
+        f: &mut dyn FnMut(u32, u16, u8) -> std::result::Result<(), String>,
+    ) -> Result<()> {
+        let Some((start, end)) = self.column_range(column) else {
+            return Ok(());
+        };
+        let from = self.entries_at + start * ENTRY;
+        let entries = self
+            .bytes
+            .get(from..self.entries_at + end * ENTRY)
+            .unwrap_or_default();
+        for (k, entry) in entries.chunks_exact(ENTRY).enumerate() {
+            let image = LittleEndian::read_u32(entry);
+            let value = LittleEndian::read_u16(entry.get(4..6).unwrap_or(&[0; 2]));
+            let position = entry.get(6).copied().unwrap_or(0);
+            let outcome = if image as usize >= self.image_count {
+                Err(format!("entry of image {image} of {}", self.image_count))
+            } else {
+                f(image, value, position)
+            };
+            if let Err(what) = outcome {
+                return Err(Error::corrupted_at(
+                    &self.path,
+                    (from + k * ENTRY) as u64,
+                    what,
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Rows for SearchFile {
+    fn len(&self) -> usize {
+        self.image_count
+    }
+
+    fn floor(&self, image: usize) -> u16 {
+        self.floor_at(image)
+    }
+
+    fn ocr_id(&self, image: usize) -> usize {
+        (self.ocr_at(image) as usize).min(self.ocr_words.len().saturating_sub(1))
+    }
+
+    fn ocr_words(&self) -> &[String] {
+        &self.ocr_words
+    }
+
+    fn for_each_kept(&self, column: u16, f: &mut dyn FnMut(u32, u16, u8)) -> Result<()> {
+        self.for_each_entry(column, &mut |image, value, position| {
+            f(image, value, position);
+            Ok(())
+        })
+    }
+}
+
+fn model_options(c: &mut Cursor<'_>) -> Result<ModelOptions> {
+    let at = c.position();
+    let learning = match c.u8()? {
+        0 => Learning::Union,
+        1 => Learning::Intersection,
+        other => return Err(c.error_at(at, format!("learning {other} (0 union, 1 intersection)"))),
+    };
+    let smoothing = f64::from_bits(c.u64()?);
+    if !(0.0..=1.0).contains(&smoothing) {
+        return Err(c.error_at(at + 1, format!("smoothing {smoothing}")));
+    }
+    Ok(ModelOptions {
+        learning,
+        smoothing,
+        min_examples: c.u32()?,
+    })
+}
+
+fn classes(c: &mut Cursor<'_>) -> Result<Vec<Bigram>> {
+    let at = c.position();
+    let n = c.u32()? as usize;
+    if n > CLASSES {
+        return Err(c.error_at(at, format!("{n} classes of {CLASSES}")));
+    }
+    let mut out: Vec<Bigram> = Vec::with_capacity(n);
+    for _ in 0..n {
+        let class_at = c.position();
+        let class = c.u16()?;
+        if class as usize >= CLASSES || out.last().is_some_and(|&last| last >= class) {
+            return Err(c.error_at(class_at, format!("class {class} out of order or range")));
+        }
+        out.push(class);
+    }
+    Ok(out)
+}
+
+fn books(c: &mut Cursor<'_>) -> Result<Vec<SearchBook>> {
+    let at = c.position();
+    let n = c.u32()? as usize;
+    if n > c.remaining() / 20 {
+        return Err(c.error_at(at, format!("{n} books run past the end")));
+    }
+    let mut out: Vec<SearchBook> = Vec::with_capacity(n);
+    let mut next_image = 0u64;
+    for _ in 0..n {
+        let book_at = c.position();
+        let key = c.string("key")?;
+        let file = c.u32()?;
+        let first_image = c.u32()?;
+        let images = c.u32()?;
+        if u64::from(first_image) != next_image || out.last().is_some_and(|last| last.key >= key) {
+            return Err(c.error_at(
+                book_at,
+                format!("book {key:?} out of order (first image {first_image})"),
+            ));
+        }
+        next_image += u64::from(images);
+        let page_count = c.u32()? as usize;
+        if page_count > c.remaining() / 4 {
+            return Err(c.error_at(book_at, format!("{page_count} pages run past the end")));
+        }
+        let mut pages = Vec::with_capacity(page_count);
+        for _ in 0..page_count {
+            pages.push(c.string("page name")?);
+        }
+        out.push(SearchBook {
+            key,
+            file,
+            first_image,
+            images,
+            pages,
+        });
+    }
+    if next_image > u64::from(u32::MAX) {
+        return Err(c.error_at(at, "more images than numbers"));
+    }
+    Ok(out)
+}
+
+fn ocr_words(c: &mut Cursor<'_>) -> Result<Vec<String>> {
+    let at = c.position();
+    let n = c.u32()? as usize;
+    if n > c.remaining() / 5 {
+        return Err(c.error_at(at, format!("{n} OCR words run past the end")));
+    }
+    let mut out = Vec::with_capacity(n);
+    for _ in 0..n {
+        let word_at = c.position();
+        let word = c.string("OCR word")?;
+        if word.is_empty() || word.len() > MAX_WORD_BYTES {
+            return Err(c.error_at(word_at, format!("OCR word of {} bytes", word.len())));
+        }
+        out.push(word);
+    }
+    Ok(out)
+}

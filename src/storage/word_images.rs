@@ -1,0 +1,497 @@
+//! Word-image book files (`images/NNNNNN.wib`, file kind 5) and the
+//! vocabulary file (`images/NNNNNN.wiv`, file kind 6), format 9: what an
+//! index keeps of a scanned book's pages (their names and sizes; each
+//! word's page, box, OCR word, visual terms and a small crop of its
+//! image) and the visual vocabulary its terms come from, each file with
+//! one checksum (layout in storage-format.md, section 6.8). The search
+//! file built from them is in [`super::image_search`].
+
+use std::path::Path;
+
+use image::GrayImage;
+
+use super::codec::{put_str, put_u16, put_u32, put_u64, Cursor, Decode, Encode};
+use super::format::{checked_body, checksum, FileHeader, FileKind, CHECKSUM_LEN, HEADER_LEN};
+use crate::error::{Error, Result};
+use crate::images::codebook::Codebook;
+use crate::images::descriptor::DIMENSIONS;
+use crate::images::likelihood::PlacedTerm;
+use crate::images::ocr::{MAX_COORDINATE, MAX_WORD_BYTES};
+use crate::images::WordBox;
+
+/// Height in pixels of every stored crop.
+pub const CROP_HEIGHT: u32 = 32;
+/// Widest stored crop, in pixels (40 box heights, the widest word the
+/// descriptors read).
+pub const MAX_CROP_WIDTH: u32 = 40 * CROP_HEIGHT;
+/// Most visual terms one word image may hold.
+pub const MAX_TERMS_PER_WORD: usize = u16::MAX as usize;
+/// Most terms a vocabulary may have: terms are stored as u16.
+pub const MAX_VOCABULARY_TERMS: usize = 1 << 16;
+
+/// One page of a stored book.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredPage {
+    /// The page image's file name, as given when it was added.
+    pub name: String,
+    /// Width of the page image in pixels.
+    pub width: u32,
+    /// Height of the page image in pixels.
+    pub height: u32,
+}
+
+/// One word image of a stored book.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredWord {
+    /// Its page (index into the book's pages).
+    pub page: u32,
+    /// Its box on the page.
+    pub bbox: WordBox,
+    /// The word the OCR read in it.
+    pub ocr: String,
+    /// Its visual terms with their positions in box heights.
+    pub terms: Vec<PlacedTerm>,
+    /// Width of its crop in pixels ([`CROP_HEIGHT`] high).
+    pub crop_width: u16,
+}
+
+impl StoredWord {
+    /// Box width over box height: the width its likelihood row slides over.
+    pub fn aspect(&self) -> f32 {
+        self.bbox.width() as f32 / self.bbox.height().max(1) as f32
+    }
+}
+
+/// A stored book of word images: the content of one book file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ImageBook {
+    /// The book's key.
+    pub key: String,
+    /// Terms of the vocabulary its terms come from.
+    pub vocabulary_terms: u32,
+    /// Its pages, in the order given.
+    pub pages: Vec<StoredPage>,
+    /// Its word images, by page, then in the OCR's order.
+    pub words: Vec<StoredWord>,
+    /// Per page, the zstd frame of its words' crops, one after the other,
+    /// each [`CROP_HEIGHT`] rows of its `crop_width` pixels.
+    pub crops: Vec<Vec<u8>>,
+}
+
+impl ImageBook {
+    /// A book of `pages` whose words are `words` with their crops (by
+    /// page, in order): the crops are compressed per page.
+    pub fn new(
+        key: String,
+        vocabulary_terms: u32,
+        pages: Vec<StoredPage>,
+        words: Vec<(StoredWord, GrayImage)>,
+    ) -> Result<ImageBook> {
+        let mut raw: Vec<Vec<u8>> = vec![Vec::new(); pages.len()];
+        let mut stored = Vec::with_capacity(words.len());
+        for (mut word, crop) in words {
+            let pixels = raw.get_mut(word.page as usize).ok_or_else(|| {
+                Error::InvalidArgument(format!("word on page {} of {}", word.page, pages.len()))
+            })?;
+            word.crop_width = crop.width() as u16;
+            debug_assert_eq!(crop.height(), CROP_HEIGHT);
+            pixels.extend_from_slice(crop.as_raw());
+            stored.push(word);
+        }
+        let crops = raw
+            .iter()
+            .map(|pixels| zstd::bulk::compress(pixels, 3))
+            .collect::<std::io::Result<Vec<_>>>()
+            .map_err(|e| Error::InvalidArgument(format!("compressing crops: {e}")))?;
+        Ok(ImageBook {
+            key,
+            vocabulary_terms,
+            pages,
+            words: stored,
+            crops,
+        })
+    }
+
+    /// The crops of page `page`'s words, in word order; `path` names the
+    /// file in errors.
+    pub fn page_crops(&self, page: u32, path: &Path) -> Result<Vec<GrayImage>> {
+        let widths: Vec<u32> = self
+            .words
+            .iter()
+            .filter(|w| w.page == page)
+            .map(|w| w.crop_width as u32)
+            .collect();
+        let expected: usize = widths.iter().map(|&w| (w * CROP_HEIGHT) as usize).sum();
+        let frame = self
+            .crops
+            .get(page as usize)
+            .ok_or_else(|| Error::corrupted(path, format!("no page {page}")))?;
+        let pixels = zstd::bulk::decompress(frame, expected).map_err(|e| {
+            Error::corrupted(
+                path,
+                format!("the crops of page {page} do not decompress: {e}"),
+            )
+        })?;
+        if pixels.len() != expected {
+            return Err(Error::corrupted(
+                path,
+                format!(
+                    "the crops of page {page} hold {} bytes, its words need {expected}",
+                    pixels.len()
+                ),
+            ));
+        }
+        let mut out = Vec::with_capacity(widths.len());
+        let mut at = 0;
+        for w in widths {
+            let len = (w * CROP_HEIGHT) as usize;
+            let crop = pixels
+                .get(at..at + len)
+                .and_then(|p| GrayImage::from_raw(w, CROP_HEIGHT, p.to_vec()))
+                .ok_or_else(|| Error::corrupted(path, "crop of the wrong size"))?;
+            out.push(crop);
+            at += len;
+        }
+        Ok(out)
+    }
+}
+
+/// The bytes of the book file holding `book`.
+pub fn encode_book(book: &ImageBook) -> Vec<u8> {
+    let mut out = Vec::new();
+    FileHeader::new(FileKind::ImageBook).encode_into(&mut out);
+    put_str(&mut out, &book.key);
+    put_u32(&mut out, book.vocabulary_terms);
+    put_u32(&mut out, book.pages.len() as u32);
+    for page in &book.pages {
+        put_str(&mut out, &page.name);
+        put_u32(&mut out, page.width);
+        put_u32(&mut out, page.height);
+    }
+    put_u32(&mut out, book.words.len() as u32);
+    for word in &book.words {
+        put_u32(&mut out, word.page);
+        for v in [word.bbox.x0, word.bbox.y0, word.bbox.x1, word.bbox.y1] {
+            put_u32(&mut out, v);
+        }
+        put_str(&mut out, &word.ocr);
+        put_u16(&mut out, word.crop_width);
+        put_u16(&mut out, word.terms.len() as u16);
+        for t in &word.terms {
+            put_u16(&mut out, t.term as u16);
+            put_u32(&mut out, t.x.to_bits());
+        }
+    }
+    for frame in &book.crops {
+        put_u32(&mut out, frame.len() as u32);
+        out.extend_from_slice(frame);
+    }
+    let sum = checksum(&out);
+    put_u64(&mut out, sum);
+    out
+}
+
+/// The stored checksum of a file's bytes (its last 8 bytes).
+pub fn stored_checksum(bytes: &[u8]) -> Option<u64> {
+    let tail = bytes.len().checked_sub(CHECKSUM_LEN)?;
+    let array: [u8; 8] = bytes.get(tail..)?.try_into().ok()?;
+    Some(u64::from_le_bytes(array))
+}
+
+/// The body of a checksummed file of `kind`: header and checksum checked.
+fn body<'a>(bytes: &'a [u8], kind: FileKind, path: &'a Path) -> Result<Cursor<'a>> {
+    FileHeader::decode_from(bytes, kind, path)?;
+    if bytes.len() < HEADER_LEN + CHECKSUM_LEN {
+        return Err(Error::corrupted_at(
+            path,
+            0,
+            format!(
+                "{} of {} bytes is shorter than its header and checksum",
+                kind.noun(),
+                bytes.len()
+            ),
+        ));
+    }
+    let body = checked_body(bytes, path, 0)?;
+    Ok(Cursor::at(
+        body.get(HEADER_LEN..).unwrap_or_default(),
+        path,
+        HEADER_LEN as u64,
+    ))
+}
+
+/// A u32 that must lie in `range`.
+fn bounded(c: &mut Cursor<'_>, what: &str, range: std::ops::RangeInclusive<u32>) -> Result<u32> {
+    let at = c.position();
+    let value = c.u32()?;
+    if !range.contains(&value) {
+        return Err(c.error_at(
+            at,
+            format!("{what} {value} outside {}..={}", range.start(), range.end()),
+        ));
+    }
+    Ok(value)
+}
+
+/// A count of items of at least `least` bytes each, checked against the
+/// bytes left before anything is allocated.
+fn count(c: &mut Cursor<'_>, what: &str, least: usize) -> Result<usize> {
+    let at = c.position();
+    let n = c.u32()? as usize;
+    if n > c.remaining() / least.max(1) {
+        return Err(c.error_at(at, format!("{n} {what} run past the end")));
+    }
+    Ok(n)
+}
+
+/// Decodes the book file `bytes` read from `path`: header, checksum, then
+/// every field; `Corrupted` or `ChecksumMismatch` naming the file.
+pub fn decode_book(bytes: &[u8], path: &Path) -> Result<ImageBook> {
+    let mut c = body(bytes, FileKind::ImageBook, path)?;
+    let key = c.string("key")?;
+    let vocabulary_terms = bounded(&mut c, "vocabulary of", 1..=MAX_VOCABULARY_TERMS as u32)?;
+    let page_count = count(&mut c, "pages", 12)?;
+    let mut pages = Vec::with_capacity(page_count);
+    for _ in 0..page_count {
+        let name = c.string("page name")?;
+        let width = bounded(&mut c, "page width", 1..=MAX_COORDINATE)?;
+        let height = bounded(&mut c, "page height", 1..=MAX_COORDINATE)?;
+        pages.push(StoredPage {
+            name,
+            width,
+            height,
+        });
+    }
+    let word_count = count(&mut c, "words", 28)?;
+    let mut words = Vec::with_capacity(word_count);
+    for _ in 0..word_count {
+        words.push(decode_word(&mut c, &pages, vocabulary_terms)?);
+    }
+    let mut crops = Vec::with_capacity(pages.len());
+    for _ in 0..pages.len() {
+        let len = c.u32()? as usize;
+        crops.push(c.take(len)?.to_vec());
+    }
+    c.finish()?;
+    Ok(ImageBook {
+        key,
+        vocabulary_terms,
+        pages,
+        words,
+        crops,
+    })
+}
+
+fn decode_word(c: &mut Cursor<'_>, pages: &[StoredPage], vocabulary: u32) -> Result<StoredWord> {
+    let at = c.position();
+    let page = c.u32()?;
+    let Some(on) = pages.get(page as usize) else {
+        return Err(c.error_at(at, format!("word on page {page} of {}", pages.len())));
+    };
+    let bbox = WordBox {
+        x0: c.u32()?,
+        y0: c.u32()?,
+        x1: c.u32()?,
+        y1: c.u32()?,
+    };
+    if bbox.is_empty() || bbox.x1 > on.width || bbox.y1 > on.height {
+        return Err(c.error_at(
+            at,
+            format!(
+                "word box {bbox:?} empty or outside its {}×{} page",
+                on.width, on.height
+            ),
+        ));
+    }
+    let ocr_at = c.position();
+    let ocr = c.string("OCR word")?;
+    if ocr.is_empty() || ocr.len() > MAX_WORD_BYTES {
+        return Err(c.error_at(ocr_at, format!("OCR word of {} bytes", ocr.len())));
+    }
+    let crop_at = c.position();
+    let crop_width = c.u16()?;
+    if crop_width == 0 || u32::from(crop_width) > MAX_CROP_WIDTH {
+        return Err(c.error_at(crop_at, format!("crop {crop_width} pixels wide")));
+    }
+    let term_count = c.u16()? as usize;
+    let mut terms = Vec::with_capacity(term_count.min(c.remaining() / 6));
+    for _ in 0..term_count {
+        let term_at = c.position();
+        let term = c.u16()? as u32;
+        let x = f32::from_bits(c.u32()?);
+        if term >= vocabulary || !x.is_finite() || x < 0.0 {
+            return Err(c.error_at(
+                term_at,
+                format!("visual term {term} at x {x} (vocabulary of {vocabulary})"),
+            ));
+        }
+        terms.push(PlacedTerm { term, x });
+    }
+    Ok(StoredWord {
+        page,
+        bbox,
+        ocr,
+        terms,
+        crop_width,
+    })
+}
+
+/// The bytes of the vocabulary file holding `codebook`.
+pub fn encode_vocabulary(codebook: &Codebook) -> Vec<u8> {
+    let (roots, leaves) = codebook.centres();
+    let mut out = Vec::new();
+    FileHeader::new(FileKind::Vocabulary).encode_into(&mut out);
+    put_u16(&mut out, codebook.branching() as u16);
+    put_u16(&mut out, roots.len() as u16);
+    for (root, children) in roots.iter().zip(leaves) {
+        put_centre(&mut out, root);
+        put_u16(&mut out, children.len() as u16);
+        for child in children {
+            put_centre(&mut out, child);
+        }
+    }
+    let sum = checksum(&out);
+    put_u64(&mut out, sum);
+    out
+}
+
+fn put_centre(out: &mut Vec<u8>, centre: &[f32; DIMENSIONS]) {
+    for v in centre {
+        put_u32(out, v.to_bits());
+    }
+}
+
+fn centre(c: &mut Cursor<'_>) -> Result<[f32; DIMENSIONS]> {
+    let at = c.position();
+    let mut out = [0f32; DIMENSIONS];
+    for v in &mut out {
+        *v = f32::from_bits(c.u32()?);
+        if !v.is_finite() {
+            return Err(c.error_at(at, "centre with a value that is not a finite number"));
+        }
+    }
+    Ok(out)
+}
+
+/// Decodes the vocabulary file `bytes` read from `path`.
+pub fn decode_vocabulary(bytes: &[u8], path: &Path) -> Result<Codebook> {
+    let mut c = body(bytes, FileKind::Vocabulary, path)?;
+    let at = c.position();
+    let branching = c.u16()? as usize;
+    let root_count = c.u16()? as usize;
+    let mut roots = Vec::with_capacity(root_count.min(256));
+    let mut leaves = Vec::with_capacity(root_count.min(256));
+    for _ in 0..root_count {
+        roots.push(centre(&mut c)?);
+        let children = c.u16()? as usize;
+        if children > branching {
+            return Err(c.error(format!("{children} children, branching {branching}")));
+        }
+        let mut list = Vec::with_capacity(children);
+        for _ in 0..children {
+            list.push(centre(&mut c)?);
+        }
+        leaves.push(list);
+    }
+    c.finish()?;
+    if branching * branching > MAX_VOCABULARY_TERMS {
+        return Err(c.error_at(at, format!("branching {branching} over 256")));
+    }
+    Codebook::from_centres(branching, roots, leaves).ok_or_else(|| {
+        c.error_at(
+            at,
+            format!("centres that do not form a tree of branching {branching}"),
+        )
+    })
+}
+
+/// What the catalog's `word_images` table holds about one book, under its
+/// key (storage-format.md, section 6.8).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ImageBookEntry {
+    /// Number of its book file in `images/`.
+    pub file: u32,
+    /// Its pages.
+    pub pages: u32,
+    /// Its word images.
+    pub words: u64,
+    /// Bytes of its file.
+    pub bytes: u64,
+    /// The checksum stored at the end of its file.
+    pub checksum: u64,
+}
+
+impl Encode for ImageBookEntry {
+    fn encode_into(&self, out: &mut Vec<u8>) {
+        put_u32(out, self.file);
+        put_u32(out, self.pages);
+        for n in [self.words, self.bytes, self.checksum] {
+            put_u64(out, n);
+        }
+    }
+}
+
+impl Decode for ImageBookEntry {
+    fn decode(c: &mut Cursor<'_>) -> Result<Self> {
+        Ok(ImageBookEntry {
+            file: c.u32()?,
+            pages: c.u32()?,
+            words: c.u64()?,
+            bytes: c.u64()?,
+            checksum: c.u64()?,
+        })
+    }
+}
+
+/// A listed file: its number, length and stored checksum.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ListedFile {
+    /// Its number in `images/`.
+    pub file: u32,
+    /// Its length.
+    pub bytes: u64,
+    /// The checksum in its last 8 bytes.
+    pub checksum: u64,
+}
+
+impl ListedFile {
+    fn put(&self, out: &mut Vec<u8>) {
+        put_u32(out, self.file);
+        put_u64(out, self.bytes);
+        put_u64(out, self.checksum);
+    }
+
+    fn get(c: &mut Cursor<'_>) -> Result<ListedFile> {
+        Ok(ListedFile {
+            file: c.u32()?,
+            bytes: c.u64()?,
+            checksum: c.u64()?,
+        })
+    }
+}
+
+/// The catalog's `meta` entry `word_images`: the vocabulary file and the
+/// search file of the index's word images.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ImageFiles {
+    /// The vocabulary file.
+    pub vocabulary: ListedFile,
+    /// The search file.
+    pub search: ListedFile,
+}
+
+impl Encode for ImageFiles {
+    fn encode_into(&self, out: &mut Vec<u8>) {
+        self.vocabulary.put(out);
+        self.search.put(out);
+    }
+}
+
+impl Decode for ImageFiles {
+    fn decode(c: &mut Cursor<'_>) -> Result<Self> {
+        Ok(ImageFiles {
+            vocabulary: ListedFile::get(c)?,
+            search: ListedFile::get(c)?,
+        })
+    }
+}

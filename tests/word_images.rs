@@ -1,0 +1,399 @@
+//! Word images in the index: pages added with their OCR, searched by text,
+//! replaced, verified; bad, mismatched and damaged files refused with the
+//! index left as it was.
+//!
+//! Pages are drawn here: each letter a distinct 5×7 pattern of 3-px
+//! squares, so that the same letters look the same wherever they are, with
+//! their hOCR written beside them. Some OCR words are misread on purpose.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use image::{GrayImage, Luma};
+use stemmata::images::learn::LearnOptions;
+use stemmata::images::pages::PageFiles;
+use stemmata::images::spot::SpotOptions;
+use stemmata::{Error, Index};
+
+const SCALE: u32 = 3;
+const LETTER_W: u32 = 6 * SCALE;
+const LINE_H: u32 = 14 * SCALE;
+
+/// The 5×7 pattern of a letter: bits of a mix of its code, the top and
+/// bottom rows always inked so that every letter has ink.
+fn pattern(c: char) -> [[bool; 5]; 7] {
+    let mut x = (c as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0xD1B5_4A32_D192_ED03;
+    let mut out = [[false; 5]; 7];
+    for (r, row) in out.iter_mut().enumerate() {
+        for cell in row.iter_mut() {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            *cell = r == 0 || r == 6 || x & 1 == 1;
+        }
+    }
+    out
+}
+
+/// Draws `lines` of words on a page; returns the page and each word's box.
+fn draw(lines: &[Vec<&str>], width: u32) -> (GrayImage, Vec<([u32; 4], String)>) {
+    let height = 40 + LINE_H * lines.len() as u32;
+    let mut page = GrayImage::from_pixel(width, height, Luma([255]));
+    let mut boxes = Vec::new();
+    for (l, words) in lines.iter().enumerate() {
+        let y0 = 20 + l as u32 * LINE_H;
+        let mut x = 20;
+        for word in words {
+            let x0 = x;
+            for c in word.chars() {
+                for (r, row) in pattern(c).iter().enumerate() {
+                    for (k, &on) in row.iter().enumerate() {
+                        if on {
+                            for dy in 0..SCALE {
+                                for dx in 0..SCALE {
+                                    page.put_pixel(
+                                        x + k as u32 * SCALE + dx,
+                                        y0 + r as u32 * SCALE + dy,
+                                        Luma([0]),
+                                    );
+                                }
+                            }
+                        }
+                    }
+                }
+                x += LETTER_W;
+            }
+            boxes.push(([x0, y0, x, y0 + 7 * SCALE], word.to_string()));
+            x += 2 * LETTER_W;
+        }
+    }
+    (page, boxes)
+}
+
+fn hocr(image: &str, width: u32, height: u32, words: &[([u32; 4], String)]) -> String {
+    let mut out = format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<html xmlns=\"http://www.w3.org/1999/xhtml\"><body>\
+         <div class='ocr_page' id='page_1' title='image \"{image}\"; bbox 0 0 {width} {height}'>"
+    );
+    for (i, ([x0, y0, x1, y1], text)) in words.iter().enumerate() {
+        let text = text.replace('&', "&amp;").replace('<', "&lt;");
+        out.push_str(&format!(
+            "<span class='ocrx_word' id='word_{i}' title='bbox {x0} {y0} {x1} {y1}; x_wconf 90'>{text}</span>"
+        ));
+    }
+    out.push_str("</div></body></html>\n");
+    out
+}
+
+const WORDS: [&str; 12] = [
+    "the", "house", "garden", "river", "stone", "window", "the", "light", "morning", "house",
+    "door", "the",
+];
+
+/// Writes `pages` pages of words into `dir`, the OCR misreading every
+/// seventh word; returns the page images in order.
+fn write_pages(dir: &Path, pages: usize, offset: usize) -> Vec<PathBuf> {
+    std::fs::create_dir_all(dir).unwrap();
+    let mut out = Vec::new();
+    for p in 0..pages {
+        let lines: Vec<Vec<&str>> = (0..8)
+            .map(|l| {
+                (0..5)
+                    .map(|w| WORDS[(offset + p * 40 + l * 5 + w * 7) % WORDS.len()])
+                    .collect()
+            })
+            .collect();
+        let (page, truth) = draw(&lines, 700);
+        let name = format!("p{p:03}.png");
+        page.save(dir.join(&name)).unwrap();
+        let ocr: Vec<([u32; 4], String)> = truth
+            .iter()
+            .enumerate()
+            .map(|(i, (b, w))| {
+                (
+                    *b,
+                    if i % 7 == 3 {
+                        format!("{w}x")
+                    } else {
+                        w.clone()
+                    },
+                )
+            })
+            .collect();
+        std::fs::write(
+            dir.join(format!("p{p:03}.hocr")),
+            hocr(&name, page.width(), page.height(), &ocr),
+        )
+        .unwrap();
+        out.push(dir.join(name));
+    }
+    out
+}
+
+fn files(images: &[PathBuf]) -> Vec<PageFiles> {
+    images
+        .iter()
+        .map(|i| PageFiles::beside(i).unwrap())
+        .collect()
+}
+
+fn small() -> LearnOptions {
+    LearnOptions {
+        branching: 8,
+        ..LearnOptions::default()
+    }
+}
+
+fn add(index: &Index, key: &str, images: &[PathBuf]) -> stemmata::Result<stemmata::ImageBookInfo> {
+    index.add_word_images(key, &files(images), &small(), &|_| {})
+}
+
+#[test]
+fn pages_added_are_found_by_text_verified_and_replaced() {
+    let dir = tempfile::tempdir().unwrap();
+    let pages = write_pages(&dir.path().join("a"), 3, 0);
+    let index = Index::create(dir.path().join("index")).unwrap();
+    assert!(index.word_images().unwrap().is_none());
+    let info = add(&index, "book-a", &pages).unwrap();
+    assert_eq!(
+        (info.key.as_str(), info.pages, info.words),
+        ("book-a", 3, 120)
+    );
+    let search = index.word_images().unwrap().unwrap();
+    assert_eq!((search.books(), search.images()), (1, 120));
+    let hits = search.spot("garden", &SpotOptions::default(), 5).unwrap();
+    assert_eq!(hits.len(), 5);
+    assert_eq!(hits[0].ocr, "garden");
+    assert_eq!(hits[0].key, "book-a");
+    assert!(hits[0].page >= 1 && hits[0].page <= 3);
+    assert!(hits[0].page_name.starts_with('p') && hits[0].page_name.ends_with(".png"));
+    assert!(hits
+        .windows(2)
+        .all(|w| w[0].scores.combined >= w[1].scores.combined));
+    let crops = search.crops(&hits).unwrap();
+    assert_eq!(crops.len(), 5);
+    assert!(crops.iter().all(|c| c.height() == 32 && c.width() > 0));
+    // A crop of "garden" (6 letters) is wider than one of "the".
+    let the = search.spot("the", &SpotOptions::default(), 1).unwrap();
+    let the_crop = search.crops(&the).unwrap().remove(0);
+    assert!(crops[0].width() > the_crop.width());
+    drop(search);
+
+    let verified = index.verify().unwrap();
+    assert_eq!(verified.image_books, 1);
+    assert!(verified.image_bytes > 0);
+
+    let more = write_pages(&dir.path().join("b"), 2, 3);
+    add(&index, "book-b", &more).unwrap();
+    let search = index.word_images().unwrap().unwrap();
+    assert_eq!((search.books(), search.images()), (2, 200));
+    let keys: Vec<String> = index
+        .image_books()
+        .unwrap()
+        .into_iter()
+        .map(|b| b.key)
+        .collect();
+    assert_eq!(keys, ["book-a", "book-b"]);
+    drop(search);
+    // Replacing a book keeps one copy and removes the replaced files.
+    add(&index, "book-a", &pages[..1]).unwrap();
+    let search = index.word_images().unwrap().unwrap();
+    assert_eq!((search.books(), search.images()), (2, 120));
+    let names: Vec<String> = std::fs::read_dir(dir.path().join("index/images"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names.len(), 4, "{names:?}");
+    index.verify().unwrap();
+    assert_eq!(index.stats().unwrap().word_images, 120);
+}
+
+#[test]
+fn images_alone_find_the_drawn_word_where_the_ocr_misread_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let pages = write_pages(&dir.path().join("a"), 4, 0);
+    let index = Index::create(dir.path().join("index")).unwrap();
+    add(&index, "a", &pages).unwrap();
+    let search = index.word_images().unwrap().unwrap();
+    let images_only = SpotOptions {
+        image_weight: 1.0,
+        ..SpotOptions::default()
+    };
+    let ocr_only = SpotOptions {
+        image_weight: 0.0,
+        ..SpotOptions::default()
+    };
+    // Images of "the" are drawn the same each time, whatever the OCR
+    // read: by the images alone, the best 15 are all of them, misread
+    // ones ("thex") included; by the OCR alone those rank below every
+    // image read right.
+    let top = |options: &SpotOptions| -> Vec<String> {
+        search
+            .spot("the", options, 15)
+            .unwrap()
+            .into_iter()
+            .map(|h| h.ocr)
+            .collect()
+    };
+    let by_images = top(&images_only);
+    assert!(
+        by_images.iter().all(|w| w.starts_with("the")),
+        "{by_images:?}"
+    );
+    assert!(by_images.iter().any(|w| w == "thex"), "{by_images:?}");
+    let all = search.spot("the", &ocr_only, 0).unwrap();
+    let misread = all.iter().position(|h| h.ocr == "thex").unwrap();
+    let exact = all.iter().filter(|h| h.ocr == "the").count();
+    assert!(
+        misread >= exact,
+        "OCR alone ranks a misread house at {misread}"
+    );
+}
+
+/// Everything in the index directory, to compare before and after.
+fn snapshot(dir: &Path) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
+    common::snapshot_files(dir)
+}
+
+#[test]
+fn bad_and_mismatched_pages_are_refused_and_change_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let pages = write_pages(&dir.path().join("a"), 2, 0);
+    let index_dir = dir.path().join("index");
+    let index = Index::create(&index_dir).unwrap();
+    add(&index, "a", &pages).unwrap();
+    let listed = index.image_books().unwrap();
+    drop(index);
+    let before = common::snapshot_index(&index_dir);
+    let index = Index::open(&index_dir).unwrap();
+
+    // An image that is not an image.
+    let junk = dir.path().join("junk");
+    std::fs::create_dir_all(&junk).unwrap();
+    std::fs::write(junk.join("x.png"), b"not a png at all").unwrap();
+    std::fs::copy(pages[0].with_extension("hocr"), junk.join("x.hocr")).unwrap();
+    let error = add(&index, "b", &[junk.join("x.png")])
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("x.png"), "{error}");
+
+    // OCR of another page size.
+    let (page, _) = draw(&[vec!["the"]], 300);
+    page.save(junk.join("small.png")).unwrap();
+    std::fs::copy(pages[0].with_extension("hocr"), junk.join("small.hocr")).unwrap();
+    let error = add(&index, "b", &[junk.join("small.png")])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("small.hocr") && error.contains("pixels"),
+        "{error}"
+    );
+
+    // Damaged OCR, and binary OCR.
+    std::fs::copy(&pages[0], junk.join("bad.png")).unwrap();
+    std::fs::write(
+        junk.join("bad.hocr"),
+        "<html><div class='ocr_page' title='bbox 0 0 1 1'><span",
+    )
+    .unwrap();
+    let error = add(&index, "b", &[junk.join("bad.png")])
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("bad.hocr"), "{error}");
+    std::fs::write(junk.join("bad.hocr"), [0xffu8, 0xfe, 0, 1, 2]).unwrap();
+    assert!(add(&index, "b", &[junk.join("bad.png")]).is_err());
+
+    // A page without OCR beside it, a hostile key, no pages.
+    std::fs::copy(&pages[0], junk.join("alone.png")).unwrap();
+    assert!(PageFiles::beside(&junk.join("alone.png"))
+        .unwrap_err()
+        .to_string()
+        .contains("alone.png"));
+    assert!(matches!(
+        add(&index, "bad\nkey", &pages),
+        Err(Error::InvalidArgument(_))
+    ));
+    assert!(add(&index, "b", &[]).is_err());
+    // A later page failing stops the add before anything is written.
+    let error = add(&index, "b", &[pages[0].clone(), junk.join("x.png")]).unwrap_err();
+    assert!(error.to_string().contains("x.png"), "{error}");
+
+    drop(index);
+    // Every file but the catalog byte for byte, and what the catalog lists
+    // (opening for writing rewrites the catalog's bookkeeping pages and
+    // may change its length).
+    let after = common::snapshot_index(&index_dir);
+    let changed: Vec<&PathBuf> = after
+        .0
+        .iter()
+        .filter(|(p, b)| before.0.get(*p) != Some(b))
+        .map(|(p, _)| p)
+        .chain(before.0.keys().filter(|p| !after.0.contains_key(*p)))
+        .collect();
+    assert!(changed.is_empty(), "a refused add changed {changed:?}");
+    let index = Index::open_read_only(&index_dir).unwrap();
+    assert_eq!(index.image_books().unwrap(), listed);
+    index.verify().unwrap();
+}
+
+#[test]
+fn damaged_word_image_files_are_reported_by_verify_naming_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let pages = write_pages(&dir.path().join("a"), 2, 0);
+    let index_dir = dir.path().join("index");
+    let index = Index::create(&index_dir).unwrap();
+    add(&index, "a", &pages).unwrap();
+    drop(index);
+    let mut listed: Vec<PathBuf> = std::fs::read_dir(index_dir.join("images"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    listed.sort();
+    assert_eq!(listed.len(), 3);
+    for file in &listed {
+        let original = std::fs::read(file).unwrap();
+        for at in [20, original.len() / 2, original.len() - 3] {
+            let mut damaged = original.clone();
+            damaged[at] ^= 0x40;
+            std::fs::write(file, &damaged).unwrap();
+            let index = Index::open_read_only(&index_dir).unwrap();
+            let error = index.verify().unwrap_err().to_string();
+            let name = file.file_name().unwrap().to_string_lossy().into_owned();
+            assert!(error.contains(&name), "{name} at {at}: {error}");
+        }
+        std::fs::write(file, &original).unwrap();
+    }
+    // A search file cut short is refused when opened.
+    let search = listed
+        .iter()
+        .find(|p| p.extension().unwrap() == "wis")
+        .unwrap();
+    let original = std::fs::read(search).unwrap();
+    std::fs::write(search, &original[..original.len() / 2]).unwrap();
+    let index = Index::open_read_only(&index_dir).unwrap();
+    assert!(index.word_images().is_err());
+}
+
+#[test]
+fn a_read_only_index_refuses_adds_and_spots_without_writing() {
+    let dir = tempfile::tempdir().unwrap();
+    let pages = write_pages(&dir.path().join("a"), 1, 0);
+    let index_dir = dir.path().join("index");
+    add(&Index::create(&index_dir).unwrap(), "a", &pages).unwrap();
+    let before = snapshot(&index_dir);
+    let index = Index::open_read_only(&index_dir).unwrap();
+    assert!(matches!(add(&index, "b", &pages), Err(Error::ReadOnly(_))));
+    let search = index.word_images().unwrap().unwrap();
+    assert!(!search
+        .spot("house", &SpotOptions::default(), 3)
+        .unwrap()
+        .is_empty());
+    assert!(matches!(
+        search.spot("...", &SpotOptions::default(), 3),
+        Err(Error::InvalidArgument(_))
+    ));
+    drop(search);
+    drop(index);
+    assert!(snapshot(&index_dir) == before);
+}
