@@ -988,6 +988,14 @@ pub fn stats(args: StatsArgs) -> Result<ExitCode> {
         for d in &dictionaries {
             println!("  {}", crate::dictionary_cmds::describe(d));
         }
+        if stats.image_books > 0 {
+            println!(
+                "word images    {} in {} ({})",
+                stats.word_images,
+                count(stats.image_books, "book"),
+                count(stats.image_book_bytes, "byte")
+            );
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -1029,6 +1037,13 @@ pub fn verify(args: VerifyArgs) -> Result<ExitCode> {
                 count(stats.dictionary_bytes, "byte")
             );
         }
+        if stats.image_books > 0 {
+            println!(
+                "ok: {} of word images, vocabulary and search file ({}) checked",
+                count(stats.image_books, "book"),
+                count(stats.image_bytes, "byte")
+            );
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -1046,7 +1061,7 @@ That rename is the only moment the index changes: stopped before it, the \
 index is as it was and the upgrade can be run again. Sequences and sketches \
 are kept as they are. Formats 3 and 4 become the current format; a format-1 \
 or format-2 index gets a catalog this build reads and stays read-only (load \
-its collection into a new index to add books). Formats 5 to 7 are upgraded in \
+its collection into a new index to add books). Formats 5 to 8 are upgraded in \
 place by one catalog transaction (formats 5 and 6 also get one segment \
 holding every book's unique words and postings, written before it). An index \
 of the current format is left as it is. The index must not be open in another \

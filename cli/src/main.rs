@@ -3,7 +3,9 @@
 mod align_cmds;
 mod align_translation;
 mod bench;
+mod bench_images;
 mod compact_cmd;
+mod contact_sheet;
 mod demo;
 mod dictionary_cmds;
 mod eval;
@@ -12,6 +14,7 @@ mod eval_images;
 mod eval_translations;
 mod generate;
 mod generate_pages;
+mod images_cmds;
 mod index_cmds;
 mod input;
 mod messages;
@@ -61,6 +64,14 @@ enum Command {
     /// Add, list and remove the bilingual dictionaries of an index.
     #[command(long_about = dictionary_cmds::ABOUT)]
     Dictionary(dictionary_cmds::DictionaryArgs),
+    /// Add and list the scanned books (page images with their OCR) whose
+    /// words `spot` searches.
+    #[command(long_about = images_cmds::ABOUT)]
+    Images(images_cmds::ImagesArgs),
+    /// Find a word in the index's scanned pages: rank the word images by a
+    /// text query.
+    #[command(long_about = images_cmds::SPOT_ABOUT)]
+    Spot(images_cmds::SpotArgs),
     /// Upgrade an index written by an older stemmata, in place.
     #[command(long_about = index_cmds::UPGRADE_ABOUT)]
     Upgrade(index_cmds::UpgradeArgs),
@@ -89,6 +100,8 @@ enum Command {
     GeneratePages(generate_pages::GeneratePagesArgs),
     /// Measure verification, all-pairs, ingest and query speed.
     Bench(bench::BenchArgs),
+    /// Time text queries over an index's word images, and describing pages.
+    BenchImages(bench_images::BenchImagesArgs),
     /// Measure ingest, index size, the self-join and queries on N generated books.
     #[command(long_about = scale::ABOUT)]
     BenchScale(scale::ScaleArgs),
@@ -136,6 +149,8 @@ fn run(command: Command) -> stemmata::Result<ExitCode> {
         Command::Compact(args) => compact_cmd::compact(args),
         Command::Upgrade(args) => index_cmds::upgrade(args),
         Command::Dictionary(args) => dictionary_cmds::run(args),
+        Command::Images(args) => images_cmds::run(args),
+        Command::Spot(args) => images_cmds::spot(args),
         Command::Align(args) => align_cmds::align(args),
         Command::OcrAccuracy(args) => align_cmds::ocr_accuracy(args),
         Command::Demo(args) => demo::run(args),
@@ -145,6 +160,7 @@ fn run(command: Command) -> stemmata::Result<ExitCode> {
         Command::Generate(args) => generate::run(args),
         Command::GeneratePages(args) => generate_pages::run(args),
         Command::Bench(args) => bench::run(args),
+        Command::BenchImages(args) => bench_images::run(args),
         Command::BenchScale(args) => scale::run(args),
         Command::BenchScaleProbe(args) => scale_probe::probe(args),
         Command::BenchScalePeak(args) => {

@@ -7,11 +7,13 @@
 //! against aligning every pair, ingest per core and top-10 query latency
 //! against a brute-force scan. [`translations`] measures translation
 //! search on a generated collection in two languages against aligning
-//! every cross-language pair.
+//! every cross-language pair. [`images`] measures word-image search: query
+//! latency over an index's word images and page description per core.
 
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod images;
 pub mod speed;
 pub mod translations;
 
@@ -23,4 +25,17 @@ fn temp_dir() -> Result<tempfile::TempDir> {
         path: std::env::temp_dir(),
         source,
     })
+}
+
+/// User and system CPU time of this process so far, from
+/// `/proc/self/stat` (fields 14 and 15, in Linux's fixed 100 ticks a
+/// second); `None` where it cannot be read.
+pub fn process_cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The command name (field 2) is in parentheses and may hold spaces.
+    let after_name = &stat[stat.rfind(')')? + 2..];
+    let mut fields = after_name.split(' ').skip(11);
+    let user: f64 = fields.next()?.parse().ok()?;
+    let system: f64 = fields.next()?.parse().ok()?;
+    Some((user + system) / 100.0)
 }

@@ -203,26 +203,13 @@ pub fn measure(dir: &Path, books: usize, progress: impl Fn(&str)) -> Result<Tran
 /// Runs `work`, returning its result and the CPU-seconds the process
 /// spent on it (wall time times `threads` where `/proc` is missing).
 fn cpu_timed<T>(threads: usize, work: impl FnOnce() -> Result<T>) -> Result<(T, f64)> {
-    let (cpu, wall) = (process_cpu_seconds(), Instant::now());
+    let (cpu, wall) = (crate::process_cpu_seconds(), Instant::now());
     let result = work()?;
-    let spent = match (cpu, process_cpu_seconds()) {
+    let spent = match (cpu, crate::process_cpu_seconds()) {
         (Some(before), Some(after)) => after - before,
         _ => wall.elapsed().as_secs_f64() * threads as f64,
     };
     Ok((result, spent))
-}
-
-/// User and system CPU time of this process so far, from
-/// `/proc/self/stat` (fields 14 and 15, in Linux's fixed 100 ticks a
-/// second); `None` where it cannot be read.
-fn process_cpu_seconds() -> Option<f64> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-    // The command name (field 2) is in parentheses and may hold spaces.
-    let after_name = &stat[stat.rfind(')')? + 2..];
-    let mut fields = after_name.split(' ').skip(11);
-    let user: f64 = fields.next()?.parse().ok()?;
-    let system: f64 = fields.next()?.parse().ok()?;
-    Some((user + system) / 100.0)
 }
 
 /// Times the brute force on [`SAMPLE`] books of `first` (the language

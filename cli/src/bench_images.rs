@@ -1,0 +1,59 @@
+//! `stemmata bench-images`: query latency over an index's word images,
+//! the search file's bytes per word image, and pages described per
+//! CPU-second ([`stemmata_bench::images`]).
+
+use clap::Args;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use stemmata::Result;
+
+use crate::output::print_json;
+
+#[derive(Args)]
+pub struct BenchImagesArgs {
+    /// An index with word images (`stemmata images add`); opened read-only.
+    pub index: PathBuf,
+    /// Queries to time: words taken evenly from the index's OCR words of
+    /// at least 3 letters.
+    #[arg(long, default_value_t = 200)]
+    pub queries: usize,
+    /// Hits per query.
+    #[arg(short, long, default_value_t = 20)]
+    pub k: usize,
+    /// Also read and describe the page images of this directory (each with
+    /// its OCR beside it), for pages per CPU-second.
+    #[arg(long, value_name = "DIR")]
+    pub pages: Option<PathBuf>,
+    /// Print the figures as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(args: BenchImagesArgs) -> Result<ExitCode> {
+    let bench =
+        stemmata_bench::images::run(&args.index, args.queries, args.k, args.pages.as_deref())?;
+    if args.json {
+        print_json(&bench)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!(
+        "word images   {} in {} books, {} bigram classes modelled; search file {:.0} bytes per image",
+        bench.images, bench.books, bench.classes, bench.search_bytes_per_image
+    );
+    println!(
+        "open          {:.1} ms (map the search file, check its layout)",
+        bench.open_ms
+    );
+    println!(
+        "queries       {} top-{}: median {:.2} ms, p95 {:.2} ms, mean {:.2} ms",
+        bench.queries, args.k, bench.median_ms, bench.p95_ms, bench.mean_ms
+    );
+    if let Some(rate) = bench.pages_per_cpu_second {
+        println!(
+            "description   {} pages: {rate:.2} pages per CPU-second (decode, OCR, descriptors, crops)",
+            bench.pages
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,332 @@
+//! `stemmata images add|list` and `stemmata spot`: the word images of
+//! scanned books in an index, and text queries over them.
+
+use clap::{Args, Subcommand, ValueEnum};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use stemmata::images::learn::LearnOptions;
+use stemmata::images::model::Learning;
+use stemmata::images::pages::PageFiles;
+use stemmata::images::search::SpotHit;
+use stemmata::images::spot::SpotOptions;
+use stemmata::{Error, ImageBookInfo, ImagesProgress, Index, Result};
+
+use crate::messages::{count, no_index};
+use crate::output::{bar, print_json, refuse_inside_index};
+
+/// Long help of `stemmata images`.
+pub const ABOUT: &str = "\
+Add the page images of scanned books to an index, so that their words can be
+searched by `stemmata spot` even where the OCR misread them.
+
+Each page is an image (PNG, TIFF or JPEG) with its OCR beside it: the same
+name with .hocr or .html (hOCR, as `tesseract page.png page hocr` writes) or
+.xml / .alto.xml (ALTO). Every OCR word box becomes a word image: its visual
+terms (dense SIFT-like descriptors quantised by a vocabulary learned from the
+index's first book), its OCR word and a small crop are stored in the index
+(images/); the page images themselves are not needed afterwards.
+
+Each add learns the letter-bigram model again from all the index's word
+images and their OCR words, and recomputes every word image's row of
+likelihoods (the search file): adding a book costs more as the collection
+grows. A bad or mismatched file (an image that does not decode, OCR of
+another page size, no OCR file) stops the command with nothing written.";
+
+#[derive(Args)]
+pub struct ImagesArgs {
+    #[command(subcommand)]
+    pub command: ImagesCommand,
+}
+
+#[derive(Subcommand)]
+pub enum ImagesCommand {
+    /// Add a scanned book: its page images, each with its OCR file beside
+    /// it. A book of the same key is replaced.
+    Add(AddArgs),
+    /// List the books of word images: key, pages, word images and bytes.
+    List(ListArgs),
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum LearningArg {
+    /// Every term of every image holding a bigram (thesis eq. 7.22).
+    Union,
+    /// Terms shared by pairs of images holding a bigram (eq. 7.25).
+    Intersection,
+}
+
+#[derive(Args)]
+pub struct AddArgs {
+    /// The index directory.
+    pub index: PathBuf,
+    /// The book's key.
+    #[arg(long)]
+    pub key: String,
+    /// Page images (PNG, TIFF, JPEG), in page order, or directories of
+    /// them (taken in file-name order).
+    #[arg(required = true, value_name = "PAGES")]
+    pub pages: Vec<PathBuf>,
+    /// Branching of the visual vocabulary's two levels (branching² terms);
+    /// used when the index learns its vocabulary (its first book).
+    #[arg(long, default_value_t = LearnOptions::default().branching)]
+    pub branching: usize,
+    /// How the letter-bigram model learns; set by the index's first book.
+    #[arg(long, value_enum, default_value_t = LearningArg::Intersection)]
+    pub learning: LearningArg,
+    /// No progress bar.
+    #[arg(long)]
+    pub quiet: bool,
+    /// Print the book added as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args)]
+pub struct ListArgs {
+    /// The index directory.
+    pub index: PathBuf,
+    /// Print as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Long help of `stemmata spot`.
+pub const SPOT_ABOUT: &str = "\
+Rank the index's word images for a text word (word spotting): each image is
+scored by the letter bigrams of the word — how likely each is somewhere in the
+image, and whether they come in the word's order (read from the likelihood
+rows the index stores) — mixed with how alike the image's OCR word and the
+query are (normalised letter-bigram overlap). --ocr-weight 0 ranks by the
+images alone, 1 by the OCR words alone. Case matters; punctuation is ignored.
+
+Each hit names the book, page (number and image file), the word's box on the
+page (x0,y0,x1,y1 pixels) and its OCR word. --html writes a contact sheet of
+the hits' crops to look at.";
+
+#[derive(Args)]
+pub struct SpotArgs {
+    /// The index directory.
+    pub index: PathBuf,
+    /// The word to find.
+    pub word: String,
+    /// How many hits (0: every word image).
+    #[arg(short, long, default_value_t = 20)]
+    pub k: usize,
+    /// Weight of the OCR words' similarity against the images' score, 0 to 1.
+    #[arg(long, default_value_t = 1.0 - SpotOptions::default().image_weight)]
+    pub ocr_weight: f64,
+    /// Print the hits as JSON Lines.
+    #[arg(long)]
+    pub json: bool,
+    /// Also write a contact sheet of the hits' crops to this HTML file.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+}
+
+pub fn run(args: ImagesArgs) -> Result<ExitCode> {
+    match args.command {
+        ImagesCommand::Add(args) => add(args),
+        ImagesCommand::List(args) => list(args),
+    }
+}
+
+/// The image files of a directory, by name.
+fn images_in(dir: &Path) -> Result<Vec<PathBuf>> {
+    let read = std::fs::read_dir(dir).map_err(|source| Error::Io {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    let mut out = Vec::new();
+    for entry in read {
+        let path = entry
+            .map_err(|source| Error::Io {
+                path: dir.to_path_buf(),
+                source,
+            })?
+            .path();
+        let image = path.extension().and_then(|e| e.to_str()).is_some_and(|e| {
+            ["png", "tif", "tiff", "jpg", "jpeg"].contains(&e.to_ascii_lowercase().as_str())
+        });
+        if image && path.is_file() {
+            out.push(path);
+        }
+    }
+    out.sort();
+    if out.is_empty() {
+        return Err(Error::InvalidArgument(format!(
+            "{}: no page image (.png, .tif, .tiff, .jpg, .jpeg) in this directory",
+            dir.display()
+        )));
+    }
+    Ok(out)
+}
+
+/// The pages given: files as they are, directories expanded, each with its
+/// OCR file.
+fn page_files(paths: &[PathBuf]) -> Result<Vec<PageFiles>> {
+    let mut images = Vec::new();
+    for path in paths {
+        if path.is_dir() {
+            images.extend(images_in(path)?);
+        } else {
+            images.push(path.clone());
+        }
+    }
+    images
+        .iter()
+        .map(|image| PageFiles::beside(image))
+        .collect()
+}
+
+fn describe(book: &ImageBookInfo) -> String {
+    format!(
+        "{}  {}, {} ({})",
+        book.key,
+        count(book.pages as u64, "page"),
+        count(book.words, "word image"),
+        count(book.bytes, "byte")
+    )
+}
+
+fn add(args: AddArgs) -> Result<ExitCode> {
+    let pages = page_files(&args.pages)?;
+    let index = Index::open(&args.index).map_err(|e| no_index(e, &args.index, false))?;
+    let mut options = LearnOptions {
+        branching: args.branching,
+        ..LearnOptions::default()
+    };
+    options.model.learning = match args.learning {
+        LearningArg::Union => Learning::Union,
+        LearningArg::Intersection => Learning::Intersection,
+    };
+    let progress = bar(pages.len() as u64, "pages", args.quiet);
+    let info = index.add_word_images(&args.key, &pages, &options, &|event| match event {
+        ImagesProgress::Pages { done, .. } => progress.set_position(done as u64),
+        ImagesProgress::Vocabulary => progress.set_message("vocabulary"),
+        ImagesProgress::Model { images } => {
+            progress.set_message(format!("model of {images} word images"))
+        }
+        ImagesProgress::Writing => progress.set_message("writing"),
+        _ => {}
+    });
+    progress.finish_and_clear();
+    let info = info?;
+    if args.json {
+        print_json(&info)?;
+    } else {
+        println!("added {}", describe(&info));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn list(args: ListArgs) -> Result<ExitCode> {
+    let index = Index::open_read_only(&args.index).map_err(|e| no_index(e, &args.index, false))?;
+    let books = index.image_books()?;
+    if args.json {
+        print_json(&books)?;
+    } else if books.is_empty() {
+        println!("no books of word images");
+    } else {
+        for book in &books {
+            println!("{}", describe(book));
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn spot(args: SpotArgs) -> Result<ExitCode> {
+    if !(0.0..=1.0).contains(&args.ocr_weight) {
+        return Err(Error::InvalidArgument(format!(
+            "--ocr-weight {} outside 0..=1",
+            args.ocr_weight
+        )));
+    }
+    if let Some(html) = &args.html {
+        refuse_inside_index(html, &args.index)?;
+    }
+    let index = Index::open_read_only(&args.index).map_err(|e| no_index(e, &args.index, false))?;
+    let search = index.word_images()?.ok_or_else(|| {
+        Error::InvalidArgument(format!(
+            "{}: the index has no word images (add some with `stemmata images add`)",
+            args.index.display()
+        ))
+    })?;
+    let options = SpotOptions {
+        image_weight: 1.0 - args.ocr_weight,
+        ..SpotOptions::default()
+    };
+    let hits = search.spot(&args.word, &options, args.k)?;
+    if args.json {
+        for (rank, hit) in hits.iter().enumerate() {
+            print_json(&JsonHit {
+                rank: rank + 1,
+                hit,
+            })?;
+        }
+    } else {
+        print_hits(&hits);
+    }
+    if let Some(html) = &args.html {
+        let crops = search.crops(&hits)?;
+        let sheet: Vec<crate::contact_sheet::SheetHit> = hits
+            .iter()
+            .zip(crops)
+            .enumerate()
+            .map(|(rank, (hit, crop))| crate::contact_sheet::SheetHit {
+                rank: rank + 1,
+                book: hit.key.clone(),
+                page: hit.page,
+                page_name: hit.page_name.clone(),
+                bbox: [hit.bbox.x0, hit.bbox.y0, hit.bbox.x1, hit.bbox.y1],
+                ocr: hit.ocr.clone(),
+                score: hit.scores.combined,
+                crop,
+            })
+            .collect();
+        let page = crate::contact_sheet::contact_sheet(&args.word, &sheet);
+        std::fs::write(html, page).map_err(|source| Error::Io {
+            path: html.clone(),
+            source,
+        })?;
+        if !args.json {
+            println!("contact sheet: {}", html.display());
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[derive(serde::Serialize)]
+struct JsonHit<'a> {
+    rank: usize,
+    #[serde(flatten)]
+    hit: &'a SpotHit,
+}
+
+fn print_hits(hits: &[SpotHit]) {
+    if hits.is_empty() {
+        println!("no word image");
+        return;
+    }
+    println!(
+        "{:>4}  {:>6}  {:>6}  {:>6}  {:<20} {:>5}  {:<24} ocr word",
+        "rank", "score", "image", "ocr", "book", "page", "box"
+    );
+    for (rank, hit) in hits.iter().enumerate() {
+        let bbox = format!(
+            "{},{},{},{}",
+            hit.bbox.x0, hit.bbox.y0, hit.bbox.x1, hit.bbox.y1
+        );
+        println!(
+            "{:>4}  {:>6.4}  {:>6.4}  {:>6.4}  {:<20} {:>5}  {:<24} {}",
+            rank + 1,
+            hit.scores.combined,
+            hit.scores.image,
+            hit.scores.ocr,
+            hit.key,
+            hit.page,
+            bbox,
+            hit.ocr
+        );
+    }
+}
