@@ -1,18 +1,44 @@
 //! `stemmata eval-images`: MAP of text queries over the word images of a
 //! rendered page set (`stemmata generate-pages` writes one), ranking by
 //! the OCR words alone, by the images alone (union and intersection
-//! models) and by both ([`stemmata_eval::images`]).
+//! models) and by both ([`stemmata_eval::images`]), and checks the
+//! quality gates of `.ci/run` on each set.
 
 use clap::Args;
+use indicatif::ProgressBar;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 use stemmata::images::model::ModelOptions;
 use stemmata::images::spot::SpotOptions;
 use stemmata::Result;
-use stemmata_eval::images::{evaluate, read_set, EvalOptions, ImageEval};
+use stemmata_eval::images::{evaluate, read_set, EvalOptions, GateCheck, Gates, ImageEval};
 
-use crate::output::print_json;
+use crate::output::{bar, print_json};
+
+pub const ABOUT: &str = "MAP of text queries over the word images of rendered page sets \
+(stemmata generate-pages writes them): ranked by the OCR words alone, by the images alone \
+(union and intersection models) and by both, with Tesseract's word accuracy (ocr wa) on the \
+searched pages.
+
+The gates, each optional, check the intersection model (the library's default) on each set:
+  --gate-combined-margin M   combined MAP >= OCR-alone MAP + M on every degraded set, one
+                             whose ocr wa is under --degraded-below (0.93); where Tesseract
+                             reads more (book faces, clean or with dust, bleed or uneven
+                             light: ocr wa 0.95-1.00) its MAP is 0.99 or more and leaves
+                             nothing to gain, so those sets are not held to it
+  --gate-images X            images-alone MAP >= X on every set whose ocr wa is under
+                             --images-below (0.90): where the OCR fails, the images must find
+                             the words by themselves
+  --gate-intersection        images-alone MAP of the intersection model >= the union model's,
+                             on every set
+Every gate checked is printed after the table with its set and figures; a failed one is also \
+named on stderr, and the command exits 1. Run the command once per group of sets to hold \
+groups to different gates: .ci/run holds its handwriting set (DKG, ocr wa about 0.5) to \
+--gate-combined-margin and --gate-intersection only, as images alone reach about 0.72 MAP there \
+whether 32 or 128 pages train, under --gate-images 0.80 (benches/README.md, \"Word images\").";
 
 #[derive(Args)]
 pub struct EvalImagesArgs {
@@ -36,6 +62,33 @@ pub struct EvalImagesArgs {
     /// λC: weight of the image score against the OCR word's similarity.
     #[arg(long)]
     pub image_weight: Option<f64>,
+    /// Fail (exit 1) unless, on every degraded set, combined MAP reaches
+    /// OCR-alone MAP plus this.
+    #[arg(long, value_name = "MARGIN")]
+    pub gate_combined_margin: Option<f64>,
+    /// OCR word accuracy under which a set is degraded
+    /// (--gate-combined-margin).
+    #[arg(long, value_name = "WA", default_value_t = Gates::default().degraded_below)]
+    pub degraded_below: f64,
+    /// Fail (exit 1) unless images-alone MAP (intersection model) reaches
+    /// this on every set whose OCR word accuracy is under --images-below.
+    #[arg(long, value_name = "MAP")]
+    pub gate_images: Option<f64>,
+    /// OCR word accuracy under which --gate-images applies.
+    #[arg(long, value_name = "WA", default_value_t = Gates::default().images_below)]
+    pub images_below: f64,
+    /// Fail (exit 1) unless the intersection model's images-alone MAP
+    /// reaches the union model's on every set.
+    #[arg(long)]
+    pub gate_intersection: bool,
+    /// Sets evaluated at once (the vocabulary's k-means runs on one core;
+    /// each set in flight holds its pages and descriptors in memory, some
+    /// 300-600 MB for 30-40 pages).
+    #[arg(long, value_name = "N", default_value_t = 2)]
+    pub jobs: usize,
+    /// No progress bar.
+    #[arg(long, short)]
+    pub quiet: bool,
     /// Print the report as JSON (one object per set).
     #[arg(long)]
     pub json: bool,
@@ -46,6 +99,8 @@ struct Report {
     set: String,
     #[serde(flatten)]
     eval: ImageEval,
+    /// The gates checked on the set.
+    gates: Vec<GateCheck>,
 }
 
 pub fn run(args: EvalImagesArgs) -> Result<ExitCode> {
@@ -60,6 +115,13 @@ pub fn run(args: EvalImagesArgs) -> Result<ExitCode> {
     options.spot = SpotOptions {
         likelihood_weight: args.likelihood_weight.unwrap_or(spot.likelihood_weight),
         image_weight: args.image_weight.unwrap_or(spot.image_weight),
+    };
+    let gates = Gates {
+        combined_margin: args.gate_combined_margin,
+        degraded_below: args.degraded_below,
+        images: args.gate_images,
+        images_below: args.images_below,
+        intersection: args.gate_intersection,
     };
     if !args.json {
         println!(
@@ -76,16 +138,29 @@ pub fn run(args: EvalImagesArgs) -> Result<ExitCode> {
             "comb i"
         );
     }
-    for dir in &args.set {
-        let pages = read_set(dir)?;
-        let eval = evaluate(&pages, &options);
+    let progress = bar(args.set.len() as u64, "sets", args.quiet || args.json);
+    let evals = evaluate_all(&args.set, &options, args.jobs, &progress);
+    progress.finish_and_clear();
+    let mut checked = Vec::new();
+    for (dir, eval) in args.set.iter().zip(evals) {
+        let eval = eval?;
         let set = dir.display().to_string();
+        // The table names a set by its directory's name (JSON by its path).
+        let name = dir
+            .file_name()
+            .map_or_else(|| set.clone(), |n| n.to_string_lossy().into_owned());
+        let checks = gates.check(&eval);
+        checked.extend(checks.iter().map(|c| (name.clone(), c.clone())));
         if args.json {
-            print_json(&Report { set, eval })?;
+            print_json(&Report {
+                set,
+                eval,
+                gates: checks,
+            })?;
         } else {
             println!(
                 "{:<28} {:>5} {:>6} {:>6.3} {:>6} {:>7.3} {:>7.3} {:>7.3} {:>7.3} {:>7.3}",
-                set,
+                name,
                 eval.pages.0 + eval.pages.1,
                 eval.images,
                 eval.ocr_word_accuracy,
@@ -98,5 +173,65 @@ pub fn run(args: EvalImagesArgs) -> Result<ExitCode> {
             );
         }
     }
-    Ok(ExitCode::SUCCESS)
+    if !args.json {
+        for (set, check) in &checked {
+            println!(
+                "gate {}: {set} {:.3} against {:.3} {}",
+                check.gate,
+                check.figure,
+                check.needed,
+                if check.passed { "ok" } else { "FAILED" }
+            );
+        }
+    }
+    let failed: Vec<&(String, GateCheck)> = checked.iter().filter(|(_, c)| !c.passed).collect();
+    for (set, check) in &failed {
+        eprintln!(
+            "gate: {set}: {} failed ({:.3}, needs {:.3})",
+            check.gate, check.figure, check.needed
+        );
+    }
+    Ok(match failed.is_empty() {
+        true => ExitCode::SUCCESS,
+        false => ExitCode::FAILURE,
+    })
+}
+
+/// Reads and evaluates every set in `dirs`, `jobs` at a time; the results
+/// in the order of `dirs`.
+fn evaluate_all(
+    dirs: &[PathBuf],
+    options: &EvalOptions,
+    jobs: usize,
+    progress: &ProgressBar,
+) -> Vec<Result<ImageEval>> {
+    let next = AtomicUsize::new(0);
+    let results: Vec<Mutex<Option<Result<ImageEval>>>> =
+        dirs.iter().map(|_| Mutex::new(None)).collect();
+    let worker = || loop {
+        let index = next.fetch_add(1, Ordering::Relaxed);
+        let Some(dir) = dirs.get(index) else {
+            break;
+        };
+        let eval = read_set(dir).map(|pages| evaluate(&pages, options));
+        *results[index].lock().unwrap_or_else(|e| e.into_inner()) = Some(eval);
+        progress.inc(1);
+    };
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..jobs.clamp(1, dirs.len().max(1)))
+            .map(|_| scope.spawn(worker))
+            .collect();
+        for w in workers {
+            w.join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        }
+    });
+    results
+        .into_iter()
+        .map(|r| {
+            r.into_inner()
+                .unwrap_or_else(|e| e.into_inner())
+                .expect("every set evaluated")
+        })
+        .collect()
 }

@@ -90,6 +90,7 @@ enum Command {
     EvalAlignment(eval_alignment::EvalAlignmentArgs),
     /// Measure word-image search (MAP of text queries by OCR words, by
     /// word images, and both) on rendered page sets.
+    #[command(long_about = eval_images::ABOUT)]
     EvalImages(eval_images::EvalImagesArgs),
     /// Write a labelled test collection (volumes, or noisy copies) for eval.
     #[command(long_about = generate::ABOUT)]

@@ -358,3 +358,194 @@ fn mean_average_precision(
         total / counted as f64
     }
 }
+
+/// The quality gates of `stemmata eval-images`, checked on each set. The
+/// figures gated are the intersection model's, the library's default.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Gates {
+    /// Combined MAP must reach OCR-alone MAP plus this on every degraded
+    /// set (OCR word accuracy under [`Gates::degraded_below`]): where the
+    /// OCR misreads words, the images must add to it.
+    pub combined_margin: Option<f64>,
+    /// OCR word accuracy under which a set counts as degraded.
+    pub degraded_below: f64,
+    /// Images-alone MAP must reach this on every set whose OCR word
+    /// accuracy is under [`Gates::images_below`]: where the OCR fails,
+    /// the images must find the words by themselves.
+    pub images: Option<f64>,
+    /// OCR word accuracy under which [`Gates::images`] applies.
+    pub images_below: f64,
+    /// Images-alone MAP of the intersection model must reach the union
+    /// model's on every set.
+    pub intersection: bool,
+}
+
+impl Default for Gates {
+    /// No gate; a set is degraded under 93% OCR word accuracy (a book face
+    /// Tesseract reads 95% of, dust and dropouts on the page, still has an
+    /// OCR MAP of 0.99 and no room for a margin), and the images gate
+    /// applies under 90%.
+    fn default() -> Self {
+        Gates {
+            combined_margin: None,
+            degraded_below: 0.93,
+            images: None,
+            images_below: 0.90,
+            intersection: false,
+        }
+    }
+}
+
+/// One gate checked on one set.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct GateCheck {
+    /// What was required, e.g. `combined >= ocr + 0.02`.
+    pub gate: String,
+    /// The set's figure.
+    pub figure: f64,
+    /// The least figure that passes.
+    pub needed: f64,
+    /// Whether the figure reaches it.
+    pub passed: bool,
+}
+
+impl Gates {
+    /// The gates that apply to a set with the figures `eval`, checked.
+    pub fn check(&self, eval: &ImageEval) -> Vec<GateCheck> {
+        let mut checks = Vec::new();
+        let mut gate = |gate: String, figure: f64, needed: f64| {
+            checks.push(GateCheck {
+                gate,
+                figure,
+                needed,
+                passed: figure >= needed,
+            })
+        };
+        if let Some(margin) = self.combined_margin {
+            if eval.ocr_word_accuracy < self.degraded_below {
+                gate(
+                    format!(
+                        "combined >= ocr + {margin} (ocr wa < {})",
+                        self.degraded_below
+                    ),
+                    eval.combined_intersection,
+                    eval.ocr + margin,
+                );
+            }
+        }
+        if let Some(least) = self.images {
+            if eval.ocr_word_accuracy < self.images_below {
+                gate(
+                    format!("images >= {least} (ocr wa < {})", self.images_below),
+                    eval.intersection,
+                    least,
+                );
+            }
+        }
+        if self.intersection {
+            gate(
+                "intersection >= union".to_string(),
+                eval.intersection,
+                eval.union,
+            );
+        }
+        checks
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn eval(
+        ocr_word_accuracy: f64,
+        ocr: f64,
+        union: f64,
+        intersection: f64,
+        combined: f64,
+    ) -> ImageEval {
+        ImageEval {
+            pages: (32, 8),
+            images: 1000,
+            ocr_word_accuracy,
+            queries: 100,
+            classes: 300,
+            ocr,
+            union,
+            intersection,
+            combined_union: 0.0,
+            combined_intersection: combined,
+        }
+    }
+
+    fn all_gates() -> Gates {
+        Gates {
+            combined_margin: Some(0.02),
+            images: Some(0.80),
+            intersection: true,
+            ..Gates::default()
+        }
+    }
+
+    fn failed(checks: &[GateCheck]) -> Vec<&str> {
+        checks
+            .iter()
+            .filter(|c| !c.passed)
+            .map(|c| c.gate.split(' ').next().unwrap_or_default())
+            .collect()
+    }
+
+    #[test]
+    fn no_gate_checks_nothing() {
+        assert!(Gates::default()
+            .check(&eval(0.3, 0.5, 0.9, 0.1, 0.2))
+            .is_empty());
+    }
+
+    #[test]
+    fn a_clean_set_is_held_to_intersection_over_union_only() {
+        // OCR reads nearly every word: the images cannot add 0.02 to a MAP
+        // of 0.999, and are not asked to.
+        let checks = all_gates().check(&eval(0.995, 0.999, 0.827, 0.856, 0.994));
+        assert_eq!(checks.len(), 1);
+        assert_eq!(checks[0].gate, "intersection >= union");
+        assert!(checks[0].passed);
+        let checks = all_gates().check(&eval(0.995, 0.999, 0.86, 0.856, 0.994));
+        assert_eq!(failed(&checks), ["intersection"]);
+    }
+
+    #[test]
+    fn a_degraded_set_must_gain_the_margin() {
+        // 0.92 word accuracy: degraded (under 0.93) but over 0.90.
+        let checks = all_gates().check(&eval(0.92, 0.935, 0.770, 0.818, 0.966));
+        assert_eq!(checks.len(), 2);
+        assert!(checks.iter().all(|c| c.passed));
+        assert!((checks[0].needed - 0.955).abs() < 1e-12);
+        let checks = all_gates().check(&eval(0.92, 0.935, 0.770, 0.818, 0.950));
+        assert_eq!(failed(&checks), ["combined"]);
+    }
+
+    #[test]
+    fn images_alone_are_gated_under_the_images_accuracy() {
+        let checks = all_gates().check(&eval(0.383, 0.575, 0.668, 0.700, 0.710));
+        assert_eq!(checks.len(), 3);
+        assert_eq!(failed(&checks), ["images"]);
+        assert_eq!(checks[1].figure, 0.700);
+        assert_eq!(checks[1].needed, 0.80);
+        let lower = Gates {
+            images: Some(0.65),
+            ..all_gates()
+        };
+        assert!(lower
+            .check(&eval(0.383, 0.575, 0.668, 0.700, 0.710))
+            .iter()
+            .all(|c| c.passed));
+        // The thresholds are strict: a set right at them is not gated.
+        let at = Gates {
+            degraded_below: 0.5,
+            images_below: 0.5,
+            ..all_gates()
+        };
+        assert_eq!(at.check(&eval(0.5, 0.575, 0.668, 0.600, 0.580)).len(), 1);
+    }
+}
