@@ -549,3 +549,98 @@ mod tests {
         assert_eq!(at.check(&eval(0.5, 0.575, 0.668, 0.600, 0.580)).len(), 1);
     }
 }
+
+/// MAP of text queries over a rendered set added to an index as one book
+/// with `stemmata images add` and searched with `stemmata spot`: every
+/// page trains (by its OCR words) and is searched, as a library would use
+/// it.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct IndexEval {
+    /// Pages added.
+    pub pages: usize,
+    /// Word images in the index.
+    pub images: usize,
+    /// Share of the truth words whose OCR box reads them exactly.
+    pub ocr_word_accuracy: f64,
+    /// Queries run: every truth word occurring at least the least number
+    /// of times in the set.
+    pub queries: usize,
+    /// MAP by the OCR words alone (`spot --ocr-weight 1`).
+    pub ocr: f64,
+    /// MAP by the images alone (`spot --ocr-weight 0`).
+    pub images_alone: f64,
+    /// MAP of the default mix (`spot`).
+    pub combined: f64,
+}
+
+/// Adds the set in `dir` to a new index in `index_dir` (which must not
+/// hold one) and measures MAP through [`stemmata::Index::word_images`].
+pub fn evaluate_index(dir: &Path, index_dir: &Path, options: &EvalOptions) -> Result<IndexEval> {
+    let pages = read_set(dir)?;
+    let files = pages
+        .iter()
+        .map(|p| stemmata::images::pages::PageFiles::beside(&dir.join("pages").join(&p.name)))
+        .collect::<Result<Vec<_>>>()?;
+    let index = stemmata::Index::create(index_dir)?;
+    index.add_word_images("set", &files, &options.learn, &|_| {})?;
+    let search = index.word_images()?.ok_or_else(|| {
+        Error::InvalidArgument(format!("{}: no word images added", dir.display()))
+    })?;
+    let truth_by_page: HashMap<&str, &[(WordBox, String)]> = pages
+        .iter()
+        .map(|p| (p.name.as_str(), p.truth.as_slice()))
+        .collect();
+    // Each image's truth word, by image number, from one full ranking.
+    let mut truth = vec![None; search.images()];
+    for hit in search.spot("the", &options.spot, 0)? {
+        let words = truth_by_page
+            .get(hit.page_name.as_str())
+            .copied()
+            .unwrap_or(&[]);
+        if let Some(slot) = truth.get_mut(hit.image as usize) {
+            *slot = word_over(&hit.bbox, words).map(search_form);
+        }
+    }
+    let queries = queries(&pages, options.min_occurrences);
+    let map = |image_weight: f64| -> Result<f64> {
+        let spot = SpotOptions {
+            image_weight,
+            ..options.spot
+        };
+        let mut total = 0.0;
+        let mut counted = 0usize;
+        for word in &queries {
+            let relevant = truth.iter().filter(|t| t.as_deref() == Some(word)).count();
+            if relevant == 0 {
+                continue;
+            }
+            let (mut found, mut sum) = (0usize, 0.0);
+            for (rank, hit) in search.spot(word, &spot, 0)?.iter().enumerate() {
+                if truth.get(hit.image as usize).and_then(Option::as_deref) == Some(word) {
+                    found += 1;
+                    sum += found as f64 / (rank + 1) as f64;
+                    if found == relevant {
+                        break;
+                    }
+                }
+            }
+            total += sum / relevant as f64;
+            counted += 1;
+        }
+        Ok(if counted == 0 {
+            0.0
+        } else {
+            total / counted as f64
+        })
+    };
+    let all: Vec<&Page> = pages.iter().collect();
+    Ok(IndexEval {
+        pages: pages.len(),
+        images: search.images(),
+        ocr_word_accuracy: ocr_word_accuracy(&all),
+        queries: queries.len(),
+        ocr: map(0.0)?,
+        images_alone: map(1.0)?,
+        combined: map(options.spot.image_weight)?,
+    })
+}
