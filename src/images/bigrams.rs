@@ -89,7 +89,7 @@ pub fn qgram_similarity(x: &[Bigram], y: &[Bigram]) -> f64 {
 }
 
 /// [`qgram_similarity`] of two bigram lists already sorted.
-pub fn qgram_similarity_sorted(a: &[Bigram], b: &[Bigram]) -> f64 {
+fn qgram_similarity_sorted(a: &[Bigram], b: &[Bigram]) -> f64 {
     let total = a.len() + b.len();
     if a.is_empty() || b.is_empty() {
         return 0.0;

@@ -14,7 +14,7 @@
 //! similarity S_q of the OCR word and the query (eq. 7.29), as
 //! λC·image + (1 − λC)·S_q (eq. 7.30).
 
-use super::bigrams::{bigrams, bigrams_into, qgram_similarity, qgram_similarity_sorted, Bigram};
+use super::bigrams::{bigrams, bigrams_into, qgram_similarity, Bigram, CLASSES};
 use super::likelihood::StoredRow;
 use super::model::Model;
 use crate::error::Result;
@@ -191,6 +191,8 @@ pub trait Rows: Sync {
     fn ocr_id(&self, image: usize) -> usize;
     /// The distinct OCR words.
     fn ocr_words(&self) -> &[String];
+    /// The distinct OCR words' bigrams, inverted.
+    fn ocr_index(&self) -> &OcrIndex;
     /// Calls `f` with (image, value, position) for every image that keeps
     /// `column`, by image.
     fn for_each_kept(&self, column: u16, f: &mut dyn FnMut(u32, u16, u8)) -> Result<()>;
@@ -203,11 +205,12 @@ pub fn scores_of<R: Rows + ?Sized>(
     options: &SpotOptions,
 ) -> Result<Vec<Scores>> {
     let cells = cells_of(rows, query)?;
-    let similarity = OcrSimilarity::new(rows, query);
+    let similarity = rows.ocr_index().similarities(&query.bigrams);
+    let ocr = |image: usize| similarity.get(rows.ocr_id(image)).copied().unwrap_or(0.0);
     Ok(cells
         .chunks(query.columns.len().max(1))
         .enumerate()
-        .map(|(image, c)| score_cells(c, similarity.of(rows.ocr_id(image)), options))
+        .map(|(image, c)| score_cells(c, ocr(image), options))
         .collect())
 }
 
@@ -239,39 +242,61 @@ fn cells_of<R: Rows + ?Sized>(rows: &R, query: &Query) -> Result<Vec<Cell>> {
     Ok(cells)
 }
 
-/// S_q of the query and each distinct OCR word, computed once per word on
-/// first use.
-struct OcrSimilarity<'a> {
-    words: &'a [String],
-    query: Vec<Bigram>,
-    cache: std::cell::RefCell<(Vec<f64>, Vec<Bigram>)>,
+/// The letter bigrams of a collection's distinct OCR words, inverted: per
+/// bigram class, the words holding it and how often, so that a query's
+/// q-gram similarity to every word is a walk over its own bigrams' lists.
+#[derive(Debug, Clone, Default)]
+pub struct OcrIndex {
+    /// Bigrams of each word.
+    lengths: Vec<u32>,
+    /// Per bigram class: (word, count), by word.
+    postings: Vec<Vec<(u32, u16)>>,
 }
 
-impl<'a> OcrSimilarity<'a> {
-    fn new<R: Rows + ?Sized>(rows: &'a R, query: &Query) -> OcrSimilarity<'a> {
-        let mut sorted = query.bigrams.clone();
-        sorted.sort_unstable();
-        OcrSimilarity {
-            words: rows.ocr_words(),
-            query: sorted,
-            cache: std::cell::RefCell::new((vec![f64::NAN; rows.ocr_words().len()], Vec::new())),
+impl OcrIndex {
+    /// The index of `words` (word i = `words[i]`).
+    pub fn new(words: &[String]) -> OcrIndex {
+        let mut postings: Vec<Vec<(u32, u16)>> = vec![Vec::new(); CLASSES];
+        let mut lengths = Vec::with_capacity(words.len());
+        let mut buffer = Vec::new();
+        for (w, word) in words.iter().enumerate() {
+            bigrams_into(word, &mut buffer);
+            lengths.push(buffer.len() as u32);
+            buffer.sort_unstable();
+            for run in buffer.chunk_by(|a, b| a == b) {
+                if let Some(list) = postings.get_mut(run[0] as usize) {
+                    list.push((w as u32, run.len().min(u16::MAX as usize) as u16));
+                }
+            }
         }
+        OcrIndex { lengths, postings }
     }
 
-    fn of(&self, id: usize) -> f64 {
-        let mut cache = self.cache.borrow_mut();
-        let (known, buffer) = &mut *cache;
-        let Some(&value) = known.get(id) else {
-            return 0.0;
-        };
-        if !value.is_nan() {
-            return value;
+    /// S_q ([`qgram_similarity`]) of `query`'s bigrams and every word, by
+    /// word.
+    pub fn similarities(&self, query: &[Bigram]) -> Vec<f64> {
+        let mut sorted = query.to_vec();
+        sorted.sort_unstable();
+        let mut shared = vec![0u32; self.lengths.len()];
+        for run in sorted.chunk_by(|a, b| a == b) {
+            let count = run.len() as u32;
+            for &(w, c) in self.postings.get(run[0] as usize).into_iter().flatten() {
+                if let Some(s) = shared.get_mut(w as usize) {
+                    *s += count.min(c as u32);
+                }
+            }
         }
-        bigrams_into(&self.words[id], buffer);
-        buffer.sort_unstable();
-        let s = qgram_similarity_sorted(&self.query, buffer);
-        known[id] = s;
-        s
+        shared
+            .iter()
+            .zip(&self.lengths)
+            .map(|(&s, &len)| {
+                if s == 0 {
+                    0.0
+                } else {
+                    2.0 * s as f64 / (query.len() + len as usize) as f64
+                }
+            })
+            .collect()
     }
 }
 
@@ -284,17 +309,17 @@ pub fn rank<R: Rows + ?Sized>(
 ) -> Result<Vec<(u32, Scores)>> {
     let n = query.columns.len().max(1);
     let cells = cells_of(rows, query)?;
+    let similarity = rows.ocr_index().similarities(&query.bigrams);
+    let ocr = |image: usize| similarity.get(rows.ocr_id(image)).copied().unwrap_or(0.0);
     let order = |a: &(u32, f64), b: &(u32, f64)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
-    // Each core scores a contiguous share of the images with its own cache
-    // of OCR similarities and keeps its best k; the shares' best are
-    // merged. The result is the same for any number of cores.
+    // Each core scores a contiguous share of the images and keeps its best
+    // k; the shares' best are merged. The result is the same for any
+    // number of cores.
     let best_of = |images: std::ops::Range<usize>| {
-        let similarity = OcrSimilarity::new(rows, query);
         let mut ranked: Vec<(u32, f64)> = images
             .map(|image| {
                 let c = &cells[image * n..(image + 1) * n];
-                let ocr = similarity.of(rows.ocr_id(image));
-                (image as u32, score_cells(c, ocr, options).combined)
+                (image as u32, score_cells(c, ocr(image), options).combined)
             })
             .collect();
         if k > 0 && k < ranked.len() {
@@ -329,13 +354,14 @@ pub fn rank<R: Rows + ?Sized>(
         ranked.truncate(k);
     }
     ranked.sort_unstable_by(order);
-    let similarity = OcrSimilarity::new(rows, query);
     Ok(ranked
         .into_iter()
         .map(|(image, _)| {
             let i = image as usize;
-            let ocr = similarity.of(rows.ocr_id(i));
-            (image, score_cells(&cells[i * n..(i + 1) * n], ocr, options))
+            (
+                image,
+                score_cells(&cells[i * n..(i + 1) * n], ocr(i), options),
+            )
         })
         .collect())
 }
@@ -351,6 +377,7 @@ pub struct Matrix {
     floors: Vec<u16>,
     ocr_ids: Vec<usize>,
     ocr_words: Vec<String>,
+    ocr_index: OcrIndex,
     /// Per column: (image, value, position), by image.
     columns: Vec<Vec<(u32, u16, u8)>>,
 }
@@ -381,6 +408,7 @@ impl Matrix {
         Matrix {
             floors: rows.iter().map(|r| r.floor).collect(),
             ocr_ids,
+            ocr_index: OcrIndex::new(&ocr_words),
             ocr_words,
             columns: by_column,
         }
@@ -418,6 +446,10 @@ impl Rows for Matrix {
 
     fn ocr_words(&self) -> &[String] {
         &self.ocr_words
+    }
+
+    fn ocr_index(&self) -> &OcrIndex {
+        &self.ocr_index
     }
 
     fn for_each_kept(&self, column: u16, f: &mut dyn FnMut(u32, u16, u8)) -> Result<()> {
@@ -489,6 +521,22 @@ mod tests {
     }
 
     proptest! {
+        /// The inverted OCR words give every word the q-gram similarity
+        /// computed from the two words' bigrams.
+        #[test]
+        fn ocr_index_similarities_equal_qgram_similarity(
+            words in prop::collection::vec("[a-cA.é1 ]{0,7}", 0..20),
+            query in "[a-cA.é1]{1,7}",
+        ) {
+            let index = OcrIndex::new(&words);
+            let q = bigrams(&query);
+            let got = index.similarities(&q);
+            prop_assert_eq!(got.len(), words.len());
+            for (word, s) in words.iter().zip(got) {
+                prop_assert_eq!(s, qgram_similarity(&q, &bigrams(word)), "{}", word);
+            }
+        }
+
         /// Scores read through the matrix's columns equal scores computed
         /// from each image's own row.
         #[test]

@@ -6,11 +6,13 @@
 //! per modelled class, the images that keep it with their value and
 //! position (layout in storage-format.md, section 6.8).
 //!
-//! [`SearchFile::open`] maps the file and checks its layout (every section
+//! [`SearchFile::open`] maps the file, checks its layout (every section
 //! inside the file, the books tiling the images, the column starts
 //! ascending), not its checksum or entries, so that opening costs the
-//! same whatever the number of images; [`SearchFile::check`] checks the
-//! rest, and a query meeting a bad entry returns `Corrupted`.
+//! same whatever the number of images, and inverts its distinct OCR words'
+//! bigrams for the OCR side of queries (in proportion to the distinct
+//! words, not the images); [`SearchFile::check`] checks the rest, and a
+//! query meeting a bad entry returns `Corrupted`.
 
 use std::path::{Path, PathBuf};
 
@@ -23,7 +25,7 @@ use crate::error::{Error, Result};
 use crate::images::bigrams::{Bigram, CLASSES};
 use crate::images::model::{Learning, ModelOptions};
 use crate::images::ocr::{MAX_COORDINATE, MAX_WORD_BYTES};
-use crate::images::spot::Rows;
+use crate::images::spot::{OcrIndex, Rows};
 use crate::images::WordBox;
 
 /// Bytes of an image's record: page, box, OCR word, floor.
@@ -158,6 +160,7 @@ pub struct SearchFile {
     classes: Vec<Bigram>,
     books: Vec<SearchBook>,
     ocr_words: Vec<String>,
+    ocr_index: OcrIndex,
     image_count: usize,
     images_at: usize,
     starts_at: usize,
@@ -245,6 +248,7 @@ impl SearchFile {
             vocabulary_terms,
             classes,
             books,
+            ocr_index: OcrIndex::new(&ocr_words),
             ocr_words,
             image_count,
             images_at: HEADER_LEN + images_at,
@@ -454,6 +458,10 @@ impl Rows for SearchFile {
 
     fn ocr_words(&self) -> &[String] {
         &self.ocr_words
+    }
+
+    fn ocr_index(&self) -> &OcrIndex {
+        &self.ocr_index
     }
 
     fn for_each_kept(&self, column: u16, f: &mut dyn FnMut(u32, u16, u8)) -> Result<()> {
