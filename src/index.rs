@@ -16,13 +16,13 @@ use crate::delete::DeleteStats;
 use crate::error::{Error, IoContext, Result};
 use crate::images::learn::LearnOptions;
 use crate::images::pages::PageFiles;
-use crate::images::search::WordImageSearch;
 use crate::load::{sources, BulkLoader, Document, LoadOptions, LoadStats};
 use crate::query::Reader;
 use crate::repr::sketch::{BandLayout, SketchOptions};
 use crate::repr::{ExtractOptions, PartOptions};
 use crate::storage::catalog::Access;
 use crate::store::dictionaries::DictionaryInfo;
+use crate::store::word_image_search::WordImageSearch;
 use crate::store::word_images::{ImageBookInfo, ImagesProgress};
 use crate::store::Store;
 use crate::translate::lexicon::Lexicon;
@@ -485,7 +485,7 @@ impl Index {
     /// The index's word images opened for text queries; `None` when it has
     /// none. Opening maps the search file and checks its layout.
     pub fn word_images(&self) -> Result<Option<WordImageSearch>> {
-        crate::store::word_images::open_search(&self.store)
+        WordImageSearch::open(&self.store)
     }
 }
 

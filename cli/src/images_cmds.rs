@@ -8,9 +8,8 @@ use std::process::ExitCode;
 use stemmata::images::learn::LearnOptions;
 use stemmata::images::model::Learning;
 use stemmata::images::pages::PageFiles;
-use stemmata::images::search::SpotHit;
 use stemmata::images::spot::SpotOptions;
-use stemmata::{Error, ImageBookInfo, ImagesProgress, Index, Result};
+use stemmata::{Error, ImageBookInfo, ImagesProgress, Index, Result, SpotHit};
 
 use crate::messages::{count, no_index};
 use crate::output::{bar, print_json, refuse_inside_index};

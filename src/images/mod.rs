@@ -50,5 +50,4 @@ pub mod learn;
 pub mod likelihood;
 pub mod model;
 pub mod pages;
-pub mod search;
 pub mod spot;

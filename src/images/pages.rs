@@ -18,7 +18,12 @@ use super::descriptor::{describe, Keypoint};
 use super::ocr::{read_ocr, MAX_COORDINATE};
 use super::WordBox;
 use crate::error::{Error, IoContext, Result};
-use crate::storage::word_images::{CROP_HEIGHT, MAX_CROP_WIDTH};
+
+/// Height in pixels of every word's crop.
+pub const CROP_HEIGHT: u32 = 32;
+/// Widest crop, in pixels (40 box heights, the widest word the
+/// descriptors read).
+pub const MAX_CROP_WIDTH: u32 = 40 * CROP_HEIGHT;
 
 /// Largest page image file read, in bytes.
 pub const MAX_IMAGE_BYTES: u64 = 512 << 20;

@@ -19,11 +19,7 @@ use crate::images::likelihood::PlacedTerm;
 use crate::images::ocr::{MAX_COORDINATE, MAX_WORD_BYTES};
 use crate::images::WordBox;
 
-/// Height in pixels of every stored crop.
-pub const CROP_HEIGHT: u32 = 32;
-/// Widest stored crop, in pixels (40 box heights, the widest word the
-/// descriptors read).
-pub const MAX_CROP_WIDTH: u32 = 40 * CROP_HEIGHT;
+pub use crate::images::pages::{CROP_HEIGHT, MAX_CROP_WIDTH};
 /// Most visual terms one word image may hold.
 pub const MAX_TERMS_PER_WORD: usize = u16::MAX as usize;
 /// Most terms a vocabulary may have: terms are stored as u16.

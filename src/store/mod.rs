@@ -19,6 +19,7 @@ pub(crate) mod dictionaries;
 pub(crate) mod layout;
 pub(crate) mod records;
 pub(crate) mod segments;
+pub(crate) mod word_image_search;
 pub(crate) mod word_images;
 
 use std::collections::HashSet;

@@ -24,7 +24,6 @@ use crate::images::codebook::{Codebook, Vector};
 use crate::images::learn::{par_map, LearnOptions, Learned, TermImage};
 use crate::images::likelihood::PlacedTerm;
 use crate::images::pages::{read_pages, Page, PageFiles};
-use crate::images::search::WordImageSearch;
 use crate::keys::invalid_key;
 use crate::storage::catalog::CatalogSnapshot;
 use crate::storage::format::sync_parent_dir;
@@ -92,7 +91,7 @@ fn vocabulary_path(store: &Store, number: u32) -> PathBuf {
     file_path(store, number, "wiv")
 }
 
-fn search_path(store: &Store, number: u32) -> PathBuf {
+pub(crate) fn search_path(store: &Store, number: u32) -> PathBuf {
     file_path(store, number, "wis")
 }
 
@@ -473,26 +472,6 @@ pub(crate) fn list(store: &Store) -> Result<Vec<ImageBookInfo>> {
             bytes: e.bytes,
         })
         .collect())
-}
-
-/// The index's word-image search; `None` when it has no word images.
-pub(crate) fn open_search(store: &Arc<Store>) -> Result<Option<WordImageSearch>> {
-    let Some(files) = store.catalog().snapshot()?.image_files()? else {
-        return Ok(None);
-    };
-    let path = search_path(store, files.search.file);
-    let file = SearchFile::open(&path)?;
-    if file.len_bytes() as u64 != files.search.bytes {
-        return Err(Error::corrupted(
-            &path,
-            format!(
-                "{} bytes where the catalog lists {}",
-                file.len_bytes(),
-                files.search.bytes
-            ),
-        ));
-    }
-    Ok(Some(WordImageSearch::new(store.clone(), file)))
 }
 
 /// Checks every file of the word images of `snapshot`: each book file

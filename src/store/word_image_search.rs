@@ -8,11 +8,11 @@ use std::sync::Arc;
 
 use image::GrayImage;
 
-use super::spot::{rank, Query, Scores, SpotOptions};
-use super::WordBox;
 use crate::error::{Error, Result};
+use crate::images::spot::{rank, Query, Rows, Scores, SpotOptions};
+use crate::images::WordBox;
 use crate::storage::image_search::SearchFile;
-use crate::store::word_images::{book_path, read_book};
+use crate::store::word_images::{book_path, read_book, search_path};
 use crate::store::Store;
 
 /// One word image found for a query.
@@ -43,13 +43,34 @@ pub struct WordImageSearch {
 }
 
 impl WordImageSearch {
-    pub(crate) fn new(store: Arc<Store>, file: SearchFile) -> WordImageSearch {
-        WordImageSearch { store, file }
+    /// The word images of the index `store`, opened: the search file the
+    /// catalog lists mapped and its layout checked; `None` when the index
+    /// has no word images.
+    pub(crate) fn open(store: &Arc<Store>) -> Result<Option<WordImageSearch>> {
+        let Some(files) = store.catalog().snapshot()?.image_files()? else {
+            return Ok(None);
+        };
+        let path = search_path(store, files.search.file);
+        let file = SearchFile::open(&path)?;
+        if file.len_bytes() as u64 != files.search.bytes {
+            return Err(Error::corrupted(
+                &path,
+                format!(
+                    "{} bytes where the catalog lists {}",
+                    file.len_bytes(),
+                    files.search.bytes
+                ),
+            ));
+        }
+        Ok(Some(WordImageSearch {
+            store: store.clone(),
+            file,
+        }))
     }
 
     /// Number of word images.
     pub fn images(&self) -> usize {
-        super::spot::Rows::len(&self.file)
+        Rows::len(&self.file)
     }
 
     /// Number of books of word images.
@@ -64,7 +85,7 @@ impl WordImageSearch {
 
     /// The distinct OCR words of the word images, ascending.
     pub fn ocr_words(&self) -> &[String] {
-        super::spot::Rows::ocr_words(&self.file)
+        Rows::ocr_words(&self.file)
     }
 
     /// Bytes of the search file (the stored matrix, the images' boxes and
@@ -149,11 +170,15 @@ impl WordImageSearch {
                         hit.key
                     ))
                 })?;
-            if !books.contains_key(&hit.key) {
-                books.insert(hit.key.clone(), read_book(&self.store, &hit.key, entry)?);
-            }
-            let book = &books[&hit.key];
-            let page = hit.page - 1;
+            let book = match books.entry(hit.key.clone()) {
+                std::collections::btree_map::Entry::Occupied(e) => e.into_mut(),
+                std::collections::btree_map::Entry::Vacant(e) => {
+                    e.insert(read_book(&self.store, &hit.key, entry)?)
+                }
+            };
+            let page = hit.page.checked_sub(1).ok_or_else(|| {
+                Error::InvalidArgument(format!("page 0 of {:?}: pages count from 1", hit.key))
+            })?;
             let crops = match pages.entry((hit.key.clone(), page)) {
                 std::collections::btree_map::Entry::Occupied(e) => e.into_mut(),
                 std::collections::btree_map::Entry::Vacant(e) => {
