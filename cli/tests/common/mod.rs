@@ -6,6 +6,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+pub mod chromium;
+
 #[path = "../../../tests/common/mod.rs"]
 mod shared;
 
