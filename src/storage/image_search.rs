@@ -568,3 +568,87 @@ fn ocr_words(c: &mut Cursor<'_>) -> Result<Vec<String>> {
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::images::likelihood::StoredRow;
+    use crate::images::spot::{ocr_similarity, row_values, score, scores_of, Query, SpotOptions};
+    use proptest::prelude::*;
+
+    /// A search file of `rows` (one book), with OCR words `ocr`.
+    fn contents(classes: &[Bigram], rows: &[StoredRow], ocr: &[String]) -> SearchContents {
+        let mut words: Vec<String> = ocr.to_vec();
+        words.sort();
+        words.dedup();
+        let mut columns = vec![Vec::new(); classes.len()];
+        for (image, row) in rows.iter().enumerate() {
+            for &(c, value, position) in &row.kept {
+                columns[c as usize].push((image as u32, value, position));
+            }
+        }
+        SearchContents {
+            model: ModelOptions::default(),
+            scale: 0.5,
+            vocabulary_terms: 16,
+            classes: classes.to_vec(),
+            books: vec![SearchBook {
+                key: "k".into(),
+                file: 1,
+                first_image: 0,
+                images: rows.len() as u32,
+                pages: vec!["p.png".into()],
+            }],
+            images: rows
+                .iter()
+                .zip(ocr)
+                .map(|(row, word)| SearchImage {
+                    page: 0,
+                    bbox: WordBox {
+                        x0: 1,
+                        y0: 1,
+                        x1: 9,
+                        y1: 5,
+                    },
+                    ocr: words.binary_search(word).unwrap() as u32,
+                    floor: row.floor,
+                })
+                .collect(),
+            ocr_words: words,
+            columns,
+        }
+    }
+
+    proptest! {
+        /// Scores read from a stored search file, in place, equal scores
+        /// computed from each image's own row on the fly.
+        #[test]
+        fn search_file_scores_equal_row_scores(
+            kept in prop::collection::vec(
+                (0u16..300, prop::collection::btree_map(0u16..12, (300u16..u16::MAX, any::<u8>()), 0..8)),
+                1..20),
+            ocr in prop::collection::vec("(the|then|tea|xyz)", 20),
+            query in "[ehtax]{1,6}",
+            weights in (0f64..=1.0, 0f64..=1.0),
+        ) {
+            let classes: Vec<Bigram> = (0..12).map(|c| c * 300 + 7).collect();
+            let rows: Vec<StoredRow> = kept
+                .iter()
+                .map(|(floor, kept)| StoredRow {
+                    floor: *floor,
+                    kept: kept.iter().map(|(&c, &(v, p))| (c, v, p)).collect(),
+                })
+                .collect();
+            let ocr = &ocr[..rows.len()];
+            let bytes = encode(&contents(&classes, &rows, ocr));
+            let file = SearchFile::decode(bytes, Path::new("x.wis")).unwrap();
+            let options = SpotOptions { likelihood_weight: weights.0, image_weight: weights.1 };
+            let q = Query::with_classes(&query, &classes).unwrap();
+            let stored = scores_of(&file, &q, &options).unwrap();
+            for (i, row) in rows.iter().enumerate() {
+                let direct = score(&row_values(&q, row), ocr_similarity(&q, &ocr[i]), &options);
+                prop_assert_eq!(direct, stored[i]);
+            }
+        }
+    }
+}
