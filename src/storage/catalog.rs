@@ -50,6 +50,9 @@ const META_PART_OPTIONS: &str = "part_options";
 /// The vocabulary and search files of the word images (format 9 on; absent
 /// until the first book of word images is added).
 const META_WORD_IMAGES: &str = "word_images";
+/// Times `verify` runs redb's integrity check before it calls the catalog
+/// damaged (see `Catalog::check_integrity`).
+const INTEGRITY_ATTEMPTS: u32 = 3;
 
 /// What the catalog knows about one book.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -546,6 +549,23 @@ impl Catalog {
     /// and every tree), through a [`MemoryOverlay`]: the file itself is
     /// never written. `Corrupted` names the file when anything is damaged.
     pub(crate) fn check_integrity(path: &Path) -> Result<u64> {
+        // The overlay reads the live file page by page: a commit of a
+        // writer in this or another process while it reads can show it a
+        // torn file. A damaged catalog fails every attempt; a race, rarely
+        // more than one.
+        let mut attempt = 0;
+        loop {
+            match Catalog::check_integrity_once(path) {
+                Err(Error::Corrupted { .. }) if attempt < INTEGRITY_ATTEMPTS - 1 => {
+                    attempt += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(20 << attempt));
+                }
+                other => return other,
+            }
+        }
+    }
+
+    fn check_integrity_once(path: &Path) -> Result<u64> {
         let file = std::fs::File::open(path).at(path)?;
         let len = file.metadata().at(path)?.len();
         let damaged = |detail: String| {
