@@ -187,12 +187,9 @@ pub fn encode_book(book: &ImageBook) -> Vec<u8> {
     out
 }
 
-/// The stored checksum of a file's bytes (its last 8 bytes).
-pub fn stored_checksum(bytes: &[u8]) -> Option<u64> {
-    let tail = bytes.len().checked_sub(CHECKSUM_LEN)?;
-    let array: [u8; 8] = bytes.get(tail..)?.try_into().ok()?;
-    Some(u64::from_le_bytes(array))
-}
+/// The stored checksum of a file's bytes (its last 8 bytes): the
+/// dictionary files' rule, shared by every whole-file checksum.
+pub use super::dictionary_file::stored_checksum;
 
 /// The body of a checksummed file of `kind`: header and checksum checked.
 fn body<'a>(bytes: &'a [u8], kind: FileKind, path: &'a Path) -> Result<Cursor<'a>> {
