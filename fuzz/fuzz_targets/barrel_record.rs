@@ -11,19 +11,25 @@
 
 use libfuzzer_sys::fuzz_target;
 use std::path::Path;
-use stemmata::storage::barrel::{decode_record, decode_records, EncodedSequence, RECORD_HEADER_LEN};
+use stemmata::storage::barrel::{
+    decode_record, decode_records, EncodedSequence, RECORD_HEADER_LEN,
+};
 use stemmata::storage::format::checksum;
 
 fn check(data: &[u8]) {
     if let Ok(records) = decode_records(data, 16, Path::new("fuzz")) {
         assert!(!records.is_empty());
-        assert_eq!(records.iter().map(|r| r.len).sum::<u64>(), data.len() as u64);
+        assert_eq!(
+            records.iter().map(|r| r.len).sum::<u64>(),
+            data.len() as u64
+        );
     }
     let Ok(record) = decode_record(data, 16, Path::new("fuzz")) else {
         return;
     };
     if record.len as usize == data.len() {
-        let one = decode_records(data, 16, Path::new("fuzz")).expect("one whole record decodes as a book");
+        let one = decode_records(data, 16, Path::new("fuzz"))
+            .expect("one whole record decodes as a book");
         assert_eq!(one.len(), 1);
     }
     let sequence = &record.sequence;

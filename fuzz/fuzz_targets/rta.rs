@@ -30,7 +30,10 @@ fuzz_target!(|data: &[u8]| {
     let Some((&knob, rest)) = data.split_first() else {
         return;
     };
-    let cut = rest.iter().position(|&b| b == 0xff).unwrap_or(rest.len() / 2);
+    let cut = rest
+        .iter()
+        .position(|&b| b == 0xff)
+        .unwrap_or(rest.len() / 2);
     let (a, b) = (decode(&rest[..cut]), decode(&rest[cut..]));
     let (a, b): (&str, &str) = (&a.text, &b.text);
     let (words_a, words_b) = (words(a), words(b));
@@ -42,8 +45,8 @@ fuzz_target!(|data: &[u8]| {
             pairs.push((word, &words_b[(k * step) % words_b.len()]));
         }
     }
-    let dictionary =
-        Dictionary::from_word_pairs("fuzz", "eng", "deu", &pairs).expect("languages of three letters");
+    let dictionary = Dictionary::from_word_pairs("fuzz", "eng", "deu", &pairs)
+        .expect("languages of three letters");
     let lexicon = Lexicon::build(&[&dictionary], "eng", "deu", u64::from(knob));
     let options = RetasOptions {
         leaf_words: u32::from(knob % 16),
@@ -73,12 +76,17 @@ fuzz_target!(|data: &[u8]| {
         assert!((0.0..=1.0).contains(&passage.confidence));
         assert!(a.get(passage.a_bytes.clone()).is_some());
         if let (Some(words), Some(bytes)) = (&passage.b_words, &passage.b_bytes) {
-            assert!(words.start >= end_b && words.start <= words.end, "{passage:?}");
+            assert!(
+                words.start >= end_b && words.start <= words.end,
+                "{passage:?}"
+            );
             assert!(words.end <= alignment.words_b);
             assert!(b.get(bytes.clone()).is_some());
             end_b = words.end;
         }
     }
     assert_eq!(next, alignment.words_a);
-    alignment.portion_map(&MapOptions::translations()).expect("valid options");
+    alignment
+        .portion_map(&MapOptions::translations())
+        .expect("valid options");
 });
