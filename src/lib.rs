@@ -71,6 +71,7 @@
 #![deny(clippy::host_endian_bytes, clippy::big_endian_bytes)]
 
 pub mod align;
+pub mod batch;
 mod compact;
 mod delete;
 mod duration_serde;

@@ -34,7 +34,9 @@ use crate::keys;
 use crate::lang;
 use crate::repr::sketch::Sketcher;
 use crate::repr::unique_words::extract_with;
-use crate::repr::{book_parts, ExtractOptions, MinHashSig, PartOptions, SketchOptions};
+use crate::repr::{
+    book_parts, BookSketch, ExtractOptions, MinHashSig, PartOptions, SketchOptions, UniqueWordSeq,
+};
 use crate::storage::barrel::{BarrelWriter, EncodedSequence, MAX_RECORD_ELEMENTS};
 use crate::storage::catalog::{BookEntry, CatalogBatch};
 use crate::storage::page_files::PageFileWriter;
@@ -285,15 +287,37 @@ struct Prepared {
     part_hashes: Vec<Vec<u32>>,
 }
 
-/// The work of a worker thread: checks, decodes and extracts one document.
+/// A document checked, decoded and turned into features, nothing encoded
+/// yet: what the loader stores and what [`crate::batch::features`] hands to
+/// engines outside an index.
+pub(crate) struct ExtractedBook {
+    /// The document, its text given up (see `bytes`).
+    pub document: Document,
+    /// Bytes of its text.
+    pub bytes: u64,
+    /// Its parts' unique-word sequences (one part unless it is a volume).
+    pub parts: Vec<UniqueWordSeq>,
+    /// Its parts' unique words together.
+    pub unique_words: u32,
+    pub words: u64,
+    pub pages: u32,
+    pub distinct_words: u32,
+    pub invalid_utf8_sequences: u64,
+    pub encoding: &'static str,
+    pub sketch: BookSketch,
+}
+
+/// Checks, decodes and extracts one document: its key and text checked,
+/// its language found when not given, one tokenising pass for the
+/// unique-word extraction and the sketch, the sequence cut into parts.
 /// The text is held once: decoded in place when it is UTF-8, and freed
-/// before the sequence is compressed.
-fn prepare(
+/// before this returns.
+pub(crate) fn extract_document(
     mut document: Document,
     options: &ExtractOptions,
     sketch_options: &SketchOptions,
     part_options: &PartOptions,
-) -> Result<Prepared> {
+) -> Result<ExtractedBook> {
     let source_name = document.source_name.clone();
     let bad = |reason: &str| Error::BadDocument {
         source_name: source_name.clone(),
@@ -349,34 +373,58 @@ fn prepare(
     if page_bytes >= u64::from(u32::MAX) - 64 {
         return Err(bad("too many pages: their signatures take 4 GiB or more"));
     }
-    let sketch = sketcher.finish();
-    drop(decoded.text);
-    // Each part's hashes are kept for the segment; its positions are freed
-    // as it is compressed.
-    let mut part_hashes = Vec::with_capacity(parts.len());
-    let mut encoded = Vec::with_capacity(parts.len());
-    for part in parts {
-        encoded.push(EncodedSequence::encode(&part)?);
-        part_hashes.push(part.hashes);
-    }
-    let parts = encoded;
-    // A book's records are read in one piece, whose length is a u32.
-    let record_len = u32::try_from(parts.iter().map(EncodedSequence::record_len).sum::<u64>())
-        .map_err(|_| bad("too long: its records take 4 GiB or more"))?;
-    Ok(Prepared {
-        sketch: SketchRecord::new(0, &sketch, sketch_options),
-        page_signatures: sketch.pages,
-        part_hashes,
-        unique_words: unique_words as u32,
-        record_len,
+    Ok(ExtractedBook {
+        document,
+        bytes,
         parts,
+        unique_words: unique_words as u32,
         words: features.words,
         pages: features.pages,
         distinct_words: features.distinct_words,
         invalid_utf8_sequences: decoded.invalid_sequences,
         encoding: decoded.encoding,
-        document,
-        bytes,
+        sketch: sketcher.finish(),
+    })
+}
+
+/// The work of a worker thread: [`extract_document`], then each part's
+/// sequence compressed into its record.
+fn prepare(
+    document: Document,
+    options: &ExtractOptions,
+    sketch_options: &SketchOptions,
+    part_options: &PartOptions,
+) -> Result<Prepared> {
+    let book = extract_document(document, options, sketch_options, part_options)?;
+    let bad = |reason: &str| Error::BadDocument {
+        source_name: book.document.source_name.clone(),
+        reason: reason.to_string(),
+    };
+    // Each part's hashes are kept for the segment; its positions are freed
+    // as it is compressed.
+    let mut part_hashes = Vec::with_capacity(book.parts.len());
+    let mut encoded = Vec::with_capacity(book.parts.len());
+    for part in book.parts {
+        encoded.push(EncodedSequence::encode(&part)?);
+        part_hashes.push(part.hashes);
+    }
+    // A book's records are read in one piece, whose length is a u32.
+    let record_len = u32::try_from(encoded.iter().map(EncodedSequence::record_len).sum::<u64>())
+        .map_err(|_| bad("too long: its records take 4 GiB or more"))?;
+    Ok(Prepared {
+        sketch: SketchRecord::new(0, &book.sketch, sketch_options),
+        page_signatures: book.sketch.pages,
+        part_hashes,
+        unique_words: book.unique_words,
+        record_len,
+        parts: encoded,
+        words: book.words,
+        pages: book.pages,
+        distinct_words: book.distinct_words,
+        invalid_utf8_sequences: book.invalid_utf8_sequences,
+        encoding: book.encoding,
+        document: book.document,
+        bytes: book.bytes,
     })
 }
 

@@ -37,71 +37,12 @@ use roaring::RoaringBitmap;
 use super::postings::{Candidate, Join, Postings, Probe};
 use super::query_book::QueryBook;
 use super::Reader;
-use crate::align::Overlap;
+use crate::batch::{
+    least_sampled_lcs, sample_in_order, KEY_CAP_DIVISOR, MAX_KEY_TABLE_PART_PAIRS, MIN_KEY_CAP,
+    MIN_SAMPLE_WORD_CAP, MIN_SHARED_VALUES, SAMPLE_WORD_CAP_DIVISOR,
+};
 use crate::repr::sketch::{BookSketch, SketchOptions, Table};
 use crate::repr::SimHash128;
-
-/// A key listing more than `max(MIN_KEY_CAP, books / KEY_CAP_DIVISOR)`
-/// books is skipped as uninformative: shared boilerplate such as licence
-/// text, or simhash bands on which every book of one language agrees. Each
-/// skipped key is counted in [`SourceCounts::skipped_keys`]. The cap keeps
-/// the candidates of one key, and so the verification work, bounded.
-pub const MIN_KEY_CAP: usize = 64;
-/// See [`MIN_KEY_CAP`]: keys shared by more than 1% of the books are skipped.
-pub const KEY_CAP_DIVISOR: usize = 100;
-/// Least number of book min-hash positions on which a book must agree with
-/// the query to be proposed by the value table.
-pub const MIN_SHARED_VALUES: u32 = 3;
-
-/// A book proposed by the key tables is aligned part by part with the
-/// query only when that makes at most this many pairs of parts: book
-/// sketches do not say which part matched. 64 covers a book of one part
-/// against a volume (a volume of 2M words has 121 parts; of 1M, 61) and
-/// leaves a volume against a volume, thousands of pairs, to the word
-/// sample. With 4, a 10,000-book generated collection whose works share
-/// one vocabulary (so the word sample's cap leaves out nearly every
-/// sampled word) found 0.8% of its works inside volumes in approximate
-/// mode; the sets of `stemmata generate` found the same with 4 or all.
-pub const MAX_KEY_TABLE_PART_PAIRS: u64 = 64;
-
-/// A sampled word unique in more than `max(MIN_SAMPLE_WORD_CAP, parts /
-/// SAMPLE_WORD_CAP_DIVISOR)` parts is left out of the sample's postings
-/// (so a join scans at most that many entries per sampled word, and its
-/// cost grows with the collection, not with its square): such lists are
-/// where a join spends its time, and their words are what unrelated books
-/// share by vocabulary alone. Measured (generated volumes sets, 2,000
-/// parts): a cap of 64 lost the small works, whose words are common across
-/// parts (approximate recall 0.85 of exact's), 128 kept 0.965, 256 kept
-/// 0.994 like no cap at all; on 3,000 generated books of 20K words, the
-/// approximate self-join took 9 s at 64, 15 s at 256 and 42 s with no cap
-/// (7.7 s without the word sample; exact mode 121 s).
-pub const MIN_SAMPLE_WORD_CAP: usize = 256;
-/// See [`MIN_SAMPLE_WORD_CAP`]: the cap stays 256 up to 102,400 parts.
-pub const SAMPLE_WORD_CAP_DIVISOR: usize = 400;
-/// Least LCS of two sampled sequences for their parts to be proposed.
-pub const MIN_SAMPLED_LCS: u32 = 6;
-/// How far above chance the LCS of two sampled sequences must stand, in
-/// units of chance's spread (see [`sample_in_order`]).
-pub const SAMPLED_ORDER_EVIDENCE: f64 = 2.0;
-
-/// Whether two sampled sequences share enough words in order: an LCS of at
-/// least [`MIN_SAMPLED_LCS`] and at least `2·√c + Z·c^(1/6)`, c being their
-/// common words and Z [`SAMPLED_ORDER_EVIDENCE`]. Common words in random
-/// order have an LCS of about `2·√c − 1.8·c^(1/6)` with a spread of about
-/// `c^(1/6)` (the reasoning of [`crate::Score::Order`], whose margin is
-/// wider because it decides; this one only proposes). The in-order term
-/// of the default score needs about 85 common words in order, so their
-/// sample holds about 20.
-pub fn sample_in_order(overlap: &Overlap) -> bool {
-    f64::from(overlap.lcs) >= least_sampled_lcs(overlap.common)
-}
-
-/// The least LCS [`sample_in_order`] accepts for `common` common words;
-/// it grows with `common`.
-fn least_sampled_lcs(common: u32) -> f64 {
-    let c = f64::from(common);
-    f64::from(MIN_SAMPLED_LCS).max(2.0 * c.sqrt() + SAMPLED_ORDER_EVIDENCE * c.powf(1.0 / 6.0))
-}
 
 /// Candidates each source proposed for one query (a book may come from
 /// several sources).

@@ -16,7 +16,6 @@
 
 mod approx;
 mod clusters;
-mod locate;
 mod pairs;
 mod planner;
 mod postings;
@@ -25,9 +24,9 @@ mod relations;
 mod runs;
 mod translations;
 
+pub use crate::batch::{Location, WordRange};
 pub use approx::SourceCounts;
 pub use clusters::Clusters;
-pub use locate::{Location, WordRange};
 pub use pairs::{AllPairs, Pair, PairsOptions, PairsStats};
 pub use planner::{Explain, Hit, Mode, OverlapFields, QueryOptions, QueryResult, Relationship};
 pub use relations::RelationInput;

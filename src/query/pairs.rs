@@ -20,13 +20,13 @@ use std::time::{Duration, Instant};
 
 use super::approx::SourceCounts;
 use super::clusters::Clusters;
-use super::locate::Location;
 use super::planner::{BestPerBook, Explain, QueryOptions, Relationship};
 use super::postings::{Candidate, Join, Probe};
 use super::query_book::QueryBook;
 use super::translations::Languages;
 use super::{BookInfo, Mode, Reader};
 use crate::align::{Overlap, Score};
+use crate::batch::Location;
 use crate::error::{Error, Result};
 use crate::lang::is_known;
 

@@ -14,11 +14,11 @@ use std::collections::{BTreeMap, HashMap};
 use std::time::{Duration, Instant};
 
 use super::approx::{QueryKeys, SourceCounts};
-use super::locate::{locate, Location, WordRange};
 use super::postings::{Candidate, Join, Probe};
 use super::query_book::QueryBook;
 use super::Reader;
 use crate::align::{AlignScratch, Overlap, Score, SequenceIndex, MIN_SPAN_SHARE};
+use crate::batch::{locate, Location, WordRange};
 use crate::error::Result;
 use crate::lang::is_known;
 use crate::repr::{SimHash128, UniqueWordSeq};

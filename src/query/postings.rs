@@ -41,7 +41,7 @@ use nohash_hasher::BuildNoHashHasher;
 
 use super::runs::Runs;
 use crate::align::{lis_span, Overlap, Score};
-use crate::repr::minhash::mix64;
+use crate::batch::in_word_sample;
 pub use crate::storage::segment_books::BLOCKS;
 use crate::storage::segment_books::LONG_LIST;
 
@@ -64,17 +64,6 @@ pub const FREQUENT_WORD_SHARE: f64 = 0.5;
 /// max([`MIN_FREQUENT_WORD_CAP`], half the parts) are skipped by counting.
 pub fn default_frequent_word_cap(parts: usize) -> u32 {
     MIN_FREQUENT_WORD_CAP.max((parts as f64 * FREQUENT_WORD_SHARE) as u32)
-}
-
-/// One unique word in `WORD_SAMPLE_RATE`, by hash, is in the word sample
-/// (approximate mode, `approx.rs`).
-pub const WORD_SAMPLE_RATE: u64 = 4;
-/// Salt of the word sample's hash.
-pub const WORD_SAMPLE_SALT: u64 = 0x3a4d_11e5_9b0c_7e21;
-
-/// Whether the unique word `word` (its 32-bit hash) is in the word sample.
-pub fn in_word_sample(word: u32) -> bool {
-    mix64(u64::from(word) ^ WORD_SAMPLE_SALT).is_multiple_of(WORD_SAMPLE_RATE)
 }
 
 /// Which words a join reads.
@@ -345,13 +334,40 @@ impl Resolved {
                 words.iter_mut().for_each(|w| w[i] = NONE);
             }
         }
-        Resolved {
+        let mut resolved = Resolved {
             hashes,
             groups,
             words,
             frequent,
             after,
+        };
+        if matches!(vocabulary, Vocabulary::Sample { .. }) && frequent > 0 {
+            resolved.leave_out_frequent();
         }
+        resolved
+    }
+
+    /// Leaves the frequent elements out altogether, as the word sample
+    /// does: neither counted nor aligned, by a rescan or by lookups alike.
+    /// An element absent from every run goes too: it matches nothing.
+    fn leave_out_frequent(&mut self) {
+        let kept: Vec<bool> = (0..self.hashes.len())
+            .map(|i| self.words.iter().any(|w| w[i] != NONE))
+            .collect();
+        let keep = |i: usize| kept[i];
+        let retain = |values: &mut Vec<u32>| {
+            let mut i = 0;
+            values.retain(|_| {
+                i += 1;
+                keep(i - 1)
+            });
+        };
+        retain(&mut self.hashes);
+        if let Some(groups) = &mut self.groups {
+            retain(groups);
+        }
+        self.words.iter_mut().for_each(retain);
+        self.frequent = 0;
     }
 
     /// The index in X of element `e` of the resolved sequence.

@@ -155,7 +155,7 @@ impl std::str::FromStr for BandLayout {
 }
 
 /// The band tables of an index.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[repr(u8)]
 pub enum Table {
     /// Band keys of book min-hash signatures.

@@ -1,0 +1,238 @@
+//! Candidate pairs from keys grouped across books: the band-key tables'
+//! book pairs and the word sample's pairs of parts, with the caps that
+//! keep a bucket's work bounded.
+
+use crate::align::Overlap;
+use crate::repr::minhash::mix64;
+use crate::repr::sketch::Table;
+use crate::repr::{SimHash128, SketchOptions};
+
+use super::BookFeatures;
+
+/// A key listing more than `max(MIN_KEY_CAP, books / KEY_CAP_DIVISOR)`
+/// books is skipped as uninformative: shared boilerplate such as licence
+/// text, or simhash bands on which every book of one language agrees. Each
+/// skipped key is counted in [`SourceCounts::skipped_keys`]. The cap keeps
+/// the candidates of one key, and so the verification work, bounded.
+pub const MIN_KEY_CAP: usize = 64;
+/// See [`MIN_KEY_CAP`]: keys shared by more than 1% of the books are skipped.
+pub const KEY_CAP_DIVISOR: usize = 100;
+/// Least number of book min-hash positions on which a book must agree with
+/// the query to be proposed by the value table.
+pub const MIN_SHARED_VALUES: u32 = 3;
+
+/// A book proposed by the key tables is aligned part by part with the
+/// query only when that makes at most this many pairs of parts: book
+/// sketches do not say which part matched. 64 covers a book of one part
+/// against a volume (a volume of 2M words has 121 parts; of 1M, 61) and
+/// leaves a volume against a volume, thousands of pairs, to the word
+/// sample. With 4, a 10,000-book generated collection whose works share
+/// one vocabulary (so the word sample's cap leaves out nearly every
+/// sampled word) found 0.8% of its works inside volumes in approximate
+/// mode; the sets of `stemmata generate` found the same with 4 or all.
+pub const MAX_KEY_TABLE_PART_PAIRS: u64 = 64;
+
+/// A sampled word unique in more than `max(MIN_SAMPLE_WORD_CAP, parts /
+/// SAMPLE_WORD_CAP_DIVISOR)` parts is left out of the sample's postings
+/// (so a join scans at most that many entries per sampled word, and its
+/// cost grows with the collection, not with its square): such lists are
+/// where a join spends its time, and their words are what unrelated books
+/// share by vocabulary alone. Measured (generated volumes sets, 2,000
+/// parts): a cap of 64 lost the small works, whose words are common across
+/// parts (approximate recall 0.85 of exact's), 128 kept 0.965, 256 kept
+/// 0.994 like no cap at all; on 3,000 generated books of 20K words, the
+/// approximate self-join took 9 s at 64, 15 s at 256 and 42 s with no cap
+/// (7.7 s without the word sample; exact mode 121 s).
+pub const MIN_SAMPLE_WORD_CAP: usize = 256;
+/// See [`MIN_SAMPLE_WORD_CAP`]: the cap stays 256 up to 102,400 parts.
+pub const SAMPLE_WORD_CAP_DIVISOR: usize = 400;
+/// Least LCS of two sampled sequences for their parts to be proposed.
+pub const MIN_SAMPLED_LCS: u32 = 6;
+/// How far above chance the LCS of two sampled sequences must stand, in
+/// units of chance's spread (see [`sample_in_order`]).
+pub const SAMPLED_ORDER_EVIDENCE: f64 = 2.0;
+
+/// Whether two sampled sequences share enough words in order: an LCS of at
+/// least [`MIN_SAMPLED_LCS`] and at least `2·√c + Z·c^(1/6)`, c being their
+/// common words and Z [`SAMPLED_ORDER_EVIDENCE`]. Common words in random
+/// order have an LCS of about `2·√c − 1.8·c^(1/6)` with a spread of about
+/// `c^(1/6)` (the reasoning of [`crate::Score::Order`], whose margin is
+/// wider because it decides; this one only proposes). The in-order term
+/// of the default score needs about 85 common words in order, so their
+/// sample holds about 20.
+pub fn sample_in_order(overlap: &Overlap) -> bool {
+    f64::from(overlap.lcs) >= least_sampled_lcs(overlap.common)
+}
+
+/// The least LCS [`sample_in_order`] accepts for `common` common words;
+/// it grows with `common`.
+pub(crate) fn least_sampled_lcs(common: u32) -> f64 {
+    let c = f64::from(common);
+    f64::from(MIN_SAMPLED_LCS).max(2.0 * c.sqrt() + SAMPLED_ORDER_EVIDENCE * c.powf(1.0 / 6.0))
+}
+
+/// One unique word in `WORD_SAMPLE_RATE`, by hash, is in the word sample
+/// (approximate mode).
+pub const WORD_SAMPLE_RATE: u64 = 4;
+/// Salt of the word sample's hash.
+pub const WORD_SAMPLE_SALT: u64 = 0x3a4d_11e5_9b0c_7e21;
+
+/// Whether the unique word `word` (its 32-bit hash) is in the word sample.
+pub fn in_word_sample(word: u32) -> bool {
+    mix64(u64::from(word) ^ WORD_SAMPLE_SALT).is_multiple_of(WORD_SAMPLE_RATE)
+}
+
+/// One band key of one book: grouped by (table, key) across books.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct KeyEntry {
+    /// The key's table.
+    pub table: Table,
+    /// The key.
+    pub key: u64,
+}
+
+/// One sampled unique word of one part of one book: grouped by word across
+/// books. Sorts by book, part, then index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SampleEntry {
+    /// The book's id.
+    pub book: u32,
+    /// The part of the book.
+    pub part: u32,
+    /// The word's index in the part's unique-word sequence.
+    pub index: u32,
+    /// The word's hash.
+    pub word: u32,
+}
+
+/// The caps of a collection: a band key listing more books than `key`, or
+/// a sampled word unique in more parts than `sample`, proposes nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Caps {
+    /// Most books a band key may list.
+    pub key: usize,
+    /// Most parts a sampled word may be listed in.
+    pub sample: usize,
+}
+
+impl Caps {
+    /// The caps of a collection of `books` books of `parts` parts in all,
+    /// as an index of those books has them.
+    pub fn for_collection(books: usize, parts: usize) -> Caps {
+        Caps {
+            key: MIN_KEY_CAP.max(books / KEY_CAP_DIVISOR),
+            sample: MIN_SAMPLE_WORD_CAP.max(parts / SAMPLE_WORD_CAP_DIVISOR),
+        }
+    }
+}
+
+impl BookFeatures {
+    /// Its band keys, table by table.
+    pub fn key_entries(&self) -> impl Iterator<Item = KeyEntry> + '_ {
+        Table::ALL.into_iter().flat_map(move |table| {
+            self.keys[table as usize]
+                .iter()
+                .map(move |&key| KeyEntry { table, key })
+        })
+    }
+
+    /// Its sampled unique words, part by part, as the book `book`.
+    pub fn sample_entries(&self, book: u32) -> impl Iterator<Item = SampleEntry> + '_ {
+        self.parts
+            .iter()
+            .enumerate()
+            .flat_map(move |(part, sequence)| {
+                sequence
+                    .hashes
+                    .iter()
+                    .enumerate()
+                    .filter(|&(_, &word)| in_word_sample(word))
+                    .map(move |(index, &word)| SampleEntry {
+                        book,
+                        part: part as u32,
+                        index: index as u32,
+                        word,
+                    })
+            })
+    }
+}
+
+/// The pairs (a, b), a < b, of the books one key lists (`books`: sorted,
+/// each once); none when they are more than the cap.
+pub fn key_bucket_pairs(books: &[u32], caps: Caps) -> Vec<(u32, u32)> {
+    if books.len() > caps.key {
+        return Vec::new();
+    }
+    let mut pairs = Vec::with_capacity(books.len() * books.len().saturating_sub(1) / 2);
+    for (i, &a) in books.iter().enumerate() {
+        pairs.extend(books[i + 1..].iter().map(|&b| (a, b)));
+    }
+    pairs
+}
+
+/// Whether a pair of books sharing `shared` keys of `table` is proposed:
+/// a simhash key only within the Hamming distance, the min-hash values
+/// only when at least [`MIN_SHARED_VALUES`] are shared.
+pub fn keep_key_pair(
+    table: Table,
+    shared: u32,
+    simhash_a: SimHash128,
+    simhash_b: SimHash128,
+    options: &SketchOptions,
+) -> bool {
+    match table {
+        Table::Value => shared >= MIN_SHARED_VALUES,
+        Table::SimHash => shared > 0 && simhash_a.hamming(&simhash_b) <= options.simhash_distance,
+        Table::Book | Table::Window => shared > 0,
+    }
+}
+
+/// The matches of one sampled word (`entries`: its listings, sorted): each
+/// pair of listings in two different books, the lower book first; none
+/// when it is listed in more parts than the cap.
+pub fn sample_bucket_matches(
+    entries: &[SampleEntry],
+    caps: Caps,
+) -> Vec<(SampleEntry, SampleEntry)> {
+    if entries.len() > caps.sample {
+        return Vec::new();
+    }
+    let mut matches = Vec::new();
+    for (i, x) in entries.iter().enumerate() {
+        matches.extend(
+            entries[i + 1..]
+                .iter()
+                .filter(|y| y.book != x.book)
+                .map(|y| (*x, *y)),
+        );
+    }
+    matches
+}
+
+/// Whether the sampled words two parts share (`matches`: each word's
+/// index in the one part and in the other, in any order) stand enough in
+/// order for the parts to be aligned: [`sample_in_order`] on their LCS.
+pub fn sampled_matches_in_order(matches: &[(u32, u32)]) -> bool {
+    let common = matches.len() as u32;
+    if f64::from(common) < least_sampled_lcs(common) {
+        return false;
+    }
+    let mut sorted = matches.to_vec();
+    sorted.sort_unstable();
+    let lcs = increasing_run(sorted.iter().map(|&(_, j)| j));
+    f64::from(lcs) >= least_sampled_lcs(common)
+}
+
+/// The length of the longest strictly increasing subsequence of `values`
+/// (patience sorting).
+fn increasing_run(values: impl Iterator<Item = u32>) -> u32 {
+    let mut tails: Vec<u32> = Vec::new();
+    for value in values {
+        let at = tails.partition_point(|&t| t < value);
+        match tails.get_mut(at) {
+            Some(tail) => *tail = value,
+            None => tails.push(value),
+        }
+    }
+    tails.len() as u32
+}

@@ -1,0 +1,207 @@
+//! Engine-free batch kernels: the approximate all-pairs job cut into steps
+//! that any engine can run on batches of books and move between machines
+//! (a shuffle by key, a join by pair), with the same answers as
+//! [`crate::Reader::pairs`] in [`crate::Mode::Approximate`] on the same books.
+//!
+//! The steps, each a pure function without I/O or global state:
+//!
+//! 1. [`features`]: a document's [`BookFeatures`]: each part's unique-word
+//!    sequence, the band keys of each sketch table and the simhash, as the
+//!    loader computes them.
+//! 2. Candidates, grouped by key: [`KeyEntry`]s of each book
+//!    ([`BookFeatures::key_entries`]) grouped by table and key give book
+//!    pairs ([`key_bucket_pairs`], keys listing more than the cap skipped),
+//!    then kept per pair by [`keep_key_pair`] (simhash distance, shared
+//!    min-hash values). [`SampleEntry`]s ([`BookFeatures::sample_entries`])
+//!    grouped by word give matches of parts ([`sample_bucket_matches`]);
+//!    grouped by pair of parts, [`sampled_matches_in_order`] keeps those
+//!    whose sampled words share enough order.
+//! 3. [`part_pairs`]: the pairs of parts to align for one pair of books,
+//!    and [`verify`]: their alignment, the best pair of parts and where
+//!    the match lies.
+//! 4. [`Components`]: clusters of the related pairs, deterministic.
+//!
+//! [`all_pairs`] runs the steps in one process; a distributed engine runs
+//! the same steps with its shuffles, grouping by the same keys.
+
+mod candidates;
+mod components;
+mod locate;
+mod verify;
+
+pub(crate) use candidates::least_sampled_lcs;
+pub use candidates::{
+    in_word_sample, keep_key_pair, key_bucket_pairs, sample_bucket_matches, sample_in_order,
+    sampled_matches_in_order, Caps, KeyEntry, SampleEntry, KEY_CAP_DIVISOR,
+    MAX_KEY_TABLE_PART_PAIRS, MIN_KEY_CAP, MIN_SAMPLED_LCS, MIN_SAMPLE_WORD_CAP, MIN_SHARED_VALUES,
+    SAMPLED_ORDER_EVIDENCE, SAMPLE_WORD_CAP_DIVISOR, WORD_SAMPLE_RATE, WORD_SAMPLE_SALT,
+};
+pub use components::Components;
+pub use locate::{locate, Location, WordRange};
+pub use verify::{part_pairs, verify, Verified};
+
+use std::collections::{BTreeMap, HashMap};
+
+use crate::align::Score;
+use crate::error::Result;
+use crate::load::{extract_document, Document};
+use crate::repr::sketch::Table;
+use crate::repr::{ExtractOptions, PartOptions, SimHash128, SketchOptions, UniqueWordSeq};
+
+/// The options features are computed with: those of an index created with
+/// defaults unless changed. Books compared must share them.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct FeatureOptions {
+    /// Unique-word extraction.
+    pub extract: ExtractOptions,
+    /// Sketches and band tables.
+    pub sketch: SketchOptions,
+    /// Cutting volumes into parts.
+    pub parts: PartOptions,
+}
+
+/// What the all-pairs job needs of one book.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BookFeatures {
+    /// The book's key.
+    pub key: String,
+    /// Its language (ISO 639-3, or "und" when not known).
+    pub language: String,
+    /// Its words.
+    pub words: u64,
+    /// Each part's unique-word sequence: hashes and word positions.
+    pub parts: Vec<UniqueWordSeq>,
+    /// The band keys of each sketch table, in [`Table::ALL`] order, each
+    /// sorted and without duplicates.
+    pub keys: [Vec<u64>; 4],
+    /// The book's simhash.
+    pub simhash: SimHash128,
+}
+
+/// The features of `document`, as the loader computes them with `options`;
+/// an error for what the loader refuses (a bad key, no words, binary text).
+pub fn features(document: Document, options: &FeatureOptions) -> Result<BookFeatures> {
+    let book = extract_document(document, &options.extract, &options.sketch, &options.parts)?;
+    Ok(BookFeatures {
+        keys: Table::ALL.map(|table| book.sketch.keys(table, &options.sketch)),
+        simhash: book.sketch.simhash,
+        key: book.document.key,
+        language: book.document.language,
+        words: book.words,
+        parts: book.parts,
+    })
+}
+
+/// Two books by id, the lower first.
+type BookPair = (u32, u32);
+/// A part of one book and a part of another.
+type PartPair = (u32, u32);
+/// What proposed a pair of books: the key tables, and the pairs of parts
+/// the word sample proposed.
+type Proposed = (bool, Vec<PartPair>);
+
+/// A pair of books the job found related, by their places in the input.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BatchPair {
+    /// The first book (the lower place).
+    pub a: u32,
+    /// The second book.
+    pub b: u32,
+    /// Its verification.
+    pub verified: Verified,
+}
+
+/// Runs the job in one process over `books` (their places are their ids):
+/// every pair scoring at least `min_score` under `score`, by `a` then `b`.
+/// The reference for distributed runs of the same steps.
+pub fn all_pairs(
+    books: &[BookFeatures],
+    options: &FeatureOptions,
+    score: Score,
+    min_score: f64,
+) -> Vec<BatchPair> {
+    let parts: usize = books.iter().map(|b| b.parts.len()).sum();
+    let caps = Caps::for_collection(books.len(), parts);
+    let mut proposed: BTreeMap<BookPair, Proposed> = BTreeMap::new();
+    for (a, b) in key_table_pairs(books, options, caps) {
+        proposed.entry((a, b)).or_default().0 = true;
+    }
+    for (a, b, pair) in sampled_part_pairs(books, caps) {
+        proposed.entry((a, b)).or_default().1.push(pair);
+    }
+    let mut found = Vec::new();
+    for ((a, b), (from_keys, sampled)) in proposed {
+        let (x, y) = (&books[a as usize], &books[b as usize]);
+        let pairs = part_pairs(
+            x.parts.len() as u32,
+            y.parts.len() as u32,
+            from_keys,
+            sampled,
+        );
+        if let Some(verified) = verify(x, y, &pairs, score, min_score) {
+            found.push(BatchPair { a, b, verified });
+        }
+    }
+    found
+}
+
+/// Book pairs proposed by the key tables: keys grouped, buckets over the
+/// cap skipped, each pair kept by [`keep_key_pair`].
+fn key_table_pairs(
+    books: &[BookFeatures],
+    options: &FeatureOptions,
+    caps: Caps,
+) -> Vec<(u32, u32)> {
+    let mut buckets: HashMap<(Table, u64), Vec<u32>> = HashMap::new();
+    for (id, book) in books.iter().enumerate() {
+        for entry in book.key_entries() {
+            buckets
+                .entry((entry.table, entry.key))
+                .or_default()
+                .push(id as u32);
+        }
+    }
+    let mut shared: BTreeMap<(u32, u32, Table), u32> = BTreeMap::new();
+    for ((table, _), mut bucket) in buckets {
+        bucket.sort_unstable();
+        for (a, b) in key_bucket_pairs(&bucket, caps) {
+            *shared.entry((a, b, table)).or_default() += 1;
+        }
+    }
+    let mut pairs: Vec<(u32, u32)> = shared
+        .into_iter()
+        .filter(|&((a, b, table), count)| {
+            let (x, y) = (&books[a as usize], &books[b as usize]);
+            keep_key_pair(table, count, x.simhash, y.simhash, &options.sketch)
+        })
+        .map(|((a, b, _), _)| (a, b))
+        .collect();
+    pairs.dedup();
+    pairs
+}
+
+/// Pairs of parts proposed by the word sample, as (book a, book b, (part
+/// of a, part of b)).
+fn sampled_part_pairs(books: &[BookFeatures], caps: Caps) -> Vec<(u32, u32, (u32, u32))> {
+    let mut buckets: HashMap<u32, Vec<SampleEntry>> = HashMap::new();
+    for (id, book) in books.iter().enumerate() {
+        for entry in book.sample_entries(id as u32) {
+            buckets.entry(entry.word).or_default().push(entry);
+        }
+    }
+    let mut matches: BTreeMap<(BookPair, PartPair), Vec<(u32, u32)>> = BTreeMap::new();
+    for (_, mut bucket) in buckets {
+        bucket.sort_unstable();
+        for (x, y) in sample_bucket_matches(&bucket, caps) {
+            matches
+                .entry(((x.book, y.book), (x.part, y.part)))
+                .or_default()
+                .push((x.index, y.index));
+        }
+    }
+    matches
+        .into_iter()
+        .filter(|(_, found)| sampled_matches_in_order(found))
+        .map(|(((a, b), parts), _)| (a, b, parts))
+        .collect()
+}
