@@ -101,6 +101,7 @@ impl NativeReader {
             options,
             |pair| {
                 if reporter.borrow().failed() {
+                    // Ends the run; the callback's exception is raised instead.
                     return Err(stemmata::Error::InvalidArgument("stopped".into()));
                 }
                 columns.push(&pair);
