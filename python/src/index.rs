@@ -1,0 +1,189 @@
+//! `NativeIndex`: one open index directory — opening and creating it,
+//! loading documents, its reader, stats and verification.
+
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+use pyo3::prelude::*;
+use stemmata::{Index, LoadOptions};
+
+use crate::convert::{json, to_python};
+use crate::errors::{detached, exception};
+use crate::load::{self, Source};
+use crate::options;
+use crate::progress::Reporter;
+use crate::reader::NativeReader;
+
+/// An open index (the package's `stemmata.Index` wraps it).
+#[pyclass(frozen, module = "stemmata._stemmata")]
+pub struct NativeIndex {
+    /// `None` once closed.
+    index: Mutex<Option<Index>>,
+}
+
+impl NativeIndex {
+    fn new(index: Index) -> Self {
+        NativeIndex {
+            index: Mutex::new(Some(index)),
+        }
+    }
+
+    /// The index, unless closed (a handle sharing it: the work goes on
+    /// even if it is closed meanwhile).
+    fn index(&self, py: Python<'_>) -> PyResult<Index> {
+        let index = self.index.lock().unwrap_or_else(|e| e.into_inner());
+        index
+            .clone()
+            .ok_or_else(|| exception(py, "StemmataError", "the index is closed"))
+    }
+
+    fn open_with(
+        py: Python<'_>,
+        path: PathBuf,
+        open: impl FnOnce(PathBuf) -> stemmata::Result<Index> + Send,
+    ) -> PyResult<Self> {
+        detached(py, || Ok(open(path)?)).map(NativeIndex::new)
+    }
+
+    fn load<'py>(
+        &self,
+        py: Python<'py>,
+        source: Source,
+        progress: Option<Py<PyAny>>,
+        threads: Option<usize>,
+        batch_books: usize,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let index = self.index(py)?;
+        let reporter = Reporter::new(progress, source.unit());
+        let stats = detached(py, || {
+            let options = LoadOptions::default()
+                .threads(options::threads(threads)?)
+                .batch_books(batch_books);
+            let stats = load::run(&index, options, source, reporter)?;
+            Ok(json(&stats)?)
+        })?;
+        to_python(py, &stats)
+    }
+}
+
+#[pymethods]
+impl NativeIndex {
+    /// Creates an index in `path`, a missing or empty directory.
+    #[staticmethod]
+    fn create(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
+        NativeIndex::open_with(py, path, Index::create)
+    }
+
+    /// Opens the index in `path`, for reading and writing or read-only.
+    #[staticmethod]
+    #[pyo3(signature = (path, *, read_only = false))]
+    fn open(py: Python<'_>, path: PathBuf, read_only: bool) -> PyResult<Self> {
+        if read_only {
+            NativeIndex::open_with(py, path, Index::open_read_only)
+        } else {
+            NativeIndex::open_with(py, path, Index::open)
+        }
+    }
+
+    /// Opens the index in `path`, creating it when the directory holds none.
+    #[staticmethod]
+    fn open_or_create(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
+        NativeIndex::open_with(py, path, Index::open_or_create)
+    }
+
+    /// The index directory.
+    #[getter]
+    fn path(&self, py: Python<'_>) -> PyResult<PathBuf> {
+        Ok(self.index(py)?.dir().to_path_buf())
+    }
+
+    /// Whether the index was opened read-only.
+    #[getter]
+    fn read_only(&self, py: Python<'_>) -> PyResult<bool> {
+        Ok(self.index(py)?.is_read_only())
+    }
+
+    /// The storage format version of the index.
+    #[getter]
+    fn format_version(&self, py: Python<'_>) -> PyResult<u16> {
+        Ok(self.index(py)?.format_version())
+    }
+
+    /// Loads the documents of an iterable (`total` of them, when known);
+    /// returns the load stats as a dict.
+    #[pyo3(signature = (documents, *, total = None, progress = None, threads = None, batch_books = 1000))]
+    fn load_documents<'py>(
+        &self,
+        py: Python<'py>,
+        documents: &Bound<'py, PyAny>,
+        total: Option<u64>,
+        progress: Option<Py<PyAny>>,
+        threads: Option<usize>,
+        batch_books: usize,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let iterator = documents.try_iter()?.unbind();
+        let source = Source::Python { iterator, total };
+        self.load(py, source, progress, threads, batch_books)
+    }
+
+    /// Loads the text files under a directory; returns the load stats.
+    #[pyo3(signature = (path, *, progress = None, threads = None, batch_books = 1000))]
+    fn load_dir<'py>(
+        &self,
+        py: Python<'py>,
+        path: PathBuf,
+        progress: Option<Py<PyAny>>,
+        threads: Option<usize>,
+        batch_books: usize,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        self.load(py, Source::Directory(path), progress, threads, batch_books)
+    }
+
+    /// Loads the documents of a JSON Lines file; returns the load stats.
+    #[pyo3(signature = (path, *, progress = None, threads = None, batch_books = 1000))]
+    fn load_jsonl<'py>(
+        &self,
+        py: Python<'py>,
+        path: PathBuf,
+        progress: Option<Py<PyAny>>,
+        threads: Option<usize>,
+        batch_books: usize,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        self.load(py, Source::JsonLines(path), progress, threads, batch_books)
+    }
+
+    /// Deletes the books stored under `keys`; returns how many existed.
+    fn delete(&self, py: Python<'_>, keys: Vec<String>) -> PyResult<u64> {
+        let index = self.index(py)?;
+        detached(py, || {
+            let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
+            Ok(index.delete(&keys)?)
+        })
+    }
+
+    /// A snapshot of the index for queries.
+    fn reader(&self, py: Python<'_>) -> PyResult<NativeReader> {
+        let index = self.index(py)?;
+        detached(py, || Ok(NativeReader::new(index.reader()?, index)))
+    }
+
+    /// Counts of books, words and bytes, as a dict.
+    fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let index = self.index(py)?;
+        let stats = detached(py, || Ok(json(&index.stats()?)?))?;
+        to_python(py, &stats)
+    }
+
+    /// Checks every checksum and catalog entry; returns what was checked.
+    fn verify<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let index = self.index(py)?;
+        let stats = detached(py, || Ok(json(&index.verify()?)?))?;
+        to_python(py, &stats)
+    }
+
+    /// Closes the index: later calls raise; readers already made go on.
+    fn close(&self) {
+        let mut index = self.index.lock().unwrap_or_else(|e| e.into_inner());
+        *index = None;
+    }
+}

@@ -1,0 +1,32 @@
+//! `stemmata._stemmata`, the native half of the Python package `stemmata`:
+//! the engine's index, reader and text-pair functions, each run with the
+//! GIL released. It owns the crossing between Rust and Python: reading
+//! documents and options from Python objects, turning the engine's results
+//! into dictionaries and column buffers, and its errors and panics into
+//! exceptions. The package's Python half (`python/stemmata/`) wraps it in
+//! records, pyarrow tables, progress adapters and the exception classes.
+
+#![deny(unsafe_code)]
+
+mod columns;
+mod convert;
+mod errors;
+mod index;
+mod load;
+mod options;
+mod progress;
+mod reader;
+mod text_pair;
+
+use pyo3::prelude::*;
+
+/// The native module `stemmata._stemmata`; use the package `stemmata`.
+#[pymodule]
+fn _stemmata(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    module.add_class::<index::NativeIndex>()?;
+    module.add_class::<reader::NativeReader>()?;
+    module.add_function(wrap_pyfunction!(text_pair::align_pair, module)?)?;
+    module.add_function(wrap_pyfunction!(text_pair::ocr_accuracy, module)?)?;
+    module.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

@@ -1,0 +1,341 @@
+//! `NativeReader`: a snapshot of an index for queries — the top hits of a
+//! stored book or a new text, every related pair with its clusters as
+//! table columns, and the relation of two stored books.
+
+use std::cell::RefCell;
+
+use pyo3::prelude::*;
+use serde_json::Value;
+use stemmata::relate::{MapOptions, Relation};
+use stemmata::repr::unique_words::extract;
+use stemmata::{BookInfo, Hit, Index, Pair, PairsOptions, QueryOptions, Reader, RelationInput};
+
+use crate::columns::{Column, Strings, Table};
+use crate::convert::{json, readable_text, text_bytes, to_python};
+use crate::errors::{detached, Failure, Outcome};
+use crate::options;
+use crate::progress::Reporter;
+
+/// A reader (the package's `stemmata.Reader` wraps it).
+#[pyclass(frozen, module = "stemmata._stemmata")]
+pub struct NativeReader {
+    reader: Reader,
+    /// The index, for its extraction options.
+    index: Index,
+}
+
+impl NativeReader {
+    /// The reader `reader` of `index`.
+    pub fn new(reader: Reader, index: Index) -> Self {
+        NativeReader { reader, index }
+    }
+
+    /// The query's hits as JSON, each with its relation to the query when
+    /// `relations`, as `stemmata query --json --relations` gives them.
+    fn query_json(&self, query: &Query, options: &QueryOptions, relations: bool) -> Outcome<Value> {
+        let result = match query {
+            Query::Key(key) => self.reader.query_key(key, options)?,
+            Query::Text(text) => self.reader.query_text(text.as_bytes(), options)?,
+        };
+        let mut hits = json(&result.hits)?;
+        if relations {
+            let relations = self.relations(query, &result.hits)?;
+            if let Some(hits) = hits.as_array_mut() {
+                for (hit, relation) in hits.iter_mut().zip(relations) {
+                    if let Some(relation) = relation {
+                        hit["relation"] = json(&relation)?;
+                    }
+                }
+            }
+        }
+        Ok(hits)
+    }
+
+    /// The relation of each hit to the query; `None` for a translation hit.
+    fn relations(&self, query: &Query, hits: &[Hit]) -> Outcome<Vec<Option<Relation>>> {
+        let same_language = |h: &&Hit| h.relation.is_none();
+        let related: stemmata::Result<Vec<_>> = match query {
+            Query::Key(key) => hits
+                .iter()
+                .map(|h| {
+                    Some(h)
+                        .filter(same_language)
+                        .map(|h| self.reader.relation(key, &h.key))
+                        .transpose()
+                })
+                .collect(),
+            Query::Text(text) => {
+                let parts = self.reader.text_parts(text.as_bytes());
+                let words = extract(text, self.index.options()).words;
+                let pages = self.reader.pages_of_text(text);
+                let input = RelationInput {
+                    parts: &parts,
+                    words,
+                    pages: &pages,
+                };
+                hits.iter()
+                    .map(|h| {
+                        Some(h)
+                            .filter(same_language)
+                            .map(|h| self.reader.relation_with(&input, &h.key))
+                            .transpose()
+                    })
+                    .collect()
+            }
+        };
+        Ok(related?)
+    }
+
+    /// Every related pair as table columns, with the clusters when asked.
+    fn pair_tables(
+        &self,
+        options: &PairsOptions,
+        clusters: bool,
+        reporter: Reporter,
+    ) -> Outcome<(Table, Option<Table>)> {
+        let reporter = RefCell::new(reporter);
+        reporter.borrow_mut().set_total(self.reader.len() as u64);
+        let mut columns = PairColumns::default();
+        let mut groups = stemmata::Clusters::new(&self.reader);
+        let result = self.reader.for_each_pair(
+            options,
+            |pair| {
+                if reporter.borrow().failed() {
+                    // Ends the run; the callback's exception is raised instead.
+                    return Err(stemmata::Error::InvalidArgument("stopped".into()));
+                }
+                columns.push(&pair);
+                if clusters {
+                    groups.add(&pair);
+                }
+                Ok(())
+            },
+            |done| reporter.borrow_mut().set_done(done),
+        );
+        let mut reporter = reporter.into_inner();
+        if let Some(error) = reporter.take_error() {
+            return Err(error.into());
+        }
+        result?;
+        reporter.finish();
+        if let Some(error) = reporter.take_error() {
+            return Err(error.into());
+        }
+        let clusters = clusters.then(|| cluster_table(groups.groups()));
+        Ok((columns.into_table(), clusters))
+    }
+}
+
+/// What a query asks about.
+enum Query {
+    /// A stored book.
+    Key(String),
+    /// A new text, decoded.
+    Text(String),
+}
+
+/// The columns of `stemmata pairs --json`'s lines: the word ranges, `[start,
+/// end]` there, as two columns each.
+#[derive(Default)]
+struct PairColumns {
+    rows: usize,
+    a: Strings,
+    b: Strings,
+    a_language: Strings,
+    b_language: Strings,
+    score: Vec<f64>,
+    lcs: Vec<u32>,
+    common: Vec<u32>,
+    a_unique: Vec<u32>,
+    b_unique: Vec<u32>,
+    a_part: Vec<u32>,
+    b_part: Vec<u32>,
+    a_words_start: Vec<u32>,
+    a_words_end: Vec<u32>,
+    b_words_start: Vec<u32>,
+    b_words_end: Vec<u32>,
+}
+
+impl PairColumns {
+    fn push(&mut self, pair: &Pair<'_>) {
+        self.rows += 1;
+        self.a.push(&pair.a.key);
+        self.b.push(&pair.b.key);
+        self.a_language.push(&pair.a.language);
+        self.b_language.push(&pair.b.language);
+        self.score.push(pair.score);
+        self.lcs.push(pair.overlap.lcs);
+        self.common.push(pair.overlap.common);
+        self.a_unique.push(pair.overlap.len_x);
+        self.b_unique.push(pair.overlap.len_y);
+        self.a_part.push(pair.location.part_x);
+        self.b_part.push(pair.location.part_y);
+        self.a_words_start.push(pair.location.words_x.start);
+        self.a_words_end.push(pair.location.words_x.end);
+        self.b_words_start.push(pair.location.words_y.start);
+        self.b_words_end.push(pair.location.words_y.end);
+    }
+
+    fn into_table(self) -> Table {
+        Table {
+            rows: self.rows,
+            columns: vec![
+                ("a", Column::Strings(self.a)),
+                ("b", Column::Strings(self.b)),
+                ("a_language", Column::Strings(self.a_language)),
+                ("b_language", Column::Strings(self.b_language)),
+                ("score", Column::F64(self.score)),
+                ("lcs", Column::U32(self.lcs)),
+                ("common", Column::U32(self.common)),
+                ("a_unique", Column::U32(self.a_unique)),
+                ("b_unique", Column::U32(self.b_unique)),
+                ("a_part", Column::U32(self.a_part)),
+                ("b_part", Column::U32(self.b_part)),
+                ("a_words_start", Column::U32(self.a_words_start)),
+                ("a_words_end", Column::U32(self.a_words_end)),
+                ("b_words_start", Column::U32(self.b_words_start)),
+                ("b_words_end", Column::U32(self.b_words_end)),
+            ],
+        }
+    }
+}
+
+/// The clusters as the command line's `--clusters` file has them: cluster
+/// (from 1), size, key; keys sorted within a cluster, clusters by size and
+/// then first key.
+fn cluster_table(groups: Vec<Vec<&BookInfo>>) -> Table {
+    let mut groups: Vec<Vec<&str>> = groups
+        .iter()
+        .map(|group| {
+            let mut keys: Vec<&str> = group.iter().map(|book| book.key.as_str()).collect();
+            keys.sort_unstable();
+            keys
+        })
+        .collect();
+    groups.sort_by(|a, b| b.len().cmp(&a.len()).then(a[0].cmp(b[0])));
+    let (mut cluster, mut size, mut key) = (Vec::new(), Vec::new(), Strings::default());
+    for (number, group) in groups.iter().enumerate() {
+        for k in group {
+            cluster.push(number as u32 + 1);
+            size.push(group.len() as u32);
+            key.push(k);
+        }
+    }
+    Table {
+        rows: cluster.len(),
+        columns: vec![
+            ("cluster", Column::U32(cluster)),
+            ("size", Column::U32(size)),
+            ("key", Column::Strings(key)),
+        ],
+    }
+}
+
+#[pymethods]
+impl NativeReader {
+    /// The top hits of a stored book (`key`) or a new text, as dicts.
+    #[pyo3(signature = (*, key = None, text = None, k = 10, score = "order", mode = "exact", min_score = None, relations = false))]
+    #[allow(clippy::too_many_arguments)]
+    fn query<'py>(
+        &self,
+        py: Python<'py>,
+        key: Option<String>,
+        text: Option<&Bound<'py, PyAny>>,
+        k: usize,
+        score: &str,
+        mode: &str,
+        min_score: Option<f64>,
+        relations: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let text = text.map(|t| text_bytes(t, "text")).transpose()?;
+        let (score, mode) = (score.to_string(), mode.to_string());
+        let hits = detached(py, || {
+            let query = match (key, text) {
+                (Some(key), None) => Query::Key(key),
+                (None, Some(text)) => Query::Text(readable_text("query text", &text)?),
+                _ => {
+                    return Err(stemmata::Error::InvalidArgument(
+                        "give exactly one of key and text".into(),
+                    )
+                    .into())
+                }
+            };
+            let score = options::score(&score)?;
+            let options = QueryOptions::with_score(score)
+                .mode(options::mode(&mode)?)
+                .top_k(k)
+                .min_score(options::min_score(score, min_score)?);
+            self.query_json(&query, &options, relations)
+        })?;
+        to_python(py, &hits)
+    }
+
+    /// Every related pair as `(rows, columns)` for `stemmata._arrow`, and
+    /// the clusters likewise (or `None`).
+    #[pyo3(signature = (*, score = "order", mode = "exact", min_score = None, threads = None, clusters = false, progress = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn pairs<'py>(
+        &self,
+        py: Python<'py>,
+        score: &str,
+        mode: &str,
+        min_score: Option<f64>,
+        threads: Option<usize>,
+        clusters: bool,
+        progress: Option<Py<PyAny>>,
+    ) -> PyResult<(Bound<'py, PyAny>, Option<Bound<'py, PyAny>>)> {
+        let (score, mode) = (score.to_string(), mode.to_string());
+        let reporter = Reporter::new(progress, "books");
+        let (pairs, clusters) = detached(py, || {
+            let score = options::score(&score)?;
+            let mut options = PairsOptions::with_score(score).mode(options::mode(&mode)?);
+            options.min_score = options::min_score(score, min_score)?;
+            options.threads = options::threads(threads)?;
+            self.pair_tables(&options, clusters, reporter)
+        })?;
+        let clusters = clusters.map(|c| c.to_python(py)).transpose()?;
+        Ok((
+            pairs.to_python(py)?.into_any(),
+            clusters.map(Bound::into_any),
+        ))
+    }
+
+    /// How the stored books `a` and `b` relate, with their portion map's
+    /// coverage and matched regions, as a dict.
+    fn relate<'py>(&self, py: Python<'py>, a: String, b: String) -> PyResult<Bound<'py, PyAny>> {
+        let relation = detached(py, || {
+            let relation = self.reader.relation(&a, &b)?;
+            let map = self.reader.portion_map(&a, &b, &MapOptions::default())?;
+            let mut value = serde_json::json!({ "a": a, "b": b });
+            if let (Some(fields), Value::Object(relation)) =
+                (value.as_object_mut(), json(&relation)?)
+            {
+                fields.extend(relation);
+            }
+            value["portion"] = serde_json::json!({
+                "bin_words": map.options.bin_words,
+                "a": { "words": map.a.words, "matched_words": map.a.matched_words, "coverage": map.a.coverage },
+                "b": { "words": map.b.words, "matched_words": map.b.matched_words, "coverage": map.b.coverage },
+                "regions": json(&map.regions)?,
+            });
+            Ok::<_, Failure>(value)
+        })?;
+        to_python(py, &relation)
+    }
+
+    /// What the reader knows about the book stored under `key`, as a dict.
+    fn book<'py>(&self, py: Python<'py>, key: &str) -> PyResult<Bound<'py, PyAny>> {
+        let book = self.reader.book(key).map_err(Failure::from)?;
+        to_python(py, &json(&book).map_err(Failure::from)?)
+    }
+
+    /// The keys of the stored books, in load order.
+    fn keys(&self) -> Vec<String> {
+        self.reader.books().iter().map(|b| b.key.clone()).collect()
+    }
+
+    /// The number of books in the snapshot.
+    fn __len__(&self) -> usize {
+        self.reader.len()
+    }
+}
