@@ -10,11 +10,27 @@ use std::collections::HashMap;
 
 use stemmata::batch::{self, BookFeatures, Caps, Components, FeatureOptions};
 use stemmata::repr::{PartOptions, SketchOptions};
-use stemmata::{Document, Index, Mode, PairsOptions, Score};
+use stemmata::{Document, Index, Location, Mode, PairsOptions, Score};
 use stemmata_synth::{generate, SynthOptions};
 
 /// (key a, key b, score bits, parts, word ranges) of each pair.
 type Row = (String, String, u64, (u32, u32), [u32; 4]);
+
+fn row(a: &str, b: &str, score: f64, l: Location) -> Row {
+    let words = [
+        l.words_x.start,
+        l.words_x.end,
+        l.words_y.start,
+        l.words_y.end,
+    ];
+    (
+        a.to_string(),
+        b.to_string(),
+        score.to_bits(),
+        (l.part_x, l.part_y),
+        words,
+    )
+}
 
 fn index_rows(index: &Index) -> (Vec<Row>, Vec<Vec<String>>) {
     let reader = index.reader().unwrap();
@@ -23,21 +39,7 @@ fn index_rows(index: &Index) -> (Vec<Row>, Vec<Vec<String>>) {
     let rows = all
         .pairs
         .iter()
-        .map(|p| {
-            let l = p.location;
-            (
-                p.a.key.clone(),
-                p.b.key.clone(),
-                p.score.to_bits(),
-                (l.part_x, l.part_y),
-                [
-                    l.words_x.start,
-                    l.words_x.end,
-                    l.words_y.start,
-                    l.words_y.end,
-                ],
-            )
-        })
+        .map(|p| row(&p.a.key, &p.b.key, p.score, p.location))
         .collect();
     let clusters = all
         .clusters()
@@ -55,19 +57,8 @@ fn batch_rows(books: &[BookFeatures], options: &FeatureOptions) -> (Vec<Row>, Ve
         .iter()
         .map(|p| {
             components.join(p.a, p.b);
-            let l = p.verified.location;
-            (
-                books[p.a as usize].key.clone(),
-                books[p.b as usize].key.clone(),
-                p.verified.score.to_bits(),
-                (l.part_x, l.part_y),
-                [
-                    l.words_x.start,
-                    l.words_x.end,
-                    l.words_y.start,
-                    l.words_y.end,
-                ],
-            )
+            let (a, b) = (&books[p.a as usize].key, &books[p.b as usize].key);
+            row(a, b, p.verified.score, p.verified.location)
         })
         .collect();
     let clusters = components
