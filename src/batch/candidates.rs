@@ -12,7 +12,7 @@ use super::BookFeatures;
 /// A key listing more than `max(MIN_KEY_CAP, books / KEY_CAP_DIVISOR)`
 /// books is skipped as uninformative: shared boilerplate such as licence
 /// text, or simhash bands on which every book of one language agrees. Each
-/// skipped key is counted in [`SourceCounts::skipped_keys`]. The cap keeps
+/// skipped key is counted in [`SourceCounts::skipped_keys`](crate::SourceCounts::skipped_keys). The cap keeps
 /// the candidates of one key, and so the verification work, bounded.
 pub const MIN_KEY_CAP: usize = 64;
 /// See [`MIN_KEY_CAP`]: keys shared by more than 1% of the books are skipped.
