@@ -46,7 +46,9 @@ use crate::align::Score;
 use crate::error::Result;
 use crate::load::{extract_document, Document};
 use crate::repr::sketch::Table;
-use crate::repr::{ExtractOptions, PartOptions, SimHash128, SketchOptions, UniqueWordSeq};
+use crate::repr::{
+    ExtractOptions, MinHashSig, PartOptions, SimHash128, SketchOptions, UniqueWordSeq,
+};
 
 /// The options features are computed with: those of an index created with
 /// defaults unless changed. Books compared must share them.
@@ -60,15 +62,33 @@ pub struct FeatureOptions {
     pub parts: PartOptions,
 }
 
-/// What the all-pairs job needs of one book.
-#[derive(Debug, Clone, PartialEq)]
+/// Everything an index stores of one book, computed from its document:
+/// what the all-pairs job needs (parts, band keys, simhash) and what an
+/// index built from features alone needs besides (the metadata, the book
+/// and page min-hash signatures). Its Arrow and Parquet layout is in
+/// `docs/batch-format.md`.
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct BookFeatures {
     /// The book's key.
     pub key: String,
+    /// Its title (may be empty).
+    pub title: String,
+    /// Its author (may be empty).
+    pub author: String,
     /// Its language (ISO 639-3, or "und" when not known).
     pub language: String,
     /// Its words.
     pub words: u64,
+    /// Its pages (1 when the text has no page break).
+    pub pages: u32,
+    /// Bytes of its text.
+    pub bytes: u64,
+    /// Its distinct words.
+    pub distinct_words: u32,
+    /// Invalid UTF-8 sequences replaced in its text.
+    pub invalid_utf8_sequences: u64,
+    /// The encoding its text was decoded from.
+    pub encoding: String,
     /// Each part's unique-word sequence: hashes and word positions.
     pub parts: Vec<UniqueWordSeq>,
     /// The band keys of each sketch table, in [`Table::ALL`] order, each
@@ -76,6 +96,11 @@ pub struct BookFeatures {
     pub keys: [Vec<u64>; 4],
     /// The book's simhash.
     pub simhash: SimHash128,
+    /// The book's min-hash signature.
+    pub minhash: MinHashSig,
+    /// Each page's min-hash signature; empty when the text has no page
+    /// break.
+    pub page_minhashes: Vec<MinHashSig>,
 }
 
 /// The features of `document`, as the loader computes them with `options`;
@@ -85,9 +110,18 @@ pub fn features(document: Document, options: &FeatureOptions) -> Result<BookFeat
     Ok(BookFeatures {
         keys: Table::ALL.map(|table| book.sketch.keys(table, &options.sketch)),
         simhash: book.sketch.simhash,
+        minhash: book.sketch.book,
+        page_minhashes: book.sketch.pages,
         key: book.document.key,
+        title: book.document.title,
+        author: book.document.author,
         language: book.document.language,
         words: book.words,
+        pages: book.pages,
+        bytes: book.bytes,
+        distinct_words: book.distinct_words,
+        invalid_utf8_sequences: book.invalid_utf8_sequences,
+        encoding: book.encoding.to_string(),
         parts: book.parts,
     })
 }

@@ -136,7 +136,7 @@ impl MinHashOptions {
 
 /// A min-hash signature: K 64-bit values, each a shingle fingerprint (see
 /// the module docs). `u64::MAX` everywhere marks a text without words.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub struct MinHashSig(pub Vec<u64>);
 
 impl MinHashSig {
