@@ -57,6 +57,28 @@ pub fn display_key(key: &str) -> String {
     }
 }
 
+/// `field` for one TSV or text column: a backslash, tab, newline and
+/// carriage return become `\\`, `\t`, `\n`, `\r`, any other control
+/// character `\u{..}` (its code point in hex), so a key or title never
+/// breaks a line or a column, whatever an index holds.
+pub fn tsv_field(field: &str) -> std::borrow::Cow<'_, str> {
+    if !field.chars().any(|c| c == '\\' || c.is_control()) {
+        return std::borrow::Cow::Borrowed(field);
+    }
+    let mut out = String::with_capacity(field.len() + 8);
+    for c in field.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// `name` as it is when it can be shown on one line, else as
 /// [`display_key`] shows it: for source names made of a key.
 pub(crate) fn display_name(name: &str) -> String {
@@ -130,5 +152,15 @@ mod tests {
         assert_eq!(display_name("a b"), "a b");
         assert_eq!(display_name(""), "");
         assert_eq!(display_name("a\tb"), r#""a\tb""#);
+    }
+
+    #[test]
+    fn tsv_fields_escape_backslashes_and_control_characters() {
+        assert!(matches!(
+            tsv_field("plain key é"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+        assert_eq!(tsv_field("a\tb\nc\rd\\e"), "a\\tb\\nc\\rd\\\\e");
+        assert_eq!(tsv_field("\0\u{7f}\u{85}"), "\\u{0}\\u{7f}\\u{85}");
     }
 }

@@ -660,16 +660,13 @@ pub struct PairsArgs {
 /// sorted within a cluster and clusters by size, then first key, so the file
 /// does not depend on the order books were loaded in.
 fn write_clusters(path: &Path, clusters: &mut Clusters) -> Result<usize> {
-    let mut groups: Vec<Vec<&str>> = clusters
-        .groups()
-        .iter()
-        .map(|group| {
-            let mut keys: Vec<&str> = group.iter().map(|book| book.key.as_str()).collect();
-            keys.sort_unstable();
-            keys
-        })
-        .collect();
-    groups.sort_by(|a, b| b.len().cmp(&a.len()).then(a[0].cmp(b[0])));
+    let groups = stemmata::batch::clusters_by_key(
+        clusters
+            .groups()
+            .iter()
+            .map(|group| group.iter().map(|book| book.key.as_str()).collect())
+            .collect(),
+    );
     let mut out = BufWriter::new(File::create(path).map_err(io_error(path))?);
     let mut write = || -> std::io::Result<()> {
         writeln!(out, "cluster\tsize\tkey")?;

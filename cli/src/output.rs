@@ -68,27 +68,7 @@ pub fn new_index(
     Ok((Index::create(&path)?, path, temp))
 }
 
-/// `field` for one TSV or text column: a backslash, tab, newline and
-/// carriage return become `\\`, `\t`, `\n`, `\r`, any other control
-/// character `\u{..}` (its code point in hex), so a key or title never
-/// breaks a line or a column, whatever an index holds.
-pub fn tsv_field(field: &str) -> std::borrow::Cow<'_, str> {
-    if !field.chars().any(|c| c == '\\' || c.is_control()) {
-        return std::borrow::Cow::Borrowed(field);
-    }
-    let mut out = String::with_capacity(field.len() + 8);
-    for c in field.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\t' => out.push_str("\\t"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    std::borrow::Cow::Owned(out)
-}
+pub use stemmata::keys::tsv_field;
 
 /// Refuses an output file `path` inside the index directory `index`: a
 /// command that reads an index must not overwrite it. Compares canonical
@@ -165,19 +145,4 @@ pub fn relation_label(relation: &Relation, a_name: &str, b_name: &str) -> String
         None => String::new(),
     };
     format!("{} {:.2}{containment}", relation.class, relation.confidence)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn tsv_fields_escape_backslashes_and_control_characters() {
-        assert!(matches!(
-            tsv_field("plain key é"),
-            std::borrow::Cow::Borrowed(_)
-        ));
-        assert_eq!(tsv_field("a\tb\nc\rd\\e"), "a\\tb\\nc\\rd\\\\e");
-        assert_eq!(tsv_field("\0\u{7f}\u{85}"), "\\u{0}\\u{7f}\\u{85}");
-    }
 }

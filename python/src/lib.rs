@@ -1,13 +1,15 @@
 //! `stemmata._stemmata`, the native half of the Python package `stemmata`:
-//! the engine's index, reader and text-pair functions, each run with the
-//! GIL released. It owns the crossing between Rust and Python: reading
-//! documents and options from Python objects, turning the engine's results
+//! the engine's index, reader and text-pair functions and the batch
+//! kernels on Arrow columns, each run with the GIL released. It owns the
+//! crossing between Rust and Python: reading documents, options and Arrow
+//! buffers from Python objects, turning the engine's results
 //! into dictionaries and column buffers, and its errors and panics into
 //! exceptions. The package's Python half (`python/stemmata/`) wraps it in
 //! records, pyarrow tables, progress adapters and the exception classes.
 
 #![deny(unsafe_code)]
 
+mod batch;
 mod columns;
 mod convert;
 mod errors;
@@ -27,6 +29,20 @@ fn _stemmata(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<reader::NativeReader>()?;
     module.add_function(wrap_pyfunction!(text_pair::align_pair, module)?)?;
     module.add_function(wrap_pyfunction!(text_pair::ocr_accuracy, module)?)?;
+    for kernel in [
+        wrap_pyfunction!(batch::features_of_json_lines, module)?,
+        wrap_pyfunction!(batch::caps, module)?,
+        wrap_pyfunction!(batch::key_bucket_pairs_of, module)?,
+        wrap_pyfunction!(batch::kept_key_pairs, module)?,
+        wrap_pyfunction!(batch::sample_entries_of, module)?,
+        wrap_pyfunction!(batch::sample_bucket_matches_of, module)?,
+        wrap_pyfunction!(batch::in_order_matches, module)?,
+        wrap_pyfunction!(batch::verify_pairs, module)?,
+        wrap_pyfunction!(batch::clusters_of, module)?,
+        wrap_pyfunction!(batch::key_columns, module)?,
+    ] {
+        module.add_function(kernel)?;
+    }
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -10,6 +10,7 @@ use stemmata::relate::{MapOptions, Relation};
 use stemmata::repr::unique_words::extract;
 use stemmata::{BookInfo, Hit, Index, Pair, PairsOptions, QueryOptions, Reader, RelationInput};
 
+use crate::batch::MatchColumns;
 use crate::columns::{Column, Strings, Table};
 use crate::convert::{json, readable_text, text_bytes, to_python};
 use crate::errors::{detached, Failure, Outcome};
@@ -143,17 +144,7 @@ struct PairColumns {
     b: Strings,
     a_language: Strings,
     b_language: Strings,
-    score: Vec<f64>,
-    lcs: Vec<u32>,
-    common: Vec<u32>,
-    a_unique: Vec<u32>,
-    b_unique: Vec<u32>,
-    a_part: Vec<u32>,
-    b_part: Vec<u32>,
-    a_words_start: Vec<u32>,
-    a_words_end: Vec<u32>,
-    b_words_start: Vec<u32>,
-    b_words_end: Vec<u32>,
+    matches: MatchColumns,
 }
 
 impl PairColumns {
@@ -163,72 +154,32 @@ impl PairColumns {
         self.b.push(&pair.b.key);
         self.a_language.push(&pair.a.language);
         self.b_language.push(&pair.b.language);
-        self.score.push(pair.score);
-        self.lcs.push(pair.overlap.lcs);
-        self.common.push(pair.overlap.common);
-        self.a_unique.push(pair.overlap.len_x);
-        self.b_unique.push(pair.overlap.len_y);
-        self.a_part.push(pair.location.part_x);
-        self.b_part.push(pair.location.part_y);
-        self.a_words_start.push(pair.location.words_x.start);
-        self.a_words_end.push(pair.location.words_x.end);
-        self.b_words_start.push(pair.location.words_y.start);
-        self.b_words_end.push(pair.location.words_y.end);
+        self.matches.push(pair.score, &pair.overlap, &pair.location);
     }
 
     fn into_table(self) -> Table {
+        let mut columns = vec![
+            ("a", Column::Strings(self.a)),
+            ("b", Column::Strings(self.b)),
+            ("a_language", Column::Strings(self.a_language)),
+            ("b_language", Column::Strings(self.b_language)),
+        ];
+        columns.extend(self.matches.into_columns());
         Table {
             rows: self.rows,
-            columns: vec![
-                ("a", Column::Strings(self.a)),
-                ("b", Column::Strings(self.b)),
-                ("a_language", Column::Strings(self.a_language)),
-                ("b_language", Column::Strings(self.b_language)),
-                ("score", Column::F64(self.score)),
-                ("lcs", Column::U32(self.lcs)),
-                ("common", Column::U32(self.common)),
-                ("a_unique", Column::U32(self.a_unique)),
-                ("b_unique", Column::U32(self.b_unique)),
-                ("a_part", Column::U32(self.a_part)),
-                ("b_part", Column::U32(self.b_part)),
-                ("a_words_start", Column::U32(self.a_words_start)),
-                ("a_words_end", Column::U32(self.a_words_end)),
-                ("b_words_start", Column::U32(self.b_words_start)),
-                ("b_words_end", Column::U32(self.b_words_end)),
-            ],
+            columns,
         }
     }
 }
 
-/// The clusters as the command line's `--clusters` file has them: cluster
-/// (from 1), size, key; keys sorted within a cluster, clusters by size and
-/// then first key.
+/// The clusters as the command line's `--clusters` file has them.
 fn cluster_table(groups: Vec<Vec<&BookInfo>>) -> Table {
-    let mut groups: Vec<Vec<&str>> = groups
-        .iter()
-        .map(|group| {
-            let mut keys: Vec<&str> = group.iter().map(|book| book.key.as_str()).collect();
-            keys.sort_unstable();
-            keys
-        })
-        .collect();
-    groups.sort_by(|a, b| b.len().cmp(&a.len()).then(a[0].cmp(b[0])));
-    let (mut cluster, mut size, mut key) = (Vec::new(), Vec::new(), Strings::default());
-    for (number, group) in groups.iter().enumerate() {
-        for k in group {
-            cluster.push(number as u32 + 1);
-            size.push(group.len() as u32);
-            key.push(k);
-        }
-    }
-    Table {
-        rows: cluster.len(),
-        columns: vec![
-            ("cluster", Column::U32(cluster)),
-            ("size", Column::U32(size)),
-            ("key", Column::Strings(key)),
-        ],
-    }
+    crate::batch::cluster_table(&stemmata::batch::clusters_by_key(
+        groups
+            .iter()
+            .map(|group| group.iter().map(|book| book.key.as_str()).collect())
+            .collect(),
+    ))
 }
 
 #[pymethods]

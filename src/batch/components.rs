@@ -66,6 +66,18 @@ impl Components {
     }
 }
 
+/// Clusters of books by key, in the order every output of them has:
+/// keys ascending within a cluster, clusters largest first, ties by first
+/// key; so the order does not depend on the order books were loaded in.
+pub fn clusters_by_key(mut groups: Vec<Vec<&str>>) -> Vec<Vec<&str>> {
+    for group in &mut groups {
+        group.sort_unstable();
+    }
+    groups.retain(|group| !group.is_empty());
+    groups.sort_by(|a, b| b.len().cmp(&a.len()).then(a[0].cmp(b[0])));
+    groups
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -93,5 +105,14 @@ mod tests {
         grown.join(9, 4);
         grown.join(4, 2);
         assert_eq!(grown.groups(), vec![vec![2, 4, 9]]);
+    }
+
+    #[test]
+    fn clusters_by_key_sort_keys_then_clusters_by_size_and_first_key() {
+        let groups = vec![vec!["d", "c"], vec!["z", "b", "y"], vec!["a", "e"]];
+        assert_eq!(
+            clusters_by_key(groups),
+            vec![vec!["b", "y", "z"], vec!["a", "e"], vec!["c", "d"]]
+        );
     }
 }

@@ -36,7 +36,7 @@ pub use candidates::{
     MAX_KEY_TABLE_PART_PAIRS, MIN_KEY_CAP, MIN_SAMPLED_LCS, MIN_SAMPLE_WORD_CAP, MIN_SHARED_VALUES,
     SAMPLED_ORDER_EVIDENCE, SAMPLE_WORD_CAP_DIVISOR, WORD_SAMPLE_RATE, WORD_SAMPLE_SALT,
 };
-pub use components::Components;
+pub use components::{clusters_by_key, Components};
 pub use locate::{locate, Location, WordRange};
 pub use verify::{part_pairs, verify, Verified};
 

@@ -1,18 +1,24 @@
 """The native module of stemmata; use the package ``stemmata``.
 
 Results are dicts and lists shaped as the command line's JSON output;
-tables are ``(rows, [(name, arrow_type, [buffers])])`` for
-``stemmata._arrow.table``. Every method releases the GIL while the engine
-works.
+tables are ``(rows, [(name, (arrow_type, length, [buffers], [children]))])``
+for ``stemmata._arrow.table``; the batch kernels take Arrow columns as the
+bytes of their buffers (``stemmata._arrow``). Every function releases the
+GIL while the engine works.
 """
 
+from collections.abc import Iterable
 from os import PathLike
-from typing import Any, Callable, Iterable, Optional, Union
+from typing import Any, Callable, Optional, Union
 
-_Path = Union[str, PathLike[str]]
-_Text = Union[str, bytes]
-_Progress = Optional[Callable[[int, Optional[int], str], Any]]
-_Columns = tuple[int, list[tuple[str, str, list[bytes]]]]
+from typing_extensions import TypeAlias
+
+_Path: TypeAlias = Union[str, PathLike[str]]
+_Text: TypeAlias = Union[str, bytes]
+_Progress: TypeAlias = Optional[Callable[[int, Optional[int], str], Any]]
+_Spec: TypeAlias = tuple[str, int, list[bytes], list[Any]]
+_Columns: TypeAlias = tuple[int, list[tuple[str, _Spec]]]
+_List: TypeAlias = tuple[bytes, bytes]
 
 __version__: str
 
@@ -95,3 +101,29 @@ def align(
     a: _Text, b: _Text, *, spans: bool = False, relations: bool = False
 ) -> dict[str, Any]: ...
 def ocr_accuracy(clean: _Text, ocr: _Text) -> dict[str, Any]: ...
+def features_of_json_lines(ids: bytes, lines: _List, source: str) -> _Columns: ...
+def caps(books: int, parts: int) -> tuple[int, int]: ...
+def key_bucket_pairs_of(books: _List, key_cap: int) -> _Columns: ...
+def kept_key_pairs(
+    table: bytes,
+    shared: bytes,
+    a_simhash_low: bytes,
+    a_simhash_high: bytes,
+    b_simhash_low: bytes,
+    b_simhash_high: bytes,
+) -> _Columns: ...
+def sample_entries_of(ids: bytes, part_lengths: _List, hashes: _List) -> _Columns: ...
+def sample_bucket_matches_of(
+    book: _List, part: _List, index: _List, sample_cap: int
+) -> _Columns: ...
+def in_order_matches(offsets_bytes: bytes, index_a: bytes, index_b: bytes) -> _Columns: ...
+def verify_pairs(
+    from_keys: bytes,
+    sampled: tuple[bytes, ...],
+    a: tuple[_List, ...],
+    b: tuple[_List, ...],
+    score: str,
+    min_score: Optional[float] = None,
+) -> _Columns: ...
+def clusters_of(a: bytes, b: bytes, a_keys: _List, b_keys: _List) -> _Columns: ...
+def key_columns() -> list[str]: ...
