@@ -1,7 +1,7 @@
 """Writes one JSON Lines collection of every kind of related books, for the
 all-pairs job and `stemmata pairs` to read alike.
 
-Usage: python collection.py OUT.jsonl SET_DIR...
+Usage: python collection.py [--words N] OUT.jsonl SET_DIR...
 
 Each SET_DIR is a set written by `stemmata generate` (its texts/ID.txt, in
 name order, keyed SET/ID): noisy copies give editions at 1-20% OCR noise,
@@ -10,7 +10,9 @@ are added, deterministically: an exact copy of every 10th book, a book
 made of the second half of one book and the first half of the next (a
 partial overlap) for every 20th, and lines the loader skips or takes
 specially: a blank line, a line of invalid JSON, a key breaking the key
-rule, and a second document under an earlier key (the later wins).
+rule, and a second document under an earlier key (the later wins). With
+--words N, each text of a set is cut to its first N words first (many
+small books from a few sets).
 """
 
 from __future__ import annotations
@@ -20,17 +22,20 @@ import pathlib
 import sys
 
 
-def books(sets: list[str]) -> list[tuple[str, str]]:
+def books(sets: list[str], words: int | None) -> list[tuple[str, str]]:
     found = []
     for directory in sets:
         name = pathlib.Path(directory).name
         for path in sorted(pathlib.Path(directory, "texts").glob("*.txt")):
-            found.append((f"{name}/{path.stem}", path.read_text(encoding="utf-8")))
+            text = path.read_text(encoding="utf-8")
+            if words is not None:
+                text = " ".join(text.split()[:words])
+            found.append((f"{name}/{path.stem}", text))
     return found
 
 
-def main(out: str, sets: list[str]) -> None:
-    found = books(sets)
+def main(out: str, sets: list[str], words: int | None = None) -> None:
+    found = books(sets, words)
     lines = [json.dumps({"key": key, "text": text}) for key, text in found]
     for i, (key, text) in enumerate(found):
         if i % 10 == 0:
@@ -53,4 +58,8 @@ def main(out: str, sets: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2:])
+    args = sys.argv[1:]
+    cut = None
+    if args[:1] == ["--words"]:
+        cut, args = int(args[1]), args[2:]
+    main(args[0], args[1:], cut)
