@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+import sys
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -220,13 +221,17 @@ def test_kernels_refuse_nulls_and_ids_out_of_range():
     }
 
 
-def test_the_spark_job_gives_the_pairs_and_clusters_of_an_index(lines, expected, tmp_path):
+def test_the_spark_job_gives_the_pairs_and_clusters_of_an_index(
+    lines, expected, tmp_path, monkeypatch
+):
     pytest.importorskip("pyspark")
     from pyspark.sql import SparkSession
     from stemmata import spark as job
 
     path = tmp_path / "books.jsonl"
     path.write_text("\n".join(lines) + "\n")
+    # The workers run this Python, which has the package.
+    monkeypatch.setenv("PYSPARK_PYTHON", sys.executable)
     session = (
         SparkSession.builder.master("local[2]")
         .config("spark.ui.enabled", "false")
