@@ -36,6 +36,7 @@ import argparse
 import json
 import os
 import sys
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -93,6 +94,9 @@ class Summary:
     sample_cap: int
     pairs: int
     clusters: int
+    seconds: dict[str, float]
+    """Seconds of each step: ``features`` (extraction, written),
+    ``pairs`` (candidates and verification, written), ``clusters``."""
 
 
 def features_from_json_lines(spark: Any, path: str, *, partitions: int | None = None) -> Any:
@@ -302,6 +306,8 @@ def run(
 
     spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", str(batch_rows))
     os.makedirs(output, exist_ok=True)
+    seconds: dict[str, float] = {}
+    started = time.monotonic()
     refusals: list[str] = []
     refused = 0
     if features:
@@ -324,11 +330,14 @@ def run(
         books = features_from_parquet(spark, os.path.join(output, "features"))
     books = books.persist(StorageLevel.MEMORY_AND_DISK)
     pairs, parts, key_cap, sample_cap = all_pairs(spark, books, score=score, min_score=min_score)
+    seconds["features"] = time.monotonic() - started
     pairs = pairs.persist(StorageLevel.MEMORY_AND_DISK)
     pairs.orderBy("a_id", "b_id").write.mode("overwrite").parquet(os.path.join(output, "pairs"))
+    seconds["pairs"] = time.monotonic() - started - seconds["features"]
     ids = pairs.select("a_id", "b_id", "a", "b").orderBy("a_id", "b_id").toArrow()
     clusters = batch.clusters(ids)
     pq.write_table(clusters, os.path.join(output, "clusters.parquet"))
+    seconds["clusters"] = time.monotonic() - started - seconds["features"] - seconds["pairs"]
     if tsv:
         found = pairs.orderBy("a_id", "b_id").toArrow()
         _write_pairs_tsv(found, os.path.join(output, "pairs.tsv"))
@@ -342,6 +351,7 @@ def run(
         sample_cap=sample_cap,
         pairs=ids.num_rows,
         clusters=len(set(clusters.column("cluster").to_pylist())),
+        seconds=seconds,
     )
     pairs.unpersist()
     books.unpersist()
@@ -475,7 +485,8 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"{summary.pairs} pairs and {summary.clusters} clusters from {summary.books} books "
             f"({summary.refused} refused; {summary.parts} parts; caps: {summary.key_cap} books a key, "
-            f"{summary.sample_cap} parts a sampled word) written to {args.output}"
+            f"{summary.sample_cap} parts a sampled word) written to {args.output}; seconds: "
+            + ", ".join(f"{step} {value:.1f}" for step, value in summary.seconds.items())
         )
     return 0
 
