@@ -46,9 +46,13 @@ import pyarrow.parquet as pq  # type: ignore[import-untyped]
 
 from stemmata import batch
 
-#: Rows of each Arrow batch handed to a kernel: a batch of features holds
-#: every unique word of its books, so batches stay small.
+#: Rows of each Arrow batch handed to a kernel that reads or verifies
+#: books: a batch holds every unique word of its books, so batches stay
+#: small.
 DEFAULT_BATCH_ROWS = 128
+#: Rows of each Arrow batch handed to the candidate kernels, whose rows are
+#: a key, a word or a match.
+CANDIDATE_BATCH_ROWS = 8192
 
 _LIST_TYPES = {pa.int32(): "int", pa.int64(): "long"}
 
@@ -95,8 +99,9 @@ class Summary:
     pairs: int
     clusters: int
     seconds: dict[str, float]
-    """Seconds of each step: ``features`` (extraction, written),
-    ``pairs`` (candidates and verification, written), ``clusters``."""
+    """Seconds of each step: ``features`` (extracted, written, read back
+    and counted), ``candidates``, ``verification`` (pairs written),
+    ``clusters``."""
 
 
 def features_from_json_lines(spark: Any, path: str, *, partitions: int | None = None) -> Any:
@@ -259,31 +264,44 @@ def _verified(books: Any, candidates: Any, score: str, min_score: float | None) 
     return candidates.mapInArrow(verify, PAIRS_DDL)
 
 
-def all_pairs(
-    spark: Any,
-    books: Any,
-    *,
-    score: str = "order",
-    min_score: float | None = None,
-) -> tuple[Any, int, int, int]:
-    """The related pairs of ``books`` (features, one row per book, ids
-    unique): a DataFrame of the pairs layout with ``a_id``, ``b_id``, and
-    the parts and caps it used: (pairs, parts, key cap, sample cap)."""
+def collection_caps(books: Any) -> tuple[int, int, int]:
+    """The parts of ``books`` in all and the caps they give: (parts, key
+    cap, sample cap)."""
     from pyspark.sql import functions as F
 
     counted = books.agg(F.count("*"), F.sum(F.size("part_lengths"))).first()
     count, parts = int(counted[0]), int(counted[1] or 0)
     key_cap, sample_cap = batch.caps(count, parts)
+    return parts, key_cap, sample_cap
+
+
+def candidate_pairs(books: Any, key_cap: int, sample_cap: int) -> Any:
+    """The pairs of books to verify: ``a_id``, ``b_id``, ``from_keys`` (the
+    key tables proposed it) and ``sampled`` (the pairs of parts the word
+    sample proposed)."""
+    from pyspark.sql import functions as F
+
     from_keys = _key_pairs(books, key_cap).withColumn("from_keys", F.lit(True))
     sampled = _sampled_pairs(books, sample_cap)
     no_parts = F.array().cast("array<struct<part_a:int,part_b:int>>")
-    candidates = from_keys.join(sampled, ["a_id", "b_id"], "full_outer").select(
+    return from_keys.join(sampled, ["a_id", "b_id"], "full_outer").select(
         "a_id",
         "b_id",
         F.coalesce("from_keys", F.lit(False)).alias("from_keys"),
         F.coalesce("sampled", no_parts).alias("sampled"),
     )
-    return _verified(books, candidates, score, min_score), parts, key_cap, sample_cap
+
+
+def all_pairs(
+    books: Any,
+    *,
+    score: str = "order",
+    min_score: float | None = None,
+) -> Any:
+    """The related pairs of ``books`` (features, one row per book, ids
+    unique): a DataFrame of the pairs layout with ``a_id`` and ``b_id``."""
+    _, key_cap, sample_cap = collection_caps(books)
+    return _verified(books, candidate_pairs(books, key_cap, sample_cap), score, min_score)
 
 
 def run(
@@ -329,15 +347,22 @@ def run(
         extracted.unpersist()
         books = features_from_parquet(spark, os.path.join(output, "features"))
     books = books.persist(StorageLevel.MEMORY_AND_DISK)
-    pairs, parts, key_cap, sample_cap = all_pairs(spark, books, score=score, min_score=min_score)
+    parts, key_cap, sample_cap = collection_caps(books)
     seconds["features"] = time.monotonic() - started
-    pairs = pairs.persist(StorageLevel.MEMORY_AND_DISK)
+    # Candidates come from many small rows (keys, words, matches): large
+    # batches; verification carries both books' parts: small ones.
+    spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", str(CANDIDATE_BATCH_ROWS))
+    candidates = candidate_pairs(books, key_cap, sample_cap).persist(StorageLevel.MEMORY_AND_DISK)
+    candidates.count()
+    seconds["candidates"] = time.monotonic() - started - sum(seconds.values())
+    spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", str(batch_rows))
+    pairs = _verified(books, candidates, score, min_score).persist(StorageLevel.MEMORY_AND_DISK)
     pairs.orderBy("a_id", "b_id").write.mode("overwrite").parquet(os.path.join(output, "pairs"))
-    seconds["pairs"] = time.monotonic() - started - seconds["features"]
+    seconds["verification"] = time.monotonic() - started - sum(seconds.values())
     ids = pairs.select("a_id", "b_id", "a", "b").orderBy("a_id", "b_id").toArrow()
     clusters = batch.clusters(ids)
     pq.write_table(clusters, os.path.join(output, "clusters.parquet"))
-    seconds["clusters"] = time.monotonic() - started - seconds["features"] - seconds["pairs"]
+    seconds["clusters"] = time.monotonic() - started - sum(seconds.values())
     if tsv:
         found = pairs.orderBy("a_id", "b_id").toArrow()
         _write_pairs_tsv(found, os.path.join(output, "pairs.tsv"))
@@ -354,6 +379,7 @@ def run(
         seconds=seconds,
     )
     pairs.unpersist()
+    candidates.unpersist()
     books.unpersist()
     return summary
 
@@ -455,7 +481,9 @@ def main(argv: list[str] | None = None) -> int:
         "--batch-rows",
         type=int,
         default=DEFAULT_BATCH_ROWS,
-        help=f"rows of each Arrow batch handed to a kernel (default: {DEFAULT_BATCH_ROWS})",
+        help=(
+            f"rows of each Arrow batch of books handed to a kernel (default: {DEFAULT_BATCH_ROWS})"
+        ),
     )
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     args = parser.parse_args(argv)
