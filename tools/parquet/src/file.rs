@@ -1,0 +1,309 @@
+//! Features files: written with their metadata, read back with every check.
+
+use std::collections::VecDeque;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+use arrow_array::RecordBatch;
+use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
+use parquet::arrow::ArrowWriter;
+use parquet::basic::{Compression, ZstdLevel};
+use parquet::file::metadata::KeyValue;
+use parquet::file::properties::WriterProperties;
+use parquet::file::reader::ChunkReader;
+use stemmata::batch::{BookFeatures, FeatureOptions};
+
+use crate::convert::{check_schema, from_record_batch, schema, to_record_batch};
+use crate::error::{Error, Result};
+use crate::{options_json, LAYOUT_VERSION, OPTIONS_KEY, VERSION_KEY};
+
+/// Rows per row group of a written file: a row group is held in memory
+/// until it is written, and a row holds a whole book's features (about
+/// 60 KB for a book of 20,000 words).
+pub const ROWS_PER_GROUP: usize = 1024;
+
+/// Rows converted to Arrow at a time, by the writer and the reader.
+const ROWS_PER_BATCH: usize = 256;
+
+/// Writes one features file: rows in the order given, zstd-compressed,
+/// with the layout's metadata. Nothing is readable until
+/// [`finish`](Self::finish); a writer dropped before leaves a file that
+/// readers refuse.
+pub struct FeaturesWriter {
+    path: PathBuf,
+    writer: ArrowWriter<File>,
+    rows: Vec<(u64, BookFeatures)>,
+    written: u64,
+}
+
+impl std::fmt::Debug for FeaturesWriter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FeaturesWriter")
+            .field("path", &self.path)
+            .field("rows", &(self.written + self.rows.len() as u64))
+            .finish_non_exhaustive()
+    }
+}
+
+impl FeaturesWriter {
+    /// Creates (or truncates) `path` for features computed with `options`.
+    pub fn create(path: &Path, options: &FeatureOptions) -> Result<Self> {
+        let file = File::create(path).map_err(|source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let properties = WriterProperties::builder()
+            .set_compression(Compression::ZSTD(ZstdLevel::default()))
+            .set_max_row_group_row_count(Some(ROWS_PER_GROUP))
+            .set_key_value_metadata(Some(vec![
+                KeyValue::new(VERSION_KEY.to_string(), LAYOUT_VERSION.to_string()),
+                KeyValue::new(OPTIONS_KEY.to_string(), options_json(options)),
+            ]))
+            .build();
+        let writer = ArrowWriter::try_new(file, schema(), Some(properties))
+            .map_err(|e| parquet_error(path, e))?;
+        Ok(FeaturesWriter {
+            path: path.to_path_buf(),
+            writer,
+            rows: Vec::new(),
+            written: 0,
+        })
+    }
+
+    /// Adds the row of book `id`.
+    pub fn write(&mut self, id: u64, features: BookFeatures) -> Result<()> {
+        self.rows.push((id, features));
+        if self.rows.len() >= ROWS_PER_BATCH {
+            self.flush_rows()?;
+        }
+        Ok(())
+    }
+
+    /// Rows added so far.
+    pub fn rows(&self) -> u64 {
+        self.written + self.rows.len() as u64
+    }
+
+    /// Hands the buffered rows to the Parquet writer.
+    fn flush_rows(&mut self) -> Result<()> {
+        let rows = std::mem::take(&mut self.rows);
+        let refs: Vec<(u64, &BookFeatures)> = rows.iter().map(|(id, f)| (*id, f)).collect();
+        self.write_rows(&refs)?;
+        self.written += rows.len() as u64;
+        Ok(())
+    }
+
+    /// Writes `rows`, cut in halves while a batch of them overflows
+    /// Arrow's list offsets.
+    fn write_rows(&mut self, rows: &[(u64, &BookFeatures)]) -> Result<()> {
+        if rows.is_empty() {
+            return Ok(());
+        }
+        match to_record_batch(rows) {
+            Some(batch) => self.write_batch(&batch),
+            None if rows.len() > 1 => {
+                let (first, second) = rows.split_at(rows.len() / 2);
+                self.write_rows(first)?;
+                self.write_rows(second)
+            }
+            None => Err(Error::Metadata {
+                path: self.path.clone(),
+                problem: format!(
+                    "book {:?}: a list of its features holds 2^31 values or more",
+                    rows[0].1.key
+                ),
+            }),
+        }
+    }
+
+    fn write_batch(&mut self, batch: &RecordBatch) -> Result<()> {
+        self.writer
+            .write(batch)
+            .map_err(|e| parquet_error(&self.path, e))
+    }
+
+    /// Writes what is buffered and the file's footer, and syncs the file:
+    /// its length in bytes.
+    pub fn finish(mut self) -> Result<u64> {
+        self.flush_rows()?;
+        let file = self
+            .writer
+            .into_inner()
+            .map_err(|e| parquet_error(&self.path, e))?;
+        let io = |source| Error::Io {
+            path: self.path.clone(),
+            source,
+        };
+        file.sync_all().map_err(io)?;
+        Ok(file.metadata().map_err(io)?.len())
+    }
+}
+
+fn parquet_error(path: &Path, error: impl std::fmt::Display) -> Error {
+    Error::Parquet {
+        path: path.to_path_buf(),
+        message: error.to_string(),
+    }
+}
+
+/// Reads one features file, row by row as (id, features), after checking
+/// its metadata and schema at open. Each row is converted and checked as
+/// it is read: an error names the file, the row and the column, and ends
+/// the reading.
+pub struct FeaturesReader {
+    path: PathBuf,
+    options: FeatureOptions,
+    rows: u64,
+    batches: Option<ParquetRecordBatchReader>,
+    /// The row in the file of the next batch's first row.
+    next_row: u64,
+    pending: VecDeque<(u64, BookFeatures)>,
+}
+
+impl std::fmt::Debug for FeaturesReader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FeaturesReader")
+            .field("path", &self.path)
+            .field("rows", &self.rows)
+            .finish_non_exhaustive()
+    }
+}
+
+impl FeaturesReader {
+    /// Opens `path`: `Parquet` when it is not a readable Parquet file,
+    /// `Metadata` when it lacks the layout's metadata or its options do
+    /// not parse, `NewerLayout` for a newer layout, `Schema` for a column
+    /// missing or of another type.
+    pub fn open(path: &Path) -> Result<Self> {
+        let file = File::open(path).map_err(|source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Self::from_chunks(file, path)
+    }
+
+    /// Reads a file held in memory, named `path` in errors; checked as
+    /// [`open`](Self::open) checks a file.
+    pub fn from_bytes(bytes: Vec<u8>, path: &Path) -> Result<Self> {
+        Self::from_chunks(bytes::Bytes::from(bytes), path)
+    }
+
+    fn from_chunks<T: ChunkReader + 'static>(chunks: T, path: &Path) -> Result<Self> {
+        let builder =
+            ParquetRecordBatchReaderBuilder::try_new(chunks).map_err(|e| parquet_error(path, e))?;
+        let metadata = builder.metadata().file_metadata();
+        let value = |key: &str| {
+            metadata
+                .key_value_metadata()
+                .and_then(|kv| kv.iter().find(|kv| kv.key == key))
+                .and_then(|kv| kv.value.as_deref())
+        };
+        let meta_error = |problem: String| Error::Metadata {
+            path: path.to_path_buf(),
+            problem,
+        };
+        let version = value(VERSION_KEY).ok_or_else(|| {
+            meta_error(format!(
+                "not a features file: its metadata has no {VERSION_KEY:?}"
+            ))
+        })?;
+        let version: u32 = version.trim().parse().map_err(|_| {
+            meta_error(format!(
+                "{VERSION_KEY:?} is {version:?}, not a layout version"
+            ))
+        })?;
+        if version == 0 || version > LAYOUT_VERSION {
+            return Err(Error::NewerLayout {
+                path: path.to_path_buf(),
+                found: version,
+                newest: LAYOUT_VERSION,
+            });
+        }
+        let options = value(OPTIONS_KEY)
+            .ok_or_else(|| meta_error(format!("its metadata has no {OPTIONS_KEY:?}")))?;
+        let options: FeatureOptions = serde_json::from_str(options)
+            .map_err(|e| meta_error(format!("{OPTIONS_KEY:?} does not parse: {e}")))?;
+        if options.sketch.window_hashes == 0 || options.sketch.book.num_hashes == 0 {
+            return Err(meta_error(format!(
+                "{OPTIONS_KEY:?}: min-hash signatures of 0 values"
+            )));
+        }
+        let rows = u64::try_from(metadata.num_rows()).unwrap_or(0);
+        check_schema(builder.schema(), path)?;
+        let batches = builder
+            .with_batch_size(ROWS_PER_BATCH)
+            .build()
+            .map_err(|e| parquet_error(path, e))?;
+        Ok(FeaturesReader {
+            path: path.to_path_buf(),
+            options,
+            rows,
+            batches: Some(batches),
+            next_row: 0,
+            pending: VecDeque::new(),
+        })
+    }
+
+    /// The options the features were computed with.
+    pub fn options(&self) -> &FeatureOptions {
+        &self.options
+    }
+
+    /// Rows of the file, as its footer gives them.
+    pub fn rows(&self) -> u64 {
+        self.rows
+    }
+
+    /// The file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The next batch's rows into `pending`; `false` at the end.
+    fn read_batch(&mut self) -> Result<bool> {
+        let Some(batches) = self.batches.as_mut() else {
+            return Ok(false);
+        };
+        let batch = match batches.next() {
+            None => {
+                self.batches = None;
+                return Ok(false);
+            }
+            Some(Err(e)) => {
+                self.batches = None;
+                return Err(parquet_error(&self.path, e));
+            }
+            Some(Ok(batch)) => batch,
+        };
+        let first = self.next_row;
+        self.next_row += batch.num_rows() as u64;
+        let window_hashes = self.options.sketch.window_hashes;
+        match from_record_batch(&batch, window_hashes, &self.path, first) {
+            Ok(rows) => {
+                self.pending.extend(rows);
+                Ok(true)
+            }
+            Err(error) => {
+                self.batches = None;
+                Err(error)
+            }
+        }
+    }
+}
+
+impl Iterator for FeaturesReader {
+    type Item = Result<(u64, BookFeatures)>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if let Some(row) = self.pending.pop_front() {
+                return Some(Ok(row));
+            }
+            match self.read_batch() {
+                Ok(true) => continue,
+                Ok(false) => return None,
+                Err(error) => return Some(Err(error)),
+            }
+        }
+    }
+}
