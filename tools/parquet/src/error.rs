@@ -39,6 +39,16 @@ pub enum Error {
         /// The newest this build reads.
         newest: u32,
     },
+    /// The rows read do not give the checksum the file's metadata holds:
+    /// the file was damaged after it was written.
+    ChecksumMismatch {
+        /// The file.
+        path: PathBuf,
+        /// The checksum in the metadata.
+        expected: u64,
+        /// The checksum of the rows read.
+        found: u64,
+    },
     /// A column is missing or of another type than the layout's.
     Schema {
         /// The file.
@@ -84,6 +94,15 @@ impl fmt::Display for Error {
                 f,
                 "{}: features layout version {found}; this build reads versions 1 to {newest} \
                  (a newer stemmata wrote it)",
+                path.display()
+            ),
+            Error::ChecksumMismatch {
+                path,
+                expected,
+                found,
+            } => write!(
+                f,
+                "{}: damaged: its rows give checksum {found:016x}, its metadata {expected:016x}",
                 path.display()
             ),
             Error::Schema {

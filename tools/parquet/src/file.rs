@@ -15,12 +15,89 @@ use stemmata::batch::{BookFeatures, FeatureOptions};
 
 use crate::convert::{check_schema, from_record_batch, schema, to_record_batch};
 use crate::error::{Error, Result};
-use crate::{options_json, LAYOUT_VERSION, OPTIONS_KEY, VERSION_KEY};
+use crate::{options_json, CHECKSUM_KEY, LAYOUT_VERSION, OPTIONS_KEY, VERSION_KEY};
 
 /// Rows per row group of a written file: a row group is held in memory
 /// until it is written, and a row holds a whole book's features (about
 /// 60 KB for a book of 20,000 words).
 pub const ROWS_PER_GROUP: usize = 1024;
+
+/// The checksum of a file's rows, in order: XXH3-64 of each row's id and
+/// values (strings as their length and bytes, lists as their length and
+/// values, integers little-endian), whatever their Parquet encoding.
+#[derive(Clone)]
+pub struct RowDigest(xxhash_rust::xxh3::Xxh3);
+
+impl std::fmt::Debug for RowDigest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "RowDigest({:016x})", self.value())
+    }
+}
+
+impl Default for RowDigest {
+    fn default() -> Self {
+        RowDigest(xxhash_rust::xxh3::Xxh3::new())
+    }
+}
+
+impl RowDigest {
+    /// Adds a row.
+    pub fn add(&mut self, id: u64, book: &BookFeatures) {
+        let h = &mut self.0;
+        h.update(&id.to_le_bytes());
+        for s in [
+            &book.key,
+            &book.title,
+            &book.author,
+            &book.language,
+            &book.encoding,
+        ] {
+            h.update(&(s.len() as u64).to_le_bytes());
+            h.update(s.as_bytes());
+        }
+        for n in [
+            book.words,
+            u64::from(book.pages),
+            book.bytes,
+            u64::from(book.distinct_words),
+            book.invalid_utf8_sequences,
+        ] {
+            h.update(&n.to_le_bytes());
+        }
+        h.update(&book.simhash.0.to_le_bytes());
+        let mut list = |values: &mut dyn Iterator<Item = u64>| {
+            let mut n = 0u64;
+            for v in values {
+                h.update(&v.to_le_bytes());
+                n += 1;
+            }
+            h.update(&n.to_le_bytes());
+        };
+        list(&mut book.minhash.0.iter().copied());
+        list(&mut book.page_minhashes.iter().flat_map(|p| p.0.iter().copied()));
+        list(&mut book.parts.iter().map(|p| p.hashes.len() as u64));
+        list(
+            &mut book
+                .parts
+                .iter()
+                .flat_map(|p| p.hashes.iter().map(|&v| u64::from(v))),
+        );
+        list(
+            &mut book
+                .parts
+                .iter()
+                .flat_map(|p| p.positions.iter().map(|&v| u64::from(v))),
+        );
+        for keys in &book.keys {
+            list(&mut keys.iter().copied());
+        }
+    }
+
+    /// The checksum of the rows added.
+    pub fn value(&self) -> u64 {
+        self.0.digest()
+    }
+}
 
 /// Rows converted to Arrow at a time, by the writer and the reader.
 const ROWS_PER_BATCH: usize = 256;
@@ -34,6 +111,7 @@ pub struct FeaturesWriter {
     writer: ArrowWriter<File>,
     rows: Vec<(u64, BookFeatures)>,
     written: u64,
+    digest: RowDigest,
 }
 
 impl std::fmt::Debug for FeaturesWriter {
@@ -67,11 +145,13 @@ impl FeaturesWriter {
             writer,
             rows: Vec::new(),
             written: 0,
+            digest: RowDigest::default(),
         })
     }
 
     /// Adds the row of book `id`.
     pub fn write(&mut self, id: u64, features: BookFeatures) -> Result<()> {
+        self.digest.add(id, &features);
         self.rows.push((id, features));
         if self.rows.len() >= ROWS_PER_BATCH {
             self.flush_rows()?;
@@ -126,6 +206,10 @@ impl FeaturesWriter {
     /// its length in bytes.
     pub fn finish(mut self) -> Result<u64> {
         self.flush_rows()?;
+        self.writer.append_key_value_metadata(KeyValue::new(
+            CHECKSUM_KEY.to_string(),
+            format!("xxh3-64:{:016x}", self.digest.value()),
+        ));
         let file = self
             .writer
             .into_inner()
@@ -158,6 +242,9 @@ pub struct FeaturesReader {
     /// The row in the file of the next batch's first row.
     next_row: u64,
     pending: VecDeque<(u64, BookFeatures)>,
+    /// The checksum the metadata holds, if any, and that of the rows read.
+    checksum: Option<u64>,
+    digest: RowDigest,
 }
 
 impl std::fmt::Debug for FeaturesReader {
@@ -228,6 +315,16 @@ impl FeaturesReader {
                 "{OPTIONS_KEY:?}: min-hash signatures of 0 values"
             )));
         }
+        let checksum = match value(CHECKSUM_KEY) {
+            None => None,
+            Some(text) => Some(
+                text.strip_prefix("xxh3-64:")
+                    .and_then(|hex| u64::from_str_radix(hex, 16).ok())
+                    .ok_or_else(|| {
+                        meta_error(format!("{CHECKSUM_KEY:?} is {text:?}, not xxh3-64:HEX"))
+                    })?,
+            ),
+        };
         let rows = u64::try_from(metadata.num_rows()).unwrap_or(0);
         check_schema(builder.schema(), path)?;
         let batches = builder
@@ -241,6 +338,8 @@ impl FeaturesReader {
             batches: Some(batches),
             next_row: 0,
             pending: VecDeque::new(),
+            checksum,
+            digest: RowDigest::default(),
         })
     }
 
@@ -267,7 +366,16 @@ impl FeaturesReader {
         let batch = match batches.next() {
             None => {
                 self.batches = None;
-                return Ok(false);
+                return match self.checksum {
+                    Some(expected) if expected != self.digest.value() => {
+                        Err(Error::ChecksumMismatch {
+                            path: self.path.clone(),
+                            expected,
+                            found: self.digest.value(),
+                        })
+                    }
+                    _ => Ok(false),
+                };
             }
             Some(Err(e)) => {
                 self.batches = None;
@@ -280,6 +388,9 @@ impl FeaturesReader {
         let window_hashes = self.options.sketch.window_hashes;
         match from_record_batch(&batch, window_hashes, &self.path, first) {
             Ok(rows) => {
+                for (id, features) in &rows {
+                    self.digest.add(*id, features);
+                }
                 self.pending.extend(rows);
                 Ok(true)
             }

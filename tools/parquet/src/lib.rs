@@ -27,7 +27,7 @@ mod file;
 
 pub use convert::{from_record_batch, schema, to_record_batch, COLUMNS};
 pub use error::{Error, Result};
-pub use file::{FeaturesReader, FeaturesWriter, ROWS_PER_GROUP};
+pub use file::{FeaturesReader, FeaturesWriter, RowDigest, ROWS_PER_GROUP};
 
 pub use stemmata::batch::{BookFeatures, FeatureOptions};
 
@@ -35,6 +35,10 @@ pub use stemmata::batch::{BookFeatures, FeatureOptions};
 pub const VERSION_KEY: &str = "stemmata.features";
 /// The file-metadata key holding the options, as JSON.
 pub const OPTIONS_KEY: &str = "stemmata.options";
+/// The file-metadata key holding the checksum of the rows: `xxh3-64:`
+/// then 16 hexadecimal digits (see [`RowDigest`]). Optional: a file
+/// without it (written by another engine) is read unchecked.
+pub const CHECKSUM_KEY: &str = "stemmata.checksum";
 /// The layout's version this crate writes and the newest it reads.
 pub const LAYOUT_VERSION: u32 = 1;
 
