@@ -223,6 +223,26 @@ impl FeaturesWriter {
     }
 }
 
+/// Runs `f`, a call into the Parquet library on a file's bytes: a panic
+/// there (some damaged files trip its assertions) is a `Parquet` error
+/// naming the file, not a crash.
+fn guarded<T>(path: &Path, f: impl FnOnce() -> Result<T>) -> Result<T> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(result) => result,
+        Err(payload) => {
+            let message = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            Err(parquet_error(
+                path,
+                format!("the file is damaged (the Parquet reader failed: {message})"),
+            ))
+        }
+    }
+}
+
 fn parquet_error(path: &Path, error: impl std::fmt::Display) -> Error {
     Error::Parquet {
         path: path.to_path_buf(),
@@ -276,6 +296,10 @@ impl FeaturesReader {
     }
 
     fn from_chunks<T: ChunkReader + 'static>(chunks: T, path: &Path) -> Result<Self> {
+        guarded(path, || Self::open_chunks(chunks, path))
+    }
+
+    fn open_chunks<T: ChunkReader + 'static>(chunks: T, path: &Path) -> Result<Self> {
         let builder =
             ParquetRecordBatchReaderBuilder::try_new(chunks).map_err(|e| parquet_error(path, e))?;
         let metadata = builder.metadata().file_metadata();
@@ -363,7 +387,14 @@ impl FeaturesReader {
         let Some(batches) = self.batches.as_mut() else {
             return Ok(false);
         };
-        let batch = match batches.next() {
+        let next = match guarded(&self.path, || Ok(batches.next())) {
+            Ok(next) => next,
+            Err(error) => {
+                self.batches = None;
+                return Err(error);
+            }
+        };
+        let batch = match next {
             None => {
                 self.batches = None;
                 return match self.checksum {

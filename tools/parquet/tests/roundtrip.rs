@@ -423,3 +423,24 @@ fn a_file_without_the_arrow_schema_or_statistics_reads_and_fits_the_fuzz_limit()
         std::fs::copy(&path, seeds.join("one_row.parquet")).unwrap();
     }
 }
+
+/// Inputs the fuzz target found that panicked inside the Parquet library:
+/// each is an error naming the file.
+#[test]
+fn files_that_trip_the_parquet_library_are_errors() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/regressions");
+    let mut paths: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    paths.sort();
+    assert!(!paths.is_empty());
+    for path in paths {
+        let name = path.file_name().unwrap().to_str().unwrap().to_string();
+        let error = match FeaturesReader::open(&path) {
+            Err(error) => error,
+            Ok(reader) => reader.into_iter().find_map(Result::err).expect("an error"),
+        };
+        assert!(error.to_string().contains(&name), "{error}");
+    }
+}
