@@ -25,7 +25,7 @@ mod convert;
 mod error;
 mod file;
 
-pub use convert::{from_record_batch, schema, to_record_batch, COLUMNS};
+pub use convert::{from_record_batch, schema, to_record_batch, Kind, COLUMNS, MAX_LIST_VALUES};
 pub use error::{Error, Result};
 pub use file::{FeaturesReader, FeaturesWriter, RowDigest, ROWS_PER_GROUP};
 
