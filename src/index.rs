@@ -93,6 +93,16 @@ impl IndexBuilder {
         self
     }
 
+    /// Every option at once, as features are computed with them (see
+    /// [`crate::batch::FeatureOptions`]): an index that takes features
+    /// computed elsewhere.
+    pub fn feature_options(mut self, options: crate::batch::FeatureOptions) -> Self {
+        self.options = options.extract;
+        self.sketch = options.sketch;
+        self.parts = options.parts;
+        self
+    }
+
     /// Creates the index in `dir` (made if missing). `Err(AlreadyExists)` if
     /// `dir` already holds one.
     pub fn create(self, dir: impl AsRef<Path>) -> Result<Index> {
@@ -246,6 +256,20 @@ impl Index {
     /// format-1 index, which holds no sketches.
     pub fn sketch_options(&self) -> Option<&SketchOptions> {
         self.store.sketch_options()
+    }
+
+    /// The options the index computes a book's features with
+    /// ([`crate::batch::features`]): features computed with others cannot
+    /// be loaded into it. `OldFormat` for a format-1 index, which holds no
+    /// sketches.
+    pub fn feature_options(&self) -> Result<crate::batch::FeatureOptions> {
+        Ok(crate::batch::FeatureOptions {
+            extract: *self.store.extract_options(),
+            sketch: *self
+                .store
+                .require_sketches("export or import book features")?,
+            parts: *self.store.part_options(),
+        })
     }
 
     /// The format version the index was written with.

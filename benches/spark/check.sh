@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs the all-pairs job on Spark over a JSON Lines collection and diffs its
 # sorted pairs and its clusters against `stemmata pairs --mode approximate
-# --clusters` on an index loaded from the same file.
+# --clusters` on an index loaded from the same file; then imports the job's
+# features into a new index (`stemmata import`) and diffs that index's
+# pairs and clusters too.
 #
 #   benches/spark/check.sh [--local] PYTHON STEMMATA COLLECTION.jsonl WORK_DIR
 #
@@ -21,7 +23,7 @@ fi
 python="$1" stemmata="$2" collection="$3" work="$4"
 mkdir -p "$work"
 work="$(cd "$work" && pwd)"
-rm -rf "$work/index" "$work/job" "$work/spark"
+rm -rf "$work/index" "$work/job" "$work/spark" "$work/imported"
 mkdir -p "$work/spark"
 
 started=$(date +%s.%N)
@@ -87,6 +89,11 @@ distributed=$(echo "$(date +%s.%N) - $started" | bc)
 
 diff <(sort "$work/pairs.tsv") <(sort "$work/job/pairs.tsv")
 diff "$work/clusters.tsv" "$work/job/clusters.tsv"
-printf 'same pairs (%d) and clusters (%d) from the job (%s) and the single process\n' \
+"$stemmata" import --create --quiet "$work/imported" "$work/job/features"
+"$stemmata" pairs "$work/imported" --mode approximate --quiet \
+  --output "$work/imported-pairs.tsv" --clusters "$work/imported-clusters.tsv"
+diff <(sort "$work/pairs.tsv") <(sort "$work/imported-pairs.tsv")
+diff "$work/clusters.tsv" "$work/imported-clusters.tsv"
+printf 'same pairs (%d) and clusters (%d) from the job (%s), the single process and an index of the job'"'"'s features\n' \
   "$(($(wc -l <"$work/pairs.tsv") - 1))" "$(tail -n 1 "$work/clusters.tsv" | cut -f 1)" "$master"
 printf 'seconds: single process %.1f, job %.1f\n' "$single" "$distributed"

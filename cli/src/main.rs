@@ -12,6 +12,7 @@ mod eval;
 mod eval_alignment;
 mod eval_images;
 mod eval_translations;
+mod features_cmds;
 mod generate;
 mod generate_pages;
 mod images_cmds;
@@ -52,6 +53,13 @@ enum Command {
     /// the first book's internal id, then the second's: the same bytes for
     /// any number of threads.
     Pairs(index_cmds::PairsArgs),
+    /// Write an index's book features as Parquet files (read-only on the
+    /// index).
+    #[command(long_about = features_cmds::EXPORT_ABOUT)]
+    Export(features_cmds::ExportArgs),
+    /// Load books from Parquet features files, as `export` writes them.
+    #[command(long_about = features_cmds::IMPORT_ABOUT)]
+    Import(features_cmds::ImportArgs),
     /// Delete books by key.
     Delete(index_cmds::DeleteArgs),
     /// Show counts of books, words and bytes.
@@ -144,6 +152,8 @@ fn run(command: Command) -> stemmata::Result<ExitCode> {
         Command::Load(args) => index_cmds::load(args),
         Command::Query(args) => index_cmds::query(args),
         Command::Pairs(args) => index_cmds::pairs(args),
+        Command::Export(args) => features_cmds::export(args),
+        Command::Import(args) => features_cmds::import(args),
         Command::Delete(args) => index_cmds::delete(args),
         Command::Stats(args) => index_cmds::stats(args),
         Command::Verify(args) => index_cmds::verify(args),

@@ -52,7 +52,8 @@ use crate::repr::{
 
 /// The options features are computed with: those of an index created with
 /// defaults unless changed. Books compared must share them.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct FeatureOptions {
     /// Unique-word extraction.
     pub extract: ExtractOptions,
@@ -108,10 +109,10 @@ pub struct BookFeatures {
 pub fn features(document: Document, options: &FeatureOptions) -> Result<BookFeatures> {
     let book = extract_document(document, &options.extract, &options.sketch, &options.parts)?;
     Ok(BookFeatures {
-        keys: Table::ALL.map(|table| book.sketch.keys(table, &options.sketch)),
+        keys: book.sketch.keys,
         simhash: book.sketch.simhash,
-        minhash: book.sketch.book,
-        page_minhashes: book.sketch.pages,
+        minhash: book.sketch.minhash,
+        page_minhashes: book.page_signatures,
         key: book.document.key,
         title: book.document.title,
         author: book.document.author,
@@ -124,6 +125,28 @@ pub fn features(document: Document, options: &FeatureOptions) -> Result<BookFeat
         encoding: book.encoding.to_string(),
         parts: book.parts,
     })
+}
+
+impl BookFeatures {
+    /// `Ok` when these features, computed with `options`, can go into an
+    /// index whose options are `index` ([`crate::Index::feature_options`])
+    /// as [`crate::BulkLoader::add_features`] would take them:
+    /// `InvalidArgument` when the options differ, else `BadDocument`
+    /// naming `source_name` and the problem when they are not what a
+    /// document gives: a key breaking the key rule, a part whose hashes
+    /// repeat or whose positions do not increase strictly or pass the
+    /// book's words, a min-hash signature of another length than the
+    /// options' K, page signatures not one per page of the window-hash
+    /// count, keys out of order or not those of the signature and simhash,
+    /// an unknown encoding, counts out of range.
+    pub fn check(
+        &self,
+        options: &FeatureOptions,
+        index: &FeatureOptions,
+        source_name: &str,
+    ) -> Result<()> {
+        crate::load::check_features(self, options, index, source_name)
+    }
 }
 
 /// Two books by id, the lower first.

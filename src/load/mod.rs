@@ -20,7 +20,11 @@
 //! next loader; a barrel or page file it started but never committed is
 //! removed by the next loader or compaction when it starts.
 
+mod features;
 pub mod sources;
+
+use features::book_from_features;
+pub(crate) use features::check as check_features;
 
 use crossbeam::channel::{bounded, unbounded, Receiver, Sender};
 use std::collections::{BTreeMap, HashMap};
@@ -29,13 +33,14 @@ use std::time::{Duration, Instant};
 
 use std::sync::Arc;
 
+use crate::batch::{BookFeatures, FeatureOptions};
 use crate::error::{Error, Result};
 use crate::keys;
 use crate::lang;
 use crate::repr::sketch::Sketcher;
 use crate::repr::unique_words::extract_with;
 use crate::repr::{
-    book_parts, BookSketch, ExtractOptions, MinHashSig, PartOptions, SketchOptions, UniqueWordSeq,
+    book_parts, ExtractOptions, MinHashSig, PartOptions, SketchOptions, UniqueWordSeq,
 };
 use crate::storage::barrel::{BarrelWriter, EncodedSequence, MAX_RECORD_ELEMENTS};
 use crate::storage::catalog::{BookEntry, CatalogBatch};
@@ -289,7 +294,8 @@ struct Prepared {
 
 /// A document checked, decoded and turned into features, nothing encoded
 /// yet: what the loader stores and what [`crate::batch::features`] hands to
-/// engines outside an index.
+/// engines outside an index; or the same made from features
+/// ([`book_from_features`]).
 pub(crate) struct ExtractedBook {
     /// The document, its text given up (see `bytes`).
     pub document: Document,
@@ -304,7 +310,10 @@ pub(crate) struct ExtractedBook {
     pub distinct_words: u32,
     pub invalid_utf8_sequences: u64,
     pub encoding: &'static str,
-    pub sketch: BookSketch,
+    /// Its simhash, book min-hash and band keys (book id 0 until written).
+    pub sketch: SketchRecord,
+    /// Its page signatures; empty when it has one page.
+    pub page_signatures: Vec<MinHashSig>,
 }
 
 /// Checks, decodes and extracts one document: its key and text checked,
@@ -373,6 +382,7 @@ pub(crate) fn extract_document(
     if page_bytes >= u64::from(u32::MAX) - 64 {
         return Err(bad("too many pages: their signatures take 4 GiB or more"));
     }
+    let sketch = sketcher.finish();
     Ok(ExtractedBook {
         document,
         bytes,
@@ -383,19 +393,15 @@ pub(crate) fn extract_document(
         distinct_words: features.distinct_words,
         invalid_utf8_sequences: decoded.invalid_sequences,
         encoding: decoded.encoding,
-        sketch: sketcher.finish(),
+        sketch: SketchRecord::new(0, &sketch, sketch_options),
+        page_signatures: sketch.pages,
     })
 }
 
-/// The work of a worker thread: [`extract_document`], then each part's
-/// sequence compressed into its record.
-fn prepare(
-    document: Document,
-    options: &ExtractOptions,
-    sketch_options: &SketchOptions,
-    part_options: &PartOptions,
-) -> Result<Prepared> {
-    let book = extract_document(document, options, sketch_options, part_options)?;
+/// The work of a worker thread after [`extract_document`] (or
+/// [`book_from_features`]): each part's sequence compressed into its
+/// record.
+fn prepare(book: ExtractedBook) -> Result<Prepared> {
     let bad = |reason: &str| Error::BadDocument {
         source_name: book.document.source_name.clone(),
         reason: reason.to_string(),
@@ -412,8 +418,8 @@ fn prepare(
     let record_len = u32::try_from(encoded.iter().map(EncodedSequence::record_len).sum::<u64>())
         .map_err(|_| bad("too long: its records take 4 GiB or more"))?;
     Ok(Prepared {
-        sketch: SketchRecord::new(0, &book.sketch, sketch_options),
-        page_signatures: book.sketch.pages,
+        sketch: book.sketch,
+        page_signatures: book.page_signatures,
         part_hashes,
         unique_words: book.unique_words,
         record_len,
@@ -430,8 +436,15 @@ fn prepare(
 
 type Progress<'p> = Box<dyn FnMut(&LoadEvent<'_>) + 'p>;
 
+/// What a worker turns into a record: a document, or a book made from
+/// features, already checked.
+enum Item {
+    Document(Document),
+    Book(Box<ExtractedBook>),
+}
+
 /// A queued item and its place in the input order.
-type Work = (u64, Result<Document>);
+type Work = (u64, Result<Item>);
 /// A prepared item and its place in the input order.
 type Done = (u64, Result<Prepared>);
 
@@ -461,6 +474,8 @@ pub struct BulkLoader<'p> {
     next_page_file: u32,
     /// Min-hashes per page signature.
     page_hashes: usize,
+    /// The index's options, which features loaded must share.
+    feature_options: FeatureOptions,
     next_segment: u32,
     /// The books of the current batch, for its segment.
     segment_books: Vec<SegmentBook>,
@@ -525,9 +540,17 @@ impl<'p> BulkLoader<'p> {
                 let (rx, tx) = (work_rx.clone(), done_tx.clone());
                 std::thread::spawn(move || {
                     for (place, item) in rx {
-                        let result = item.and_then(|doc| {
-                            prepare(doc, &extract_options, &sketch_options, &part_options)
-                        });
+                        let result = item
+                            .and_then(|item| match item {
+                                Item::Document(doc) => extract_document(
+                                    doc,
+                                    &extract_options,
+                                    &sketch_options,
+                                    &part_options,
+                                ),
+                                Item::Book(book) => Ok(*book),
+                            })
+                            .and_then(prepare);
                         if tx.send((place, result)).is_err() {
                             break;
                         }
@@ -551,6 +574,11 @@ impl<'p> BulkLoader<'p> {
             page_file,
             next_page_file,
             page_hashes: sketch_options.window_hashes,
+            feature_options: FeatureOptions {
+                extract: extract_options,
+                sketch: sketch_options,
+                parts: part_options,
+            },
             next_segment,
             segment_books: Vec::new(),
             batch: CatalogBatch {
@@ -579,6 +607,28 @@ impl<'p> BulkLoader<'p> {
     /// Queues an item from a document source: an `Err` is recorded as a
     /// skipped document (it names its file) and the load goes on.
     pub fn submit(&mut self, item: Result<Document>) -> Result<()> {
+        self.queue(item.map(Item::Document))
+    }
+
+    /// Queues a book given by its features (read from a Parquet file of
+    /// `docs/batch-format.md`, say), computed with `options`, named
+    /// `source_name` in messages: it is stored as its document would be.
+    /// The features are checked first ([`BookFeatures::check`]): an error
+    /// (`InvalidArgument` when `options` are not the index's, `BadDocument`
+    /// naming `source_name` and the problem when the features are not
+    /// what a document gives) queues nothing.
+    pub fn add_features(
+        &mut self,
+        features: BookFeatures,
+        options: &FeatureOptions,
+        source_name: &str,
+    ) -> Result<()> {
+        let book = book_from_features(features, options, &self.feature_options, source_name)?;
+        self.queue(Ok(Item::Book(Box::new(book))))
+    }
+
+    /// Queues an item for the workers, in input order.
+    fn queue(&mut self, item: Result<Item>) -> Result<()> {
         let work = self.work.as_ref().expect("work channel open until finish");
         work.send((self.next_queued, item))
             .map_err(|_| Error::InvalidArgument("loader workers stopped".into()))?;

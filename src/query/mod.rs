@@ -283,6 +283,70 @@ impl Reader {
         })
     }
 
+    /// Every live book's features, in id order, with its id: what
+    /// [`crate::batch::features`] gives of its document, read from the
+    /// index (sequences from the barrels, simhash, min-hash signature and
+    /// band keys from the segments, page signatures from the page files,
+    /// the rest from the book's entry), so that
+    /// [`crate::BulkLoader::add_features`] rebuilds the book. But an index
+    /// keeps neither a book's bytes, nor its invalid UTF-8 sequences, nor
+    /// its encoding: those are 0, 0 and empty; and it keeps each page
+    /// min-hash as its high 32 bits (`storage-format.md`, page files). An error
+    /// for a book whose records cannot be read, or that has no sketch (an
+    /// index of format 1, or a damaged sketch segment in one before 7).
+    pub fn book_features(
+        &self,
+    ) -> impl Iterator<Item = Result<(u32, crate::batch::BookFeatures)>> + '_ {
+        self.runs
+            .live_slots()
+            .map(move |slot| Ok((self.runs.id(slot), self.features_of_slot(slot)?)))
+    }
+
+    /// The options the index computes features with (see
+    /// [`crate::Index::feature_options`]).
+    pub fn feature_options(&self) -> Result<crate::batch::FeatureOptions> {
+        Ok(crate::batch::FeatureOptions {
+            extract: *self.store.extract_options(),
+            sketch: *self.store.require_sketches("export book features")?,
+            parts: *self.store.part_options(),
+        })
+    }
+
+    /// The features of the live book in `slot` (see [`Self::book_features`]).
+    fn features_of_slot(&self, slot: u32) -> Result<crate::batch::BookFeatures> {
+        self.sketches()?;
+        let (entry, _) = self.runs.entry(slot)?;
+        let (r, position) = self.runs.locate_slot(slot);
+        let segment = &self.runs.segments()[r];
+        if !segment.sketched(position) {
+            return Err(Error::InvalidArgument(format!(
+                "book {:?} has no sketch (it was loaded by a build without sketches): \
+                 reload it to export its features",
+                entry.key
+            )));
+        }
+        let sketch = segment.sketch_record(position);
+        let parts = self.parts_of_slot(slot)?;
+        let page_minhashes = self.pages_of_slot(slot)?.unwrap_or_default();
+        Ok(crate::batch::BookFeatures {
+            key: entry.key,
+            title: entry.title,
+            author: entry.author,
+            language: entry.language,
+            words: entry.words,
+            pages: entry.pages,
+            bytes: 0,
+            distinct_words: entry.distinct_words,
+            invalid_utf8_sequences: 0,
+            encoding: String::new(),
+            parts,
+            keys: sketch.keys,
+            simhash: sketch.simhash,
+            minhash: sketch.minhash,
+            page_minhashes,
+        })
+    }
+
     /// The index in [`Reader::books`] of the live book in `slot`.
     pub(crate) fn place_in_books(&self, slot: u32) -> u32 {
         self.runs.place_of(slot)

@@ -72,7 +72,8 @@ pub const MAX_RANDOM_PROBES: u32 = 64;
 
 /// Parameters of min-hash signatures. Part of the on-disk format once
 /// signatures are stored.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct MinHashOptions {
     /// Words per shingle. Default [`DEFAULT_SHINGLE_LEN`] (5); valid
     /// 1..=[`MAX_SHINGLE_LEN`] (16). The signature functions clamp values

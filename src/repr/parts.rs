@@ -28,7 +28,8 @@ use crate::text::{tokenise, Token};
 
 /// Where books are cut into parts. Stored in the catalog at index creation
 /// (from format 6): they change what stored sequences mean.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct PartOptions {
     /// A book with more words than this is cut into parts. Default 131,072
     /// (a long novel stays one part).

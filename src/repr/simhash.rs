@@ -52,7 +52,8 @@ pub const HIGH_HALF_SEED_XOR: u64 = 0x9e37_79b9_7f4a_7c15;
 
 /// Parameters of the simhash. Part of the on-disk format once fingerprints
 /// are stored.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct SimHashOptions {
     /// Characters per n-gram feature. Default [`DEFAULT_NGRAM_CHARS`] (4);
     /// valid 1..=[`MAX_NGRAM_CHARS`] (16). [`simhash`] clamps values outside

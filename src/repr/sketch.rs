@@ -59,7 +59,8 @@ pub const DEFAULT_WINDOW_SHINGLES: u32 = 800;
 pub const DEFAULT_SIMHASH_DISTANCE: u32 = 7;
 
 /// How a min-hash signature is cut into band keys.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub enum BandLayout {
     /// `bands` keys, each of `rows` consecutive signature values.
     Bands {
@@ -184,7 +185,8 @@ impl Table {
 }
 
 /// Sketch parameters, fixed when an index is created and stored in its catalog.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct SketchOptions {
     /// Words per shingle and the shingle/densification seed, shared by book
     /// and window signatures; `num_hashes` is K of the book signature (100).

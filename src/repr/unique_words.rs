@@ -42,7 +42,8 @@ pub fn word_hash(word: &str, seed: u64) -> u32 {
 
 /// Parameters of extraction. Stored in the catalog at index creation: they
 /// change what stored sequences mean.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ExtractOptions {
     /// Seed of the word hash. Default [`DEFAULT_HASH_SEED`].
     pub hash_seed: u64,

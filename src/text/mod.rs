@@ -27,6 +27,9 @@ pub struct Decoded<'a> {
     pub encoding: &'static str,
 }
 
+/// Every encoding [`decode`] decodes as ([`Decoded::encoding`]).
+pub const ENCODINGS: [&str; 4] = ["UTF-8", "UTF-16LE", "UTF-16BE", "windows-1252"];
+
 /// Decodes `bytes` as text, never a panic:
 /// - UTF-16 LE or BE when they start with its byte-order mark;
 /// - else UTF-8 (a UTF-8 byte-order mark is dropped), invalid sequences

@@ -343,7 +343,7 @@ def run(
         good = good.join(latest, ["key", "id"], "left_semi")
         good.orderBy("id").select(*(f"`{f.name}`" for f in batch.FEATURES_SCHEMA)).write.mode(
             "overwrite"
-        ).parquet(os.path.join(output, "features"))
+        ).option("compression", "zstd").parquet(os.path.join(output, "features"))
         extracted.unpersist()
         books = features_from_parquet(spark, os.path.join(output, "features"))
     books = books.persist(StorageLevel.MEMORY_AND_DISK)
@@ -357,11 +357,13 @@ def run(
     seconds["candidates"] = time.monotonic() - started - sum(seconds.values())
     spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", str(batch_rows))
     pairs = _verified(books, candidates, score, min_score).persist(StorageLevel.MEMORY_AND_DISK)
-    pairs.orderBy("a_id", "b_id").write.mode("overwrite").parquet(os.path.join(output, "pairs"))
+    pairs.orderBy("a_id", "b_id").write.mode("overwrite").option("compression", "zstd").parquet(
+        os.path.join(output, "pairs")
+    )
     seconds["verification"] = time.monotonic() - started - sum(seconds.values())
     ids = pairs.select("a_id", "b_id", "a", "b").orderBy("a_id", "b_id").toArrow()
     clusters = batch.clusters(ids)
-    pq.write_table(clusters, os.path.join(output, "clusters.parquet"))
+    pq.write_table(clusters, os.path.join(output, "clusters.parquet"), compression="zstd")
     seconds["clusters"] = time.monotonic() - started - sum(seconds.values())
     if tsv:
         found = pairs.orderBy("a_id", "b_id").toArrow()

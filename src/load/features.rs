@@ -1,0 +1,254 @@
+//! Books given by their features ([`BookFeatures`]) instead of their text:
+//! checked, since they come from outside (a Parquet file, another
+//! engine), then turned into the [`ExtractedBook`] their document would
+//! have given, which the loader stores the same way.
+
+use std::collections::HashSet;
+
+use super::{Document, ExtractedBook};
+use crate::batch::{BookFeatures, FeatureOptions};
+use crate::error::{Error, Result};
+use crate::keys;
+use crate::repr::sketch::Table;
+use crate::repr::BookSketch;
+use crate::storage::barrel::MAX_RECORD_ELEMENTS;
+use crate::storage::segment::SketchRecord;
+use crate::text::ENCODINGS;
+
+/// `InvalidArgument` naming what differs unless features computed with
+/// `given` options can go into an index of `index` options.
+pub(crate) fn check_options(given: &FeatureOptions, index: &FeatureOptions) -> Result<()> {
+    let mut differ = Vec::new();
+    if given.extract != index.extract {
+        differ.push(format!(
+            "extraction ({:?} against the index's {:?})",
+            given.extract, index.extract
+        ));
+    }
+    if given.sketch != index.sketch {
+        differ.push(format!(
+            "sketch ({:?} against the index's {:?})",
+            given.sketch, index.sketch
+        ));
+    }
+    if given.parts != index.parts {
+        differ.push(format!(
+            "parts ({:?} against the index's {:?})",
+            given.parts, index.parts
+        ));
+    }
+    if differ.is_empty() {
+        return Ok(());
+    }
+    Err(Error::InvalidArgument(format!(
+        "features computed with other options than the index's cannot go into it: {}; \
+         create the index with the features' options, or compute them again with the index's",
+        differ.join("; ")
+    )))
+}
+
+/// The encoding `features` name, as the engine's own name: `""` (not
+/// known: an index does not keep it) or one of [`ENCODINGS`].
+fn encoding_of(name: &str) -> Option<&'static str> {
+    match name {
+        "" => Some(""),
+        _ => ENCODINGS.iter().copied().find(|&known| known == name),
+    }
+}
+
+/// `Ok` when `features`, computed with `options`, are what a document
+/// gives under those options; else why not.
+fn problem(features: &BookFeatures, options: &FeatureOptions) -> Result<(), String> {
+    if let Err(reason) = keys::check_key(&features.key) {
+        return Err(format!(
+            "bad key {}: {reason} ({})",
+            keys::display_key(&features.key),
+            keys::KEY_RULE
+        ));
+    }
+    for (name, value) in [
+        ("title", &features.title),
+        ("author", &features.author),
+        ("language", &features.language),
+    ] {
+        if value.len() > u32::MAX as usize {
+            return Err(format!("its {name} takes 4 GiB or more"));
+        }
+    }
+    if features.language.trim().is_empty() {
+        return Err("no language (\"und\" when it is not known)".into());
+    }
+    if features.words == 0 || features.words >= u64::from(u32::MAX) {
+        return Err(format!(
+            "{} words: a book has 1 to 2^32 - 2 words",
+            features.words
+        ));
+    }
+    if features.distinct_words == 0 || u64::from(features.distinct_words) > features.words {
+        return Err(format!(
+            "{} distinct words of {} words",
+            features.distinct_words, features.words
+        ));
+    }
+    if features.pages == 0 {
+        return Err("0 pages: a book has at least 1".into());
+    }
+    if encoding_of(&features.encoding).is_none() {
+        return Err(format!(
+            "unknown encoding {:?} (known: {}, or empty when not known)",
+            features.encoding,
+            ENCODINGS.join(", ")
+        ));
+    }
+    if features.parts.is_empty() {
+        return Err("no part: a book has at least one".into());
+    }
+    let mut unique_words = 0u64;
+    for (i, part) in features.parts.iter().enumerate() {
+        if part.hashes.len() != part.positions.len() {
+            return Err(format!(
+                "part {i}: {} hashes but {} positions",
+                part.hashes.len(),
+                part.positions.len()
+            ));
+        }
+        if part.hashes.len() > MAX_RECORD_ELEMENTS as usize {
+            return Err(format!("part {i}: over 2^26 unique words"));
+        }
+        unique_words += part.hashes.len() as u64;
+        if let Some(w) = part.positions.windows(2).position(|w| w[0] >= w[1]) {
+            return Err(format!(
+                "part {i}: positions not strictly increasing (element {} at {}, then {})",
+                w + 1,
+                part.positions[w],
+                part.positions[w + 1]
+            ));
+        }
+        if let Some(&last) = part.positions.last() {
+            if u64::from(last) >= features.words {
+                return Err(format!(
+                    "part {i}: word position {last} past the book's {} words",
+                    features.words
+                ));
+            }
+        }
+        let mut seen = HashSet::with_capacity(part.hashes.len());
+        if let Some(hash) = part.hashes.iter().find(|&&h| !seen.insert(h)) {
+            return Err(format!("part {i}: hash {hash:#010x} listed twice"));
+        }
+    }
+    if unique_words > u64::from(u32::MAX) {
+        return Err("its parts hold over 2^32 unique words".into());
+    }
+    let k = options.sketch.book.num_hashes;
+    if features.minhash.0.len() != k {
+        return Err(format!(
+            "a min-hash signature of {} values; the options' K is {k}",
+            features.minhash.0.len()
+        ));
+    }
+    let page_hashes = options.sketch.window_hashes;
+    let expected_pages = match features.pages {
+        0 | 1 => 0,
+        pages => pages as usize,
+    };
+    if features.page_minhashes.len() != expected_pages {
+        return Err(format!(
+            "{} page signatures for {} pages (one per page when it has 2 or more, else none)",
+            features.page_minhashes.len(),
+            features.pages
+        ));
+    }
+    if let Some((page, signature)) = features
+        .page_minhashes
+        .iter()
+        .enumerate()
+        .find(|(_, s)| s.0.len() != page_hashes)
+    {
+        return Err(format!(
+            "page {page}: a signature of {} values; the options' window-hash count is {page_hashes}",
+            signature.0.len()
+        ));
+    }
+    if 4 * page_hashes as u64 * u64::from(features.pages) >= u64::from(u32::MAX) - 64 {
+        return Err("too many pages: their signatures take 4 GiB or more".into());
+    }
+    // The keys of the book, simhash and value tables follow from the
+    // signature and the simhash: they must be those. The window keys do
+    // not (the windows are not kept), so they are only checked in order.
+    let derived = BookSketch {
+        book: features.minhash.clone(),
+        windows: Vec::new(),
+        simhash: features.simhash,
+        pages: Vec::new(),
+    };
+    for (table, keys) in Table::ALL.iter().zip(&features.keys) {
+        if let Some(w) = keys.windows(2).position(|w| w[0] >= w[1]) {
+            return Err(format!(
+                "{} keys not ascending without duplicates (at key {})",
+                table.name(),
+                w + 1
+            ));
+        }
+        if *table != Table::Window && *keys != derived.keys(*table, &options.sketch) {
+            return Err(format!(
+                "{} keys are not those of its min-hash signature and simhash",
+                table.name()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Checks `features` computed with `given` options for an index of
+/// `index` options (see [`BookFeatures::check`]).
+pub(crate) fn check(
+    features: &BookFeatures,
+    given: &FeatureOptions,
+    index: &FeatureOptions,
+    source_name: &str,
+) -> Result<()> {
+    check_options(given, index)?;
+    problem(features, index).map_err(|reason| Error::BadDocument {
+        source_name: source_name.to_string(),
+        reason,
+    })
+}
+
+/// The book `features` describe, checked (see [`check`]), as its
+/// document would have been extracted.
+pub(crate) fn book_from_features(
+    features: BookFeatures,
+    given: &FeatureOptions,
+    index: &FeatureOptions,
+    source_name: &str,
+) -> Result<ExtractedBook> {
+    check(&features, given, index, source_name)?;
+    let encoding = encoding_of(&features.encoding).expect("checked above");
+    let unique_words = features.parts.iter().map(|p| p.hashes.len() as u32).sum();
+    Ok(ExtractedBook {
+        document: Document {
+            key: features.key,
+            title: features.title,
+            author: features.author,
+            language: features.language,
+            text: Vec::new(),
+            source_name: source_name.to_string(),
+        },
+        bytes: features.bytes,
+        parts: features.parts,
+        unique_words,
+        words: features.words,
+        pages: features.pages,
+        distinct_words: features.distinct_words,
+        invalid_utf8_sequences: features.invalid_utf8_sequences,
+        encoding,
+        sketch: SketchRecord {
+            book_id: 0,
+            simhash: features.simhash,
+            minhash: features.minhash,
+            keys: features.keys,
+        },
+        page_signatures: features.page_minhashes,
+    })
+}
