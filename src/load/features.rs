@@ -1,19 +1,98 @@
-//! Books given by their features ([`BookFeatures`]) instead of their text:
-//! checked, since they come from outside (a Parquet file, another
-//! engine), then turned into the [`ExtractedBook`] their document would
-//! have given, which the loader stores the same way.
+//! Books given by their features ([`BookFeatures`]: everything an index
+//! stores of a book, which [`crate::batch::features`] computes from a
+//! document) instead of their text: checked, since they come from outside
+//! (a Parquet file, another engine), then turned into the
+//! [`ExtractedBook`] their document would have given, which the loader
+//! stores the same way.
 
 use std::collections::HashSet;
 
 use super::{Document, ExtractedBook};
-use crate::batch::{BookFeatures, FeatureOptions};
 use crate::error::{Error, Result};
 use crate::keys;
 use crate::repr::sketch::Table;
-use crate::repr::BookSketch;
+use crate::repr::{
+    BookSketch, ExtractOptions, MinHashSig, PartOptions, SimHash128, SketchOptions, UniqueWordSeq,
+};
 use crate::storage::barrel::MAX_RECORD_ELEMENTS;
 use crate::storage::segment::SketchRecord;
 use crate::text::ENCODINGS;
+
+/// The options features are computed with: those of an index created with
+/// defaults unless changed. Books compared must share them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FeatureOptions {
+    /// Unique-word extraction.
+    pub extract: ExtractOptions,
+    /// Sketches and band tables.
+    pub sketch: SketchOptions,
+    /// Cutting volumes into parts.
+    pub parts: PartOptions,
+}
+
+/// Everything an index stores of one book, computed from its document:
+/// what the all-pairs job needs (parts, band keys, simhash) and what an
+/// index built from features alone needs besides (the metadata, the book
+/// and page min-hash signatures). Its Arrow and Parquet layout is in
+/// `docs/batch-format.md`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct BookFeatures {
+    /// The book's key.
+    pub key: String,
+    /// Its title (may be empty).
+    pub title: String,
+    /// Its author (may be empty).
+    pub author: String,
+    /// Its language (ISO 639-3, or "und" when not known).
+    pub language: String,
+    /// Its words.
+    pub words: u64,
+    /// Its pages (1 when the text has no page break).
+    pub pages: u32,
+    /// Bytes of its text.
+    pub bytes: u64,
+    /// Its distinct words.
+    pub distinct_words: u32,
+    /// Invalid UTF-8 sequences replaced in its text.
+    pub invalid_utf8_sequences: u64,
+    /// The encoding its text was decoded from.
+    pub encoding: String,
+    /// Each part's unique-word sequence: hashes and word positions.
+    pub parts: Vec<UniqueWordSeq>,
+    /// The band keys of each sketch table, in [`Table::ALL`] order, each
+    /// sorted and without duplicates.
+    pub keys: [Vec<u64>; 4],
+    /// The book's simhash.
+    pub simhash: SimHash128,
+    /// The book's min-hash signature.
+    pub minhash: MinHashSig,
+    /// Each page's min-hash signature; empty when the text has no page
+    /// break.
+    pub page_minhashes: Vec<MinHashSig>,
+}
+
+impl BookFeatures {
+    /// `Ok` when these features, computed with `options`, can go into an
+    /// index whose options are `index` ([`crate::Index::feature_options`])
+    /// as [`crate::BulkLoader::add_features`] would take them:
+    /// `InvalidArgument` when the options differ, else `BadDocument`
+    /// naming `source_name` and the problem when they are not what a
+    /// document gives: a key breaking the key rule, a part whose hashes
+    /// repeat or whose positions do not increase strictly or pass the
+    /// book's words, a min-hash signature of another length than the
+    /// options' K, page signatures not one per page of the window-hash
+    /// count, keys out of order or not those of the signature and simhash,
+    /// an unknown encoding, counts out of range.
+    pub fn check(
+        &self,
+        options: &FeatureOptions,
+        index: &FeatureOptions,
+        source_name: &str,
+    ) -> Result<()> {
+        check(self, options, index, source_name)
+    }
+}
 
 /// `InvalidArgument` naming what differs unless features computed with
 /// `given` options can go into an index of `index` options.

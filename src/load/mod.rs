@@ -24,7 +24,7 @@ mod features;
 pub mod sources;
 
 use features::book_from_features;
-pub(crate) use features::check as check_features;
+pub use features::{BookFeatures, FeatureOptions};
 
 use crossbeam::channel::{bounded, unbounded, Receiver, Sender};
 use std::collections::{BTreeMap, HashMap};
@@ -33,7 +33,6 @@ use std::time::{Duration, Instant};
 
 use std::sync::Arc;
 
-use crate::batch::{BookFeatures, FeatureOptions};
 use crate::error::{Error, Result};
 use crate::keys;
 use crate::lang;
