@@ -749,3 +749,10 @@ pub fn cluster_table(groups: &[Vec<&str>]) -> Table {
 pub fn key_columns() -> [&'static str; 4] {
     KEY_COLUMNS
 }
+
+/// The names of a match's count columns, in the order the pairs have them
+/// after `score`.
+#[pyfunction]
+pub fn match_columns() -> [&'static str; 10] {
+    MATCH_COUNTS
+}

@@ -40,6 +40,7 @@ fn _stemmata(module: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(batch::verify_pairs, module)?,
         wrap_pyfunction!(batch::clusters_of, module)?,
         wrap_pyfunction!(batch::key_columns, module)?,
+        wrap_pyfunction!(batch::match_columns, module)?,
     ] {
         module.add_function(kernel)?;
     }

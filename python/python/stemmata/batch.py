@@ -32,6 +32,11 @@ from . import _arrow, _stemmata
 KEY_COLUMNS: tuple[str, ...] = tuple(_stemmata.key_columns())
 """The features' band-key columns, in key-table order (0 to 3)."""
 
+MATCH_COLUMNS: tuple[str, ...] = tuple(_stemmata.match_columns())
+"""The count columns of a verified pair, after ``score``: the overlap
+(``lcs``, ``common``, ``a_unique``, ``b_unique``) and where the match lies
+(parts and word ranges)."""
+
 FEATURES_SCHEMA = pa.schema(
     [
         ("id", pa.int64()),

@@ -66,22 +66,10 @@ def _spark_type(kind: Any) -> str:
 FEATURES_DDL = ", ".join(f"`{f.name}` {_spark_type(f.type)}" for f in batch.FEATURES_SCHEMA)
 """The features layout as a Spark schema."""
 
-_MATCH_COLUMNS = [
-    "lcs",
-    "common",
-    "a_unique",
-    "b_unique",
-    "a_part",
-    "b_part",
-    "a_words_start",
-    "a_words_end",
-    "b_words_start",
-    "b_words_end",
-]
 
 PAIRS_DDL = (
     "a_id long, b_id long, a string, b string, a_language string, b_language string, "
-    "score double, " + ", ".join(f"{name} long" for name in _MATCH_COLUMNS)
+    "score double, " + ", ".join(f"{name} long" for name in batch.MATCH_COLUMNS)
 )
 """The pairs the job writes, as a Spark schema."""
 
