@@ -57,7 +57,10 @@ wait_for() {
   return 1
 }
 
-export PYSPARK_PYTHON="$python" SPARK_LOCAL_IP=127.0.0.1 SPARK_LOG_DIR="$work/spark"
+# Shuffle files and the like go under $work (SPARK_LOCAL_DIRS), not /tmp.
+mkdir -p "$work/spark/local"
+export PYSPARK_PYTHON="$python" SPARK_LOCAL_IP=127.0.0.1 SPARK_LOG_DIR="$work/spark" \
+  SPARK_LOCAL_DIRS="$work/spark/local"
 if $local_mode; then
   master="local[2]"
 else
