@@ -201,6 +201,56 @@ fn stored_books_relate_through_the_reader() {
 }
 
 #[test]
+fn query_hits_relate_to_a_stored_key_and_to_a_new_text_alike() {
+    let text = words(20_000, 16);
+    let whole = text.join(" ");
+    let books = [
+        ("whole", whole.clone()),
+        ("part", text[5_000..9_000].join(" ")),
+        ("later", text[12_000..].join(" ")),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let index = stemmata::Index::create(dir.path()).unwrap();
+    let documents = books
+        .iter()
+        .map(|(key, text)| Ok(stemmata::Document::new(*key, text.as_bytes())));
+    index.load(documents).unwrap();
+    let reader = index.reader().unwrap();
+    let mut hits = reader
+        .query_key("whole", &stemmata::QueryOptions::default())
+        .unwrap()
+        .hits;
+    let keys: Vec<&str> = hits.iter().map(|h| h.key.as_str()).collect();
+    assert_eq!(keys.len(), 2, "{keys:?}");
+    let expected: Vec<_> = hits
+        .iter()
+        .map(|h| Some(reader.relation("whole", &h.key).unwrap()))
+        .collect();
+    for relation in expected.iter().flatten() {
+        assert_class(relation, RelationClass::Contains, Some(Side::A));
+    }
+    assert_eq!(
+        reader.hit_relations_of_key("whole", &hits).unwrap(),
+        expected
+    );
+    // The stored book's own text, given as a new text, relates the same.
+    assert_eq!(
+        reader
+            .hit_relations_of_text(whole.as_bytes(), &hits)
+            .unwrap(),
+        expected
+    );
+    // A translation hit has no word-by-word relation.
+    hits[1].relation = Some(stemmata::Relationship::Translation);
+    let with_translation = reader.hit_relations_of_key("whole", &hits).unwrap();
+    assert_eq!(with_translation, vec![expected[0].clone(), None]);
+    assert!(matches!(
+        reader.hit_relations_of_key("missing", &hits[..1]),
+        Err(stemmata::Error::UnknownKey(_))
+    ));
+}
+
+#[test]
 fn stored_paged_books_relate_by_their_stored_page_signatures() {
     let text = words(12_000, 21);
     let books = [

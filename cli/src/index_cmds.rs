@@ -9,10 +9,9 @@ use std::process::ExitCode;
 
 use stemmata::load::sources;
 use stemmata::relate::{Relation, Side};
-use stemmata::repr::unique_words::extract;
 use stemmata::{
     Clusters, Document, Error, Hit, Index, LoadEvent, LoadOptions, Mode, PairsOptions,
-    QueryOptions, Reader, RelationInput, Relationship, Result, Score, WordRange,
+    QueryOptions, Reader, Relationship, Result, Score, WordRange,
 };
 
 use crate::messages::{count, no_index};
@@ -440,41 +439,13 @@ enum QueryBook<'a> {
 /// `None` for a translation hit, whose texts are not comparable word by
 /// word.
 fn hit_relations(
-    index: &Index,
     reader: &Reader,
     query: &QueryBook,
     hits: &[Hit],
 ) -> Result<Vec<Option<Relation>>> {
-    let same_language = |h: &&Hit| h.relation.is_none();
     match query {
-        QueryBook::Stored(key) => hits
-            .iter()
-            .map(|h| {
-                Some(h)
-                    .filter(same_language)
-                    .map(|h| reader.relation(key, &h.key))
-                    .transpose()
-            })
-            .collect(),
-        QueryBook::Text(text) => {
-            let parts = reader.text_parts(text);
-            let text = stemmata::text::decode(text).text;
-            let words = extract(&text, index.options()).words;
-            let pages = reader.pages_of_text(&text);
-            let input = RelationInput {
-                parts: &parts,
-                words,
-                pages: &pages,
-            };
-            hits.iter()
-                .map(|h| {
-                    Some(h)
-                        .filter(same_language)
-                        .map(|h| reader.relation_with(&input, &h.key))
-                        .transpose()
-                })
-                .collect()
-        }
+        QueryBook::Stored(key) => reader.hit_relations_of_key(key, hits),
+        QueryBook::Text(text) => reader.hit_relations_of_text(text, hits),
     }
 }
 
@@ -520,7 +491,7 @@ pub fn query(args: QueryArgs) -> Result<ExitCode> {
         (None, None) => unreachable!("clap requires --key or --text"),
     };
     let relations = if args.relations {
-        Some(hit_relations(&index, &reader, &query, &result.hits)?)
+        Some(hit_relations(&reader, &query, &result.hits)?)
     } else if args.translation.translations {
         Some(vec![None; result.hits.len()])
     } else {

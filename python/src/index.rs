@@ -164,7 +164,7 @@ impl NativeIndex {
     /// A snapshot of the index for queries.
     fn reader(&self, py: Python<'_>) -> PyResult<NativeReader> {
         let index = self.index(py)?;
-        detached(py, || Ok(NativeReader::new(index.reader()?, index)))
+        detached(py, || Ok(NativeReader::new(index.reader()?)))
     }
 
     /// Counts of books, words and bytes, as a dict.

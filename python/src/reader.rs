@@ -7,8 +7,7 @@ use std::cell::RefCell;
 use pyo3::prelude::*;
 use serde_json::Value;
 use stemmata::relate::{MapOptions, Relation};
-use stemmata::repr::unique_words::extract;
-use stemmata::{BookInfo, Hit, Index, Pair, PairsOptions, QueryOptions, Reader, RelationInput};
+use stemmata::{BookInfo, Hit, Pair, PairsOptions, QueryOptions, Reader};
 
 use crate::batch::MatchColumns;
 use crate::columns::{Column, Strings, Table};
@@ -21,14 +20,12 @@ use crate::progress::Reporter;
 #[pyclass(frozen, module = "stemmata._stemmata")]
 pub struct NativeReader {
     reader: Reader,
-    /// The index, for its extraction options.
-    index: Index,
 }
 
 impl NativeReader {
-    /// The reader `reader` of `index`.
-    pub fn new(reader: Reader, index: Index) -> Self {
-        NativeReader { reader, index }
+    /// A reader of the package's.
+    pub fn new(reader: Reader) -> Self {
+        NativeReader { reader }
     }
 
     /// The query's hits as JSON, each with its relation to the query when
@@ -54,37 +51,10 @@ impl NativeReader {
 
     /// The relation of each hit to the query; `None` for a translation hit.
     fn relations(&self, query: &Query, hits: &[Hit]) -> Outcome<Vec<Option<Relation>>> {
-        let same_language = |h: &&Hit| h.relation.is_none();
-        let related: stemmata::Result<Vec<_>> = match query {
-            Query::Key(key) => hits
-                .iter()
-                .map(|h| {
-                    Some(h)
-                        .filter(same_language)
-                        .map(|h| self.reader.relation(key, &h.key))
-                        .transpose()
-                })
-                .collect(),
-            Query::Text(text) => {
-                let parts = self.reader.text_parts(text.as_bytes());
-                let words = extract(text, self.index.options()).words;
-                let pages = self.reader.pages_of_text(text);
-                let input = RelationInput {
-                    parts: &parts,
-                    words,
-                    pages: &pages,
-                };
-                hits.iter()
-                    .map(|h| {
-                        Some(h)
-                            .filter(same_language)
-                            .map(|h| self.reader.relation_with(&input, &h.key))
-                            .transpose()
-                    })
-                    .collect()
-            }
-        };
-        Ok(related?)
+        Ok(match query {
+            Query::Key(key) => self.reader.hit_relations_of_key(key, hits),
+            Query::Text(text) => self.reader.hit_relations_of_text(text.as_bytes(), hits),
+        }?)
     }
 
     /// Every related pair as table columns, with the clusters when asked.

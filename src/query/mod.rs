@@ -525,16 +525,23 @@ impl Reader {
 
     /// The parts of a new text, as a load would store them.
     pub fn text_parts(&self, text: &[u8]) -> Vec<UniqueWordSeq> {
-        let decoded = decode(text);
+        self.parts_and_words(&decode(text).text).0
+    }
+
+    /// The parts of a decoded text, as a load would store them, and its
+    /// word count.
+    fn parts_and_words(&self, text: &str) -> (Vec<UniqueWordSeq>, u64) {
         let options = self.store.extract_options();
-        let features = extract(&decoded.text, options);
-        book_parts(
-            &decoded.text,
+        let features = extract(text, options);
+        let words = features.words;
+        let parts = book_parts(
+            text,
             features.words,
             features.sequence,
             options,
             self.store.part_options(),
-        )
+        );
+        (parts, words)
     }
 }
 

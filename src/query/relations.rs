@@ -5,14 +5,14 @@
 //! CONTIGUOUS_SUBSET, OVERLAPPING_TEXT); otherwise from the portion map
 //! (duplicate, contains, overlap).
 
-use super::Reader;
+use super::{Hit, Reader};
 use crate::error::{Error, Result};
 use crate::relate::map::matched_positions_of_parts;
 use crate::relate::{classify_books, MapOptions, PageOptions, PortionMap, Relation};
 use crate::repr::minhash::page_signatures;
 use crate::repr::{MinHashSig, UniqueWordSeq, DEFAULT_HASH_SEED};
 use crate::storage::pages;
-use crate::text::PAGE_BREAK;
+use crate::text::{decode, PAGE_BREAK};
 
 /// A book to relate to stored books: a stored one, or a new text extracted
 /// with the index's options.
@@ -110,6 +110,32 @@ impl Reader {
         })
     }
 
+    /// The relation of each hit to the stored book `key` (a query by key):
+    /// `None` for a hit in another language (a translation), whose text is
+    /// not comparable word by word.
+    pub fn hit_relations_of_key(&self, key: &str, hits: &[Hit]) -> Result<Vec<Option<Relation>>> {
+        relations_of_hits(hits, |other| self.relation(key, other))
+    }
+
+    /// The relation of each hit to a new text (a query by text: its bytes,
+    /// decoded and extracted as a load would), as
+    /// [`Reader::hit_relations_of_key`].
+    pub fn hit_relations_of_text(
+        &self,
+        text: &[u8],
+        hits: &[Hit],
+    ) -> Result<Vec<Option<Relation>>> {
+        let text = decode(text).text;
+        let (parts, words) = self.parts_and_words(&text);
+        let pages = self.pages_of_text(&text);
+        let input = RelationInput {
+            parts: &parts,
+            words,
+            pages: &pages,
+        };
+        relations_of_hits(hits, |other| self.relation_with(&input, other))
+    }
+
     /// `b`'s page signatures when `wanted`: a pair is classified by pages
     /// only when both books have them.
     fn pages_if(&self, wanted: bool, b: &str) -> Result<Vec<MinHashSig>> {
@@ -140,4 +166,18 @@ fn word_count(words: u64, book: &str) -> Result<u32> {
             u32::MAX
         ))
     })
+}
+
+/// `relate(key)` for each hit in the query's language, `None` for the rest
+/// (translations).
+fn relations_of_hits(
+    hits: &[Hit],
+    relate: impl Fn(&str) -> Result<Relation>,
+) -> Result<Vec<Option<Relation>>> {
+    hits.iter()
+        .map(|hit| match hit.relation {
+            None => relate(&hit.key).map(Some),
+            Some(_) => Ok(None),
+        })
+        .collect()
 }
