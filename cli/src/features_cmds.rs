@@ -12,7 +12,7 @@ use stemmata::{Error, Index, LoadEvent, LoadOptions, Result};
 use stemmata_parquet::{FeaturesReader, FeaturesWriter};
 
 use crate::messages::{count, no_index};
-use crate::output::{bar, print_json, refuse_inside_index};
+use crate::output::{bar, print_json, print_load_outcome, refuse_inside_index};
 
 pub const EXPORT_ABOUT: &str = "\
 Write every live book of an index as one row of Parquet features: its key, \
@@ -364,26 +364,17 @@ pub fn import(args: ImportArgs) -> Result<ExitCode> {
     }
     let stats = loader.finish()?;
     progress.finish_and_clear();
-    for warning in &stats.warnings {
-        eprintln!("warning: {warning}");
-    }
-    if args.json {
-        print_json(&stats)?;
-    } else {
-        let secs = stats.elapsed.as_secs_f64().max(1e-9);
-        println!(
-            "imported {} ({}) from {} in {:.2} s; {} replaced, {}{}",
-            count(stats.books, "book"),
-            count(stats.words, "word"),
-            count(files.len() as u64, "file"),
-            secs,
-            stats.replaced,
-            count(stats.duplicate_keys.len() as u64, "duplicate key"),
-            stats.first_id.map_or(String::new(), |id| format!(
-                "; first id {id} (`stemmata pairs --from-id {id}` joins them with the rest)"
-            ))
-        );
-    }
+    let secs = stats.elapsed.as_secs_f64().max(1e-9);
+    let summary = format!(
+        "imported {} ({}) from {} in {:.2} s; {} replaced, {}",
+        count(stats.books, "book"),
+        count(stats.words, "word"),
+        count(files.len() as u64, "file"),
+        secs,
+        stats.replaced,
+        count(stats.duplicate_keys.len() as u64, "duplicate key"),
+    );
+    print_load_outcome(&stats, args.json, &summary)?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -15,7 +15,7 @@ use stemmata::{
 };
 
 use crate::messages::{count, no_index};
-use crate::output::{bar, print_json, refuse_inside_index, tsv_field};
+use crate::output::{bar, print_json, print_load_outcome, refuse_inside_index, tsv_field};
 
 /// Options shared by the scored commands.
 #[derive(Args, Clone, Copy)]
@@ -368,29 +368,20 @@ pub fn load(args: LoadArgs) -> Result<ExitCode> {
     }
     let stats = loader.finish()?;
     progress.finish_and_clear();
-    for warning in &stats.warnings {
-        eprintln!("warning: {warning}");
-    }
-    if args.json {
-        print_json(&stats)?;
-    } else {
-        let secs = stats.elapsed.as_secs_f64().max(1e-9);
-        println!(
-            "loaded {} ({:.1} MB, {}) in {:.2} s ({:.1} MB/s); {} replaced, {}, {} skipped, {} with invalid UTF-8{}",
-            count(stats.books, "book"),
-            stats.bytes as f64 / 1e6,
-            count(stats.words, "word"),
-            secs,
-            stats.bytes as f64 / 1e6 / secs,
-            stats.replaced,
-            count(stats.duplicate_keys.len() as u64, "duplicate key"),
-            stats.skipped.len(),
-            stats.invalid_utf8_documents,
-            stats.first_id.map_or(String::new(), |id| format!(
-                "; first id {id} (`stemmata pairs --from-id {id}` joins them with the rest)"
-            ))
-        );
-    }
+    let secs = stats.elapsed.as_secs_f64().max(1e-9);
+    let summary = format!(
+        "loaded {} ({:.1} MB, {}) in {:.2} s ({:.1} MB/s); {} replaced, {}, {} skipped, {} with invalid UTF-8",
+        count(stats.books, "book"),
+        stats.bytes as f64 / 1e6,
+        count(stats.words, "word"),
+        secs,
+        stats.bytes as f64 / 1e6 / secs,
+        stats.replaced,
+        count(stats.duplicate_keys.len() as u64, "duplicate key"),
+        stats.skipped.len(),
+        stats.invalid_utf8_documents,
+    );
+    print_load_outcome(&stats, args.json, &summary)?;
     Ok(if args.strict && !stats.skipped.is_empty() {
         ExitCode::from(2)
     } else {

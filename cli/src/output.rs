@@ -1,4 +1,5 @@
-//! Shared output helpers: progress bars, JSON printing, TSV escaping,
+//! Shared output helpers: progress bars, JSON printing, load summaries,
+//! TSV escaping,
 //! relation labels and the check that an output file is not inside the
 //! index.
 
@@ -8,6 +9,29 @@ use std::path::{Path, PathBuf};
 
 use stemmata::relate::{Relation, Side};
 use stemmata::{Error, Index};
+
+/// Prints what a load or an import did: its warnings on stderr, then its
+/// stats as JSON when `json`, else the line `summary` and, when it added
+/// books, the id they start at.
+pub fn print_load_outcome(
+    stats: &stemmata::LoadStats,
+    json: bool,
+    summary: &str,
+) -> stemmata::Result<()> {
+    for warning in &stats.warnings {
+        eprintln!("warning: {warning}");
+    }
+    if json {
+        return print_json(stats);
+    }
+    match stats.first_id {
+        Some(id) => println!(
+            "{summary}; first id {id} (`stemmata pairs --from-id {id}` joins them with the rest)"
+        ),
+        None => println!("{summary}"),
+    }
+    Ok(())
+}
 
 /// A progress bar on stderr, hidden when `quiet` or when stderr is not a terminal.
 pub fn bar(len: u64, what: &str, quiet: bool) -> ProgressBar {
