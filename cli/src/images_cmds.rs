@@ -2,7 +2,7 @@
 //! scanned books in an index, and text queries over them.
 
 use clap::{Args, Subcommand, ValueEnum};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use stemmata::images::learn::LearnOptions;
@@ -130,54 +130,6 @@ pub fn run(args: ImagesArgs) -> Result<ExitCode> {
     }
 }
 
-/// The image files of a directory, by name.
-fn images_in(dir: &Path) -> Result<Vec<PathBuf>> {
-    let read = std::fs::read_dir(dir).map_err(|source| Error::Io {
-        path: dir.to_path_buf(),
-        source,
-    })?;
-    let mut out = Vec::new();
-    for entry in read {
-        let path = entry
-            .map_err(|source| Error::Io {
-                path: dir.to_path_buf(),
-                source,
-            })?
-            .path();
-        let image = path.extension().and_then(|e| e.to_str()).is_some_and(|e| {
-            ["png", "tif", "tiff", "jpg", "jpeg"].contains(&e.to_ascii_lowercase().as_str())
-        });
-        if image && path.is_file() {
-            out.push(path);
-        }
-    }
-    out.sort();
-    if out.is_empty() {
-        return Err(Error::InvalidArgument(format!(
-            "{}: no page image (.png, .tif, .tiff, .jpg, .jpeg) in this directory",
-            dir.display()
-        )));
-    }
-    Ok(out)
-}
-
-/// The pages given: files as they are, directories expanded, each with its
-/// OCR file.
-fn page_files(paths: &[PathBuf]) -> Result<Vec<PageFiles>> {
-    let mut images = Vec::new();
-    for path in paths {
-        if path.is_dir() {
-            images.extend(images_in(path)?);
-        } else {
-            images.push(path.clone());
-        }
-    }
-    images
-        .iter()
-        .map(|image| PageFiles::beside(image))
-        .collect()
-}
-
 fn describe(book: &ImageBookInfo) -> String {
     format!(
         "{}  {}, {} ({})",
@@ -189,7 +141,7 @@ fn describe(book: &ImageBookInfo) -> String {
 }
 
 fn add(args: AddArgs) -> Result<ExitCode> {
-    let pages = page_files(&args.pages)?;
+    let pages = PageFiles::of_paths(&args.pages)?;
     let index = Index::open(&args.index).map_err(|e| no_index(e, &args.index, false))?;
     let mut options = LearnOptions {
         branching: args.branching,

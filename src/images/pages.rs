@@ -68,6 +68,54 @@ impl PageFiles {
             OCR_EXTENSIONS.join(", .")
         )))
     }
+
+    /// The pages of `paths`: a file is a page image, a directory gives its
+    /// page images (by extension, [`IMAGE_EXTENSIONS`]) in name order;
+    /// each with the OCR file beside it ([`PageFiles::beside`]).
+    /// `InvalidArgument` for a directory without page images, `Io` for one
+    /// that cannot be read.
+    pub fn of_paths(paths: &[impl AsRef<Path>]) -> Result<Vec<PageFiles>> {
+        let mut images = Vec::new();
+        for path in paths {
+            let path = path.as_ref();
+            if path.is_dir() {
+                images.extend(images_in(path)?);
+            } else {
+                images.push(path.to_path_buf());
+            }
+        }
+        images
+            .iter()
+            .map(|image| PageFiles::beside(image))
+            .collect()
+    }
+}
+
+/// The extensions of the page images a directory gives (any case).
+pub const IMAGE_EXTENSIONS: [&str; 5] = ["png", "tif", "tiff", "jpg", "jpeg"];
+
+/// The page images of a directory, by name.
+fn images_in(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).at(dir)? {
+        let path = entry.at(dir)?.path();
+        let image = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| IMAGE_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()));
+        if image && path.is_file() {
+            out.push(path);
+        }
+    }
+    out.sort();
+    if out.is_empty() {
+        return Err(Error::InvalidArgument(format!(
+            "{}: no page image (.{}) in this directory",
+            dir.display(),
+            IMAGE_EXTENSIONS.join(", .")
+        )));
+    }
+    Ok(out)
 }
 
 /// One word image of a page.
