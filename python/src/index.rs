@@ -1,5 +1,6 @@
 //! `NativeIndex`: one open index directory — opening and creating it,
-//! loading documents, its reader, stats and verification.
+//! loading documents, adding scanned books' word images, its reader and
+//! word-image search, stats and verification.
 
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -9,6 +10,7 @@ use stemmata::{Index, LoadOptions};
 
 use crate::convert::{json, to_python};
 use crate::errors::{detached, exception};
+use crate::images::{self, NativeWordImages};
 use crate::load::{self, Source};
 use crate::options;
 use crate::progress::Reporter;
@@ -165,6 +167,42 @@ impl NativeIndex {
     fn reader(&self, py: Python<'_>) -> PyResult<NativeReader> {
         let index = self.index(py)?;
         detached(py, || Ok(NativeReader::new(index.reader()?)))
+    }
+
+    /// Adds a scanned book's pages under `key` (page images, or
+    /// directories of them, each with its hOCR or ALTO beside it) and
+    /// relearns the word-image model; returns the book's entry as a dict.
+    #[pyo3(signature = (key, pages, *, learning = "intersection", branching = None, progress = None))]
+    fn add_word_images<'py>(
+        &self,
+        py: Python<'py>,
+        key: String,
+        pages: Vec<PathBuf>,
+        learning: &str,
+        branching: Option<usize>,
+        progress: Option<Py<PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let index = self.index(py)?;
+        let reporter = Reporter::new(progress, "pages");
+        let learn = images::Learn {
+            learning,
+            branching,
+        };
+        let info = detached(py, || images::add(&index, &key, &pages, &learn, reporter))?;
+        to_python(py, &info)
+    }
+
+    /// The books of word images, in key order, as dicts.
+    fn image_books<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let index = self.index(py)?;
+        let books = detached(py, || Ok(json(&index.image_books()?)?))?;
+        to_python(py, &books)
+    }
+
+    /// The index's word images opened for queries; `None` when it has none.
+    fn word_images(&self, py: Python<'_>) -> PyResult<Option<NativeWordImages>> {
+        let index = self.index(py)?;
+        detached(py, || Ok(index.word_images()?.map(NativeWordImages::new)))
     }
 
     /// Counts of books, words and bytes, as a dict.

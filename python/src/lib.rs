@@ -1,5 +1,5 @@
 //! `stemmata._stemmata`, the native half of the Python package `stemmata`:
-//! the engine's index, reader and text-pair functions and the batch
+//! the engine's index, reader, word-image search and text-pair functions and the batch
 //! kernels on Arrow columns, each run with the GIL released. It owns the
 //! crossing between Rust and Python: reading documents, options and Arrow
 //! buffers from Python objects, turning the engine's results
@@ -13,6 +13,7 @@ mod batch;
 mod columns;
 mod convert;
 mod errors;
+mod images;
 mod index;
 mod load;
 mod options;
@@ -27,6 +28,7 @@ use pyo3::prelude::*;
 fn _stemmata(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<index::NativeIndex>()?;
     module.add_class::<reader::NativeReader>()?;
+    module.add_class::<images::NativeWordImages>()?;
     module.add_function(wrap_pyfunction!(text_pair::align_pair, module)?)?;
     module.add_function(wrap_pyfunction!(text_pair::ocr_accuracy, module)?)?;
     for kernel in [

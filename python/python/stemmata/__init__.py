@@ -6,6 +6,9 @@ a :class:`Reader`, a snapshot of it, answers queries (the books most related
 to a stored book or a new text), lists every related pair as a
 ``pyarrow.Table`` with the clusters they make, and tells how two books
 relate. :func:`align` and :func:`ocr_accuracy` compare two texts in full.
+Scanned books' page images with their OCR are added with
+:meth:`Index.add_word_images` and searched for a text word with
+:meth:`Index.word_images`.
 
 The engine does its work without holding the GIL. Its errors are raised as
 :class:`StemmataError` subclasses with the engine's messages.
@@ -46,9 +49,10 @@ from ._records import (
     Relation,
     SkippedDocument,
     VerifyStats,
+    WordImageBook,
+    WordImageHit,
 )
-from ._stemmata import NativeIndex, NativeReader
-from ._stemmata import __version__
+from ._stemmata import NativeIndex, NativeReader, NativeWordImages, __version__
 from ._stemmata import align as _align
 from ._stemmata import ocr_accuracy as _ocr_accuracy
 
@@ -207,6 +211,51 @@ class Index:
         """Deletes the books stored under ``keys``; returns how many existed."""
         return self._native.delete(list(keys))
 
+    def add_word_images(
+        self,
+        key: str,
+        pages: Iterable[Path],
+        *,
+        learning: Literal["intersection", "union"] = "intersection",
+        branching: int | None = None,
+        progress: Any = None,
+    ) -> WordImageBook:
+        """Adds a scanned book under ``key``: its page images (PNG, TIFF,
+        JPEG; a directory gives its images in name order), each with its
+        OCR (hOCR or ALTO) beside it under the same name with ``.hocr``,
+        ``.html``, ``.alto.xml`` or ``.xml``. Every page is checked before
+        anything is written: a bad or mismatched file raises
+        :class:`InvalidInputError` or :class:`CorruptedError` naming it, and
+        leaves the index as it was. A book already under ``key`` is
+        replaced. The word-image model is then learnt again from every
+        book, labelled by their OCR words.
+
+        ``learning`` (the model) and ``branching`` (the visual vocabulary
+        has ``branching``² terms, default 96) are set by the index's first
+        book. ``progress`` counts pages read, as in :meth:`load`; the steps
+        after them report no amount. The add cannot be stopped half-way: a
+        Ctrl-C or an exception of ``progress`` is raised once it has ended,
+        with the book added.
+        """
+        info = self._native.add_word_images(
+            key,
+            [os.fspath(page) for page in pages],
+            learning=learning,
+            branching=branching,
+            progress=_progress.callback(progress),
+        )
+        return WordImageBook(info)
+
+    def image_books(self) -> list[WordImageBook]:
+        """The books of word images, in key order."""
+        return [WordImageBook(book) for book in self._native.image_books()]
+
+    def word_images(self) -> WordImages | None:
+        """The index's word images opened for queries (a snapshot: later
+        adds do not change it); ``None`` when it has none."""
+        native = self._native.word_images()
+        return None if native is None else WordImages(native)
+
     def reader(self) -> Reader:
         """A snapshot of the index for queries: later loads do not change it."""
         return Reader(self._native.reader())
@@ -363,6 +412,35 @@ class Reader:
         return len(self._native)
 
 
+class WordImages:
+    """An index's word images, open for text queries
+    (:meth:`Index.word_images`)."""
+
+    def __init__(self, native: NativeWordImages) -> None:
+        """Use :meth:`Index.word_images`."""
+        self._native = native
+
+    def spot(
+        self, word: str, *, k: int = 20, ocr_weight: float | None = None
+    ) -> list[WordImageHit]:
+        """The ``k`` word images that best match the text ``word`` (all
+        when ``k`` is 0), best first. ``ocr_weight`` (0 to 1, default 0.5)
+        is the share of the OCR word's similarity in the score, the rest
+        the images'; 0 searches the images alone. :class:`InvalidInputError`
+        for a word without a letter or digit."""
+        hits = self._native.spot(word, k=k, ocr_weight=ocr_weight)
+        return [WordImageHit(hit) for hit in hits]
+
+    @property
+    def books(self) -> int:
+        """Books searched."""
+        return self._native.books
+
+    def __len__(self) -> int:
+        """Word images searched."""
+        return len(self._native)
+
+
 def align(a: Text, b: Text, *, spans: bool = False, relations: bool = False) -> Alignment:
     """Aligns two texts word by word and character by character (RETAS):
     words and share aligned in each, and how the alignment went. ``spans``:
@@ -418,6 +496,9 @@ __all__ = [
     "UnknownKeyError",
     "VerifyStats",
     "VersionError",
+    "WordImageBook",
+    "WordImageHit",
+    "WordImages",
     "__version__",
     "align",
     "ocr_accuracy",

@@ -1,7 +1,7 @@
 """Progress arguments: a callable, or a tqdm-like bar.
 
 The native module calls ``progress(done, total, what)`` now and then with
-the GIL held: ``done`` and ``total`` count ``what`` ("books" or "bytes"),
+the GIL held: ``done`` and ``total`` count ``what`` ("books", "bytes" or "pages"),
 ``total`` is ``None`` when unknown. A bar (anything with ``update(n)``) is
 adapted: it gets the increments, and its ``total`` when it has none.
 """

@@ -200,3 +200,34 @@ class Book(Record):
     pages: int
     unique_words: int
     parts: int
+
+
+class WordImageBook(Record):
+    """A scanned book's word images in an index (``stemmata images list
+    --json``)."""
+
+    key: str
+    pages: int
+    words: int
+    bytes: int
+
+
+class WordImageHit(Record):
+    """A word image found for a text word, best first (``stemmata spot
+    --json``): the book's ``key``, the ``page`` (from 1) and its file
+    ``page_name``, the word's ``bbox`` on the page (pixels ``x0``, ``y0``,
+    ``x1``, ``y1``, right and bottom excluded), the ``ocr`` word read
+    there, and ``scores`` (``likelihood``, ``order``, ``image``, ``ocr``,
+    ``combined``)."""
+
+    key: str
+    page: int
+    page_name: str
+    bbox: dict[str, int]
+    ocr: str
+    scores: dict[str, float]
+
+    @property
+    def score(self) -> float:
+        """The score the hits are ranked by (``scores["combined"]``)."""
+        return float(self.scores["combined"])

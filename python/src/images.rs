@@ -1,0 +1,122 @@
+//! Word images of scanned books from Python: adding a book's page images
+//! with their OCR ([`add`]), and `NativeWordImages`, the open search over
+//! every book's word images that `spot` ranks for a text word.
+
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+use pyo3::prelude::*;
+use stemmata::images::learn::LearnOptions;
+use stemmata::images::model::Learning;
+use stemmata::images::pages::PageFiles;
+use stemmata::images::spot::SpotOptions;
+use stemmata::{Error, ImagesProgress, Index, WordImageSearch};
+
+use crate::convert::{json, to_python};
+use crate::errors::{detached, Failure, Outcome};
+use crate::progress::Reporter;
+
+/// How a book of word images is learnt: the model (`learning`, "union" or
+/// "intersection") and the vocabulary's branching (`None`: the default).
+pub struct Learn<'a> {
+    pub learning: &'a str,
+    pub branching: Option<usize>,
+}
+
+/// Adds the pages `paths` (page images, or directories of them, each with
+/// its hOCR or ALTO beside it) as the book `key`; returns the book's entry
+/// as JSON. The reporter counts pages read; the steps after them
+/// (vocabulary, model, writing) report no amount.
+pub fn add(
+    index: &Index,
+    key: &str,
+    paths: &[PathBuf],
+    learn: &Learn<'_>,
+    reporter: Reporter,
+) -> Outcome<serde_json::Value> {
+    let mut options = LearnOptions::default();
+    if let Some(branching) = learn.branching {
+        options.branching = branching;
+    }
+    options.model.learning = match learn.learning {
+        "union" => Learning::Union,
+        "intersection" => Learning::Intersection,
+        other => {
+            return Err(Error::InvalidArgument(format!(
+                "learning {other:?}: use \"union\" or \"intersection\""
+            ))
+            .into())
+        }
+    };
+    let pages = PageFiles::of_paths(paths)?;
+    let reporter = Mutex::new(reporter);
+    reporter
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .set_total(pages.len() as u64);
+    let added = index.add_word_images(key, &pages, &options, &|event| {
+        if let ImagesProgress::Pages { done, .. } = event {
+            let mut reporter = reporter.lock().unwrap_or_else(|e| e.into_inner());
+            reporter.set_done(done as u64);
+        }
+    });
+    let mut reporter = reporter.into_inner().unwrap_or_else(|e| e.into_inner());
+    let info = added?;
+    reporter.finish();
+    if let Some(error) = reporter.take_error() {
+        return Err(error.into());
+    }
+    Ok(json(&info)?)
+}
+
+/// The word images of an index, open for queries (the package's
+/// `stemmata.WordImages` wraps it).
+#[pyclass(frozen, module = "stemmata._stemmata")]
+pub struct NativeWordImages {
+    search: WordImageSearch,
+}
+
+impl NativeWordImages {
+    /// The search `search` of an index's word images.
+    pub fn new(search: WordImageSearch) -> Self {
+        NativeWordImages { search }
+    }
+}
+
+#[pymethods]
+impl NativeWordImages {
+    /// The `k` word images that best match the text `word` (all when `k`
+    /// is 0), best first, as dicts: book key, page, page file, box, OCR
+    /// word and scores. `ocr_weight` (0 to 1) is the share of the OCR
+    /// word's similarity in the score; the rest is the images'.
+    #[pyo3(signature = (word, *, k = 20, ocr_weight = None))]
+    fn spot<'py>(
+        &self,
+        py: Python<'py>,
+        word: String,
+        k: usize,
+        ocr_weight: Option<f64>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let mut options = SpotOptions::default();
+        if let Some(weight) = ocr_weight {
+            if !(0.0..=1.0).contains(&weight) {
+                let error = Error::InvalidArgument(format!("ocr_weight {weight} outside 0..=1"));
+                return Err(Failure::from(error).into());
+            }
+            options.image_weight = 1.0 - weight;
+        }
+        let hits = detached(py, || Ok(json(&self.search.spot(&word, &options, k)?)?))?;
+        to_python(py, &hits)
+    }
+
+    /// Word images searched.
+    fn __len__(&self) -> usize {
+        self.search.images()
+    }
+
+    /// Books of word images searched.
+    #[getter]
+    fn books(&self) -> usize {
+        self.search.books()
+    }
+}
