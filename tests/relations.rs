@@ -200,6 +200,16 @@ fn stored_books_relate_through_the_reader() {
     ));
 }
 
+/// A new index in `dir` holding `books` (key, text).
+fn index_of(dir: &std::path::Path, books: &[(&str, String)]) -> stemmata::Index {
+    let index = stemmata::Index::create(dir).unwrap();
+    let documents = books
+        .iter()
+        .map(|(key, text)| Ok(stemmata::Document::new(*key, text.as_bytes())));
+    index.load(documents).unwrap();
+    index
+}
+
 #[test]
 fn query_hits_relate_to_a_stored_key_and_to_a_new_text_alike() {
     let text = words(20_000, 16);
@@ -210,11 +220,7 @@ fn query_hits_relate_to_a_stored_key_and_to_a_new_text_alike() {
         ("later", text[12_000..].join(" ")),
     ];
     let dir = tempfile::tempdir().unwrap();
-    let index = stemmata::Index::create(dir.path()).unwrap();
-    let documents = books
-        .iter()
-        .map(|(key, text)| Ok(stemmata::Document::new(*key, text.as_bytes())));
-    index.load(documents).unwrap();
+    let index = index_of(dir.path(), &books);
     let reader = index.reader().unwrap();
     let mut hits = reader
         .query_key("whole", &stemmata::QueryOptions::default())
@@ -260,11 +266,7 @@ fn stored_paged_books_relate_by_their_stored_page_signatures() {
         ("unpaged", text.join(" ")),
     ];
     let dir = tempfile::tempdir().unwrap();
-    let index = stemmata::Index::create(dir.path()).unwrap();
-    let documents = books
-        .iter()
-        .map(|(key, text)| Ok(stemmata::Document::new(*key, text.as_bytes())));
-    index.load(documents).unwrap();
+    let index = index_of(dir.path(), &books);
     assert_eq!(index.verify().unwrap().books, 4);
     let reader = index.reader().unwrap();
 
