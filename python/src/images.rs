@@ -16,10 +16,12 @@ use crate::convert::{json, to_python};
 use crate::errors::{detached, Failure, Outcome};
 use crate::progress::Reporter;
 
-/// How a book of word images is learnt: the model (`learning`, "union" or
-/// "intersection") and the vocabulary's branching (`None`: the default).
+/// How the index's word-image model and vocabulary are learnt (both set by
+/// its first book).
 pub struct Learn<'a> {
+    /// "union" or "intersection".
     pub learning: &'a str,
+    /// Branching of the vocabulary's two levels; `None` for the default.
     pub branching: Option<usize>,
 }
 
