@@ -187,12 +187,9 @@ fn list(args: ListArgs) -> Result<ExitCode> {
 }
 
 pub fn spot(args: SpotArgs) -> Result<ExitCode> {
-    if !(0.0..=1.0).contains(&args.ocr_weight) {
-        return Err(Error::InvalidArgument(format!(
-            "--ocr-weight {} outside 0..=1",
-            args.ocr_weight
-        )));
-    }
+    let options = SpotOptions::with_ocr_weight(args.ocr_weight).ok_or_else(|| {
+        Error::InvalidArgument(format!("--ocr-weight {} outside 0..=1", args.ocr_weight))
+    })?;
     if let Some(html) = &args.html {
         refuse_inside_index(html, &args.index)?;
     }
@@ -203,10 +200,6 @@ pub fn spot(args: SpotArgs) -> Result<ExitCode> {
             args.index.display()
         ))
     })?;
-    let options = SpotOptions {
-        image_weight: 1.0 - args.ocr_weight,
-        ..SpotOptions::default()
-    };
     let hits = search.spot(&args.word, &options, args.k)?;
     if args.json {
         for (rank, hit) in hits.iter().enumerate() {

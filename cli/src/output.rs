@@ -1,7 +1,6 @@
 //! Shared output helpers: progress bars, JSON printing, load summaries,
-//! TSV escaping,
-//! relation labels and the check that an output file is not inside the
-//! index.
+//! TSV escaping, relation labels and the check that an output file is not
+//! inside the index.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 use std::io::Write;

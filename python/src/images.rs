@@ -99,14 +99,13 @@ impl NativeWordImages {
         k: usize,
         ocr_weight: Option<f64>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let mut options = SpotOptions::default();
-        if let Some(weight) = ocr_weight {
-            if !(0.0..=1.0).contains(&weight) {
+        let options = match ocr_weight {
+            None => SpotOptions::default(),
+            Some(weight) => SpotOptions::with_ocr_weight(weight).ok_or_else(|| {
                 let error = Error::InvalidArgument(format!("ocr_weight {weight} outside 0..=1"));
-                return Err(Failure::from(error).into());
-            }
-            options.image_weight = 1.0 - weight;
-        }
+                PyErr::from(Failure::from(error))
+            })?,
+        };
         let hits = detached(py, || Ok(json(&self.search.spot(&word, &options, k)?)?))?;
         to_python(py, &hits)
     }

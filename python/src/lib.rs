@@ -1,10 +1,10 @@
 //! `stemmata._stemmata`, the native half of the Python package `stemmata`:
-//! the engine's index, reader, word-image search and text-pair functions and the batch
-//! kernels on Arrow columns, each run with the GIL released. It owns the
-//! crossing between Rust and Python: reading documents, options and Arrow
-//! buffers from Python objects, turning the engine's results
-//! into dictionaries and column buffers, and its errors and panics into
-//! exceptions. The package's Python half (`python/stemmata/`) wraps it in
+//! the engine's index, reader, word-image search and text-pair functions
+//! and the batch kernels on Arrow columns, each run with the GIL released.
+//! It owns the crossing between Rust and Python: reading documents,
+//! options and Arrow buffers from Python objects, turning the engine's
+//! results into dictionaries and column buffers, and its errors and panics
+//! into exceptions. The package's Python half (`python/stemmata/`) wraps it in
 //! records, pyarrow tables, progress adapters and the exception classes.
 
 #![deny(unsafe_code)]

@@ -23,7 +23,7 @@ pub struct NativeReader {
 }
 
 impl NativeReader {
-    /// A reader of the package's.
+    /// `reader`, for Python.
     pub fn new(reader: Reader) -> Self {
         NativeReader { reader }
     }

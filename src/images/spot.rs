@@ -38,6 +38,18 @@ impl Default for SpotOptions {
     }
 }
 
+impl SpotOptions {
+    /// The default options with the OCR similarity weighing `ocr_weight`
+    /// in the score (image weight 1 − `ocr_weight`: 0 ranks by the images
+    /// alone, 1 by the OCR words alone); `None` outside 0..=1.
+    pub fn with_ocr_weight(ocr_weight: f64) -> Option<SpotOptions> {
+        (0.0..=1.0).contains(&ocr_weight).then(|| SpotOptions {
+            image_weight: 1.0 - ocr_weight,
+            ..SpotOptions::default()
+        })
+    }
+}
+
 /// A query word as the scorer needs it.
 #[derive(Debug, Clone)]
 pub struct Query {
@@ -466,6 +478,22 @@ mod tests {
     use crate::images::likelihood::{Likelihoods, PlacedTerm};
     use crate::images::model::{Example, Learning, ModelOptions};
     use proptest::prelude::*;
+
+    #[test]
+    fn the_ocr_weight_is_the_rest_of_the_image_weight_within_0_to_1() {
+        let default = SpotOptions::default();
+        let images_alone = SpotOptions::with_ocr_weight(0.0).unwrap();
+        assert_eq!(images_alone.image_weight, 1.0);
+        assert_eq!(images_alone.likelihood_weight, default.likelihood_weight);
+        assert_eq!(SpotOptions::with_ocr_weight(1.0).unwrap().image_weight, 0.0);
+        assert_eq!(
+            SpotOptions::with_ocr_weight(0.25).unwrap().image_weight,
+            0.75
+        );
+        for outside in [-0.1, 1.5, f64::NAN] {
+            assert_eq!(SpotOptions::with_ocr_weight(outside), None);
+        }
+    }
 
     #[test]
     fn order_counts_pairs_in_the_query_order() {
