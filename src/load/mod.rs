@@ -36,11 +36,10 @@ use std::sync::Arc;
 use crate::error::{Error, Result};
 use crate::keys;
 use crate::lang;
+use crate::repr::parts::parts_of;
 use crate::repr::sketch::Sketcher;
 use crate::repr::unique_words::extract_with;
-use crate::repr::{
-    book_parts, ExtractOptions, MinHashSig, PartOptions, SketchOptions, UniqueWordSeq,
-};
+use crate::repr::{ExtractOptions, MinHashSig, PartOptions, SketchOptions, UniqueWordSeq};
 use crate::storage::barrel::{BarrelWriter, EncodedSequence, MAX_RECORD_ELEMENTS};
 use crate::storage::catalog::{BookEntry, CatalogBatch};
 use crate::storage::page_files::PageFileWriter;
@@ -356,7 +355,8 @@ pub(crate) fn extract_document(
     document.language = lang::of_book(&document.language, &decoded.text);
     // One tokenising pass gives the words to the extraction and the sketch.
     let mut sketcher = Sketcher::new(decoded.text.contains(PAGE_BREAK), sketch_options);
-    let mut features = extract_with(&decoded.text, options, |token| sketcher.token(token));
+    let (mut features, book_words) =
+        extract_with(&decoded.text, options, |token| sketcher.token(token));
     if features.words == 0 {
         return Err(bad(&no_words_reason(&features.token_stats)));
     }
@@ -365,8 +365,9 @@ pub(crate) fn extract_document(
     if features.words >= u32::MAX as u64 || features.sequence.len() > MAX_RECORD_ELEMENTS as usize {
         return Err(bad("too long: over 2^32 words or 2^26 unique words"));
     }
-    let parts = book_parts(
+    let parts = parts_of(
         &decoded.text,
+        book_words.as_ref(),
         features.words,
         std::mem::take(&mut features.sequence),
         options,

@@ -34,7 +34,7 @@ pub use relations::RelationInput;
 use std::sync::{Arc, OnceLock};
 
 use crate::error::{Error, Result};
-use crate::repr::{book_parts, unique_words::extract, UniqueWordSeq};
+use crate::repr::{parts::parts_of, unique_words::extract_with, UniqueWordSeq};
 use crate::storage::catalog::CatalogSnapshot;
 use crate::storage::segment::{self, Segment, Unreadable};
 use crate::store::records::RecordFiles;
@@ -532,10 +532,11 @@ impl Reader {
     /// word count.
     fn parts_and_words(&self, text: &str) -> (Vec<UniqueWordSeq>, u64) {
         let options = self.store.extract_options();
-        let features = extract(text, options);
+        let (features, book_words) = extract_with(text, options, |_| {});
         let words = features.words;
-        let parts = book_parts(
+        let parts = parts_of(
             text,
+            book_words.as_ref(),
             features.words,
             features.sequence,
             options,

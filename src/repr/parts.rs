@@ -21,7 +21,7 @@ use std::collections::{HashMap, VecDeque};
 use nohash_hasher::BuildNoHashHasher;
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
-use super::unique_words::{drop_alphabetical_runs, drop_hash_collisions};
+use super::unique_words::{drop_alphabetical_runs, drop_hash_collisions, BookWords, Scratch};
 use super::{ExtractOptions, UniqueWordSeq};
 use crate::error::{Error, Result};
 use crate::text::{tokenise, Token};
@@ -100,7 +100,8 @@ impl PartOptions {
 
 /// The parts of a book of `words` words whose whole-book sequence is
 /// `whole`: `whole` alone when the book is not cut, else the sequence of
-/// each part of `text` (tokenised again, holding one part's words at once).
+/// each part of `text`, tokenised again, holding one part's words at once.
+/// [`parts_of`] gives the same parts without tokenising again.
 pub fn book_parts(
     text: &str,
     words: u64,
@@ -127,6 +128,37 @@ pub fn book_parts(
         }
     });
     cutter.out
+}
+
+/// [`book_parts`] of `text`, cut from its [`BookWords`] when its extraction
+/// kept them (a text extracted in memory) instead of tokenising it again.
+pub(crate) fn parts_of(
+    text: &str,
+    book_words: Option<&BookWords>,
+    words: u64,
+    whole: UniqueWordSeq,
+    options: &ExtractOptions,
+    parts: &PartOptions,
+) -> Vec<UniqueWordSeq> {
+    let Some(book_words) = book_words else {
+        return book_parts(text, words, whole, options, parts);
+    };
+    let ranges = parts.ranges(words);
+    if ranges.len() == 1 {
+        return vec![whole];
+    }
+    drop(whole);
+    let mut scratch = Scratch::default();
+    ranges
+        .into_iter()
+        .map(|range| {
+            book_words.range_sequence(
+                range.start as usize..range.end as usize,
+                options,
+                &mut scratch,
+            )
+        })
+        .collect()
 }
 
 /// Slides a window of one part's words over the text and emits each part's
@@ -278,6 +310,25 @@ mod tests {
                 .collect();
             assert_eq!(sequence.positions, shifted);
             assert!(!sequence.is_empty());
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn parts_cut_from_book_words_equal_parts_of_the_text_tokenised_again(
+            words in 4097usize..9000,
+            vocabulary in 200usize..5000,
+            seed in any::<u64>(),
+            max_term_freq in 1u32..3,
+        ) {
+            let options = ExtractOptions { max_term_freq, ..ExtractOptions::default() };
+            let text = text_of(words, vocabulary, seed);
+            let (whole, book_words) =
+                crate::repr::unique_words::extract_with(&text, &options, |_| {});
+            let book_words = book_words.expect("a short text is extracted in memory");
+            let again = book_parts(&text, whole.words, whole.sequence.clone(), &options, &small());
+            let cut = parts_of(&text, Some(&book_words), whole.words, whole.sequence, &options, &small());
+            prop_assert_eq!(cut, again);
         }
     }
 

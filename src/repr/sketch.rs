@@ -596,7 +596,7 @@ mod tests {
                 // the loader does.
                 let mut sketcher = Sketcher::new(text.contains(PAGE_BREAK), &options);
                 let extract_options = crate::repr::ExtractOptions::default();
-                let features =
+                let (features, _) =
                     crate::repr::unique_words::extract_with(text, &extract_options, |token| {
                         sketcher.token(token)
                     });

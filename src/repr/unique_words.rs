@@ -18,7 +18,11 @@
 //! list reaches even when half its unique words are definitions.
 //!
 //! **Memory.** A text of up to [`LARGE_TEXT_BYTES`] is extracted in one pass
-//! with a hash map of its distinct words; a larger one in two passes
+//! that numbers its distinct words through a hash map and keeps each word's
+//! number (4 bytes a word), from which the sequence of any range of its
+//! words is computed: the whole book's, and each part's when a volume is
+//! cut ([`crate::repr::parts`]) without tokenising it again. A larger text
+//! is extracted in two passes
 //! (`unique_words/large.rs`) that need about 9 bytes per distinct word and
 //! 17 per element, not a map entry and a copy of every word, so that a
 //! 200 MB book of distinct words takes under three times its size, not ten.
@@ -108,13 +112,6 @@ pub struct Features {
     pub token_stats: TokenStats,
 }
 
-struct WordEntry {
-    count: u32,
-    first_position: u32,
-    text_start: u32,
-    text_len: u8,
-}
-
 /// Texts longer than this (in bytes) are extracted in two passes over the
 /// text in bounded memory (`large.rs`): the in-memory extraction keeps a
 /// hash-map entry and a copy of every distinct word, several times the
@@ -125,84 +122,178 @@ pub const LARGE_TEXT_BYTES: usize = 8 << 20;
 /// depend on the text's size: texts over [`LARGE_TEXT_BYTES`] are only
 /// extracted another way.
 pub fn extract(text: &str, options: &ExtractOptions) -> Features {
-    extract_with(text, options, |_| {})
+    extract_with(text, options, |_| {}).0
 }
 
 /// [`extract`], also giving every token of the text, in order, to `also`:
-/// from the same tokenising pass when the text is extracted in one.
+/// from the same tokenising pass when the text is extracted in one, and
+/// then with the book's [`BookWords`], from which its parts are cut
+/// without tokenising it again.
 pub(crate) fn extract_with(
     text: &str,
     options: &ExtractOptions,
     mut also: impl FnMut(Token<'_>),
-) -> Features {
+) -> (Features, Option<BookWords>) {
     if text.len() > LARGE_TEXT_BYTES {
         tokenise(text, &mut also);
-        large::extract(text, options, large::MIN_RUN)
+        (large::extract(text, options, large::MIN_RUN), None)
     } else {
-        extract_in_memory(text, options, also)
+        let (features, words) = extract_in_memory(text, options, also);
+        (features, Some(words))
     }
 }
 
-/// One pass over the text, every distinct word in a hash map; `also` is
-/// given every token.
+/// One pass over the text, every distinct word numbered through a hash
+/// map; `also` is given every token.
 fn extract_in_memory(
     text: &str,
     options: &ExtractOptions,
     mut also: impl FnMut(Token<'_>),
-) -> Features {
-    // Room for a distinct word per 32 bytes of text, about what books
-    // hold: fewer rehashes of a growing map.
-    let mut entries: HashMap<u64, WordEntry, BuildNoHashHasher<u64>> =
+) -> (Features, BookWords) {
+    let mut words = BookWords::with_capacity(text.len());
+    let mut numbers: HashMap<u64, u32, BuildNoHashHasher<u64>> =
         HashMap::with_capacity_and_hasher(text.len() / 32, BuildNoHashHasher::default());
-    let mut word_text = String::new();
-    let mut position: u32 = 0;
     let mut pages: u32 = 1;
     let token_stats = tokenise(text, |token| match token {
         Token::Word(word) => {
             also(token);
             let key = xxh3_64_with_seed(word.as_bytes(), options.hash_seed);
-            let entry = entries.entry(key).or_insert_with(|| {
-                let text_start = word_text.len() as u32;
-                word_text.push_str(word);
-                WordEntry {
-                    count: 0,
-                    first_position: position,
-                    text_start,
-                    text_len: word.len() as u8,
-                }
-            });
-            entry.count = entry.count.saturating_add(1);
-            position = position.saturating_add(1);
+            let number = *numbers
+                .entry(key)
+                .or_insert_with(|| words.add_distinct(key, word));
+            words.numbers.push(number);
         }
         Token::PageBreak => {
             also(token);
             pages = pages.saturating_add(1)
         }
     });
-    let distinct_words = entries.len() as u32;
-    let mut unique: Vec<(u32, u32, &str)> = entries
-        .iter()
-        .filter(|(_, e)| e.count <= options.max_term_freq)
-        .map(|(&key, e)| {
-            let start = e.text_start as usize;
-            let word = &word_text[start..start + e.text_len as usize];
-            (e.first_position, key as u32, word)
-        })
-        .collect();
-    unique.sort_unstable_by_key(|&(pos, _, _)| pos);
-    drop_hash_collisions(&mut unique);
-    let before_guard = unique.len();
-    drop_alphabetical_runs(&mut unique, options);
-    Features {
-        alphabetical_dropped: (before_guard - unique.len()) as u32,
-        sequence: UniqueWordSeq {
-            hashes: unique.iter().map(|&(_, h, _)| h).collect(),
-            positions: unique.iter().map(|&(p, _, _)| p).collect(),
-        },
+    let sequence = words.sequence(0..words.numbers.len(), options, &mut Scratch::default());
+    let before_guard = sequence.guarded_from;
+    let features = Features {
+        alphabetical_dropped: (before_guard - sequence.sequence.len()) as u32,
+        sequence: sequence.sequence,
         words: token_stats.words,
         pages,
-        distinct_words,
+        distinct_words: words.keys.len() as u32,
         token_stats,
+    };
+    (features, words)
+}
+
+/// A book's words as the numbers of its distinct words, in text order,
+/// with each distinct word's key and text: the unique-word sequence of any
+/// range of its words is computed from them, the whole book's and each
+/// part's ([`crate::repr::parts`]), without tokenising the text again.
+#[derive(Debug, Default)]
+pub(crate) struct BookWords {
+    /// Each word's number, in text order.
+    numbers: Vec<u32>,
+    /// Each distinct word's 64-bit hash (the low 32 bits are its element).
+    keys: Vec<u64>,
+    /// Each distinct word's start and length in `text`.
+    spans: Vec<(u32, u8)>,
+    /// The distinct words, one after the other.
+    text: String,
+}
+
+/// Counters of [`BookWords::sequence`], by word number: zero between calls.
+#[derive(Debug, Default)]
+pub(crate) struct Scratch {
+    counts: Vec<u32>,
+    first: Vec<u32>,
+}
+
+/// A range's sequence, and how many elements it had before the
+/// alphabetical-list guard.
+struct Guarded {
+    sequence: UniqueWordSeq,
+    guarded_from: usize,
+}
+
+impl BookWords {
+    /// Room for the words of a text of `bytes` bytes.
+    fn with_capacity(bytes: usize) -> Self {
+        BookWords {
+            numbers: Vec::with_capacity(bytes / 6),
+            ..BookWords::default()
+        }
+    }
+
+    /// Numbers a new distinct word.
+    fn add_distinct(&mut self, key: u64, word: &str) -> u32 {
+        let number = self.keys.len() as u32;
+        self.keys.push(key);
+        self.spans.push((self.text.len() as u32, word.len() as u8));
+        self.text.push_str(word);
+        number
+    }
+
+    fn word(&self, number: u32) -> &str {
+        let (start, len) = self.spans[number as usize];
+        &self.text[start as usize..start as usize + usize::from(len)]
+    }
+
+    /// The unique-word sequence of the words in `range` (positions counted
+    /// from the book's first word), by the rules of [`extract`]: each word
+    /// seen at most M times in the range at its first occurrence, colliding
+    /// 32-bit hashes dropped, then the alphabetical-list guard.
+    pub(crate) fn range_sequence(
+        &self,
+        range: std::ops::Range<usize>,
+        options: &ExtractOptions,
+        scratch: &mut Scratch,
+    ) -> UniqueWordSeq {
+        self.sequence(range, options, scratch).sequence
+    }
+
+    fn sequence(
+        &self,
+        range: std::ops::Range<usize>,
+        options: &ExtractOptions,
+        scratch: &mut Scratch,
+    ) -> Guarded {
+        let distinct = self.keys.len();
+        if scratch.counts.len() < distinct {
+            scratch.counts.resize(distinct, 0);
+            scratch.first.resize(distinct, 0);
+        }
+        let numbers = &self.numbers[range.clone()];
+        for (i, &number) in numbers.iter().enumerate() {
+            let count = &mut scratch.counts[number as usize];
+            if *count == 0 {
+                scratch.first[number as usize] = i as u32;
+            }
+            *count = count.saturating_add(1);
+        }
+        let mut unique: Vec<(u32, u32, &str)> = numbers
+            .iter()
+            .enumerate()
+            .filter(|&(i, &number)| {
+                scratch.first[number as usize] == i as u32
+                    && scratch.counts[number as usize] <= options.max_term_freq
+            })
+            .map(|(i, &number)| {
+                (
+                    (range.start + i) as u32,
+                    self.keys[number as usize] as u32,
+                    self.word(number),
+                )
+            })
+            .collect();
+        for &number in numbers {
+            scratch.counts[number as usize] = 0;
+        }
+        drop_hash_collisions(&mut unique);
+        let guarded_from = unique.len();
+        drop_alphabetical_runs(&mut unique, options);
+        Guarded {
+            sequence: UniqueWordSeq {
+                hashes: unique.iter().map(|&(_, h, _)| h).collect(),
+                positions: unique.iter().map(|&(p, _, _)| p).collect(),
+            },
+            guarded_from,
+        }
     }
 }
 
@@ -363,7 +454,7 @@ mod tests {
 
     /// The features of both extractions, field by field.
     fn assert_same(text: &str, options: &ExtractOptions, min_run: usize) {
-        let a = extract_in_memory(text, options, |_| {});
+        let a = extract_in_memory(text, options, |_| {}).0;
         let b = large::extract(text, options, min_run);
         assert_eq!(a.sequence, b.sequence, "{options:?}, runs of {min_run}");
         assert_eq!(
@@ -449,7 +540,7 @@ mod tests {
             hash_seed: 7,
             ..ExtractOptions::default()
         };
-        let features = extract_in_memory(&text, &options, |_| {});
+        let features = extract_in_memory(&text, &options, |_| {}).0;
         assert_eq!(features.distinct_words, 300_000);
         assert!(features.sequence.len() < 300_000, "no collision to test");
         assert_same(&text, &options, 4096);
@@ -461,7 +552,7 @@ mod tests {
         assert!(text.len() > LARGE_TEXT_BYTES);
         let options = ExtractOptions::default();
         let features = extract(&text, &options);
-        let in_memory = extract_in_memory(&text, &options, |_| {});
+        let in_memory = extract_in_memory(&text, &options, |_| {}).0;
         assert_eq!(features.sequence, in_memory.sequence);
         assert_eq!(features.distinct_words, in_memory.distinct_words);
     }
