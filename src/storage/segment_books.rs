@@ -313,8 +313,9 @@ fn put_u32s(out: &mut dyn Sink, values: impl Iterator<Item = u32>) -> Result<()>
 #[allow(clippy::indexing_slicing)]
 /// Appends the book sections of `books` (in segment order: ids strictly
 /// increasing), consuming them: a part's hashes are overwritten by its
-/// words once written, so that encoding holds 12 bytes per element beyond
-/// the books (the sort keys). `InvalidArgument` when a count would not fit
+/// words once written, so that encoding holds 16 bytes per element beyond
+/// the books (the sort keys and, while sorting, their scratch; then the
+/// keys and each entry's part). `InvalidArgument` when a count would not fit
 /// a `u32`.
 pub fn encode(mut books: Vec<SegmentBook>, out: &mut dyn Sink) -> Result<()> {
     let too_large = || {
@@ -376,27 +377,37 @@ pub fn encode(mut books: Vec<SegmentBook>, out: &mut dyn Sink) -> Result<()> {
     )?;
     put_u32s(out, part_starts[1..].iter().map(|&e| e as u32))?;
     put_u32s(out, elements_of(&books))?;
-    // Postings: (hash, element) sorted; elements are numbered part after
-    // part, so a word's entries sort by part.
+    // Postings: (hash, place) sorted, a place numbering (part, index)
+    // in order, so a word's entries sort by part.
+    let places = Places::new(&part_starts);
     let mut keys: Vec<u64> = Vec::with_capacity(elements as usize);
-    keys.extend(
-        elements_of(&books)
-            .zip(0u64..)
-            .map(|(hash, element)| (u64::from(hash) << 32) | element),
-    );
-    keys.sort_unstable();
+    for (p, part) in books.iter().flat_map(|b| b.parts.iter()).enumerate() {
+        keys.extend(
+            part.iter()
+                .zip(0u32..)
+                .map(|(&hash, index)| u64::from(hash) << 32 | places.place(p, index)),
+        );
+    }
+    sort_by_high_half(&mut keys);
+    // Each entry's part, and its index in the part in place of its place
+    // in the key: the entries are then read in order.
+    let entry_parts: Vec<u32> = keys
+        .iter_mut()
+        .map(|key| {
+            let (p, index) = places.locate(*key as u32);
+            *key = (*key >> 32) << 32 | u64::from(index);
+            p as u32
+        })
+        .collect();
     // Each element's word, in place of its hash.
-    let locate = |element: u32| {
-        let p = part_starts.partition_point(|&start| start <= u64::from(element)) - 1;
-        (p, (u64::from(element) - part_starts[p]) as u32)
-    };
     let mut words = 0u32;
+    let mut at = 0;
     for run in keys.chunk_by(|a, b| a >> 32 == b >> 32) {
-        for &key in run {
-            let (p, index) = locate(key as u32);
-            let (b, in_book) = part_of[p];
-            books[b as usize].parts[in_book as usize][index as usize] = words;
+        for (&key, &p) in run.iter().zip(&entry_parts[at..]) {
+            let (b, in_book) = part_of[p as usize];
+            books[b as usize].parts[in_book as usize][key as u32 as usize] = words;
         }
+        at += run.len();
         words += 1;
     }
     put_u32s(out, elements_of(&books))?;
@@ -411,13 +422,12 @@ pub fn encode(mut books: Vec<SegmentBook>, out: &mut dyn Sink) -> Result<()> {
             Some(*end)
         }),
     )?;
-    put_u32s(out, keys.iter().map(|&key| locate(key as u32).0 as u32))?;
-    put_u32s(out, keys.iter().map(|&key| locate(key as u32).1))?;
+    put_u32s(out, entry_parts.iter().copied())?;
+    put_u32s(out, keys.iter().map(|&key| key as u32))?;
     let mut blocks = Vec::with_capacity(1 << 16);
-    for &key in &keys {
-        let (p, index) = locate(key as u32);
-        let len = (part_starts[p + 1] - part_starts[p]) as u32;
-        blocks.push(block_of(index, len));
+    for (&key, &p) in keys.iter().zip(&entry_parts) {
+        let len = (part_starts[p as usize + 1] - part_starts[p as usize]) as u32;
+        blocks.push(block_of(key as u32, len));
         if blocks.len() >= 1 << 16 {
             out.put(&blocks)?;
             blocks.clear();
@@ -432,6 +442,97 @@ pub fn encode(mut books: Vec<SegmentBook>, out: &mut dyn Sink) -> Result<()> {
     long.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
     put_u32s(out, std::iter::once(long.len() as u32))?;
     put_u32s(out, long.into_iter().map(|(_, w)| w))
+}
+
+/// The low half of a postings sort key: an entry's part and its index in
+/// the part as one number, in their order. `part << shift | index` when the
+/// part count and the longest part fit 32 bits so (as every segment a load
+/// writes with the default parts does), found again with a shift; else the
+/// element's number among all elements, found again by a binary search of
+/// the parts' first elements.
+struct Places<'a> {
+    part_starts: &'a [u64],
+    shift: Option<u32>,
+}
+
+// Places index only the encoder's own part starts.
+#[allow(clippy::indexing_slicing)]
+impl<'a> Places<'a> {
+    /// The places of the parts starting at `part_starts` (then the end).
+    fn new(part_starts: &'a [u64]) -> Self {
+        let bits = |count: u64| u64::BITS - count.saturating_sub(1).leading_zeros();
+        let longest = part_starts
+            .windows(2)
+            .map(|w| w[1] - w[0])
+            .max()
+            .unwrap_or(0);
+        let index_bits = bits(longest);
+        let part_bits = bits(part_starts.len().saturating_sub(1) as u64);
+        Places {
+            part_starts,
+            shift: (index_bits + part_bits <= 32).then_some(index_bits),
+        }
+    }
+
+    fn place(&self, part: usize, index: u32) -> u64 {
+        match self.shift {
+            Some(shift) => (part as u64) << shift | u64::from(index),
+            None => self.part_starts[part] + u64::from(index),
+        }
+    }
+
+    /// The part and index of `place`.
+    fn locate(&self, place: u32) -> (usize, u32) {
+        match self.shift {
+            Some(shift) => {
+                let place = u64::from(place);
+                (
+                    (place >> shift) as usize,
+                    (place & ((1 << shift) - 1)) as u32,
+                )
+            }
+            None => {
+                let element = u64::from(place);
+                let p = self.part_starts.partition_point(|&start| start <= element) - 1;
+                (p, (element - self.part_starts[p]) as u32)
+            }
+        }
+    }
+}
+
+/// Sorts `keys` by their high 32 bits, keys of equal high bits staying in
+/// their order: a least-significant-digit radix sort, a byte a pass,
+/// skipping a byte all keys share. With the low halves increasing, as the
+/// postings' (hash, element) keys are built, this is their sorted order.
+// Digits are bytes and slots count keys: every index is in range.
+#[allow(clippy::indexing_slicing)]
+fn sort_by_high_half(keys: &mut Vec<u64>) {
+    const PASSES: usize = 4;
+    let digit = |key: u64, pass: usize| (key >> (32 + 8 * pass)) as u8 as usize;
+    let mut counts = [[0usize; 256]; PASSES];
+    for &key in keys.iter() {
+        for (pass, counts) in counts.iter_mut().enumerate() {
+            counts[digit(key, pass)] += 1;
+        }
+    }
+    let mut scratch = vec![0u64; keys.len()];
+    for (pass, counts) in counts.iter().enumerate() {
+        if counts.contains(&keys.len()) {
+            continue;
+        }
+        let mut next = [0usize; 256];
+        let mut start = 0;
+        for (next, &count) in next.iter_mut().zip(counts) {
+            *next = start;
+            start += count;
+        }
+        for &key in keys.iter() {
+            let slot = &mut next[digit(key, pass)];
+            scratch[*slot] = key;
+            *slot += 1;
+        }
+        std::mem::swap(keys, &mut scratch);
+    }
 }
 
 /// Decodes the entry bytes of one book: its catalog entry and, when
@@ -451,4 +552,51 @@ pub fn decode_entry(
     };
     cursor.finish()?;
     Ok((entry, pages))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn places_number_parts_and_indexes_in_order_and_locate_them(
+            lengths in proptest::collection::vec(prop_oneof![0u64..40, 0u64..1 << 31], 1..40),
+        ) {
+            let part_starts: Vec<u64> = std::iter::once(0)
+                .chain(lengths.iter().scan(0, |end, &len| { *end += len; Some(*end) }))
+                .collect();
+            prop_assume!(part_starts[lengths.len()] <= u64::from(u32::MAX));
+            let places = Places::new(&part_starts);
+            let mut last = None;
+            for (p, &len) in lengths.iter().enumerate() {
+                for index in [0, 1, len / 2, len.saturating_sub(1)] {
+                    if index >= len {
+                        continue;
+                    }
+                    let place = places.place(p, index as u32);
+                    prop_assert!(place <= u64::from(u32::MAX));
+                    prop_assert_eq!(places.locate(place as u32), (p, index as u32));
+                    prop_assert!(last <= Some(place));
+                    last = Some(place);
+                }
+            }
+        }
+
+        #[test]
+        fn the_radix_sort_sorts_keys_built_in_element_order(
+            hashes in proptest::collection::vec(prop_oneof![0u32..4, any::<u32>(), Just(u32::MAX)], 0..3000)
+        ) {
+            let mut keys: Vec<u64> = hashes
+                .iter()
+                .zip(0u64..)
+                .map(|(&hash, element)| u64::from(hash) << 32 | element)
+                .collect();
+            let mut expected = keys.clone();
+            expected.sort_unstable();
+            sort_by_high_half(&mut keys);
+            prop_assert_eq!(keys, expected);
+        }
+    }
 }
