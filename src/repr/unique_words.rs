@@ -30,7 +30,6 @@
 
 mod large;
 
-use crate::align::lis_len_by;
 use crate::text::{tokenise, Token, TokenStats};
 use nohash_hasher::BuildNoHashHasher;
 use std::collections::HashMap;
@@ -332,11 +331,12 @@ pub(crate) fn drop_alphabetical_runs(unique: &mut Vec<(u32, u32, &str)>, options
             )
         })
         .collect();
+    let mut tails = Tails::default();
     let mut start = 0;
     loop {
         let end = (start + window).min(unique.len());
         let words = &keys[end - window..end];
-        if lis_len_by(words, |a, b| a.0 < b.0 || (a.0 == b.0 && a.1 < b.1)) >= min_run {
+        if alphabetical_run_len(words, &mut tails) >= min_run {
             drop[end - window..end].iter_mut().for_each(|d| *d = true);
         }
         if end == unique.len() {
@@ -348,9 +348,43 @@ pub(crate) fn drop_alphabetical_runs(unique: &mut Vec<(u32, u32, &str)>, options
     unique.retain(|_| !flags.next().copied().unwrap_or(false));
 }
 
+/// The smallest last word of an alphabetically increasing subsequence of
+/// each length, as the patience method keeps them: their head keys apart,
+/// to be compared all at once.
+#[derive(Default)]
+struct Tails<'w> {
+    heads: Vec<u64>,
+    words: Vec<&'w str>,
+}
+
+/// The length of the longest alphabetically increasing subsequence of
+/// `words`, each given by its head key (its first 8 bytes, big-endian) and
+/// itself: [`crate::align::lis_len_by`] under that order, each word's place
+/// among the tails found by counting the smaller heads (no branch to
+/// mispredict) and only on equal heads by comparing whole words.
+fn alphabetical_run_len<'w>(words: &[(u64, &'w str)], tails: &mut Tails<'w>) -> usize {
+    tails.heads.clear();
+    tails.words.clear();
+    for &(head, word) in words {
+        let mut at = tails.heads.iter().filter(|&&tail| tail < head).count();
+        while tails.heads.get(at) == Some(&head) && tails.words.get(at).is_some_and(|&w| w < word) {
+            at += 1;
+        }
+        if at == tails.heads.len() {
+            tails.heads.push(head);
+            tails.words.push(word);
+        } else {
+            tails.heads[at] = head;
+            tails.words[at] = word;
+        }
+    }
+    tails.heads.len()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::align::lis_len_by;
 
     fn sequence_words(text: &str, options: &ExtractOptions) -> Vec<u32> {
         extract(text, options).sequence.hashes
