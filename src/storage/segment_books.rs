@@ -313,9 +313,8 @@ fn put_u32s(out: &mut dyn Sink, values: impl Iterator<Item = u32>) -> Result<()>
 #[allow(clippy::indexing_slicing)]
 /// Appends the book sections of `books` (in segment order: ids strictly
 /// increasing), consuming them: a part's hashes are overwritten by its
-/// words once written, so that encoding holds 16 bytes per element beyond
-/// the books (the sort keys and, while sorting, their scratch; then the
-/// keys and each entry's part). `InvalidArgument` when a count would not fit
+/// words once written, so that encoding holds 12 bytes per element beyond
+/// the books (the sort keys). `InvalidArgument` when a count would not fit
 /// a `u32`.
 pub fn encode(mut books: Vec<SegmentBook>, out: &mut dyn Sink) -> Result<()> {
     let too_large = || {
@@ -388,26 +387,16 @@ pub fn encode(mut books: Vec<SegmentBook>, out: &mut dyn Sink) -> Result<()> {
                 .map(|(&hash, index)| u64::from(hash) << 32 | places.place(p, index)),
         );
     }
-    sort_by_high_half(&mut keys);
-    // Each entry's part, and its index in the part in place of its place
-    // in the key: the entries are then read in order.
-    let entry_parts: Vec<u32> = keys
-        .iter_mut()
-        .map(|key| {
-            let (p, index) = places.locate(*key as u32);
-            *key = (*key >> 32) << 32 | u64::from(index);
-            p as u32
-        })
-        .collect();
+    keys.sort_unstable();
+    let locate = |key: u64| places.locate(key as u32);
     // Each element's word, in place of its hash.
     let mut words = 0u32;
-    let mut at = 0;
     for run in keys.chunk_by(|a, b| a >> 32 == b >> 32) {
-        for (&key, &p) in run.iter().zip(&entry_parts[at..]) {
-            let (b, in_book) = part_of[p as usize];
-            books[b as usize].parts[in_book as usize][key as u32 as usize] = words;
+        for &key in run {
+            let (p, index) = locate(key);
+            let (b, in_book) = part_of[p];
+            books[b as usize].parts[in_book as usize][index as usize] = words;
         }
-        at += run.len();
         words += 1;
     }
     put_u32s(out, elements_of(&books))?;
@@ -422,12 +411,13 @@ pub fn encode(mut books: Vec<SegmentBook>, out: &mut dyn Sink) -> Result<()> {
             Some(*end)
         }),
     )?;
-    put_u32s(out, entry_parts.iter().copied())?;
-    put_u32s(out, keys.iter().map(|&key| key as u32))?;
+    put_u32s(out, keys.iter().map(|&key| locate(key).0 as u32))?;
+    put_u32s(out, keys.iter().map(|&key| locate(key).1))?;
     let mut blocks = Vec::with_capacity(1 << 16);
-    for (&key, &p) in keys.iter().zip(&entry_parts) {
-        let len = (part_starts[p as usize + 1] - part_starts[p as usize]) as u32;
-        blocks.push(block_of(key as u32, len));
+    for &key in &keys {
+        let (p, index) = locate(key);
+        let len = (part_starts[p + 1] - part_starts[p]) as u32;
+        blocks.push(block_of(index, len));
         if blocks.len() >= 1 << 16 {
             out.put(&blocks)?;
             blocks.clear();
@@ -446,10 +436,11 @@ pub fn encode(mut books: Vec<SegmentBook>, out: &mut dyn Sink) -> Result<()> {
 
 /// The low half of a postings sort key: an entry's part and its index in
 /// the part as one number, in their order. `part << shift | index` when the
-/// part count and the longest part fit 32 bits so (as every segment a load
-/// writes with the default parts does), found again with a shift; else the
-/// element's number among all elements, found again by a binary search of
-/// the parts' first elements.
+/// part count and the longest part fit 32 bits so, found again with a
+/// shift: a load's batch of 1,000 books with the default parts does unless
+/// its books average about half a million words. Else (large merges among
+/// them) the element's number among all elements, found again by a binary
+/// search of the parts' first elements.
 struct Places<'a> {
     part_starts: &'a [u64],
     shift: Option<u32>,
@@ -500,41 +491,6 @@ impl<'a> Places<'a> {
     }
 }
 
-/// Sorts `keys` by their high 32 bits, keys of equal high bits staying in
-/// their order: a least-significant-digit radix sort, a byte a pass,
-/// skipping a byte all keys share. With the low halves increasing, as the
-/// postings' (hash, element) keys are built, this is their sorted order.
-// Digits are bytes and slots count keys: every index is in range.
-#[allow(clippy::indexing_slicing)]
-fn sort_by_high_half(keys: &mut Vec<u64>) {
-    const PASSES: usize = 4;
-    let digit = |key: u64, pass: usize| (key >> (32 + 8 * pass)) as u8 as usize;
-    let mut counts = [[0usize; 256]; PASSES];
-    for &key in keys.iter() {
-        for (pass, counts) in counts.iter_mut().enumerate() {
-            counts[digit(key, pass)] += 1;
-        }
-    }
-    let mut scratch = vec![0u64; keys.len()];
-    for (pass, counts) in counts.iter().enumerate() {
-        if counts.contains(&keys.len()) {
-            continue;
-        }
-        let mut next = [0usize; 256];
-        let mut start = 0;
-        for (next, &count) in next.iter_mut().zip(counts) {
-            *next = start;
-            start += count;
-        }
-        for &key in keys.iter() {
-            let slot = &mut next[digit(key, pass)];
-            scratch[*slot] = key;
-            *slot += 1;
-        }
-        std::mem::swap(keys, &mut scratch);
-    }
-}
-
 /// Decodes the entry bytes of one book: its catalog entry and, when
 /// `flags` says so, its page locator.
 pub fn decode_entry(
@@ -582,21 +538,6 @@ mod tests {
                     last = Some(place);
                 }
             }
-        }
-
-        #[test]
-        fn the_radix_sort_sorts_keys_built_in_element_order(
-            hashes in proptest::collection::vec(prop_oneof![0u32..4, any::<u32>(), Just(u32::MAX)], 0..3000)
-        ) {
-            let mut keys: Vec<u64> = hashes
-                .iter()
-                .zip(0u64..)
-                .map(|(&hash, element)| u64::from(hash) << 32 | element)
-                .collect();
-            let mut expected = keys.clone();
-            expected.sort_unstable();
-            sort_by_high_half(&mut keys);
-            prop_assert_eq!(keys, expected);
         }
     }
 }
