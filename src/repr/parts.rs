@@ -101,7 +101,8 @@ impl PartOptions {
 /// The parts of a book of `words` words whose whole-book sequence is
 /// `whole`: `whole` alone when the book is not cut, else the sequence of
 /// each part of `text`, tokenised again, holding one part's words at once.
-/// [`parts_of`] gives the same parts without tokenising again.
+/// A load gives the same parts without tokenising again, from the words
+/// its extraction numbered.
 pub fn book_parts(
     text: &str,
     words: u64,
