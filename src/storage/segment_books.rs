@@ -520,10 +520,16 @@ mod tests {
         fn places_number_parts_and_indexes_in_order_and_locate_them(
             lengths in proptest::collection::vec(prop_oneof![0u64..40, 0u64..1 << 31], 1..40),
         ) {
-            let part_starts: Vec<u64> = std::iter::once(0)
-                .chain(lengths.iter().scan(0, |end, &len| { *end += len; Some(*end) }))
-                .collect();
-            prop_assume!(part_starts[lengths.len()] <= u64::from(u32::MAX));
+            // The parts that fit a segment's 2^32 elements.
+            let mut part_starts = vec![0u64];
+            for &len in &lengths {
+                let end = part_starts[part_starts.len() - 1] + len;
+                if end > u64::from(u32::MAX) {
+                    break;
+                }
+                part_starts.push(end);
+            }
+            let lengths = &lengths[..part_starts.len() - 1];
             let places = Places::new(&part_starts);
             let mut last = None;
             for (p, &len) in lengths.iter().enumerate() {
@@ -539,5 +545,13 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn places_pack_when_they_fit_and_fall_back_to_elements_when_not() {
+        assert_eq!(Places::new(&[0, 10, 20, 25]).shift, Some(4));
+        let wide = [0, 1 << 31, (1 << 31) + 1, (1 << 31) + 2];
+        assert_eq!(Places::new(&wide).shift, None);
+        assert_eq!(Places::new(&wide).locate((1 << 31) + 1), (2, 0));
     }
 }
