@@ -21,7 +21,7 @@ use std::collections::{HashMap, VecDeque};
 use nohash_hasher::BuildNoHashHasher;
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
-use super::unique_words::{drop_alphabetical_runs, drop_hash_collisions, BookWords, Scratch};
+use super::unique_words::{sequence_of, BookWords, Scratch};
 use super::{ExtractOptions, UniqueWordSeq};
 use crate::error::{Error, Result};
 use crate::text::{tokenise, Token};
@@ -153,11 +153,13 @@ pub(crate) fn parts_of(
     ranges
         .into_iter()
         .map(|range| {
-            book_words.range_sequence(
-                range.start as usize..range.end as usize,
-                options,
-                &mut scratch,
-            )
+            book_words
+                .range_sequence(
+                    range.start as usize..range.end as usize,
+                    options,
+                    &mut scratch,
+                )
+                .0
         })
         .collect()
 }
@@ -226,12 +228,7 @@ fn part_sequence(
         })
         .collect();
     unique.sort_unstable_by_key(|&(position, _, _)| position);
-    drop_hash_collisions(&mut unique);
-    drop_alphabetical_runs(&mut unique, options);
-    UniqueWordSeq {
-        hashes: unique.iter().map(|&(_, h, _)| h).collect(),
-        positions: unique.iter().map(|&(p, _, _)| p).collect(),
-    }
+    sequence_of(unique, options).0
 }
 
 #[cfg(test)]

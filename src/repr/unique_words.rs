@@ -167,11 +167,11 @@ fn extract_in_memory(
             pages = pages.saturating_add(1)
         }
     });
-    let sequence = words.sequence(0..words.numbers.len(), options, &mut Scratch::default());
-    let before_guard = sequence.guarded_from;
+    let (sequence, alphabetical_dropped) =
+        words.range_sequence(0..words.numbers.len(), options, &mut Scratch::default());
     let features = Features {
-        alphabetical_dropped: (before_guard - sequence.sequence.len()) as u32,
-        sequence: sequence.sequence,
+        alphabetical_dropped,
+        sequence,
         words: token_stats.words,
         pages,
         distinct_words: words.keys.len() as u32,
@@ -196,18 +196,11 @@ pub(crate) struct BookWords {
     text: String,
 }
 
-/// Counters of [`BookWords::sequence`], by word number: zero between calls.
+/// Counters of [`BookWords::range_sequence`], by word number: zero between calls.
 #[derive(Debug, Default)]
 pub(crate) struct Scratch {
     counts: Vec<u32>,
     first: Vec<u32>,
-}
-
-/// A range's sequence, and how many elements it had before the
-/// alphabetical-list guard.
-struct Guarded {
-    sequence: UniqueWordSeq,
-    guarded_from: usize,
 }
 
 impl BookWords {
@@ -237,21 +230,13 @@ impl BookWords {
     /// from the book's first word), by the rules of [`extract`]: each word
     /// seen at most M times in the range at its first occurrence, colliding
     /// 32-bit hashes dropped, then the alphabetical-list guard.
+    /// With the sequence, how many elements the guard dropped.
     pub(crate) fn range_sequence(
         &self,
         range: std::ops::Range<usize>,
         options: &ExtractOptions,
         scratch: &mut Scratch,
-    ) -> UniqueWordSeq {
-        self.sequence(range, options, scratch).sequence
-    }
-
-    fn sequence(
-        &self,
-        range: std::ops::Range<usize>,
-        options: &ExtractOptions,
-        scratch: &mut Scratch,
-    ) -> Guarded {
+    ) -> (UniqueWordSeq, u32) {
         let distinct = self.keys.len();
         if scratch.counts.len() < distinct {
             scratch.counts.resize(distinct, 0);
@@ -265,7 +250,7 @@ impl BookWords {
             }
             *count = count.saturating_add(1);
         }
-        let mut unique: Vec<(u32, u32, &str)> = numbers
+        let unique: Vec<(u32, u32, &str)> = numbers
             .iter()
             .enumerate()
             .filter(|&(i, &number)| {
@@ -283,17 +268,25 @@ impl BookWords {
         for &number in numbers {
             scratch.counts[number as usize] = 0;
         }
-        drop_hash_collisions(&mut unique);
-        let guarded_from = unique.len();
-        drop_alphabetical_runs(&mut unique, options);
-        Guarded {
-            sequence: UniqueWordSeq {
-                hashes: unique.iter().map(|&(_, h, _)| h).collect(),
-                positions: unique.iter().map(|&(p, _, _)| p).collect(),
-            },
-            guarded_from,
-        }
+        sequence_of(unique, options)
     }
+}
+
+/// The sequence of `unique`, words seen at most M times in text order as
+/// (position, hash, word): colliding hashes dropped, then the
+/// alphabetical-list guard; with how many elements the guard dropped.
+pub(crate) fn sequence_of(
+    mut unique: Vec<(u32, u32, &str)>,
+    options: &ExtractOptions,
+) -> (UniqueWordSeq, u32) {
+    drop_hash_collisions(&mut unique);
+    let before_guard = unique.len();
+    drop_alphabetical_runs(&mut unique, options);
+    let sequence = UniqueWordSeq {
+        hashes: unique.iter().map(|&(_, h, _)| h).collect(),
+        positions: unique.iter().map(|&(p, _, _)| p).collect(),
+    };
+    (sequence, (before_guard - unique.len()) as u32)
 }
 
 /// Removes every element whose 32-bit hash is shared with another element.
