@@ -162,25 +162,20 @@ impl Sketches {
         let distance = self.options.simhash_distance;
         let near = |slot: u32| self.simhash_of_slot(reader, slot).hamming(&simhash) <= distance;
         let runs = reader.runs();
+        let mut lists = Vec::with_capacity(runs.segments().len());
         for table in Table::ALL {
             let keep = |slot: u32| wanted(slot) && (table != Table::SimHash || near(slot));
             let mut hits: Vec<u32> = Vec::new();
             for &key in &keys[table as usize] {
-                let listed: usize = runs
-                    .segments()
-                    .iter()
-                    .map(|s| s.lookup(table, key).count())
-                    .sum();
+                lists.clear();
+                lists.extend(runs.segments().iter().map(|s| s.lookup(table, key)));
+                let listed: usize = lists.iter().map(|books| books.len()).sum();
                 if listed > self.key_cap {
                     counts.skipped_keys += 1;
                     continue;
                 }
-                for segment in runs.segments() {
-                    hits.extend(
-                        segment
-                            .lookup(table, key)
-                            .filter_map(|id| runs.slot_of_id(id)),
-                    );
+                for (r, books) in lists.drain(..).enumerate() {
+                    hits.extend(books.filter_map(|id| runs.live_slot_of_id_in(r, id)));
                 }
             }
             let least = if table == Table::Value {

@@ -153,23 +153,24 @@ impl Runs {
             .segments
             .partition_point(|s| s.book_id(0) <= id)
             .checked_sub(1)?;
-        let segment = &self.segments[r];
-        let (mut position, mut high) = (0, segment.book_count());
-        while position < high {
-            let mid = position + (high - position) / 2;
-            if segment.book_id(mid) < id {
-                position = mid + 1;
-            } else {
-                high = mid;
-            }
-        }
-        (position < segment.book_count() && segment.book_id(position) == id)
-            .then(|| self.slot_bases[r] + position as u32)
+        self.slot_of_id_in(r, id)
     }
 
-    /// The slot of the live book with id `id`.
-    pub(crate) fn slot_of_id(&self, id: u32) -> Option<u32> {
-        self.any_slot_of_id(id).filter(|&slot| !self.is_dead(slot))
+    /// The slot of the book with id `id` in run `r`, dead or alive: ids run
+    /// nearly consecutive within a run, so interpolation finds it at once.
+    fn slot_of_id_in(&self, r: usize, id: u32) -> Option<u32> {
+        let segment = self.segments.get(r)?;
+        let position = crate::storage::sorted::search(segment.book_count(), id.into(), |i| {
+            segment.book_id(i).into()
+        })
+        .ok()?;
+        Some(self.slot_bases[r] + position as u32)
+    }
+
+    /// The slot of the live book with id `id` in run `r`.
+    pub(crate) fn live_slot_of_id_in(&self, r: usize, id: u32) -> Option<u32> {
+        self.slot_of_id_in(r, id)
+            .filter(|&slot| !self.is_dead(slot))
     }
 
     /// The slot of the book at `position` of run `r`.

@@ -243,35 +243,12 @@ impl Segment {
     }
 }
 
-/// Interpolation steps [`find_sorted`] takes before a binary search.
-const INTERPOLATION_STEPS: usize = 4;
-
-/// The index of `value` in the sorted `values`, if there. Word hashes are
-/// spread evenly over the `u32` range, so a few interpolation steps leave
-/// a small range for the binary search (a lookup per element of a query
-/// and run, on lists of millions of words): any sorted array gives the
-/// right answer, only slower.
+/// The index of `value` in the sorted `values`, if there: word hashes are
+/// spread evenly over the `u32` range ([`super::sorted`]).
 fn find_sorted(values: U32s<'_>, value: u32) -> Option<u32> {
-    let (mut low, mut high) = (0usize, values.len());
-    for _ in 0..INTERPOLATION_STEPS {
-        if high - low <= 16 {
-            break;
-        }
-        let (first, last) = (values.get(low), values.get(high - 1));
-        if value < first || value > last {
-            return None;
-        }
-        let span = u64::from(last - first).max(1);
-        let guess = low + (u64::from(value - first) * (high - 1 - low) as u64 / span) as usize;
-        let at = values.get(guess);
-        match at.cmp(&value) {
-            std::cmp::Ordering::Equal => return Some(guess as u32),
-            std::cmp::Ordering::Less => low = guess + 1,
-            std::cmp::Ordering::Greater => high = guess,
-        }
-    }
-    let i = low + values.slice(low..high).partition_point(|h| h < value);
-    (i < high && values.get(i) == value).then_some(i as u32)
+    super::sorted::search(values.len(), u64::from(value), |i| u64::from(values.get(i)))
+        .ok()
+        .map(|i| i as u32)
 }
 
 #[cfg(test)]
@@ -393,35 +370,6 @@ mod tests {
         bytes[body_end..].copy_from_slice(&sum.to_le_bytes());
         let error = Segment::decode(bytes, Path::new("seg")).unwrap_err();
         assert!(error.to_string().contains("disagree"), "{error}");
-    }
-
-    #[test]
-    fn find_sorted_finds_what_a_binary_search_finds() {
-        let mut state = 12345u64;
-        let mut next = || {
-            state = crate::repr::minhash::mix64(state);
-            state as u32
-        };
-        for n in [0usize, 1, 5, 17, 100, 5000] {
-            let mut values: Vec<u32> = (0..n).map(|_| next()).collect();
-            // Skewed arrays too: interpolation guesses badly there.
-            if n == 5000 {
-                values.iter_mut().take(4000).for_each(|v| *v %= 1000);
-            }
-            values.sort_unstable();
-            values.dedup();
-            let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
-            let sorted = U32s::new(&bytes);
-            let probes = values
-                .iter()
-                .copied()
-                .chain((0..200).map(|_| next()))
-                .chain([0, u32::MAX]);
-            for probe in probes {
-                let expected = values.binary_search(&probe).ok().map(|i| i as u32);
-                assert_eq!(find_sorted(sorted, probe), expected, "n {n} probe {probe}");
-            }
-        }
     }
 
     #[test]

@@ -643,15 +643,14 @@ impl Segment {
         (span.key_count, span.entry_count)
     }
 
-    /// The books under `key` in `table` (sorted), empty when absent.
-    pub fn lookup(&self, table: Table, key: u64) -> impl Iterator<Item = u32> + '_ {
+    /// The books under `key` in `table` (sorted), empty when absent: found
+    /// by interpolation over the uniformly spread keys ([`super::sorted`]).
+    pub fn lookup(&self, table: Table, key: u64) -> Postings<'_> {
         let span = &self.tables[table as usize];
-        let found = partition_point(span.key_count, |i| self.key(span, i) < key);
-        let hit = found < span.key_count && self.key(span, found) == key;
-        let index = if hit { Some(found) } else { None };
-        index
-            .into_iter()
-            .flat_map(move |i| self.postings_at(span, i))
+        match super::sorted::search(span.key_count, key, |i| self.key(span, i)) {
+            Ok(i) => self.postings_at(span, i),
+            Err(_) => Postings { bytes: &[] },
+        }
     }
 
     /// Every `(key, books)` of `table`, in key order.
@@ -704,19 +703,6 @@ impl Iterator for Postings<'_> {
         self.bytes = tail;
         Some(LittleEndian::read_u32(head))
     }
-}
-
-fn partition_point(len: usize, mut below: impl FnMut(usize) -> bool) -> usize {
-    let (mut low, mut high) = (0, len);
-    while low < high {
-        let mid = low + (high - low) / 2;
-        if below(mid) {
-            low = mid + 1;
-        } else {
-            high = mid;
-        }
-    }
-    low
 }
 
 /// The last of `count` cumulative `u32` ends at `at` (0 when `count` is 0),
