@@ -37,7 +37,8 @@ use crate::storage::format::{FileKind, HEADER_LEN};
 use crate::storage::fs;
 use crate::storage::page_files::PageLocator;
 use crate::storage::pages;
-use crate::storage::segment::{self, Segment, Unreadable};
+use crate::storage::segment::{Segment, Unreadable};
+use crate::storage::segment_merge::{self, Fate};
 use crate::store::layout::DEFAULT_MAX_FILE_BYTES;
 use crate::store::segments::merge_chunks;
 use crate::store::Store;
@@ -304,32 +305,37 @@ fn relocate_segments(
     }
     segments.sort_by_key(|(_, _, segment)| segment.book_id(0));
     let lengths: Vec<u64> = segments.iter().map(|&(_, len, _)| len).collect();
-    let mut next = number;
-    for chunk in merge_chunks(&lengths) {
-        let mut rewritten = Vec::new();
-        let mut k = 1;
-        for (n, _, segment) in &segments[chunk] {
-            k = segment.hashes_per_book();
-            for position in 0..segment.book_count() {
-                let id = segment.book_id(position);
-                if !live.contains_key(&id) {
-                    relocation.forget_dead.push(id);
-                    continue;
-                }
-                let mut book = segment.segment_book(position)?;
-                if let Some(entry) = moved.get(&id) {
-                    book.entry = (*entry).clone();
-                }
-                if let Some(locator) = moved_pages.get(&id) {
-                    book.pages = Some(*locator);
-                }
-                rewritten.push(book);
-            }
+    for (next, chunk) in (number..).zip(merge_chunks(&lengths)) {
+        let merging = &segments[chunk];
+        for (n, _, segment) in merging {
+            let dead = segment.book_ids().filter(|id| !live.contains_key(id));
+            relocation.forget_dead.extend(dead);
             relocation.remove_segments.push(*n);
         }
-        let len = segment::write(&store.segment_path(next), rewritten, k)?;
+        let refs: Vec<&Segment> = merging.iter().map(|(_, _, s)| s).collect();
+        let fate = |id: u32| {
+            if !live.contains_key(&id) {
+                return Fate::Drop;
+            }
+            let (entry, locator) = (moved.get(&id), moved_pages.get(&id));
+            if entry.is_none() && locator.is_none() {
+                return Fate::Keep;
+            }
+            let stored = refs
+                .iter()
+                .find_map(|s| s.position_of_id(id).map(|p| s.entry(p)));
+            match stored {
+                Some(Ok((stored_entry, stored_pages))) => Fate::Relocate(
+                    entry.map_or(stored_entry, |&e| e.clone()),
+                    locator.copied().or(stored_pages),
+                ),
+                // Every segment was checked whole when opened above, so
+                // its entries decode.
+                _ => Fate::Keep,
+            }
+        };
+        let len = segment_merge::write(&store.segment_path(next), &refs, fate)?;
         relocation.add_segments.push((next, len));
-        next += 1;
     }
     Ok(segments.len() as u64)
 }

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use stemmata::storage::catalog::{Access, Catalog, CatalogBatch};
 use stemmata::storage::segment;
+use stemmata::storage::segment_merge::{self, Fate};
 use stemmata::{Document, Index};
 
 /// An index in `dir/idx` of a generated collection of `families` families.
@@ -154,16 +155,22 @@ fn rekey(dir: &Path, new: &[(&str, &str, &str)]) {
     for (n, _) in snapshot.segments().unwrap() {
         let path = dir.join("segments").join(format!("{n:06}.seg"));
         let segment = segment::Segment::open_checked(&path).unwrap();
-        let (mut books, k) = segment::merged_books(&[&segment], |_| true).unwrap();
-        drop(segment);
-        for book in &mut books {
-            if let Some(&(_, key, title)) = new.iter().find(|n| n.0 == book.entry.key) {
-                book.entry.key = key.to_string();
-                book.entry.title = title.to_string();
+        let renamed = |id: u32| {
+            let position = segment.book_ids().position(|i| i == id).unwrap();
+            let (mut entry, pages) = segment.entry(position).unwrap();
+            match new.iter().find(|n| n.0 == entry.key) {
+                Some(&(_, key, title)) => {
+                    entry.key = key.to_string();
+                    entry.title = title.to_string();
+                    Fate::Relocate(entry, pages)
+                }
+                None => Fate::Keep,
             }
-        }
-        std::fs::remove_file(&path).unwrap();
-        let len = segment::write(&path, books, k).unwrap();
+        };
+        let rewritten = path.with_extension("new");
+        let len = segment_merge::write(&rewritten, &[&segment], renamed).unwrap();
+        drop(segment);
+        std::fs::rename(&rewritten, &path).unwrap();
         catalog
             .commit(&CatalogBatch {
                 add_segments: vec![(n, len)],

@@ -24,7 +24,8 @@ use libfuzzer_sys::fuzz_target;
 use std::path::Path;
 use stemmata::repr::sketch::Table;
 use stemmata::storage::format::{checksum, FORMAT_VERSION, HEADER_LEN};
-use stemmata::storage::segment::{merge, Segment};
+use stemmata::storage::segment::Segment;
+use stemmata::storage::segment_merge::{merge, Fate};
 
 fn increasing(items: &[impl PartialOrd]) -> bool {
     items.windows(2).all(|w| w[0] < w[1])
@@ -152,7 +153,7 @@ fn check_decoded(data: &[u8], segment: &Segment) {
         // The books of a segment before version 7 have no sections to
         // copy: a merge refuses them.
         if segment.book_count() > 0 {
-            assert!(merge(&[segment], |_| true).is_err());
+            assert!(merge(&[segment], |_| Fate::Keep).is_err());
         }
         return;
     }
@@ -188,11 +189,11 @@ fn check_decoded(data: &[u8], segment: &Segment) {
     assert_eq!(segment.entry_parts().len(), elements);
     assert_eq!(segment.entry_blocks().len(), elements);
 
-    let merged = merge(&[segment], |_| true).expect("a decoded segment fits one segment");
+    let merged = merge(&[segment], |_| Fate::Keep).expect("a decoded segment fits one segment");
     let again = Segment::decode(merged.clone(), Path::new("fuzz")).expect("a merge decodes");
     assert_eq!(again.hashes_per_book(), k);
     assert!(again.books().eq(books.iter().cloned()));
-    let remerged = merge(&[&again], |_| true).expect("a merge merges");
+    let remerged = merge(&[&again], |_| Fate::Keep).expect("a merge merges");
     assert!(remerged == merged, "merging a merge changes it");
     // A merge rebuilds the key tables from the book keys; `check` does not
     // compare the two (`verify` does), so only a segment whose tables

@@ -156,14 +156,9 @@ impl Runs {
         self.slot_of_id_in(r, id)
     }
 
-    /// The slot of the book with id `id` in run `r`, dead or alive: ids run
-    /// nearly consecutive within a run, so interpolation finds it at once.
+    /// The slot of the book with id `id` in run `r`, dead or alive.
     fn slot_of_id_in(&self, r: usize, id: u32) -> Option<u32> {
-        let segment = self.segments.get(r)?;
-        let position = crate::storage::sorted::search(segment.book_count(), id.into(), |i| {
-            segment.book_id(i).into()
-        })
-        .ok()?;
+        let position = self.segments.get(r)?.position_of_id(id)?;
         Some(self.slot_bases[r] + position as u32)
     }
 

@@ -47,7 +47,9 @@ impl Segment {
         !self.has_books() || self.flags(position) & FLAG_SKETCHED != 0
     }
 
-    fn entry_bytes(&self, position: usize) -> (&[u8], usize) {
+    /// The stored bytes of the entry (and page locator) of the book at
+    /// `position`, and where they start.
+    pub(super) fn entry_bytes(&self, position: usize) -> (&[u8], usize) {
         let spans = self.spans();
         let ends = self.u32s(spans.entry_ends_at, self.book_count());
         let range = end_range(ends, position, spans.entries_len);
@@ -68,11 +70,7 @@ impl Segment {
 
     /// The key bytes of the book at `position` (empty when damaged).
     pub fn key_bytes(&self, position: usize) -> &[u8] {
-        let (bytes, _) = self.entry_bytes(position);
-        let len = U32s::new(bytes.get(ENTRY_KEY_AT..ENTRY_KEY_AT + 4).unwrap_or(&[])).get(0);
-        bytes
-            .get(ENTRY_KEY_AT + 4..ENTRY_KEY_AT + 4 + len as usize)
-            .unwrap_or(&[])
+        key_of_entry(self.entry_bytes(position).0)
     }
 
     /// The positions of the books whose key is `key`, in id order.
@@ -243,6 +241,14 @@ impl Segment {
     }
 }
 
+/// The key bytes of an encoded [`BookEntry`] (empty when damaged).
+pub(super) fn key_of_entry(bytes: &[u8]) -> &[u8] {
+    let len = U32s::new(bytes.get(ENTRY_KEY_AT..ENTRY_KEY_AT + 4).unwrap_or(&[])).get(0);
+    bytes
+        .get(ENTRY_KEY_AT + 4..ENTRY_KEY_AT + 4 + len as usize)
+        .unwrap_or(&[])
+}
+
 /// The index of `value` in the sorted `values`, if there: word hashes are
 /// spread evenly over the `u32` range ([`super::sorted`]).
 fn find_sorted(values: U32s<'_>, value: u32) -> Option<u32> {
@@ -256,8 +262,9 @@ mod tests {
     use super::*;
     use crate::repr::sketch::Table;
     use crate::repr::{MinHashSig, SimHash128};
-    use crate::storage::segment::{encode as encode_segment, merge};
+    use crate::storage::segment::encode as encode_segment;
     use crate::storage::segment_books::{block_of, SketchRecord};
+    use crate::storage::segment_merge::{merge, Fate};
     use std::path::Path;
 
     fn book(id: u32, key: &str, parts: &[&[u32]]) -> SegmentBook {
@@ -335,7 +342,7 @@ mod tests {
     fn merge_keeps_live_books_with_their_sections() {
         let a = open(encode_segment(sample(), 2).unwrap());
         let b = open(encode_segment(vec![book(9, "a", &[&[10, 99]])], 2).unwrap());
-        let merged = open(merge(&[&a, &b], |id| id != 4).unwrap());
+        let merged = open(merge(&[&a, &b], |id| Fate::keep_if(id != 4)).unwrap());
         assert_eq!(merged.book_ids().collect::<Vec<_>>(), [3, 5, 9]);
         assert_eq!(merged.positions_of_key("a"), [2]);
         let w = merged.find_word(10).unwrap();

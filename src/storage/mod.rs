@@ -37,6 +37,7 @@ pub mod page_files;
 pub mod pages;
 pub mod segment;
 pub mod segment_books;
+pub mod segment_merge;
 pub(crate) mod sorted;
 #[cfg(test)]
 mod spec_examples;

@@ -68,13 +68,25 @@ pub fn encode(books: Vec<SegmentBook>, k: usize) -> Result<Vec<u8>> {
 /// is removed (best effort: the next writer removes any file the catalog
 /// does not list).
 pub fn write(path: &Path, books: Vec<SegmentBook>, k: usize) -> Result<u64> {
+    write_streamed(path, |sink| encode_to(books, k, sink))
+}
+
+/// Creates the file at `path` (exclusively, never through a link), gives
+/// `encode` a buffered sink into it, then syncs it and its directory;
+/// returns the length `encode` returns. A file it created but could not
+/// finish is removed (best effort: the next writer removes any file the
+/// catalog does not list).
+pub(super) fn write_streamed(
+    path: &Path,
+    encode: impl FnOnce(&mut dyn Sink) -> Result<u64>,
+) -> Result<u64> {
     let mut file = super::fs::WriteFile::create_new(path)?;
     let written = (|| -> Result<u64> {
         let mut sink = FileSink {
             file: &mut file,
             buffer: Vec::with_capacity(1 << 20),
         };
-        let len = encode_to(books, k, &mut sink)?;
+        let len = encode(&mut sink)?;
         sink.flush()?;
         file.sync_all()?;
         Ok(len)
@@ -140,14 +152,25 @@ fn encode_to(mut books: Vec<SegmentBook>, k: usize, out: &mut dyn Sink) -> Resul
         entries.dedup();
         entries
     });
+    checksummed(out, |sink| {
+        sink.put(&encode_sketches(&books, k, &tables)?)?;
+        drop(tables);
+        segment_books::encode(books, sink)
+    })
+}
+
+/// Gives `body` a sink into `out` that counts and checksums what passes,
+/// then appends the checksum; returns the bytes written, checksum included.
+pub(super) fn checksummed(
+    out: &mut dyn Sink,
+    body: impl FnOnce(&mut dyn Sink) -> Result<()>,
+) -> Result<u64> {
     let mut sink = Checksummed {
         out,
         hash: xxhash_rust::xxh3::Xxh3Default::new(),
         len: 0,
     };
-    sink.put(&encode_sketches(&books, k, &tables)?)?;
-    drop(tables);
-    segment_books::encode(books, &mut sink)?;
+    body(&mut sink)?;
     let sum = sink.hash.digest();
     sink.put(&sum.to_le_bytes())?;
     Ok(sink.len)
@@ -556,6 +579,12 @@ impl Segment {
         }
     }
 
+    /// The position of the book with id `id`, if the segment holds it: ids
+    /// run nearly consecutive, so interpolation finds it at once.
+    pub fn position_of_id(&self, id: u32) -> Option<usize> {
+        super::sorted::search(self.book_count, id.into(), |i| self.book_id(i).into()).ok()
+    }
+
     /// The simhash of the book at `position` (0 past the end).
     pub fn simhash(&self, position: usize) -> SimHash128 {
         match position < self.book_count {
@@ -635,6 +664,51 @@ impl Segment {
         };
         let at = self.book_keys_at;
         range.map(move |i| LittleEndian::read_u64(&self.bytes[at + 8 * i..]))
+    }
+
+    /// The stored sketch of the book at `position`: its id, simhash and
+    /// min-hashes as [`Segment::books`] reads them (empty past the end).
+    pub(super) fn sketch_bytes(&self, position: usize) -> &[u8] {
+        let at = self.books_at + position * self.book_stride();
+        match position < self.book_count {
+            true => &self.bytes[at..at + self.book_stride()],
+            false => &[],
+        }
+    }
+
+    /// The stored band keys of `table` of the book at `position`, 8 bytes
+    /// each (see [`Segment::book_keys`]).
+    pub(super) fn book_key_bytes(&self, position: usize, table: Table) -> &[u8] {
+        let t = table as usize;
+        if t >= self.table_count || position >= self.book_count {
+            return &[];
+        }
+        let count = self.table_count * self.book_count;
+        let range = self.range(
+            self.key_ends_at,
+            count,
+            self.table_count * position + t,
+            self.book_key_count,
+        );
+        &self.bytes[self.book_keys_at + 8 * range.start..self.book_keys_at + 8 * range.end]
+    }
+
+    /// Key `i` of `table`, in key order.
+    pub(super) fn table_key(&self, table: Table, i: usize) -> u64 {
+        let span = &self.tables[table as usize];
+        match i < span.key_count {
+            true => self.key(span, i),
+            false => u64::MAX,
+        }
+    }
+
+    /// The books under key `i` of `table`.
+    pub(super) fn table_books(&self, table: Table, i: usize) -> Postings<'_> {
+        let span = &self.tables[table as usize];
+        match i < span.key_count {
+            true => self.postings_at(span, i),
+            false => Postings { bytes: &[] },
+        }
     }
 
     /// Distinct keys and entries of `table`.
@@ -741,39 +815,11 @@ fn strictly_increasing<T: PartialOrd>(mut items: impl Iterator<Item = T>) -> boo
     true
 }
 
-/// The bytes of one segment holding the books of `segments` for which
-/// `live` is true, with their keys and book sections; dead books and keys
-/// left without books are dropped. All segments must have the same `k` and
-/// book sections (version 7 on: `Corrupted` otherwise). Fails like
-/// [`encode`] when the result would be too large for one segment.
-pub fn merge(segments: &[&Segment], live: impl Fn(u32) -> bool) -> Result<Vec<u8>> {
-    let (books, k) = merged_books(segments, live)?;
-    encode(books, k)
-}
-
-/// The books a [`merge`] of `segments` holds, in id order, and their `k`.
-pub fn merged_books(
-    segments: &[&Segment],
-    live: impl Fn(u32) -> bool,
-) -> Result<(Vec<SegmentBook>, usize)> {
-    let k = segments.first().map_or(1, |s| s.k);
-    let mut books = Vec::new();
-    for segment in segments {
-        for position in 0..segment.book_count() {
-            if live(segment.book_id(position)) {
-                books.push(segment.segment_book(position)?);
-            }
-        }
-    }
-    books.sort_unstable_by_key(SegmentBook::id);
-    books.dedup_by_key(|b| b.id());
-    Ok((books, k))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::storage::format::checksum;
+    use crate::storage::segment_merge::{merge, Fate};
 
     fn record(id: u32, keys: [&[u64]; 4]) -> SketchRecord {
         SketchRecord {
@@ -841,7 +887,7 @@ mod tests {
     fn merge_drops_dead_books_and_empty_keys() {
         let a = decoded(encode(sample(), 4).unwrap());
         let b = decoded(encode(books(vec![record(12, [&[8, 99], &[], &[], &[]])]), 4).unwrap());
-        let merged = decoded(merge(&[&a, &b], |id| id != 3).unwrap());
+        let merged = decoded(merge(&[&a, &b], |id| Fate::keep_if(id != 3)).unwrap());
         let ids: Vec<u32> = merged.books().map(|(id, _, _)| id).collect();
         assert_eq!(ids, [4, 9, 12]);
         assert_eq!(merged.lookup(Table::Book, 8).collect::<Vec<_>>(), [12]);

@@ -157,6 +157,11 @@ impl<'a> U32s<'a> {
         U32s(self.0.get(4 * start..4 * end).unwrap_or(&[]))
     }
 
+    /// The values' little-endian bytes.
+    pub fn as_bytes(&self) -> &'a [u8] {
+        self.0
+    }
+
     /// The values, copied.
     pub fn to_vec(self) -> Vec<u32> {
         self.iter().collect()
@@ -297,7 +302,7 @@ fn elements_of(books: &[SegmentBook]) -> impl Iterator<Item = u32> + '_ {
 }
 
 /// Appends `values` as little-endian `u32`s, a buffer at a time.
-fn put_u32s(out: &mut dyn Sink, values: impl Iterator<Item = u32>) -> Result<()> {
+pub(super) fn put_u32s(out: &mut dyn Sink, values: impl Iterator<Item = u32>) -> Result<()> {
     let mut buffer = Vec::with_capacity(1 << 16);
     for value in values {
         buffer.extend_from_slice(&value.to_le_bytes());

@@ -15,20 +15,29 @@ use crate::storage::catalog::{CatalogBatch, CatalogSnapshot, StoredPages};
 use crate::storage::fs;
 use crate::storage::segment::{self, Segment, SketchRecord, Unreadable};
 use crate::storage::segment_books::SegmentBook;
+use crate::storage::segment_merge::{self, Fate};
 
 /// More listed segments than this trigger a compaction at the end of a load.
 pub const MAX_SEGMENTS: usize = 8;
 /// A compaction merges consecutive segments (in book id order) into
 /// segments of at most about this many bytes, and leaves a larger one
-/// alone: a merge holds its segments' sequences and a sort key per element
-/// in memory, so this bounds its memory, and a reader's runs stay few (a
-/// 100K-book index of 20K-word books is about 14 of them).
-pub const MAX_MERGED_BYTES: u64 = 1 << 30;
+/// alone. A merge streams ([`segment_merge`]): its memory is a few bytes per
+/// book, part and distinct word, whatever its size, so this bounds only the
+/// room a merge needs on disk beside the index and what one merge
+/// rewrites. A bulk load of 100,000 books of 20K words (13 GB) ends as one
+/// segment, so a query looks each word and key up once, not in ten runs.
+pub const MAX_MERGED_BYTES: u64 = 16 << 30;
+/// A segment joins a merge of the newer segments after it only when it is
+/// at most this many times their size together: a large old segment is
+/// rewritten once the newer ones have grown to a quarter of it, not at
+/// every small load, so each byte is rewritten a few times over the life
+/// of an index (a tiered merge).
+pub const MERGE_SIZE_RATIO: u64 = 4;
 
 /// The merges of a compaction, each the indexes of consecutive `readable`
-/// segments (in book id order) to merge into one: runs of at most
-/// [`MAX_MERGED_BYTES`] ([`merge_chunks`]) of two segments or more, and,
-/// when `dead_too`, single segments holding a book not `live`.
+/// segments (in book id order) to merge into one: the groups of
+/// [`merge_chunks`] of two segments or more, and, when `dead_too`, single
+/// segments holding a book not `live`.
 fn merge_plan(
     readable: &[(u32, u64, Segment)],
     dead_too: bool,
@@ -49,22 +58,29 @@ fn merge_plan(
         .collect()
 }
 
-/// The runs of consecutive segments (by index into `lengths`, segments in
-/// book id order) that a compaction merges into one each: greedy, each run
-/// at most [`MAX_MERGED_BYTES`] together unless it is one segment.
+/// The groups of consecutive segments (by index into `lengths`, segments
+/// in book id order) that a compaction merges into one each, in order:
+/// from the newest, each group takes the next older segment while the
+/// group stays within [`MAX_MERGED_BYTES`] and that segment is at most
+/// [`MERGE_SIZE_RATIO`] times the group; then a new group starts. A group
+/// of one segment is left as it is (unless it holds dead books).
 pub(crate) fn merge_chunks(lengths: &[u64]) -> Vec<std::ops::Range<usize>> {
     let mut chunks = Vec::new();
-    let (mut start, mut bytes) = (0, 0u64);
-    for (i, &len) in lengths.iter().enumerate() {
-        if i > start && bytes + len > MAX_MERGED_BYTES {
-            chunks.push(start..i);
-            (start, bytes) = (i, 0);
+    let mut end = lengths.len();
+    while end > 0 {
+        let mut start = end - 1;
+        let mut bytes = lengths.get(start).copied().unwrap_or(0);
+        while let Some(&older) = start.checked_sub(1).and_then(|i| lengths.get(i)) {
+            if bytes + older > MAX_MERGED_BYTES || older > MERGE_SIZE_RATIO * bytes {
+                break;
+            }
+            start -= 1;
+            bytes += older;
         }
-        bytes += len;
+        chunks.push(start..end);
+        end = start;
     }
-    if start < lengths.len() {
-        chunks.push(start..lengths.len());
-    }
+    chunks.reverse();
     chunks
 }
 /// A delete compacts when more than this share of sketched books is dead.
@@ -273,8 +289,9 @@ pub(crate) fn compact(
             .filter_map(|&i| segments.get_mut(i).and_then(Option::take))
             .collect();
         let refs: Vec<&Segment> = merging.iter().map(|(_, _, s)| s).collect();
-        let (merged, k) = segment::merged_books(&refs, |id| live.contains(&id))?;
-        let len = segment::write(&store.segment_path(next), merged, k)?;
+        let len = segment_merge::write(&store.segment_path(next), &refs, |id| {
+            Fate::keep_if(live.contains(&id))
+        })?;
         let merge = CatalogBatch {
             next_book_id,
             add_segments: vec![(next, len)],
@@ -426,9 +443,25 @@ mod tests {
         let g = MAX_MERGED_BYTES;
         assert_eq!(merge_chunks(&[]), Vec::<std::ops::Range<usize>>::new());
         assert_eq!(merge_chunks(&[5, 6, 7]), vec![0..3]);
-        assert_eq!(merge_chunks(&[g / 2, g / 2, 1, g / 3]), [0..2, 2..4]);
-        // A segment past the bound is a run of its own.
+        // Groups are made from the newest segment back.
+        assert_eq!(merge_chunks(&[g / 3, g / 2, g / 2, 1]), [0..1, 1..3, 3..4]);
+        // A segment past the bound is a group of its own.
         assert_eq!(merge_chunks(&[1, 2 * g, 3, 4]), [0..1, 1..2, 2..4]);
+    }
+
+    #[test]
+    fn a_bulk_load_ends_as_one_segment_and_a_large_one_waits_for_its_share() {
+        let batch = 130 << 20;
+        assert_eq!(merge_chunks(&[batch; 100]), vec![0..100]);
+        // A 12 GiB segment is not rewritten for one new batch, nor for three.
+        let big = 12 << 30;
+        assert_eq!(merge_chunks(&[big, batch]), [0..1, 1..2]);
+        assert_eq!(merge_chunks(&[big, batch, batch, batch]), [0..1, 1..4]);
+        // It is once the newer ones reach a quarter of it.
+        let with_newer =
+            |n: usize| -> Vec<u64> { [big].into_iter().chain(vec![batch; n]).collect() };
+        assert_eq!(merge_chunks(&with_newer(23)), [0..1, 1..24]);
+        assert_eq!(merge_chunks(&with_newer(24)), vec![0..25]);
     }
 
     #[test]

@@ -1,0 +1,866 @@
+//! Merging segments in place: the compaction's writer.
+//!
+//! A merge writes, from its mapped inputs, exactly the bytes that
+//! [`super::segment::encode`] writes for the books it keeps (tested against
+//! it), streamed section after section to the file, each section from a
+//! pass over the inputs: book data and parts input after input (inputs are
+//! in book id order and their id ranges do not interleave), key tables and
+//! postings by a k-way merge of the inputs' sorted keys and word hashes
+//! ([`KWay`]), so that a word's entries, or a key's books, come input after
+//! input, in element (or id) order. Nothing is sorted and no element is
+//! held: a merge holds, per input, where each of its books and parts goes,
+//! and the merged word table (a hash and a count per distinct word), so its
+//! memory does not grow with the elements it copies, and merged segments
+//! can be as large as the disk allows.
+//!
+//! A book dropped by the merge (deleted or replaced) leaves its entries out
+//! of every list, and a key or word left without any goes; a relocated
+//! book (a compaction of the index moved its barrel record or page
+//! signatures) is written with its new entry and page locator.
+
+// Indexes go only into what the merge builds itself (its inputs, their
+// maps, the k-way merge's cursors, slices it took with `get`); stored
+// bytes are read through the segments' clamping accessors.
+#![allow(clippy::indexing_slicing)]
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::path::Path;
+
+use super::book_sections::key_of_entry;
+use super::catalog::BookEntry;
+use super::codec::Encode;
+use super::format::{FileHeader, FileKind};
+use super::page_files::PageLocator;
+use super::segment::{checksummed, write_streamed, Segment};
+use super::segment_books::{put_u32s, Sink, FLAG_PAGED, FLAG_SKETCHED, LONG_LIST};
+use crate::error::{Error, Result};
+use crate::repr::sketch::Table;
+
+/// What a merge does with one book of its inputs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Fate {
+    /// Left out (deleted or replaced).
+    Drop,
+    /// Copied as stored.
+    Keep,
+    /// Copied with this entry and page locator in place of the stored ones.
+    Relocate(BookEntry, Option<PageLocator>),
+}
+
+impl Fate {
+    /// [`Fate::Keep`] when `live`, else [`Fate::Drop`].
+    pub fn keep_if(live: bool) -> Fate {
+        match live {
+            true => Fate::Keep,
+            false => Fate::Drop,
+        }
+    }
+}
+
+/// Merges `inputs` (in book id order, their ids strictly increasing across
+/// them, all with book sections) into a new segment file at `path`, each
+/// book as `fate` of its id says; returns the file's length. Memory: a few
+/// bytes per book, part and distinct word, whatever the segments' sizes.
+/// Fails like [`super::segment::encode`] when the result would exceed the
+/// format's `u32` counts, and with `Corrupted` naming an input that has no
+/// book sections or whose ids do not follow the previous input's.
+pub fn write(path: &Path, inputs: &[&Segment], fate: impl Fn(u32) -> Fate) -> Result<u64> {
+    let plan = Plan::new(inputs, &fate)?;
+    write_streamed(path, |sink| checksummed(sink, |sink| plan.encode(sink)))
+}
+
+/// The bytes [`write`] writes, in memory.
+pub fn merge(inputs: &[&Segment], fate: impl Fn(u32) -> Fate) -> Result<Vec<u8>> {
+    let plan = Plan::new(inputs, &fate)?;
+    let mut out = Vec::new();
+    checksummed(&mut out, |sink| plan.encode(sink))?;
+    Ok(out)
+}
+
+/// Where a dropped book or part goes.
+const DROPPED: u32 = u32::MAX;
+
+/// One book of an input as the merge writes it.
+enum Kept {
+    Dropped,
+    Stored,
+    /// A new entry (and page locator), encoded.
+    Relocated {
+        bytes: Vec<u8>,
+        paged: bool,
+    },
+}
+
+/// One input and where each of its books and parts goes.
+struct Input<'s> {
+    segment: &'s Segment,
+    books: Vec<Kept>,
+    /// The merged part of each of its parts ([`DROPPED`] with its book).
+    parts: Vec<u32>,
+    /// Whether it drops a book (its lists are then filtered).
+    drops: bool,
+}
+
+impl Input<'_> {
+    fn kept(&self, position: usize) -> bool {
+        !matches!(self.books.get(position), None | Some(Kept::Dropped))
+    }
+
+    fn kept_positions(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.books.len()).filter(|&p| self.kept(p))
+    }
+
+    fn sketched(&self, position: usize) -> bool {
+        self.segment.flags(position) & FLAG_SKETCHED != 0
+    }
+
+    fn flags(&self, position: usize) -> u8 {
+        let paged = match self.books.get(position) {
+            Some(Kept::Relocated { paged, .. }) => *paged,
+            _ => self.segment.flags(position) & FLAG_PAGED != 0,
+        };
+        (self.segment.flags(position) & FLAG_SKETCHED) | if paged { FLAG_PAGED } else { 0 }
+    }
+
+    fn entry_bytes(&self, position: usize) -> &[u8] {
+        match self.books.get(position) {
+            Some(Kept::Relocated { bytes, .. }) => bytes,
+            _ => self.segment.entry_bytes(position).0,
+        }
+    }
+
+    /// The merged part of entry part `part` (its own numbering).
+    fn merged_part(&self, part: u32) -> u32 {
+        self.parts.get(part as usize).copied().unwrap_or(DROPPED)
+    }
+
+    /// Calls `f` with `column` of each entry of word `word` the merge keeps,
+    /// in order (a part as its merged number, a block widened).
+    fn for_each_kept(
+        &self,
+        word: u32,
+        column: Column,
+        mut f: impl FnMut(u32) -> Result<()>,
+    ) -> Result<()> {
+        let range = self.segment.word_entries(word);
+        let parts = self.segment.entry_parts().slice(range.clone());
+        let kept = |i: usize| !self.drops || self.merged_part(parts.get(i)) != DROPPED;
+        match column {
+            Column::Part => parts
+                .iter()
+                .map(|part| self.merged_part(part))
+                .filter(|&part| part != DROPPED)
+                .try_for_each(f),
+            Column::Index => {
+                let indexes = self.segment.entry_indexes().slice(range);
+                (0..indexes.len())
+                    .filter(|&i| kept(i))
+                    .try_for_each(|i| f(indexes.get(i)))
+            }
+            Column::Block => {
+                let blocks = self.segment.entry_blocks().get(range).unwrap_or(&[]);
+                (0..blocks.len())
+                    .filter(|&i| kept(i))
+                    .try_for_each(|i| f(u32::from(blocks[i])))
+            }
+        }
+    }
+
+    /// How many of its entries of word `word` the merge keeps.
+    fn kept_entries(&self, word: u32) -> u32 {
+        let range = self.segment.word_entries(word);
+        match self.drops {
+            false => range.len() as u32,
+            true => self
+                .segment
+                .entry_parts()
+                .slice(range)
+                .iter()
+                .filter(|&part| self.merged_part(part) != DROPPED)
+                .count() as u32,
+        }
+    }
+}
+
+/// A column of the postings.
+#[derive(Debug, Clone, Copy)]
+enum Column {
+    Part,
+    Index,
+    Block,
+}
+
+/// A merge planned: its inputs, and the counts its header and sections
+/// need before they are written.
+struct Plan<'s> {
+    inputs: Vec<Input<'s>>,
+    /// Min-hashes per book (the first input's).
+    k: usize,
+    books: u32,
+}
+
+impl<'s> Plan<'s> {
+    fn new(segments: &[&'s Segment], fate: &impl Fn(u32) -> Fate) -> Result<Plan<'s>> {
+        let too_large = || {
+            Error::InvalidArgument(
+                "a segment would hold more than 2^32 - 1 books, parts or elements".into(),
+            )
+        };
+        let mut inputs = Vec::with_capacity(segments.len());
+        let (mut books, mut parts, mut elements) = (0u64, 0u64, 0u64);
+        let mut last_id = None;
+        for &segment in segments {
+            if !segment.has_books() {
+                return Err(Error::corrupted(
+                    segment.path(),
+                    format!(
+                        "a version-{} segment holds no book sections to merge",
+                        segment.version()
+                    ),
+                ));
+            }
+            let mut input = Input {
+                segment,
+                books: Vec::with_capacity(segment.book_count()),
+                parts: vec![DROPPED; segment.part_count()],
+                drops: false,
+            };
+            for position in 0..segment.book_count() {
+                let id = segment.book_id(position);
+                if last_id.is_some_and(|last| id <= last) {
+                    return Err(Error::corrupted(
+                        segment.path(),
+                        format!("book id {id} does not follow the merge's earlier ids"),
+                    ));
+                }
+                last_id = Some(id);
+                let kept = match fate(id) {
+                    Fate::Drop => Kept::Dropped,
+                    Fate::Keep => Kept::Stored,
+                    Fate::Relocate(entry, pages) => {
+                        let mut bytes = Vec::new();
+                        entry.encode_into(&mut bytes);
+                        if let Some(locator) = &pages {
+                            locator.encode_into(&mut bytes);
+                        }
+                        Kept::Relocated {
+                            bytes,
+                            paged: pages.is_some(),
+                        }
+                    }
+                };
+                if matches!(kept, Kept::Dropped) {
+                    input.drops = true;
+                } else {
+                    books += 1;
+                    for part in segment.book_parts(position) {
+                        if let Some(slot) = input.parts.get_mut(part) {
+                            *slot = u32::try_from(parts).map_err(|_| too_large())?;
+                        }
+                        parts += 1;
+                        elements += u64::from(segment.part_len(part));
+                    }
+                }
+                input.books.push(kept);
+            }
+            inputs.push(input);
+        }
+        if books > u64::from(u32::MAX) || parts > u64::from(u32::MAX) {
+            return Err(too_large());
+        }
+        if elements > u64::from(u32::MAX) {
+            return Err(too_large());
+        }
+        let k = segments.first().map_or(1, |s| s.hashes_per_book());
+        Ok(Plan {
+            inputs,
+            k,
+            books: books as u32,
+        })
+    }
+
+    fn encode(&self, out: &mut dyn Sink) -> Result<()> {
+        self.encode_sketches(out)?;
+        for table in Table::ALL {
+            self.encode_table(table, out)?;
+        }
+        self.encode_book_data(out)?;
+        self.encode_parts(out)?;
+        self.encode_postings(out)
+    }
+
+    /// Every kept book as (input, position), in id order.
+    fn kept_books(&self) -> impl Iterator<Item = (&Input<'s>, usize)> + '_ {
+        self.inputs
+            .iter()
+            .flat_map(|input| input.kept_positions().map(move |p| (input, p)))
+    }
+
+    /// The header, the books' sketches, their key counts and keys.
+    fn encode_sketches(&self, out: &mut dyn Sink) -> Result<()> {
+        let mut header = Vec::new();
+        FileHeader::new(FileKind::Segment).encode_into(&mut header);
+        header.extend_from_slice(&self.books.to_le_bytes());
+        header.extend_from_slice(&(self.k as u32).to_le_bytes());
+        out.put(&header)?;
+        let mut record = Vec::with_capacity(20 + 8 * self.k);
+        for (input, position) in self.kept_books() {
+            let stored = input.segment.sketch_bytes(position);
+            record.clear();
+            record.extend_from_slice(stored.get(..20).unwrap_or(&[0; 20]));
+            let values = stored.get(20..).unwrap_or(&[]);
+            for i in 0..self.k {
+                match values.get(8 * i..8 * i + 8) {
+                    Some(value) => record.extend_from_slice(value),
+                    None => record.extend_from_slice(&u64::MAX.to_le_bytes()),
+                }
+            }
+            out.put(&record)?;
+        }
+        let mut end = 0u64;
+        let key_ends = self.kept_books().flat_map(|(input, position)| {
+            Table::ALL.map(move |table| match input.sketched(position) {
+                true => input.segment.book_key_bytes(position, table).len() as u64 / 8,
+                false => 0,
+            })
+        });
+        let key_ends: Vec<u64> = key_ends
+            .map(|count| {
+                end += count;
+                end
+            })
+            .collect();
+        if end > u64::from(u32::MAX) {
+            return Err(Error::InvalidArgument(
+                "a segment would hold more than 2^32 - 1 keys or entries".into(),
+            ));
+        }
+        put_u32s(out, key_ends.into_iter().map(|e| e as u32))?;
+        for (input, position) in self.kept_books() {
+            if input.sketched(position) {
+                for table in Table::ALL {
+                    out.put(input.segment.book_key_bytes(position, table))?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The kept books of key `i` of `table` in `input`.
+    fn table_books<'a>(
+        &'a self,
+        input: &'a Input<'s>,
+        table: Table,
+        i: usize,
+    ) -> impl Iterator<Item = u32> + 'a {
+        let positions = &input.books;
+        let segment = input.segment;
+        segment.table_books(table, i).filter(move |&id| {
+            !input.drops
+                || super::sorted::search(positions.len(), id.into(), |p| segment.book_id(p).into())
+                    .is_ok_and(|p| input.kept(p))
+        })
+    }
+
+    /// One key table: each key of the inputs listing a kept book, with the
+    /// kept books of every input, in four passes (counts, keys, ends,
+    /// books).
+    fn encode_table(&self, table: Table, out: &mut dyn Sink) -> Result<()> {
+        let lens: Vec<usize> = self
+            .inputs
+            .iter()
+            .map(|input| input.segment.table_len(table).0)
+            .collect();
+        let key = |source: usize, i: usize| self.inputs[source].segment.table_key(table, i);
+        let books_of = |group: &[(usize, usize)]| -> u64 {
+            group
+                .iter()
+                .map(|&(s, i)| self.table_books(&self.inputs[s], table, i).count() as u64)
+                .sum()
+        };
+        let (mut keys, mut entries) = (0u64, 0u64);
+        KWay::new(&lens).for_each(key, |_, group| {
+            let books = books_of(group);
+            if books > 0 {
+                keys += 1;
+                entries += books;
+            }
+            Ok(())
+        })?;
+        if keys > u64::from(u32::MAX) || entries > u64::from(u32::MAX) {
+            return Err(Error::InvalidArgument(
+                "a segment would hold more than 2^32 - 1 keys or entries".into(),
+            ));
+        }
+        put_u32s(out, [keys as u32, entries as u32].into_iter())?;
+        let mut buffer = Buffered::new(out);
+        KWay::new(&lens).for_each(key, |key, group| match books_of(group) {
+            0 => Ok(()),
+            _ => buffer.put(&key.to_le_bytes()),
+        })?;
+        let mut end = 0u32;
+        KWay::new(&lens).for_each(key, |_, group| match books_of(group) {
+            0 => Ok(()),
+            books => {
+                end += books as u32;
+                buffer.put(&end.to_le_bytes())
+            }
+        })?;
+        KWay::new(&lens).for_each(key, |_, group| {
+            for &(s, i) in group {
+                for id in self.table_books(&self.inputs[s], table, i) {
+                    buffer.put(&id.to_le_bytes())?;
+                }
+            }
+            Ok(())
+        })?;
+        buffer.flush()
+    }
+
+    /// Flags, entry ends, entries and the key order.
+    fn encode_book_data(&self, out: &mut dyn Sink) -> Result<()> {
+        let flags: Vec<u8> = self
+            .kept_books()
+            .map(|(input, position)| input.flags(position))
+            .collect();
+        out.put(&flags)?;
+        let mut end = 0u64;
+        let mut ends = Vec::with_capacity(self.books as usize);
+        for (input, position) in self.kept_books() {
+            end += input.entry_bytes(position).len() as u64;
+            ends.push(u32::try_from(end).map_err(|_| {
+                Error::InvalidArgument("a segment's book entries would exceed 4 GiB".into())
+            })?);
+        }
+        put_u32s(out, ends.into_iter())?;
+        let mut buffer = Buffered::new(out);
+        for (input, position) in self.kept_books() {
+            buffer.put(input.entry_bytes(position))?;
+        }
+        buffer.flush()?;
+        put_u32s(out, self.key_order().into_iter())
+    }
+
+    /// The merged positions sorted by (key, id), as the encoder sorts them
+    /// (a relocated book may have a new key, so the inputs' key orders are
+    /// not merged but made again: a few bytes per book).
+    fn key_order(&self) -> Vec<u32> {
+        let mut books: Vec<(&Input<'s>, usize, u32)> = self
+            .kept_books()
+            .zip(0u32..)
+            .map(|((input, position), merged)| (input, position, merged))
+            .collect();
+        books.sort_by(|&(a, p, _), &(b, q, _)| {
+            key_of_entry(a.entry_bytes(p))
+                .cmp(key_of_entry(b.entry_bytes(q)))
+                .then(a.segment.book_id(p).cmp(&b.segment.book_id(q)))
+        });
+        books.into_iter().map(|(_, _, merged)| merged).collect()
+    }
+
+    /// Part ends, element ends and the element hashes of the kept books.
+    fn encode_parts(&self, out: &mut dyn Sink) -> Result<()> {
+        let mut end = 0u32;
+        let part_ends = self.kept_books().map(|(input, position)| {
+            end += input.segment.book_parts(position).len() as u32;
+            end
+        });
+        put_u32s(out, part_ends)?;
+        let mut end = 0u32;
+        let element_ends = self.kept_parts().map(|(input, part)| {
+            end += input.segment.part_len(part);
+            end
+        });
+        put_u32s(out, element_ends)?;
+        let mut buffer = Buffered::new(out);
+        for (input, part) in self.kept_parts() {
+            buffer.put(input.segment.part_hashes(part).as_bytes())?;
+        }
+        buffer.flush()
+    }
+
+    /// Every kept part as (input, its part number there), in order.
+    fn kept_parts(&self) -> impl Iterator<Item = (&Input<'s>, usize)> + '_ {
+        self.kept_books().flat_map(|(input, position)| {
+            input.segment.book_parts(position).map(move |p| (input, p))
+        })
+    }
+
+    /// Element words, the word table, the postings and the long words.
+    fn encode_postings(&self, out: &mut dyn Sink) -> Result<()> {
+        let words = self.word_table()?;
+        let mut buffer = Buffered::new(out);
+        for (input, part) in self.kept_parts() {
+            for hash in input.segment.part_hashes(part).iter() {
+                let word = words.number(hash);
+                buffer.put(&word.to_le_bytes())?;
+            }
+        }
+        buffer.put(&(words.hashes.len() as u32).to_le_bytes())?;
+        for &hash in &words.hashes {
+            buffer.put(&hash.to_le_bytes())?;
+        }
+        let mut end = 0u32;
+        for &count in &words.counts {
+            end += count;
+            buffer.put(&end.to_le_bytes())?;
+        }
+        self.for_each_entry(Column::Part, |part| buffer.put(&part.to_le_bytes()))?;
+        self.for_each_entry(Column::Index, |index| buffer.put(&index.to_le_bytes()))?;
+        self.for_each_entry(Column::Block, |block| buffer.put(&[block as u8]))?;
+        let long = words.long();
+        buffer.put(&(long.len() as u32).to_le_bytes())?;
+        for word in long {
+            buffer.put(&word.to_le_bytes())?;
+        }
+        buffer.flush()
+    }
+
+    /// Each input's word hashes, as a [`KWay`] reads them.
+    fn word_sources(&self) -> (Vec<usize>, impl Fn(usize, usize) -> u64 + '_) {
+        let lens = self
+            .inputs
+            .iter()
+            .map(|input| input.segment.word_count())
+            .collect();
+        let hash = |s: usize, i: usize| u64::from(self.inputs[s].segment.word_hash(i as u32));
+        (lens, hash)
+    }
+
+    /// The merged word table: each hash with kept entries, and their count.
+    fn word_table(&self) -> Result<Words> {
+        let (lens, hash) = self.word_sources();
+        let mut words = Words::default();
+        KWay::new(&lens).for_each(hash, |hash, group| {
+            let count: u32 = group
+                .iter()
+                .map(|&(s, w)| self.inputs[s].kept_entries(w as u32))
+                .sum();
+            if count > 0 {
+                words.hashes.push(hash as u32);
+                words.counts.push(count);
+            }
+            Ok(())
+        })?;
+        Ok(words)
+    }
+
+    /// Calls `f` with `column` of every kept posting entry, word after word
+    /// in hash order, input after input within a word.
+    fn for_each_entry(&self, column: Column, mut f: impl FnMut(u32) -> Result<()>) -> Result<()> {
+        let (lens, hash) = self.word_sources();
+        KWay::new(&lens).for_each(hash, |_, group| {
+            group
+                .iter()
+                .try_for_each(|&(s, w)| self.inputs[s].for_each_kept(w as u32, column, &mut f))
+        })
+    }
+}
+
+/// The merged word table.
+#[derive(Default)]
+struct Words {
+    /// Distinct hashes with kept entries, ascending: a word's number is
+    /// its place here.
+    hashes: Vec<u32>,
+    /// Each word's kept entries.
+    counts: Vec<u32>,
+}
+
+impl Words {
+    /// The number of the word with `hash` (every kept element's hash is
+    /// here, since the element is one of its entries).
+    fn number(&self, hash: u32) -> u32 {
+        let found = super::sorted::search(self.hashes.len(), hash.into(), |i| {
+            u64::from(self.hashes.get(i).copied().unwrap_or(u32::MAX))
+        });
+        found.unwrap_or_else(|at| at) as u32
+    }
+
+    /// The words of at least [`LONG_LIST`] entries, longest first, ties by
+    /// number.
+    fn long(&self) -> Vec<u32> {
+        let mut long: Vec<(u32, u32)> = self
+            .counts
+            .iter()
+            .zip(0u32..)
+            .filter(|&(&count, _)| count >= LONG_LIST)
+            .map(|(&count, word)| (count, word))
+            .collect();
+        long.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        long.into_iter().map(|(_, word)| word).collect()
+    }
+}
+
+/// A k-way merge of sorted sources: each distinct value with the places
+/// that hold it, `(source, index)` by source, in ascending value order.
+struct KWay {
+    lens: Vec<usize>,
+}
+
+impl KWay {
+    fn new(lens: &[usize]) -> KWay {
+        KWay {
+            lens: lens.to_vec(),
+        }
+    }
+
+    /// Calls `f` with each value and its places; `value(source, index)`
+    /// reads the sources, each sorted ascending without repeats.
+    fn for_each(
+        self,
+        value: impl Fn(usize, usize) -> u64,
+        mut f: impl FnMut(u64, &[(usize, usize)]) -> Result<()>,
+    ) -> Result<()> {
+        let mut heap: BinaryHeap<Reverse<(u64, usize)>> = BinaryHeap::new();
+        let mut next = vec![0usize; self.lens.len()];
+        for (s, &len) in self.lens.iter().enumerate() {
+            if len > 0 {
+                heap.push(Reverse((value(s, 0), s)));
+            }
+        }
+        let mut group = Vec::with_capacity(self.lens.len());
+        while let Some(&Reverse((current, _))) = heap.peek() {
+            group.clear();
+            while let Some(&Reverse((v, s))) = heap.peek() {
+                if v != current {
+                    break;
+                }
+                heap.pop();
+                group.push((s, next[s]));
+                next[s] += 1;
+                if next[s] < self.lens[s] {
+                    heap.push(Reverse((value(s, next[s]), s)));
+                }
+            }
+            f(current, &group)?;
+        }
+        Ok(())
+    }
+}
+
+/// Small writes gathered into large ones.
+struct Buffered<'o> {
+    out: &'o mut dyn Sink,
+    buffer: Vec<u8>,
+}
+
+impl<'o> Buffered<'o> {
+    fn new(out: &'o mut dyn Sink) -> Self {
+        Buffered {
+            out,
+            buffer: Vec::with_capacity(1 << 16),
+        }
+    }
+
+    fn put(&mut self, bytes: &[u8]) -> Result<()> {
+        self.buffer.extend_from_slice(bytes);
+        if self.buffer.len() >= 1 << 16 {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<()> {
+        self.out.put(&self.buffer)?;
+        self.buffer.clear();
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::repr::{MinHashSig, SimHash128};
+    use crate::storage::segment::{encode, SketchRecord};
+    use crate::storage::segment_books::SegmentBook;
+    use proptest::prelude::*;
+
+    fn book(id: u32, parts: Vec<Vec<u32>>, keys: [Vec<u64>; 4], sketched: bool) -> SegmentBook {
+        SegmentBook {
+            sketch: SketchRecord {
+                book_id: id,
+                simhash: match sketched {
+                    true => SimHash128(u128::from(id) * 0x9e37),
+                    false => SimHash128::default(),
+                },
+                minhash: match sketched {
+                    true => MinHashSig(vec![u64::from(id) * 31; 3]),
+                    false => MinHashSig(vec![u64::MAX; 3]),
+                },
+                keys: match sketched {
+                    true => keys,
+                    false => Default::default(),
+                },
+            },
+            sketched,
+            entry: BookEntry {
+                key: format!("key{}", id % 5),
+                title: format!("t{id}"),
+                unique_words: parts.iter().map(|p| p.len() as u32).sum(),
+                offset: u64::from(id) * 10,
+                ..BookEntry::default()
+            },
+            pages: id.is_multiple_of(3).then_some(PageLocator {
+                file: 1,
+                offset: u64::from(id),
+                len: 8,
+            }),
+            parts,
+        }
+    }
+
+    /// Books with ids from `first`, hashes and keys drawn from small
+    /// ranges so that words and keys repeat across books and segments.
+    fn books_strategy(first: u32) -> impl Strategy<Value = Vec<SegmentBook>> {
+        let part = proptest::collection::hash_set(0u32..60, 0..12)
+            .prop_map(|set| set.into_iter().collect::<Vec<u32>>());
+        let keys = proptest::collection::btree_set(0u64..40, 0..4)
+            .prop_map(|set| set.into_iter().collect::<Vec<u64>>());
+        let one = (
+            proptest::collection::vec(part, 1..4),
+            [keys.clone(), keys.clone(), keys.clone(), keys],
+            any::<bool>(),
+            1u32..3,
+        );
+        proptest::collection::vec(one, 0..6).prop_map(move |books| {
+            let mut id = first;
+            books
+                .into_iter()
+                .map(|(parts, keys, sketched, gap)| {
+                    id += gap;
+                    book(id, parts, keys, sketched)
+                })
+                .collect()
+        })
+    }
+
+    fn segment(books: Vec<SegmentBook>) -> Segment {
+        let bytes = encode(books, 3).expect("encodes");
+        Segment::decode(bytes, Path::new("test.seg")).expect("valid")
+    }
+
+    /// Drops the books whose bit (id mod 64) is set in `dropped`, relocates
+    /// those set in `moved`.
+    fn fate_of(dropped: u64, moved: u64) -> impl Fn(u32) -> Fate {
+        move |id| {
+            let bit = |mask: u64| mask >> (id % 64) & 1 == 1;
+            if bit(dropped) {
+                Fate::Drop
+            } else if bit(moved) {
+                let entry = BookEntry {
+                    key: format!("moved{}", id % 7),
+                    barrel: 7,
+                    offset: u64::from(id) * 1000,
+                    ..BookEntry::default()
+                };
+                let pages = id.is_multiple_of(2).then_some(PageLocator {
+                    file: 9,
+                    offset: u64::from(id),
+                    len: 4,
+                });
+                Fate::Relocate(entry, pages)
+            } else {
+                Fate::Keep
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        /// The merge writes what the encoder writes for the kept books,
+        /// with their new entries.
+        #[test]
+        fn a_merge_is_the_encoding_of_its_kept_books(
+            a in books_strategy(0),
+            b in books_strategy(100),
+            c in books_strategy(200),
+            dropped in prop_oneof![Just(0u64), any::<u64>()],
+            moved in prop_oneof![Just(0u64), any::<u64>()],
+        ) {
+            let inputs = [segment(a.clone()), segment(b.clone()), segment(c.clone())];
+            let refs: Vec<&Segment> = inputs.iter().collect();
+            let fate = fate_of(dropped, moved);
+            let merged = merge(&refs, &fate).expect("merges");
+            let expected_books: Vec<SegmentBook> = a
+                .into_iter()
+                .chain(b)
+                .chain(c)
+                .filter_map(|mut book| match fate(book.id()) {
+                    Fate::Drop => None,
+                    Fate::Keep => Some(book),
+                    Fate::Relocate(entry, pages) => {
+                        book.entry = entry;
+                        book.pages = pages;
+                        Some(book)
+                    }
+                })
+                .collect();
+            let expected = encode(expected_books, 3).expect("encodes");
+            prop_assert_eq!(merged, expected);
+        }
+    }
+
+    /// Words of 64 entries or more are the long words, longest first.
+    #[test]
+    fn long_words_are_counted_over_the_kept_entries() {
+        let group = |first: u32| -> Vec<SegmentBook> {
+            (first..first + 40)
+                .map(|id| {
+                    let common: Vec<u32> = (1..=4).filter(|w| id % w == 0).collect();
+                    let parts = vec![common.into_iter().chain([1000 + id]).collect()];
+                    book(id, parts, Default::default(), true)
+                })
+                .collect()
+        };
+        let (a, b) = (group(1), group(100));
+        let inputs = [segment(a.clone()), segment(b.clone())];
+        let refs: Vec<&Segment> = inputs.iter().collect();
+        let dropped = |id: u32| id % 7 == 3;
+        let merged = merge(&refs, |id| match dropped(id) {
+            true => Fate::Drop,
+            false => Fate::Keep,
+        })
+        .unwrap();
+        let kept: Vec<SegmentBook> = a
+            .into_iter()
+            .chain(b)
+            .filter(|b| !dropped(b.id()))
+            .collect();
+        assert_eq!(merged, encode(kept, 3).unwrap());
+        let merged = Segment::decode(merged, Path::new("m.seg")).unwrap();
+        let long: Vec<u32> = merged
+            .long_words()
+            .iter()
+            .map(|w| merged.word_hash(w))
+            .collect();
+        assert_eq!(long, [1], "word 1 is in every kept book, word 2 in half");
+    }
+
+    #[test]
+    fn ids_must_follow_across_inputs() {
+        let a = segment(vec![book(5, vec![vec![1, 2]], Default::default(), true)]);
+        let b = segment(vec![book(3, vec![vec![2, 3]], Default::default(), true)]);
+        let error = merge(&[&a, &b], |_| Fate::Keep).unwrap_err();
+        assert!(error.to_string().contains("does not follow"), "{error}");
+    }
+
+    #[test]
+    fn a_word_left_without_entries_goes() {
+        let a = segment(vec![
+            book(1, vec![vec![1, 2]], Default::default(), true),
+            book(2, vec![vec![2, 3]], Default::default(), true),
+        ]);
+        let merged = merge(&[&a], |id| match id {
+            1 => Fate::Drop,
+            _ => Fate::Keep,
+        })
+        .unwrap();
+        let merged = Segment::decode(merged, Path::new("m.seg")).unwrap();
+        assert_eq!(merged.word_count(), 2);
+        assert_eq!(merged.find_word(1), None);
+        assert!(merged.find_word(3).is_some());
+    }
+}
