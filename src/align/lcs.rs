@@ -3,9 +3,6 @@
 //! increasing subsequence is the LCS. O(|Y| + c log c) for c common elements.
 //! [`SequenceIndex::lcs_pairs`] also says which elements the LCS matched.
 
-use nohash_hasher::BuildNoHashHasher;
-use std::collections::HashMap;
-
 /// Length of the longest strictly increasing subsequence of `values`
 /// (patience sorting, O(n log n)).
 pub fn lis_len(values: &[u32]) -> usize {
@@ -194,17 +191,15 @@ pub struct AlignScratch {
 /// One sequence X prepared for aligning against many Y: element → index in X.
 #[derive(Debug, Clone)]
 pub struct SequenceIndex {
-    index_of: HashMap<u32, u32, BuildNoHashHasher<u32>>,
+    index_of: ElementIndex,
 }
 
 impl SequenceIndex {
     /// Prepares `x` (elements must be distinct).
     pub fn new(x: &[u32]) -> Self {
-        let mut index_of = HashMap::with_capacity_and_hasher(x.len(), Default::default());
-        for (i, &h) in x.iter().enumerate() {
-            index_of.insert(h, i as u32);
+        SequenceIndex {
+            index_of: ElementIndex::new(x),
         }
-        SequenceIndex { index_of }
     }
 
     /// |X|.
@@ -214,7 +209,7 @@ impl SequenceIndex {
 
     /// True when `element` is in X.
     pub fn contains(&self, element: u32) -> bool {
-        self.index_of.contains_key(&element)
+        self.index_of.get(element).is_some()
     }
 
     /// True when X is empty.
@@ -227,7 +222,7 @@ impl SequenceIndex {
         scratch.in_x.clear();
         scratch.in_y.clear();
         for (j, h) in y.iter().enumerate() {
-            if let Some(&i) = self.index_of.get(h) {
+            if let Some(i) = self.index_of.get(*h) {
                 scratch.in_x.push(i);
                 scratch.in_y.push(j as u32);
             }
@@ -249,13 +244,119 @@ impl SequenceIndex {
         let common: Vec<(u32, u32)> = y
             .iter()
             .enumerate()
-            .filter_map(|(j, h)| self.index_of.get(h).map(|&i| (i, j as u32)))
+            .filter_map(|(j, &h)| self.index_of.get(h).map(|i| (i, j as u32)))
             .collect();
         let x_indices: Vec<u32> = common.iter().map(|&(i, _)| i).collect();
         lis_indices(&x_indices)
             .into_iter()
             .map(|k| common[k as usize])
             .collect()
+    }
+}
+
+/// Each element of a sequence mapped to its index, looked up once per
+/// element of every Y aligned against it, most of which are not there (two
+/// unrelated books of 5,000 unique words share a few hundred): a bit
+/// filter of 16 bits per element, small enough for the first-level cache,
+/// answers most misses with one load, and the rest go to open addressing
+/// with linear probing in a table at most half full, usually one cache
+/// line. (A `HashMap` with the identity hash of `u32` keys gives every
+/// entry the same control tag, since the tag is the top bits of a 64-bit
+/// hash, so its probes compare keys one by one.)
+#[derive(Debug, Clone)]
+pub(crate) struct ElementIndex {
+    /// (element, index + 1) per slot; 0 in the second marks an empty slot.
+    slots: Vec<(u32, u32)>,
+    shift: u32,
+    /// One bit per [`ElementIndex::filter_bit`] of an element present.
+    filter: Vec<u64>,
+    filter_shift: u32,
+    len: usize,
+}
+
+impl ElementIndex {
+    /// The index of each element of `x`; of an element repeated, its first.
+    pub(crate) fn new(x: &[u32]) -> Self {
+        ElementIndex::of(x.iter().copied())
+    }
+
+    /// [`ElementIndex::new`] of the elements `x` yields.
+    pub(crate) fn of(x: impl ExactSizeIterator<Item = u32>) -> Self {
+        let size = (2 * x.len()).next_power_of_two().max(16);
+        let bits = (16 * x.len()).next_power_of_two().max(1024);
+        let mut index = ElementIndex {
+            slots: vec![(0, 0); size],
+            shift: 32 - size.trailing_zeros(),
+            filter: vec![0; bits / 64],
+            filter_shift: 32 - bits.trailing_zeros(),
+            len: 0,
+        };
+        for (i, element) in x.enumerate() {
+            index.insert(element, i as u32);
+        }
+        index
+    }
+
+    fn slot(&self, element: u32) -> usize {
+        // Fibonacci hashing: the high bits of the product, so that small
+        // or patterned elements spread too.
+        (element.wrapping_mul(0x9e37_79b9) >> self.shift) as usize
+    }
+
+    /// The filter bit of `element`: another multiplicative hash's high
+    /// bits, so that a filter collision says nothing of a slot collision.
+    fn filter_bit(&self, element: u32) -> usize {
+        (element.wrapping_mul(0x85eb_ca6b) >> self.filter_shift) as usize
+    }
+
+    fn insert(&mut self, element: u32, index: u32) {
+        let bit = self.filter_bit(element);
+        self.filter[bit / 64] |= 1 << (bit % 64);
+        let mask = self.slots.len() - 1;
+        let mut at = self.slot(element);
+        loop {
+            let slot = &mut self.slots[at];
+            if slot.1 == 0 {
+                *slot = (element, index + 1);
+                self.len += 1;
+                return;
+            }
+            if slot.0 == element {
+                return;
+            }
+            at = (at + 1) & mask;
+        }
+    }
+
+    /// The index of `element`, if it is there.
+    #[inline]
+    pub(crate) fn get(&self, element: u32) -> Option<u32> {
+        let bit = self.filter_bit(element);
+        if self.filter[bit / 64] >> (bit % 64) & 1 == 0 {
+            return None;
+        }
+        let mask = self.slots.len() - 1;
+        let mut at = self.slot(element);
+        loop {
+            let (stored, index) = self.slots[at];
+            if index == 0 {
+                return None;
+            }
+            if stored == element {
+                return Some(index - 1);
+            }
+            at = (at + 1) & mask;
+        }
+    }
+
+    /// Distinct elements.
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True when there is none.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.len == 0
     }
 }
 
@@ -267,6 +368,24 @@ mod tests {
     fn distinct(v: Vec<u32>) -> Vec<u32> {
         let mut seen = std::collections::HashSet::new();
         v.into_iter().filter(|x| seen.insert(*x)).collect()
+    }
+
+    proptest! {
+        #[test]
+        fn the_element_index_finds_what_a_hash_map_finds(
+            x in proptest::collection::vec(prop_oneof![0u32..50, any::<u32>()], 0..300),
+            probes in proptest::collection::vec(prop_oneof![0u32..60, any::<u32>()], 0..100),
+        ) {
+            let index = ElementIndex::new(&x);
+            let mut map = std::collections::HashMap::new();
+            for (i, &e) in x.iter().enumerate() {
+                map.entry(e).or_insert(i as u32);
+            }
+            prop_assert_eq!(index.len(), map.len());
+            for probe in probes.iter().chain(&x) {
+                prop_assert_eq!(index.get(*probe), map.get(probe).copied());
+            }
+        }
     }
 
     #[test]

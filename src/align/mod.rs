@@ -11,6 +11,7 @@ mod retas;
 mod score;
 
 pub use accuracy::{ocr_accuracy, OcrAccuracy, STOP_WORDS};
+pub(crate) use lcs::ElementIndex;
 pub use lcs::{
     lcs_len_dp, lis_indices, lis_len, lis_len_by, lis_span, trim_strays, AlignScratch, Overlap,
     SequenceIndex, MIN_STRAY_GAP, STRAY_GAP_FACTOR,

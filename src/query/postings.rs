@@ -40,7 +40,7 @@ use std::collections::HashMap;
 use nohash_hasher::BuildNoHashHasher;
 
 use super::runs::Runs;
-use crate::align::{lis_span, Overlap, Score};
+use crate::align::{lis_span, ElementIndex, Overlap, Score};
 use crate::batch::in_word_sample;
 pub use crate::storage::segment_books::BLOCKS;
 use crate::storage::segment_books::LONG_LIST;
@@ -474,7 +474,7 @@ pub struct Join {
     frequent_in_x: u32,
     resolved: Resolved,
     /// Each hash's first entry in `x_by_hash`.
-    index_in_x: HashMap<u32, u32, BuildNoHashHasher<u32>>,
+    index_in_x: ElementIndex,
     /// The probe's (hash, index in X), by hash (see `index_x`).
     x_by_hash: Vec<(u32, u32)>,
     counts: Vec<u32>,
@@ -501,7 +501,7 @@ impl Join {
             entries_scanned: 0,
             frequent_in_x: 0,
             resolved: Resolved::default(),
-            index_in_x: HashMap::default(),
+            index_in_x: ElementIndex::new(&[]),
             x_by_hash: Vec::new(),
             counts: vec![0; parts],
             row: Vec::new(),
@@ -851,7 +851,7 @@ impl Join {
             self.gathered.clear();
             self.gathered_other.clear();
             for (j, hash) in postings.runs.part_hashes(candidate.book).iter().enumerate() {
-                let Some(&first) = self.index_in_x.get(&hash) else {
+                let Some(first) = self.index_in_x.get(hash) else {
                     continue;
                 };
                 for &(_, i) in self.x_by_hash[first as usize..]
@@ -895,10 +895,7 @@ impl Join {
         } else {
             self.x_by_hash.dedup();
         }
-        self.index_in_x.clear();
-        for (k, &(hash, _)) in self.x_by_hash.iter().enumerate().rev() {
-            self.index_in_x.insert(hash, k as u32);
-        }
+        self.index_in_x = ElementIndex::of(self.x_by_hash.iter().map(|&(hash, _)| hash));
     }
 
     /// Aligns two stored parts directly: X's words are marked in a table
