@@ -124,7 +124,23 @@ pub struct Probe {
     /// Keys for fresh-process queries (`--keys`); not part of the figures.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub keys: Vec<String>,
+    /// The slowest of the timed queries, slowest first, with what their
+    /// plans did: where a p95 comes from.
+    #[serde(default)]
+    pub slowest: Vec<SlowQuery>,
 }
+
+/// One query of a probe and its plan's counts.
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug)]
+pub struct SlowQuery {
+    pub key: String,
+    pub ms: f64,
+    /// The query's `Explain`, as `stemmata query --explain --json` gives it.
+    pub explain: serde_json::Value,
+}
+
+/// Queries a probe lists in [`Probe::slowest`].
+const SLOWEST: usize = 5;
 
 fn millis(d: Duration) -> f64 {
     d.as_secs_f64().max(1e-9) * 1e3
@@ -164,11 +180,19 @@ pub fn probe(args: ProbeArgs) -> Result<ExitCode> {
     reader.query_key(&key(0, 1), &options)?;
     let first_query_ms = millis(started.elapsed());
     let mut times = Vec::with_capacity(args.queries);
+    let mut slowest: Vec<SlowQuery> = Vec::with_capacity(SLOWEST + 1);
     for i in 1..=args.queries {
         let key = key(i, 7919);
         let started = Instant::now();
-        reader.query_key(&key, &options)?;
-        times.push(millis(started.elapsed()));
+        let result = reader.query_key(&key, &options)?;
+        let ms = millis(started.elapsed());
+        times.push(ms);
+        if slowest.len() < SLOWEST || slowest.last().is_some_and(|s| s.ms < ms) {
+            let explain = serde_json::to_value(&result.explain).unwrap_or_default();
+            slowest.push(SlowQuery { key, ms, explain });
+            slowest.sort_by(|a, b| b.ms.total_cmp(&a.ms));
+            slowest.truncate(SLOWEST);
+        }
     }
     times.sort_by(f64::total_cmp);
     let after_queries = Memory::now();
@@ -188,6 +212,7 @@ pub fn probe(args: ProbeArgs) -> Result<ExitCode> {
         max_ms: times.last().copied().unwrap_or(0.0),
         after_queries,
         keys,
+        slowest,
     })?;
     Ok(ExitCode::SUCCESS)
 }
