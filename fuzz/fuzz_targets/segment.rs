@@ -195,31 +195,11 @@ fn check_decoded(data: &[u8], segment: &Segment) {
     assert!(again.books().eq(books.iter().cloned()));
     let remerged = merge(&[&again], |_| Fate::Keep).expect("a merge merges");
     assert!(remerged == merged, "merging a merge changes it");
-    // A merge rebuilds the key tables from the book keys; `check` does not
-    // compare the two (`verify` does), so only a segment whose tables
-    // agree with its book keys comes back byte for byte.
-    if data[8..10] == FORMAT_VERSION.to_le_bytes() && tables_agree(segment) {
+    // A checked segment is the encoder's bytes for its books, so a merge of
+    // it alone gives them back when the header carries the current version.
+    if data[8..10] == FORMAT_VERSION.to_le_bytes() {
         assert!(merged == data, "a merge of one segment is not canonical");
     }
-}
-
-/// Whether each key table holds exactly the (key, book) pairs of the book
-/// keys (section 4.4 of storage-format.md).
-fn tables_agree(segment: &Segment) -> bool {
-    Table::ALL.into_iter().all(|table| {
-        let mut pairs: Vec<(u64, u32)> = (0..segment.book_count())
-            .flat_map(|slot| {
-                let id = segment.book_id(slot);
-                segment.book_keys(slot, table).map(move |key| (key, id))
-            })
-            .collect();
-        pairs.sort_unstable();
-        let stored: Vec<(u64, u32)> = segment
-            .entries(table)
-            .flat_map(|(key, postings)| postings.map(move |id| (key, id)))
-            .collect();
-        pairs == stored
-    })
 }
 
 fn check(data: &[u8]) {

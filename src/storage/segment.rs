@@ -412,30 +412,51 @@ impl Segment {
     }
 
     /// Checks that each key table holds exactly the pairs (key, book) of
-    /// its books' keys, which a merge rebuilds it from.
+    /// its books' keys, which a merge copies, without holding them: every
+    /// pair of the table (distinct, as `check_order` found the table
+    /// sorted) is a key of its book, and there are as many as the books
+    /// have keys.
     fn check_tables(&self) -> Result<()> {
         for table in Table::ALL {
-            let mut expected: Vec<(u64, u32)> = (0..self.book_count)
-                .flat_map(|slot| {
-                    let id = self.book_id(slot);
-                    self.book_keys(slot, table).map(move |key| (key, id))
-                })
-                .collect();
-            expected.sort_unstable();
-            let stored = self
-                .entries(table)
-                .flat_map(|(key, ids)| ids.map(move |id| (key, id)));
-            if !stored.eq(expected.iter().copied()) {
-                return Err(Error::corrupted(
-                    self.path.clone(),
-                    format!(
-                        "the {} table does not hold exactly its books' keys",
-                        table.name()
-                    ),
-                ));
+            let mut pairs = 0usize;
+            for (key, ids) in self.entries(table) {
+                for id in ids {
+                    let listed = self
+                        .position_of_id(id)
+                        .is_some_and(|slot| self.has_book_key(slot, table, key));
+                    if !listed {
+                        return Err(self.tables_disagree(table));
+                    }
+                    pairs += 1;
+                }
+            }
+            let keys: usize = (0..self.book_count)
+                .map(|slot| self.book_key_bytes(slot, table).len() / 8)
+                .sum();
+            if pairs != keys {
+                return Err(self.tables_disagree(table));
             }
         }
         Ok(())
+    }
+
+    fn tables_disagree(&self, table: Table) -> Error {
+        Error::corrupted(
+            self.path.clone(),
+            format!(
+                "the {} table does not hold exactly its books' keys",
+                table.name()
+            ),
+        )
+    }
+
+    /// Whether `key` is among the (sorted) keys of the book at `slot`.
+    fn has_book_key(&self, slot: usize, table: Table, key: u64) -> bool {
+        let keys = self.book_key_bytes(slot, table);
+        super::sorted::search(keys.len() / 8, key, |i| {
+            LittleEndian::read_u64(&keys[8 * i..])
+        })
+        .is_ok()
     }
 
     /// Checks the header and that every section lies inside the bytes.
@@ -791,7 +812,7 @@ fn last_end(bytes: &[u8], at: usize, count: usize) -> usize {
     }
 }
 
-fn non_decreasing<T: PartialOrd>(items: impl Iterator<Item = T>) -> bool {
+pub(super) fn non_decreasing<T: PartialOrd>(items: impl Iterator<Item = T>) -> bool {
     let mut previous = None;
     for item in items {
         if previous.as_ref().is_some_and(|p| item < *p) {
@@ -802,7 +823,7 @@ fn non_decreasing<T: PartialOrd>(items: impl Iterator<Item = T>) -> bool {
     true
 }
 
-fn strictly_increasing<T: PartialOrd>(mut items: impl Iterator<Item = T>) -> bool {
+pub(super) fn strictly_increasing<T: PartialOrd>(mut items: impl Iterator<Item = T>) -> bool {
     let Some(mut previous) = items.next() else {
         return true;
     };

@@ -670,7 +670,7 @@ impl<'o> Buffered<'o> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::repr::{MinHashSig, SimHash128};
     use crate::storage::segment::{encode, SketchRecord};
@@ -713,7 +713,9 @@ mod tests {
 
     /// Books with ids from `first`, hashes and keys drawn from small
     /// ranges so that words and keys repeat across books and segments.
-    fn books_strategy(first: u32) -> impl Strategy<Value = Vec<SegmentBook>> {
+    pub(in crate::storage) fn books_strategy(
+        first: u32,
+    ) -> impl Strategy<Value = Vec<SegmentBook>> {
         let part = proptest::collection::hash_set(0u32..60, 0..12)
             .prop_map(|set| set.into_iter().collect::<Vec<u32>>());
         let keys = proptest::collection::btree_set(0u64..40, 0..4)
