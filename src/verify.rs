@@ -304,10 +304,10 @@ impl Verifier<'_> {
             let path = self.store.segment_path(number);
             let corrupted =
                 |offset: u64, what: String| Error::corrupted_at(path.clone(), offset, what);
-            let read = std::fs::read(&path).at(&path).and_then(|bytes| {
-                let len = bytes.len() as u64;
-                Segment::decode(bytes, &path).map(|segment| (len, segment))
-            });
+            // Mapped, not read: a merged segment can be larger than memory.
+            let read = std::fs::metadata(&path)
+                .at(&path)
+                .and_then(|meta| Segment::open_checked(&path).map(|segment| (meta.len(), segment)));
             let (len, segment) = match read {
                 Ok(read) => read,
                 Err(Error::Io { source, .. })
