@@ -12,14 +12,14 @@
 
 use byteorder::{ByteOrder, LittleEndian};
 use std::fs::File;
-use std::io::{Read, Seek, SeekFrom};
+
 use std::path::{Path, PathBuf};
 use xxhash_rust::xxh3::Xxh3;
 
 use super::append::{self, AppendWriter};
 use super::codec::{put_u32, put_u64, Cursor, Decode, Encode};
 use super::format::{FileKind, HEADER_LEN};
-use crate::error::IoContext;
+use super::mapped::MappedBytes;
 use crate::error::{Error, Result};
 use crate::repr::UniqueWordSeq;
 
@@ -345,27 +345,43 @@ impl BarrelWriter {
     }
 }
 
-/// Reads records from the committed prefix of one barrel.
+/// Reads records from the committed prefix of one barrel, mapped: a
+/// barrel is appended to past that prefix, never changed within it.
 #[derive(Debug)]
 pub struct BarrelReader {
     path: PathBuf,
-    bytes: Vec<u8>,
+    file: MappedBytes,
+    committed: usize,
 }
 
+/// Barrels smaller than this are read, larger ones mapped.
+const MAP_AT_LEAST: u64 = 64 * 1024;
+
 impl BarrelReader {
-    /// Reads the first `committed_len` bytes of the barrel at `path` and checks its header.
+    /// Opens the first `committed_len` bytes of the barrel at `path` and
+    /// checks its header.
     pub fn open(path: &Path, committed_len: u64) -> Result<Self> {
-        let mut file = append::open_checked(path, FileKind::Barrel, committed_len)?;
-        file.seek(SeekFrom::Start(0)).at(path)?;
-        let mut bytes = Vec::with_capacity(committed_len as usize);
-        Read::by_ref(&mut file)
-            .take(committed_len)
-            .read_to_end(&mut bytes)
-            .at(path)?;
+        drop(append::open_checked(path, FileKind::Barrel, committed_len)?);
+        let file = MappedBytes::open(path, MAP_AT_LEAST)?;
+        let committed = usize::try_from(committed_len)
+            .ok()
+            .filter(|&len| len <= file.len())
+            .ok_or_else(|| {
+                Error::corrupted(
+                    path,
+                    format!("barrel is shorter than its committed {committed_len} bytes"),
+                )
+            })?;
         Ok(BarrelReader {
             path: path.to_path_buf(),
-            bytes,
+            file,
+            committed,
         })
+    }
+
+    /// The committed bytes.
+    fn bytes(&self) -> &[u8] {
+        self.file.get(..self.committed).unwrap_or(&[])
     }
 
     /// The barrel's path.
@@ -378,7 +394,7 @@ impl BarrelReader {
         let bytes = usize::try_from(offset)
             .ok()
             .filter(|&start| start >= HEADER_LEN)
-            .and_then(|start| self.bytes.get(start..))
+            .and_then(|start| self.bytes().get(start..))
             .ok_or_else(|| {
                 Error::corrupted_at(
                     self.path.clone(),
@@ -404,7 +420,7 @@ impl BarrelReader {
             .ok()
             .filter(|&start| start >= HEADER_LEN)
             .and_then(|start| Some(start..start.checked_add(len as usize)?))
-            .and_then(|range| self.bytes.get(range))
+            .and_then(|range| self.bytes().get(range))
             .ok_or_else(|| {
                 Error::corrupted_at(
                     &self.path,
@@ -419,7 +435,7 @@ impl BarrelReader {
     /// Every record in the committed prefix, in file order, with its offset.
     pub fn records(&self) -> impl Iterator<Item = Result<(u64, Record)>> + '_ {
         let mut offset = HEADER_LEN as u64;
-        let end = self.bytes.len() as u64;
+        let end = self.bytes().len() as u64;
         std::iter::from_fn(move || {
             if offset >= end {
                 return None;
