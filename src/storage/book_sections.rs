@@ -187,17 +187,24 @@ impl Segment {
         self.u32s(spans.long_words_at, spans.long_words)
     }
 
-    /// The book at `position` as a writer would encode it again.
-    pub fn segment_book(&self, position: usize) -> Result<SegmentBook> {
-        if !self.has_books() {
-            return Err(Error::corrupted(
+    /// `Corrupted` unless the segment holds book sections (version 7 on),
+    /// naming what `to` would have done with them.
+    pub(super) fn require_books(&self, to: &str) -> Result<()> {
+        match self.has_books() {
+            true => Ok(()),
+            false => Err(Error::corrupted(
                 self.path(),
                 format!(
-                    "a version-{} segment holds no book sections to copy",
+                    "a version-{} segment holds no book sections to {to}",
                     self.version()
                 ),
-            ));
+            )),
         }
+    }
+
+    /// The book at `position` as a writer would encode it again.
+    pub fn segment_book(&self, position: usize) -> Result<SegmentBook> {
+        self.require_books("copy")?;
         let (entry, pages) = self.entry(position)?;
         Ok(SegmentBook {
             sketch: self.sketch_record(position),

@@ -211,15 +211,7 @@ impl<'s> Plan<'s> {
         let (mut books, mut parts, mut elements) = (0u64, 0u64, 0u64);
         let mut last_id = None;
         for &segment in segments {
-            if !segment.has_books() {
-                return Err(Error::corrupted(
-                    segment.path(),
-                    format!(
-                        "a version-{} segment holds no book sections to merge",
-                        segment.version()
-                    ),
-                ));
-            }
+            segment.require_books("merge")?;
             let mut input = Input {
                 segment,
                 books: Vec::with_capacity(segment.book_count()),
