@@ -11,11 +11,13 @@ use std::time::Instant;
 
 use stemmata::translate::dictionary::Dictionary;
 use stemmata::{Error, Result};
+use stemmata_synth::human_translations::{human_translations_set, HumanTranslationsOptions};
 use stemmata_synth::sets::{
     noisy_copies_set, read_partnerless, volumes_set, LabelledSet, NoisyCopiesOptions, SourceBook,
     VolumesOptions,
 };
 use stemmata_synth::translated::{iso639_1, translated_set, TranslatedOptions, TranslatedSet};
+use stemmata_synth::translated_volumes::{translated_volumes_set, TranslatedVolumesOptions};
 
 use crate::output::print_json;
 
@@ -59,6 +61,29 @@ are whitespace-separated, as books.tsv counts them; rows ascending). Languages i
 are ISO 639-1 (en, de, …). Needs --corpus. The default 30 sources with eng-deu write 80 books, \
 2.2M words.
 
+`translated-volumes`: translated works inside large volumes of the other language (one book \
+of a Bible inside a whole Bible in another language), labelled `translation` with the work's share \
+of its volume as the band (share <0.1%, 0.1-0.5%, 0.5-1%, 1-5%, >=5%). Each volume (vol…, \
+0.4–1.2M words) binds excerpts of the corpus's partnerless books in the dictionary's source \
+language, of 0.05–15% of the volume each (at least 300 words), a title line before each; every \
+excerpt is also a book of its own in the other language (v…p…). Volumes alternate: the first is \
+bound in the source language and its pieces are word-by-word translations (as `translated` makes \
+them, with --dictionary), the second is translated whole and its pieces are the original \
+excerpts. OCR noise 0–4% on a volume, 0–8% on a piece. Negatives: 3 excerpts per volume in no \
+volume translated (x…) and 3 kept in the source language (u…). Needs --corpus; the default 4 \
+volumes take about 3.2M words of it.
+
+`human-translations`: pieces of the corpus's human translations inside volumes of the other \
+language, labelled `translation` with the piece's share of its volume as the band. From each \
+family of related corpus books (joined by edition, contains or translation pairs), one translation \
+pair with English on one side, neither PARTIAL nor HARD. Per language, the pairs are dealt in turn: \
+the English book bound whole in an English volume (vol…, filled to 0.5–1M words with the corpus's \
+partnerless English books) and up to 5 pieces of the other book (v…b…p…, one from each fifth of it, \
+0.05–15% of the volume, at least 300 words) as books; or the other book bound in a volume of its \
+language (with that language's partnerless books) and pieces of the English book as books. OCR \
+noise 0–4% on a volume, 0–8% on a piece. Negatives: two pieces of each partnerless book no volume \
+binds (x…). Needs --corpus.
+
 With --corpus DIR, works come from that corpus's books that have no edition, contains or \
 translation partner in its pairs.tsv (each used once: whole, or cut into excerpts that are \
 distinct works), then from generated texts when those run out; without it, every work is \
@@ -78,6 +103,10 @@ pub enum SetCommand {
     NoisyCopies(NoisyArgs),
     /// Word-by-word dictionary translations of corpus books, labelled with their noise band.
     Translated(TranslatedArgs),
+    /// Translated works inside volumes of the other language, labelled with their share band.
+    TranslatedVolumes(TranslatedVolumesArgs),
+    /// Pieces of the corpus's human translations inside volumes of the other language.
+    HumanTranslations(CommonArgs),
 }
 
 #[derive(Args)]
@@ -132,6 +161,20 @@ pub struct TranslatedArgs {
     pub books: usize,
 }
 
+#[derive(Args)]
+pub struct TranslatedVolumesArgs {
+    #[command(flatten)]
+    pub common: CommonArgs,
+    /// The FreeDict dictd dictionary to translate with (its .index,
+    /// .dict.dz or .dict): its languages are the volumes' and the
+    /// pieces'.
+    #[arg(long)]
+    pub dictionary: PathBuf,
+    /// Number of volumes (about 800,000 words each on average).
+    #[arg(long, default_value_t = 4)]
+    pub volumes: usize,
+}
+
 #[derive(serde::Serialize)]
 struct Summary {
     set: &'static str,
@@ -177,6 +220,8 @@ pub fn run(args: GenerateArgs) -> Result<ExitCode> {
         SetCommand::Volumes(a) => ("volumes", &a.common),
         SetCommand::NoisyCopies(a) => ("noisy-copies", &a.common),
         SetCommand::Translated(a) => ("translated", &a.common),
+        SetCommand::TranslatedVolumes(a) => ("translated-volumes", &a.common),
+        SetCommand::HumanTranslations(a) => ("human-translations", a),
     };
     check_empty(&common.out)?;
     let started = Instant::now();
@@ -211,13 +256,20 @@ pub fn run(args: GenerateArgs) -> Result<ExitCode> {
             ),
             alignments: Vec::new(),
         },
-        SetCommand::Translated(a) => {
-            if common.corpus.is_none() {
-                return Err(Error::InvalidArgument(
-                    "generate translated needs --corpus DIR: its books are the sources".to_string(),
-                ));
+        SetCommand::Translated(a) => translated(a, books, &mut progress)?,
+        SetCommand::TranslatedVolumes(a) => TranslatedSet {
+            set: translated_volumes(a, books, &mut progress)?,
+            alignments: Vec::new(),
+        },
+        SetCommand::HumanTranslations(a) => {
+            let corpus = needed_corpus(a, "human-translations")?;
+            let options = HumanTranslationsOptions { seed: a.seed };
+            TranslatedSet {
+                set: human_translations_set(corpus, &options, &mut progress).map_err(
+                    |problem| Error::InvalidArgument(format!("{}: {problem}", corpus.display())),
+                )?,
+                alignments: Vec::new(),
             }
-            translated(a, books, &mut progress)?
         }
     };
     progress(&format!("writing {}", common.out.display()));
@@ -262,54 +314,103 @@ pub fn run(args: GenerateArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// A dictionary's word map for the translator: normalised headword → its
+/// translations (pronunciations in phonetic letters left out), with the
+/// two languages' ISO 639-1 codes and the dictionary's name.
+struct WordMap {
+    map: HashMap<String, Vec<String>>,
+    from: &'static str,
+    to: &'static str,
+    name: String,
+}
+
+impl WordMap {
+    fn read(path: &Path, progress: &mut dyn FnMut(&str)) -> Result<WordMap> {
+        let dictionary = Dictionary::read(path)?;
+        let language = |code: &str| {
+            iso639_1(code).ok_or_else(|| {
+                Error::InvalidArgument(format!(
+                    "{}: no two-letter code known for the dictionary's language {code}",
+                    path.display()
+                ))
+            })
+        };
+        let (from, to) = (language(dictionary.from())?, language(dictionary.to())?);
+        // The dictionary's words are normalised as a book's words are.
+        let words = dictionary.words();
+        let mut map: HashMap<String, Vec<String>> = HashMap::new();
+        let mut pronunciations = 0usize;
+        for &(a, b) in dictionary.pairs() {
+            let translation = &words[b as usize];
+            if is_pronunciation(translation) {
+                pronunciations += 1;
+                continue;
+            }
+            map.entry(words[a as usize].clone())
+                .or_default()
+                .push(translation.clone());
+        }
+        progress(&format!(
+            "{}: {} headwords with a translation, {from} to {to} ({pronunciations} \
+             translations in phonetic letters left out)",
+            path.display(),
+            map.len()
+        ));
+        Ok(WordMap {
+            map,
+            from,
+            to,
+            name: dictionary.name().to_string(),
+        })
+    }
+}
+
+/// The corpus of a set that needs one, for its error messages.
+fn needed_corpus<'a>(common: &'a CommonArgs, set: &str) -> Result<&'a Path> {
+    common.corpus.as_deref().ok_or_else(|| {
+        Error::InvalidArgument(format!(
+            "generate {set} needs --corpus DIR: its books are the sources"
+        ))
+    })
+}
+
 /// The translated set of `args` from `books` (the corpus's partnerless books).
 fn translated(
     args: &TranslatedArgs,
     books: Vec<SourceBook>,
     progress: &mut dyn FnMut(&str),
 ) -> Result<TranslatedSet> {
-    let dictionary = Dictionary::read(&args.dictionary)?;
-    let language = |code: &str| {
-        iso639_1(code).ok_or_else(|| {
-            Error::InvalidArgument(format!(
-                "{}: no two-letter code known for the dictionary's language {code}",
-                args.dictionary.display()
-            ))
-        })
-    };
-    let (from, to) = (language(dictionary.from())?, language(dictionary.to())?);
-    // Headword -> translations; the dictionary's words are normalised as
-    // a book's words are.
-    let words = dictionary.words();
-    let mut map: HashMap<String, Vec<String>> = HashMap::new();
-    let mut pronunciations = 0usize;
-    for &(a, b) in dictionary.pairs() {
-        let translation = &words[b as usize];
-        if is_pronunciation(translation) {
-            pronunciations += 1;
-            continue;
-        }
-        map.entry(words[a as usize].clone())
-            .or_default()
-            .push(translation.clone());
-    }
-    progress(&format!(
-        "{}: {} headwords with a translation, {from} to {to} ({pronunciations} \
-         translations in phonetic letters left out)",
-        args.dictionary.display(),
-        map.len()
-    ));
-    let options = TranslatedOptions::new(args.books, args.common.seed, from, to, dictionary.name());
-    translated_set(&options, books, &map, progress).map_err(|problem| {
-        Error::InvalidArgument(format!(
-            "{}: {problem}",
-            args.common
-                .corpus
-                .as_deref()
-                .unwrap_or(Path::new("--corpus"))
-                .display()
-        ))
-    })
+    let corpus = needed_corpus(&args.common, "translated")?;
+    let words = WordMap::read(&args.dictionary, progress)?;
+    let options = TranslatedOptions::new(
+        args.books,
+        args.common.seed,
+        words.from,
+        words.to,
+        &words.name,
+    );
+    translated_set(&options, books, &words.map, progress)
+        .map_err(|problem| Error::InvalidArgument(format!("{}: {problem}", corpus.display())))
+}
+
+/// The translated-volumes set of `args` from `books` (the corpus's
+/// partnerless books).
+fn translated_volumes(
+    args: &TranslatedVolumesArgs,
+    books: Vec<SourceBook>,
+    progress: &mut dyn FnMut(&str),
+) -> Result<LabelledSet> {
+    let corpus = needed_corpus(&args.common, "translated-volumes")?;
+    let words = WordMap::read(&args.dictionary, progress)?;
+    let options = TranslatedVolumesOptions::new(
+        args.volumes,
+        args.common.seed,
+        words.from,
+        words.to,
+        &words.name,
+    );
+    translated_volumes_set(&options, books, &words.map, progress)
+        .map_err(|problem| Error::InvalidArgument(format!("{}: {problem}", corpus.display())))
 }
 
 /// Whether `word` is written in phonetic letters (IPA extensions, spacing

@@ -22,16 +22,20 @@
 //! [`sets`] writes labelled test collections in the corpus layout: large
 //! volumes that bind many works, and pairs of OCR-noisy copies;
 //! [`translated`] the word-by-word dictionary translations of corpus books,
-//! with the passage alignments of each; [`dictd`] writes dictionaries in
-//! the format FreeDict ships.
+//! with the passage alignments of each; [`translated_volumes`] translated
+//! works inside volumes of the other language, and [`human_translations`]
+//! pieces of the corpus's human translations inside them; [`dictd`] writes
+//! dictionaries in the format FreeDict ships.
 
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod dictd;
+pub mod human_translations;
 pub mod sets;
 mod stream;
 pub mod translated;
+pub mod translated_volumes;
 
 pub use stream::{stream, BookStream, GroundTruth, StreamOptions};
 

@@ -244,13 +244,25 @@ fn read_rows(path: &Path) -> Result<Vec<BTreeMap<String, String>>, String> {
         .collect())
 }
 
-/// The books of the labelled corpus in `dir` that have no `edition`,
-/// `contains` or `translation` partner in its `pairs.tsv`, in `books.tsv`
-/// order, with their texts. Errors name the file and the problem.
-pub fn read_partnerless(dir: &Path) -> Result<Vec<SourceBook>, String> {
+/// A labelled corpus read whole: every book with its text, and its pairs.
+#[derive(Debug, Clone, Default)]
+pub struct SourceCorpus {
+    /// The books, in `books.tsv` order.
+    pub books: Vec<SourceBook>,
+    /// The labelled pairs, in `pairs.tsv` order (`band` empty when the file
+    /// has no such column).
+    pub pairs: Vec<SetPair>,
+    /// The books with no `edition`, `contains` or `translation` partner, in
+    /// `books.tsv` order.
+    pub partnerless: Vec<SourceBook>,
+}
+
+/// The labelled corpus in `dir` (`books.tsv`, `pairs.tsv`, `texts/ID.txt`).
+/// Errors name the file and the problem.
+pub fn read_corpus(dir: &Path) -> Result<SourceCorpus, String> {
     let books_path = dir.join("books.tsv");
     let pairs_path = dir.join("pairs.tsv");
-    let mut related = HashSet::new();
+    let mut pairs = Vec::new();
     for (line, row) in read_rows(&pairs_path)?.into_iter().enumerate() {
         let field = |name: &str| {
             row.get(name).cloned().ok_or_else(|| {
@@ -261,15 +273,21 @@ pub fn read_partnerless(dir: &Path) -> Result<Vec<SourceBook>, String> {
                 )
             })
         };
-        if matches!(
-            field("relation")?.as_str(),
-            "edition" | "contains" | "translation"
-        ) {
-            related.insert(field("a")?);
-            related.insert(field("b")?);
-        }
+        pairs.push(SetPair {
+            a: field("a")?,
+            b: field("b")?,
+            relation: field("relation")?,
+            note: row.get("note").cloned().unwrap_or_default(),
+            band: row.get("band").cloned().unwrap_or_default(),
+        });
     }
+    let related: HashSet<&str> = pairs
+        .iter()
+        .filter(|p| matches!(p.relation.as_str(), "edition" | "contains" | "translation"))
+        .flat_map(|p| [p.a.as_str(), p.b.as_str()])
+        .collect();
     let mut books = Vec::new();
+    let mut partnerless = Vec::new();
     for (line, row) in read_rows(&books_path)?.into_iter().enumerate() {
         let field = |name: &str| row.get(name).cloned().unwrap_or_default();
         let id = field("id");
@@ -280,22 +298,34 @@ pub fn read_partnerless(dir: &Path) -> Result<Vec<SourceBook>, String> {
                 line + 2
             ));
         }
-        if related.contains(&id) {
-            continue;
-        }
         let path = dir.join("texts").join(format!("{id}.txt"));
         let text =
             std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        books.push(SourceBook {
+        let book = SourceBook {
             gutenberg_id: field("gutenberg_id"),
             title: field("title"),
             author: field("author"),
             language: field("language"),
             id,
             text,
-        });
+        };
+        if !related.contains(book.id.as_str()) {
+            partnerless.push(book.clone());
+        }
+        books.push(book);
     }
-    Ok(books)
+    Ok(SourceCorpus {
+        books,
+        pairs,
+        partnerless,
+    })
+}
+
+/// The books of the labelled corpus in `dir` that have no `edition`,
+/// `contains` or `translation` partner in its `pairs.tsv`, in `books.tsv`
+/// order, with their texts. Errors name the file and the problem.
+pub fn read_partnerless(dir: &Path) -> Result<Vec<SourceBook>, String> {
+    Ok(read_corpus(dir)?.partnerless)
 }
 
 /// A work to bind or copy, before noise.
