@@ -49,10 +49,13 @@ fn a_version_2_index_opens_verifies_and_answers_both_modes() {
     // gamma has two pages, but format 2 stored no page signatures.
     assert_eq!(reader.book("gamma").unwrap().pages, 2);
     assert!(reader.pages("gamma").unwrap().is_empty());
-    // So even gamma against itself is classed from its portion map, where a
+    // So even gamma against itself is classed from its matched words, where a
     // index of format 3 or later would use its pages (same pagination).
     let relation = reader.relation("gamma", "gamma").unwrap();
-    assert!(matches!(relation.signals, Signals::Map(_)), "{relation:?}");
+    assert!(
+        matches!(relation.signals, Signals::Matched(_)),
+        "{relation:?}"
+    );
     assert_eq!(relation.class, RelationClass::Duplicate, "{relation:?}");
 }
 

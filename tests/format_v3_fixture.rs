@@ -112,7 +112,10 @@ fn an_upgraded_version_3_index_reads_its_page_signatures_and_relates_by_them() {
         "{relation:?}"
     );
     let relation = reader.relation("alpha", "gamma").unwrap();
-    assert!(matches!(relation.signals, Signals::Map(_)), "{relation:?}");
+    assert!(
+        matches!(relation.signals, Signals::Matched(_)),
+        "{relation:?}"
+    );
 }
 
 #[test]

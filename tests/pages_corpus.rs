@@ -73,7 +73,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use stemmata::relate::classify::Signals;
-use stemmata::relate::{classify_books, PageOptions, PortionMap, Relation, RelationClass, Side};
+use stemmata::relate::{classify_pages, PageOptions, PageSignals, Relation, RelationClass, Side};
 use stemmata::repr::minhash::mix64;
 use stemmata::repr::{page_signatures, word_hash, MinHashSig, SketchOptions};
 use stemmata::storage::pages::reduce;
@@ -310,13 +310,9 @@ fn relation(books: &HashMap<&str, Paged>, pair: &LabelledPair, pairing: Pairing)
             (&a.pages[0], &plates)
         }
     };
-    classify_books(
-        a_pages,
-        b_pages,
-        &PageOptions::default(),
-        || -> stemmata::Result<PortionMap> { unreachable!("both books have pages") },
-    )
-    .unwrap()
+    // The page classifier alone: what the pages say, whatever the words
+    // would.
+    classify_pages(&PageSignals::compute(a_pages, b_pages, &PageOptions::default()).unwrap())
 }
 
 fn is_contiguous_subset_of_a(relation: &Relation) -> bool {

@@ -200,6 +200,52 @@ fn stored_books_relate_through_the_reader() {
     ));
 }
 
+#[test]
+fn stored_books_sharing_a_part_overlap_and_noisy_copies_are_duplicates() {
+    let text = words(30_000, 17);
+    let (first, second) = (text[..18_000].join(" "), text[12_000..].join(" "));
+    let clean = text[..20_000].join(" ");
+    let mut rng = SmallRng::seed_from_u64(3);
+    let (noisy_a, noisy_b) = (
+        ocr_noise(&clean, 0.20, &mut rng),
+        ocr_noise(&clean, 0.10, &mut rng),
+    );
+    let other = words(20_000, 18).join(" ");
+    let dir = tempfile::tempdir().unwrap();
+    let index = index_of(
+        dir.path(),
+        &[
+            ("first", first),
+            ("second", second),
+            ("noisy_a", noisy_a),
+            ("noisy_b", noisy_b),
+            ("other", other),
+        ],
+    );
+    let reader = index.reader().unwrap();
+    assert_class(
+        &reader.relation("first", "second").unwrap(),
+        RelationClass::Overlap,
+        None,
+    );
+    assert_class(
+        &reader.relation("noisy_a", "noisy_b").unwrap(),
+        RelationClass::Duplicate,
+        None,
+    );
+    let unrelated = reader.relation("first", "other").unwrap();
+    assert_eq!(unrelated.class, RelationClass::Unrelated, "{unrelated:#?}");
+    // Every pair the default search lists has a class other than unrelated.
+    for pair in reader
+        .pairs(&stemmata::PairsOptions::default())
+        .unwrap()
+        .pairs
+    {
+        let relation = reader.relation(&pair.a.key, &pair.b.key).unwrap();
+        assert_ne!(relation.class, RelationClass::Unrelated, "{pair:?}");
+    }
+}
+
 /// A new index in `dir` holding `books` (key, text).
 fn index_of(dir: &std::path::Path, books: &[(&str, String)]) -> stemmata::Index {
     let index = stemmata::Index::create(dir).unwrap();

@@ -1,10 +1,12 @@
 //! A small work bound inside a large volume: the volume is stored as parts,
 //! the work is found in exact and approximate mode, by key, by text and in
 //! all pairs, and every answer says which part of the volume and which of
-//! its words hold the work. Stored without parts, the volume's whole-book
+//! its words hold the work, and its relation to the volume is a
+//! containment. Stored without parts, the volume's whole-book
 //! unique words keep a tenth of the work's (against two fifths in its
 //! part), and the pair scores a sixth as much.
 
+use stemmata::relate::{RelationClass, Side};
 use stemmata::repr::unique_words::extract;
 use stemmata::repr::ExtractOptions;
 use stemmata::{Document, Index, Mode, PairsOptions, QueryOptions};
@@ -157,6 +159,17 @@ fn a_small_work_inside_a_volume_is_found_in_its_part_with_where_it_lies() {
         "{inside} of {}",
         matched.len()
     );
+    // Its relation comes from the matched pair of parts: contained, with
+    // the volume as its container, although it is 0.4% of the volume.
+    let relation = reader.relation("volume", "story").unwrap();
+    assert_eq!(relation.class, RelationClass::Contains, "{relation:#?}");
+    assert_eq!(relation.container, Some(Side::A));
+    assert_eq!(
+        reader.relation("story", "volume").unwrap().container,
+        Some(Side::B)
+    );
+    let unrelated = reader.relation("story", "other").unwrap();
+    assert_eq!(unrelated.class, RelationClass::Unrelated, "{unrelated:#?}");
 }
 
 #[test]

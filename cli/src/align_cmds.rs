@@ -11,7 +11,9 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use stemmata::align::{self, Alignment, RetasOptions, SpanKind, STOP_WORDS};
-use stemmata::relate::{classify_books, MapBook, MapOptions, PageOptions, PortionMap, Relation};
+use stemmata::relate::{
+    classify_books, classify_map, MapBook, MapOptions, PageOptions, PortionMap, Relation,
+};
 use stemmata::repr::minhash::{page_signatures, MinHashOptions};
 use stemmata::text::PAGE_BREAK;
 use stemmata::Result;
@@ -187,7 +189,7 @@ fn relation(pair: &AlignedPair, map: &PortionMap) -> Result<Relation> {
         &pages(&pair.a.text),
         &pages(&pair.b.text),
         &PageOptions::default(),
-        || Ok(map),
+        || Ok(classify_map(map)),
     )
 }
 

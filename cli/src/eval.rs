@@ -60,6 +60,15 @@ pub struct EvalArgs {
     /// Fail (exit 1) unless they reach this recall.
     #[arg(long)]
     pub gate_translation_recall: Option<f64>,
+    /// Fail (exit 1) unless at least this share of the listed `edition`
+    /// pairs (excluded bands left out) is classified as the same text.
+    #[arg(long)]
+    pub gate_relation_duplicate: Option<f64>,
+    /// Fail (exit 1) unless at least this share of the listed `contains`
+    /// pairs (excluded bands left out) is classified as a containment with
+    /// the labelled container.
+    #[arg(long)]
+    pub gate_relation_contains: Option<f64>,
     /// List the default score's false negatives and false positives, one
     /// line each (with --json, as the report's "errors").
     #[arg(long)]
@@ -89,6 +98,9 @@ struct Report {
     /// Recall per relation and per band, exact and approximate mode, with
     /// the default score at its default threshold.
     recall_by_band: Vec<BandRow>,
+    /// The relation classes of the listed pairs, by labelled relation and
+    /// band.
+    relations: crate::eval_relations::RelationReport,
     /// Translation pairs, when the index has dictionaries.
     #[serde(skip_serializing_if = "Option::is_none")]
     translations: Option<crate::eval_translations::TranslationReport>,
@@ -493,6 +505,12 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
         rows,
         excluded_bands: args.exclude_band.clone(),
         recall_by_band,
+        relations: crate::eval_relations::evaluate(
+            &reader,
+            &corpus,
+            &args.exclude_band,
+            &by_default,
+        )?,
         translations: if reader.dictionaries()?.is_empty() {
             None
         } else {
@@ -540,6 +558,7 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
         );
     }
     if !args.json {
+        crate::eval_relations::print(&report.relations);
         if let Some(translations) = &report.translations {
             crate::eval_translations::print(translations);
         }
@@ -600,6 +619,25 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
                     );
                     passed = false;
                 }
+            }
+        }
+    }
+    for (relation, min) in [
+        ("edition", args.gate_relation_duplicate),
+        ("contains", args.gate_relation_contains),
+    ] {
+        let Some(min) = min else { continue };
+        match report.relations.share_right(relation) {
+            Some(share) if share >= min => {}
+            Some(share) => {
+                eprintln!("gate failed: {relation} pairs classified right {share:.3} < {min}");
+                passed = false;
+            }
+            None => {
+                eprintln!(
+                    "gate failed: relation classes of {relation} pairs gated, but none is listed"
+                );
+                passed = false;
             }
         }
     }

@@ -11,6 +11,7 @@ mod dictionary_cmds;
 mod eval;
 mod eval_alignment;
 mod eval_images;
+mod eval_relations;
 mod eval_translations;
 mod features_cmds;
 mod generate;

@@ -66,7 +66,7 @@ fn query_relations_say_which_book_contains_which() {
         assert_eq!(relation["container"], "b");
         assert!(relation["confidence"].as_f64().unwrap() > 0.9);
         assert!(
-            relation["signals"]["map"]["b"]["coverage"]
+            relation["signals"]["matched"]["b"]["extent"]
                 .as_f64()
                 .unwrap()
                 < 0.3

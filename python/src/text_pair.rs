@@ -7,7 +7,9 @@ use std::time::Instant;
 use pyo3::prelude::*;
 use serde_json::Value;
 use stemmata::align::{self, Alignment, RetasOptions};
-use stemmata::relate::{classify_books, MapBook, MapOptions, PageOptions, PortionMap, Relation};
+use stemmata::relate::{
+    classify_books, classify_map, MapBook, MapOptions, PageOptions, PortionMap, Relation,
+};
 use stemmata::repr::minhash::{page_signatures, MinHashOptions};
 use stemmata::text::PAGE_BREAK;
 
@@ -69,12 +71,13 @@ fn relation(a: &str, b: &str, alignment: &Alignment) -> stemmata::Result<Relatio
         false => Vec::new(),
     };
     classify_books(&pages(a), &pages(b), &PageOptions::default(), || {
-        PortionMap::build(
+        let map = PortionMap::build(
             MapBook::full_text(alignment.words_a),
             MapBook::full_text(alignment.words_b),
             alignment.word_range_pairs(),
             &MapOptions::default(),
-        )
+        )?;
+        Ok(classify_map(&map))
     })
 }
 

@@ -1,14 +1,22 @@
 //! Relations of stored books: the matched word positions of a pair's
 //! unique-word LCS, the sparse portion map they give, and the pair's class
-//! ([`crate::relate`]). When both books have pages, the class comes from
-//! their stored page signatures (SAME_PAGINATION, DIFFERENT_PAGINATION,
-//! CONTIGUOUS_SUBSET, OVERLAPPING_TEXT); otherwise from the portion map
-//! (duplicate, contains, overlap).
+//! ([`crate::relate`]). When both books have pages and their stored page
+//! signatures show the same text or a subset, the class comes from them
+//! (SAME_PAGINATION, DIFFERENT_PAGINATION, CONTIGUOUS_SUBSET); otherwise
+//! from where the pair's matched pairs of parts lie ([`match_signals`]:
+//! duplicate, contains, overlap, or unrelated when no pair of parts
+//! reaches the default score's threshold, so that a pair the default
+//! search lists is never unrelated).
 
 use super::{Hit, Reader};
+use crate::align::{AlignScratch, Score, SequenceIndex};
+use crate::batch::{locate, WordRange};
 use crate::error::{Error, Result};
 use crate::relate::map::matched_positions_of_parts;
-use crate::relate::{classify_books, MapOptions, PageOptions, PortionMap, Relation};
+use crate::relate::{
+    classify_books, classify_matched, MapOptions, MatchSignals, MatchedBook, PageOptions,
+    PortionMap, Relation,
+};
 use crate::repr::minhash::page_signatures;
 use crate::repr::{MinHashSig, UniqueWordSeq, DEFAULT_HASH_SEED};
 use crate::storage::pages;
@@ -90,24 +98,31 @@ impl Reader {
     }
 
     /// The relation of the stored books `a` and `b` (see the module docs).
-    /// Word positions are read from the barrels only when the portion map
-    /// is needed.
+    /// Their parts are read from the barrels only when the pages do not
+    /// decide.
     pub fn relation(&self, a: &str, b: &str) -> Result<Relation> {
         let a_pages = self.pages(a)?;
         let b_pages = self.pages_if(!a_pages.is_empty(), b)?;
         classify_books(&a_pages, &b_pages, &self.page_options(), || {
-            self.portion_map(a, b, &MapOptions::default())
+            let words = word_count(self.book(a)?.words, a)?;
+            self.relation_by_parts(&self.parts(a)?, words, b)
         })
     }
 
-    /// The relation of `a` to the stored book `b`: from page signals when
-    /// both have pages, else from their portion map with the default
-    /// options.
+    /// The relation of `a` to the stored book `b` (see the module docs).
     pub fn relation_with(&self, a: &RelationInput<'_>, b: &str) -> Result<Relation> {
         let b_pages = self.pages_if(!a.pages.is_empty(), b)?;
         classify_books(a.pages, &b_pages, &self.page_options(), || {
-            self.portion_map_with(a.parts, a.words, b, &MapOptions::default())
+            self.relation_by_parts(a.parts, word_count(a.words, "the first book")?, b)
         })
+    }
+
+    /// The relation of a book of `words` words and `parts` to the stored
+    /// book `b`, from where their matched pairs of parts lie.
+    fn relation_by_parts(&self, parts: &[UniqueWordSeq], words: u32, b: &str) -> Result<Relation> {
+        let b_words = word_count(self.book(b)?.words, b)?;
+        let signals = match_signals(parts, words, &self.parts(b)?, b_words);
+        Ok(classify_matched(&signals))
     }
 
     /// The relation of each hit to the stored book `key` (a query by key):
@@ -156,6 +171,56 @@ impl Reader {
             ..PageOptions::default()
         }
     }
+}
+
+/// Where the match of two books (given by their parts and word counts)
+/// lies: every pair of parts is aligned and valued by the default score;
+/// those reaching its default threshold are the *matched* pairs of parts,
+/// and in each book the match spans from the first to the last word of
+/// their located matches ([`locate`]: one LCS, stray ends trimmed). When
+/// no pair of parts reaches the threshold, the best-valued one gives the
+/// ranges (and the books are unrelated).
+pub(crate) fn match_signals(
+    a: &[UniqueWordSeq],
+    a_words: u32,
+    b: &[UniqueWordSeq],
+    b_words: u32,
+) -> MatchSignals {
+    let score = Score::default();
+    let threshold = score.default_threshold();
+    let mut scratch = AlignScratch::default();
+    let (mut matched, mut best) = (0u32, None::<(f64, usize, usize)>);
+    let (mut in_a, mut in_b) = (None::<[u32; 2]>, None::<[u32; 2]>);
+    let widen = |range: &mut Option<[u32; 2]>, words: WordRange| {
+        let [start, end] = range.get_or_insert([words.start, words.end]);
+        *start = (*start).min(words.start);
+        *end = (*end).max(words.end);
+    };
+    for (i, x) in a.iter().enumerate() {
+        let index = SequenceIndex::new(&x.hashes);
+        for (j, y) in b.iter().enumerate() {
+            let value = score.value(&index.align(&y.hashes, &mut scratch));
+            if best.is_none_or(|(v, _, _)| value > v) {
+                best = Some((value, i, j));
+            }
+            if value > 0.0 && value >= threshold {
+                matched += 1;
+                let location = locate(x, i as u32, y, j as u32);
+                widen(&mut in_a, location.words_x);
+                widen(&mut in_b, location.words_y);
+            }
+        }
+    }
+    if let (0, Some((_, i, j))) = (matched, best) {
+        let location = locate(&a[i], i as u32, &b[j], j as u32);
+        widen(&mut in_a, location.words_x);
+        widen(&mut in_b, location.words_y);
+    }
+    MatchSignals::new(
+        MatchedBook::new(a_words, in_a.unwrap_or_default()),
+        MatchedBook::new(b_words, in_b.unwrap_or_default()),
+        matched,
+    )
 }
 
 /// `words` as a map's u32 word count.

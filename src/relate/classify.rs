@@ -44,7 +44,29 @@
 //! pairs of different works by one author; none with the filter, and no
 //! edition lost).
 //!
-//! **Books without pages** ([`classify_map`], from a [`PortionMap`]): per
+//! Pages decide only when they show the same text or a subset
+//! ([`classify_books`]): OCR noise of a few percent breaks most of a page's
+//! shingles, so two noisy copies of one book share no page while their
+//! unique words still align; then the words decide.
+//!
+//! **Stored books** ([`classify_matched`], from [`MatchSignals`]): where
+//! the pair's *matched pairs of parts* lie: the pairs of parts whose
+//! unique-word alignment reaches the default score's threshold, as the pair
+//! search accepts them. In each book the match spans from the first to the
+//! last aligned word of those pairs (stray ends trimmed); its *extent* is
+//! the share of the book it spans. A pair with no matched pair of parts is
+//! [`RelationClass::Unrelated`], so a pair the default search lists never
+//! is. Extents need no bins: a bin's share of aligned words falls under
+//! any fixed bar when OCR noise makes words of one copy unique by chance
+//! (two copies at 20% and 10% character error align 35–45% of the words
+//! they share, evenly), and a work of 300 words inside a volume of a
+//! million spans two bins.
+//! - duplicate: `hp(min extent; 0.6, 0.9)` · `hp(length ratio; 0.3, 0.5)`;
+//! - contains: `hp(inner extent; 0.5, 0.9)` · `lp(outer extent; 0.6, 0.9)`,
+//!   the inner book being the one with the larger extent (on a tie, the
+//!   shorter).
+//!
+//! **Full-text alignments** ([`classify_map`], from a [`PortionMap`]): per
 //! book, its coverage (share of words in matched bins), and its *core*: the
 //! shortest run of bins holding [`CORE_SHARE`] of the words of its matched
 //! bins that are not isolated (no other matched bin within
@@ -73,7 +95,6 @@ use super::pages::{PageOptions, PageSignals};
 use super::side::Side;
 use crate::error::Result;
 use crate::repr::MinHashSig;
-use std::borrow::Borrow;
 
 /// Below this best confidence a pair is overlapping text.
 pub const MIN_CONFIDENCE: f64 = 0.5;
@@ -190,8 +211,71 @@ pub struct ClassConfidence {
 pub enum Signals {
     /// Page signals of paged books.
     Pages(PageSignals),
-    /// Portion-map signals of books without pages.
+    /// Portion-map signals of a full-text alignment.
     Map(MapSignals),
+    /// Where the matched pairs of parts of two stored books lie.
+    Matched(MatchSignals),
+}
+
+/// Where a pair's matched unique words lie in one book.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct MatchedBook {
+    /// Words in the book.
+    pub words: u32,
+    /// The words the match spans, `[start, end)`: from the first to the
+    /// last aligned word of the matched pairs of parts, stray ends trimmed.
+    pub matched: [u32; 2],
+    /// The share of the book the match spans.
+    pub extent: f64,
+}
+
+impl MatchedBook {
+    /// A book of `words` words whose match spans `matched` (clamped to
+    /// the book).
+    pub fn new(words: u32, matched: [u32; 2]) -> Self {
+        let end = matched[1].min(words);
+        let start = matched[0].min(end);
+        MatchedBook {
+            words,
+            matched: [start, end],
+            extent: match words {
+                0 => 0.0,
+                _ => f64::from(end - start) / f64::from(words),
+            },
+        }
+    }
+}
+
+/// The signals of two stored books without pages: where their matched
+/// pairs of parts lie (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct MatchSignals {
+    /// Book A.
+    pub a: MatchedBook,
+    /// Book B.
+    pub b: MatchedBook,
+    /// Shorter book's words / longer book's words.
+    pub length_ratio: f64,
+    /// The pairs of parts whose score reached the threshold: 0 when the
+    /// books' unique words do not align beyond chance.
+    pub matched_part_pairs: u32,
+}
+
+impl MatchSignals {
+    /// The signals of books `a` and `b`, matched in `matched_part_pairs`
+    /// pairs of parts.
+    pub fn new(a: MatchedBook, b: MatchedBook, matched_part_pairs: u32) -> Self {
+        let (short, long) = (a.words.min(b.words), a.words.max(b.words));
+        MatchSignals {
+            a,
+            b,
+            length_ratio: match long {
+                0 => 0.0,
+                _ => f64::from(short) / f64::from(long),
+            },
+            matched_part_pairs,
+        }
+    }
 }
 
 /// The relation of a pair of books.
@@ -362,6 +446,29 @@ pub fn classify_map(map: &PortionMap) -> Relation {
     )
 }
 
+/// The relation of two stored books without pages, from where their
+/// matched pairs of parts lie (see the module docs).
+pub fn classify_matched(signals: &MatchSignals) -> Relation {
+    let (a, b) = (&signals.a, &signals.b);
+    let a_inner = (a.extent, std::cmp::Reverse(a.words)) >= (b.extent, std::cmp::Reverse(b.words));
+    let (inner, outer, container) = match a_inner {
+        true => (a, b, Side::B),
+        false => (b, a, Side::A),
+    };
+    let duplicate =
+        high_pass(a.extent.min(b.extent), 0.6, 0.9) * high_pass(signals.length_ratio, 0.3, 0.5);
+    let contains = high_pass(inner.extent, 0.5, 0.9) * low_pass(outer.extent, 0.6, 0.9);
+    decide(
+        [
+            (RelationClass::Duplicate, duplicate, None),
+            (RelationClass::Contains, contains, Some(container)),
+        ],
+        RelationClass::Overlap,
+        signals.matched_part_pairs == 0,
+        Signals::Matched(*signals),
+    )
+}
+
 /// True when some region spans [`MIN_REGION_BINS`] bins of both books (or
 /// all the bins of the book with fewer).
 fn has_region(map: &PortionMap) -> bool {
@@ -372,18 +479,27 @@ fn has_region(map: &PortionMap) -> bool {
 }
 
 /// The relation of two books: from their page signals when both have page
-/// signatures, else from the portion map `map` gives (called only then).
-pub fn classify_books<M: Borrow<PortionMap>>(
+/// signatures and the pages show the same text or a contiguous subset;
+/// else from `words` (called only then), the classification of their
+/// words ([`classify_matched`] for stored books, [`classify_map`] for a
+/// full-text alignment). Pages that show neither say little: OCR noise of
+/// a few percent breaks most of a page's shingles, so two noisy copies of
+/// one book share no page, while their unique words still align.
+pub fn classify_books(
     a_pages: &[MinHashSig],
     b_pages: &[MinHashSig],
     page_options: &PageOptions,
-    map: impl FnOnce() -> Result<M>,
+    words: impl FnOnce() -> Result<Relation>,
 ) -> Result<Relation> {
     if a_pages.is_empty() || b_pages.is_empty() {
-        return Ok(classify_map(map()?.borrow()));
+        return words();
     }
     let signals = PageSignals::compute(a_pages, b_pages, page_options)?;
-    Ok(classify_pages(&signals))
+    let by_pages = classify_pages(&signals);
+    if by_pages.class.is_same_text() || by_pages.class == RelationClass::ContiguousSubset {
+        return Ok(by_pages);
+    }
+    words()
 }
 
 /// The relation of two paged books, from their page signals (see the
@@ -647,6 +763,58 @@ mod tests {
         let signals = BookSignals::of(&map.a);
         assert!(close(signals.extent, 0.1));
         assert_eq!(signals.density, 1.0);
+    }
+
+    fn matched(a: (u32, [u32; 2]), b: (u32, [u32; 2]), pairs: u32) -> Relation {
+        classify_matched(&MatchSignals::new(
+            MatchedBook::new(a.0, a.1),
+            MatchedBook::new(b.0, b.1),
+            pairs,
+        ))
+    }
+
+    #[test]
+    fn matched_along_both_books_is_a_duplicate_however_sparse() {
+        let relation = matched((20_000, [150, 19_900]), (21_000, [90, 20_950]), 1);
+        assert_eq!(relation.class, RelationClass::Duplicate);
+        // Books of one part: lengths 1 : 4 are not copies of one text.
+        let relation = matched((5_000, [0, 5_000]), (20_000, [0, 19_000]), 1);
+        assert_ne!(relation.class, RelationClass::Duplicate);
+    }
+
+    #[test]
+    fn a_small_work_matched_inside_a_volume_is_contained_by_it() {
+        // 300 words at 0.03% of a volume of a million.
+        let relation = matched((1_000_000, [412_000, 412_290]), (300, [4, 298]), 1);
+        assert_eq!(relation.class, RelationClass::Contains);
+        assert_eq!(relation.container, Some(Side::A));
+        let relation = matched((300, [4, 298]), (1_000_000, [412_000, 412_290]), 2);
+        assert_eq!(relation.container, Some(Side::B));
+    }
+
+    #[test]
+    fn a_partial_match_of_both_is_an_overlap() {
+        let relation = matched((20_000, [12_000, 19_000]), (30_000, [0, 8_000]), 1);
+        assert_eq!(relation.class, RelationClass::Overlap);
+    }
+
+    #[test]
+    fn no_matched_pair_of_parts_is_unrelated_and_one_never_is() {
+        let relation = matched((20_000, [0, 20_000]), (20_000, [0, 20_000]), 0);
+        assert_eq!(relation.class, RelationClass::Unrelated);
+        for extent in [0, 10, 1_000, 20_000] {
+            let relation = matched((20_000, [0, extent]), (20_000, [0, extent]), 1);
+            assert_ne!(relation.class, RelationClass::Unrelated, "{extent}");
+        }
+    }
+
+    #[test]
+    fn matched_ranges_are_clamped_to_the_book() {
+        let book = MatchedBook::new(100, [90, 300]);
+        assert_eq!(book.matched, [90, 100]);
+        assert!((book.extent - 0.1).abs() < 1e-12);
+        assert_eq!(MatchedBook::new(0, [5, 9]).extent, 0.0);
+        assert_eq!(MatchedBook::new(100, [50, 20]).matched, [20, 20]);
     }
 
     #[test]

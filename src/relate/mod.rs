@@ -20,7 +20,10 @@ pub mod pages;
 mod side;
 pub mod svg;
 
-pub use classify::{classify_books, classify_map, classify_pages, Relation, RelationClass};
+pub use classify::{
+    classify_books, classify_map, classify_matched, classify_pages, MatchSignals, MatchedBook,
+    Relation, RelationClass,
+};
 pub use map::{Bin, BookMap, Eligible, MapBook, MapOptions, PortionMap, Region};
 pub use pages::{PageOptions, PageSignals};
 pub use side::Side;
