@@ -476,7 +476,7 @@ impl Index {
     /// direction, with the index's word hash; `None` when none joins them.
     /// Each dictionary's file is read and checked (as `verify` does).
     pub fn lexicon(&self, from: &str, to: &str) -> Result<Option<Lexicon>> {
-        crate::store::dictionaries::lexicon(&self.store, from, to)
+        crate::store::dictionaries::lexicon(&self.store, from, to, false)
     }
 
     /// Adds the scanned book `key` from its page images, each with its

@@ -52,6 +52,10 @@ pub struct EvalArgs {
     /// runs when the index has any. Repeatable.
     #[arg(long, value_name = "FILE")]
     pub dictionary: Vec<PathBuf>,
+    /// Search only the language pairs a dictionary joins, none through
+    /// English.
+    #[arg(long)]
+    pub no_pivot: bool,
     /// Fail (exit 1) unless translation pairs (PARTIAL included, HARD
     /// left out) reach this precision at the default score's translation
     /// threshold.
@@ -462,7 +466,7 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
     }
     let load_seconds = started.elapsed().as_secs_f64();
 
-    let reader = index.reader()?;
+    let reader = index.reader()?.with_pivot_translations(!args.no_pivot);
     let started = Instant::now();
     let scored = score_all_pairs(&reader, &labels, Score::Containment)?;
     let by_default = score_all_pairs(&reader, &labels, Score::default())?;
@@ -516,7 +520,8 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
         } else {
             Some(crate::eval_translations::evaluate(
                 &reader,
-                &TranslationLabels::of(&corpus),
+                &corpus,
+                &TranslationLabels::excluding(&corpus, &args.exclude_band),
                 &by_default,
             )?)
         },

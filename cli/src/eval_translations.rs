@@ -1,11 +1,14 @@
 //! `stemmata eval`'s translation section: the translation pairs the index's
 //! dictionaries find, against the corpus's `translation` labels.
 
+use std::collections::{BTreeMap, HashMap};
+
+use stemmata::relate::Side;
 use stemmata::{Mode, PairsOptions, Reader, Result, Score};
 use stemmata_eval::translations::{
     best_translation_f1, translation_metrics, FoundPair, TranslationLabels, TranslationMetrics,
 };
-use stemmata_eval::ScoredPair;
+use stemmata_eval::{Corpus, ScoredPair};
 
 /// The translation rows of the report.
 #[derive(serde::Serialize)]
@@ -18,6 +21,15 @@ pub struct TranslationReport {
     pub exact_seconds: f64,
     /// Seconds of the approximate one.
     pub approximate_seconds: f64,
+    /// The shapes the default search gives the labelled pairs it finds at
+    /// the translation threshold: by label (`whole`, or `PARTIAL`), how
+    /// many of each shape (`contained a` / `contained b`: contained, by
+    /// the labelled a or b).
+    pub shapes: BTreeMap<String, BTreeMap<String, u64>>,
+    /// Recall per band of pairs.tsv's `band` column (HARD left out), exact
+    /// and approximate mode, at the translation threshold: (band, pairs,
+    /// found exact, found approximate).
+    pub recall_by_band: Vec<(String, u64, u64, u64)>,
     /// The rows: the default score at its translation threshold and at its
     /// best F1, approximate mode, the thesis's TRANSNIQ-its at 0.49, and
     /// the baseline without dictionaries (shared untranslated words only).
@@ -41,11 +53,7 @@ fn translation_pairs(
     mode: Mode,
     score: impl Fn(&stemmata::Overlap) -> f64,
 ) -> Result<(Vec<FoundPair>, f64)> {
-    let options = PairsOptions::default()
-        .mode(mode)
-        .translations(true)
-        .translation_min_score(f64::MIN_POSITIVE);
-    let all = reader.pairs(&options)?;
+    let all = reader.pairs(&all_translations(mode))?;
     let found = all
         .pairs
         .iter()
@@ -59,11 +67,94 @@ fn translation_pairs(
     Ok((found, all.stats.elapsed.as_secs_f64()))
 }
 
+/// Translations on, every score above zero.
+fn all_translations(mode: Mode) -> PairsOptions {
+    PairsOptions::default()
+        .mode(mode)
+        .translations(true)
+        .translation_min_score(f64::MIN_POSITIVE)
+}
+
+/// The shapes of the labelled translation pairs of `corpus` the default
+/// search finds at its translation threshold (see
+/// [`TranslationReport::shapes`]).
+fn shapes(reader: &Reader, corpus: &Corpus) -> Result<BTreeMap<String, BTreeMap<String, u64>>> {
+    let mut labelled: HashMap<(&str, &str), (&str, bool)> = HashMap::new();
+    for pair in corpus.pairs.iter().filter(|p| p.relation == "translation") {
+        if pair.note.contains("HARD") {
+            continue;
+        }
+        let kind = if pair.partial { "PARTIAL" } else { "whole" };
+        labelled.insert((&pair.a, &pair.b), (kind, false));
+        labelled.insert((&pair.b, &pair.a), (kind, true));
+    }
+    let threshold = Score::default().translation_threshold();
+    let mut shapes: BTreeMap<String, BTreeMap<String, u64>> = BTreeMap::new();
+    for pair in reader.pairs(&all_translations(Mode::Exact))?.pairs {
+        let (Some(shape), Some(&(kind, flipped))) = (
+            pair.translation_shape(),
+            labelled.get(&(pair.a.key.as_str(), pair.b.key.as_str())),
+        ) else {
+            continue;
+        };
+        if pair.score < threshold {
+            continue;
+        }
+        let name = match shape.container {
+            Some(side) => {
+                let labelled_a = (side == Side::A) != flipped;
+                format!("contained {}", if labelled_a { "a" } else { "b" })
+            }
+            None => shape.shape.name().to_string(),
+        };
+        *shapes
+            .entry(kind.to_string())
+            .or_default()
+            .entry(name)
+            .or_default() += 1;
+    }
+    Ok(shapes)
+}
+
+/// Recall of the labelled translation pairs of each band (HARD left out)
+/// among `exact` and `approximate` at `threshold`.
+fn recall_by_band(
+    corpus: &Corpus,
+    exact: &[FoundPair],
+    approximate: &[FoundPair],
+    threshold: f64,
+) -> Vec<(String, u64, u64, u64)> {
+    let found = |pairs: &[FoundPair]| -> std::collections::HashSet<(String, String)> {
+        pairs
+            .iter()
+            .filter(|p| p.value > 0.0 && p.value >= threshold)
+            .flat_map(|p| [(p.a.clone(), p.b.clone()), (p.b.clone(), p.a.clone())])
+            .collect()
+    };
+    let (exact, approximate) = (found(exact), found(approximate));
+    let mut bands: BTreeMap<String, (u64, u64, u64)> = BTreeMap::new();
+    for pair in corpus.pairs.iter().filter(|p| p.relation == "translation") {
+        if pair.note.contains("HARD") || pair.band.is_empty() {
+            continue;
+        }
+        let key = (pair.a.clone(), pair.b.clone());
+        let row = bands.entry(pair.band.clone()).or_default();
+        row.0 += 1;
+        row.1 += u64::from(exact.contains(&key));
+        row.2 += u64::from(approximate.contains(&key));
+    }
+    bands
+        .into_iter()
+        .map(|(band, (pairs, e, a))| (band, pairs, e, a))
+        .collect()
+}
+
 /// Evaluates translation search on `reader` (the corpus loaded, with its
 /// dictionaries); `same_language` are the default score's pairs without
 /// translation, for the baseline.
 pub fn evaluate(
     reader: &Reader,
+    corpus: &Corpus,
     labels: &TranslationLabels,
     same_language: &[ScoredPair],
 ) -> Result<TranslationReport> {
@@ -87,6 +178,8 @@ pub fn evaluate(
         hard_excluded: labels.hard(),
         exact_seconds,
         approximate_seconds,
+        shapes: shapes(reader, corpus)?,
+        recall_by_band: recall_by_band(corpus, &exact, &approximate, threshold),
         rows: vec![
             row(
                 "default",
@@ -133,6 +226,21 @@ pub fn print(report: &TranslationReport) {
             m.map,
             m.false_positives,
             m.false_negatives
+        );
+    }
+    for (band, pairs, exact, approximate) in &report.recall_by_band {
+        let share = |n: &u64| *n as f64 / (*pairs).max(1) as f64;
+        println!(
+            "  {band:<20} {pairs:>5} pairs: exact {exact:>4} {:.3}, approximate {approximate:>4} {:.3}",
+            share(exact),
+            share(approximate)
+        );
+    }
+    for (kind, shapes) in &report.shapes {
+        let shapes: Vec<String> = shapes.iter().map(|(s, n)| format!("{s} {n}")).collect();
+        println!(
+            "shapes of the {kind} pairs found (exact, at the threshold): {}",
+            shapes.join(", ")
         );
     }
     println!(

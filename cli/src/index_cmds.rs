@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use stemmata::load::sources;
-use stemmata::relate::{Relation, Side};
+use stemmata::relate::{Relation, Side, TranslationShape};
 use stemmata::{
     Clusters, Document, Error, Hit, Index, LoadEvent, LoadOptions, Mode, PairsOptions,
     QueryOptions, Reader, Relationship, Result, Score, WordRange,
@@ -85,6 +85,11 @@ pub struct TranslationArgs {
     /// 0.49, cs 0.023, containment 0.05].
     #[arg(long, allow_negative_numbers = true, requires = "translations")]
     pub translation_min_score: Option<f64>,
+    /// Do not join two languages that no dictionary joins through English
+    /// (German and French through eng-deu and eng-fra dictionaries, say):
+    /// search only the language pairs a dictionary joins.
+    #[arg(long, requires = "translations")]
+    pub no_pivot: bool,
 }
 
 impl TranslationArgs {
@@ -465,7 +470,10 @@ fn query_json(
 
 pub fn query(args: QueryArgs) -> Result<ExitCode> {
     let index = Index::open_read_only(&args.index).map_err(|e| no_index(e, &args.index, false))?;
-    let reader = args.score.reader(&index)?;
+    let reader = args
+        .score
+        .reader(&index)?
+        .with_pivot_translations(!args.translation.no_pivot);
     let options = QueryOptions::with_score(args.score.score)
         .mode(args.score.mode)
         .top_k(args.top_k)
@@ -527,7 +535,18 @@ pub fn query(args: QueryArgs) -> Result<ExitCode> {
         let relation = relations.as_ref().map_or(String::new(), |r| {
             let label = match (&r[rank], hit.relation) {
                 (Some(r), _) => crate::output::relation_label(r, "query", "hit"),
-                (None, Some(_)) => "translation".to_string(),
+                (None, Some(_)) => match hit.translation_shape {
+                    Some(TranslationShape {
+                        container: Some(side),
+                        ..
+                    }) => format!(
+                        "translation, {} ⊃ {}",
+                        if side == Side::A { "query" } else { "hit" },
+                        if side == Side::A { "hit" } else { "query" }
+                    ),
+                    Some(shape) => format!("translation, {}", shape.shape.name()),
+                    None => "translation".to_string(),
+                },
                 (None, None) => "-".to_string(),
             };
             format!("{label:<32} ")
@@ -661,6 +680,20 @@ struct PairLine<'a> {
     b_words: WordRange,
     #[serde(skip_serializing_if = "Option::is_none")]
     relation: Option<PairRelation>,
+    /// A translation pair's shape and container.
+    #[serde(flatten)]
+    translation_shape: Option<TranslationShape>,
+}
+
+impl PairLine<'_> {
+    /// The key of the book `side` names, `-` for none.
+    fn container(&self, side: Option<Side>) -> &str {
+        match side {
+            Some(Side::A) => self.a,
+            Some(Side::B) => self.b,
+            None => "-",
+        }
+    }
 }
 
 /// A pair's relation in output: `"translation"` for a translation pair,
@@ -677,14 +710,13 @@ fn relation_columns(line: &PairLine, columns: bool) -> String {
     let relation = match &line.relation {
         None if columns => return "\t-\t-\t-".to_string(),
         None => return String::new(),
-        Some(PairRelation::Found(_)) => return "\ttranslation\t-\t-".to_string(),
+        Some(PairRelation::Found(_)) => {
+            let container = line.translation_shape.and_then(|shape| shape.container);
+            return format!("\ttranslation\t-\t{}", tsv_field(line.container(container)));
+        }
         Some(PairRelation::Classified(relation)) => relation,
     };
-    let container = match relation.container {
-        Some(Side::A) => line.a,
-        Some(Side::B) => line.b,
-        None => "-",
-    };
+    let container = line.container(relation.container);
     format!(
         "\t{}\t{:.4}\t{}",
         relation.class,
@@ -701,7 +733,10 @@ pub fn pairs(mut args: PairsArgs) -> Result<ExitCode> {
         refuse_inside_index(path, &args.index)?;
     }
     let index = Index::open_read_only(&args.index).map_err(|e| no_index(e, &args.index, false))?;
-    let reader = args.score.reader(&index)?;
+    let reader = args
+        .score
+        .reader(&index)?
+        .with_pivot_translations(!args.translation.no_pivot);
     let mut options = PairsOptions::with_score(args.score.score);
     options.min_score = args.score.min_score()?;
     options.mode = args.score.mode;
@@ -730,7 +765,7 @@ pub fn pairs(mut args: PairsArgs) -> Result<ExitCode> {
                 ""
             },
             if args.translation.translations {
-                "\ta_language\tb_language"
+                "\ta_language\tb_language\tshape"
             } else {
                 ""
             }
@@ -769,6 +804,7 @@ pub fn pairs(mut args: PairsArgs) -> Result<ExitCode> {
                 a_words: pair.location.words_x,
                 b_words: pair.location.words_y,
                 relation,
+                translation_shape: pair.translation_shape(),
             };
             match args.format {
                 PairsFormat::Tsv => writeln!(
@@ -790,9 +826,10 @@ pub fn pairs(mut args: PairsArgs) -> Result<ExitCode> {
                     line.b_words.end,
                     if args.translation.translations {
                         format!(
-                            "\t{}\t{}",
+                            "\t{}\t{}\t{}",
                             tsv_field(line.a_language),
-                            tsv_field(line.b_language)
+                            tsv_field(line.b_language),
+                            line.translation_shape.map_or("-", |t| t.shape.name())
                         )
                     } else {
                         String::new()

@@ -116,11 +116,13 @@ fn a_translation_is_found_through_the_dictionary_and_marked() {
     );
     let tsv = run(dir.path(), &["pairs", "idx", "--translations", "-q"]);
     let header = tsv.lines().next().unwrap();
-    assert!(header.ends_with("relation\tconfidence\tcontainer\ta_part\ta_words\tb_part\tb_words\ta_language\tb_language"), "{header}");
-    assert!(
-        tsv.lines().nth(1).unwrap().contains("\ttranslation\t"),
-        "{tsv}"
-    );
+    assert!(header.ends_with("relation\tconfidence\tcontainer\ta_part\ta_words\tb_part\tb_words\ta_language\tb_language\tshape"), "{header}");
+    let row = tsv.lines().nth(1).unwrap();
+    assert!(row.contains("\ttranslation\t"), "{tsv}");
+    // Two whole books: the shape is whole, no container.
+    assert!(row.ends_with("\tdeu\teng\twhole"), "{tsv}");
+    assert_eq!(pairs[0]["shape"], "whole");
+    assert!(pairs[0].get("container").is_none(), "{:?}", pairs[0]);
     assert_eq!(run(dir.path(), &["pairs", "idx", "--json", "-q"]), "");
 }
 

@@ -51,6 +51,19 @@ pub struct Location {
 /// parts share no word.
 pub fn locate(x: &UniqueWordSeq, part_x: u32, y: &UniqueWordSeq, part_y: u32) -> Location {
     let chain = SequenceIndex::new(&x.hashes).lcs_pairs(&y.hashes);
+    locate_chain(&chain, x, part_x, y, part_y)
+}
+
+/// The location of `chain`, pairs of element indexes (in `x`, in `y`)
+/// increasing in both, as [`locate`] gives one LCS's: its first to last
+/// word in each book, stray ends trimmed.
+pub fn locate_chain(
+    chain: &[(u32, u32)],
+    x: &UniqueWordSeq,
+    part_x: u32,
+    y: &UniqueWordSeq,
+    part_y: u32,
+) -> Location {
     let positions: Vec<(u32, u32)> = chain
         .iter()
         .filter_map(|&(i, j)| Some((*x.positions.get(i as usize)?, *y.positions.get(j as usize)?)))

@@ -37,7 +37,7 @@ pub use candidates::{
     SAMPLED_ORDER_EVIDENCE, SAMPLE_WORD_CAP_DIVISOR, WORD_SAMPLE_RATE, WORD_SAMPLE_SALT,
 };
 pub use components::{clusters_by_key, Components};
-pub use locate::{locate, Location, WordRange};
+pub use locate::{locate, locate_chain, Location, WordRange};
 pub use verify::{part_pairs, verify, Verified};
 
 use std::collections::{BTreeMap, HashMap};

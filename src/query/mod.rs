@@ -227,6 +227,15 @@ impl Reader {
         self
     }
 
+    /// Sets whether translation search joins two languages that no
+    /// dictionary of the index joins through English, when dictionaries
+    /// join each of them to English (default: on; see
+    /// [`crate::store::dictionaries::PIVOT`]).
+    pub fn with_pivot_translations(mut self, on: bool) -> Reader {
+        self.lexicons = translations::LexiconCache::with_pivot(on);
+        self
+    }
+
     /// The sketches; `Corrupted` naming the segment when a listed one could
     /// not be read, `OldFormat` when the index has none.
     pub(crate) fn sketches(&self) -> Result<&Sketches> {

@@ -29,6 +29,7 @@ use crate::align::{Overlap, Score};
 use crate::batch::Location;
 use crate::error::{Error, Result};
 use crate::lang::is_known;
+use crate::relate::TranslationShape;
 
 /// Settings of an all-pairs run: built from [`PairsOptions::default`] or
 /// [`PairsOptions::with_score`] and the setters.
@@ -165,6 +166,21 @@ pub struct Pair<'r> {
     pub relation: Option<Relationship>,
     /// The books' places in [`Reader::books`].
     slots: (u32, u32),
+}
+
+impl Pair<'_> {
+    /// The shape of a translation pair (whole, contained with its
+    /// container, or partial) from where its match lies in each book;
+    /// `None` for a pair of one language.
+    pub fn translation_shape(&self) -> Option<TranslationShape> {
+        self.relation?;
+        Some(super::translations::shape_of(
+            self.a.words,
+            self.location.words_x,
+            self.b.words,
+            self.location.words_y,
+        ))
+    }
 }
 
 /// Every related pair of an all-pairs run, with its counts: what
@@ -523,7 +539,13 @@ impl Reader {
         let a_parts = self.parts_of_slot(a)?;
         for pair in pairs {
             let parts = (pair.location.part_x, pair.location.part_y);
-            pair.location = self.locate_parts(&a_parts, pair.b, parts)?;
+            pair.location = match pair.relation {
+                Some(Relationship::Translation) => {
+                    let from = self.languages().of(a).to_string();
+                    self.locate_translated(&a_parts, &from, pair.b, parts)?
+                }
+                None => self.locate_parts(&a_parts, pair.b, parts)?,
+            };
         }
         Ok(())
     }

@@ -21,6 +21,7 @@ use crate::align::{AlignScratch, Overlap, Score, SequenceIndex, MIN_SPAN_SHARE};
 use crate::batch::{locate, Location, WordRange};
 use crate::error::Result;
 use crate::lang::is_known;
+use crate::relate::TranslationShape;
 use crate::repr::{SimHash128, UniqueWordSeq};
 
 /// Where candidates come from.
@@ -200,6 +201,11 @@ pub struct Hit {
     /// query's own words.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub relation: Option<Relationship>,
+    /// For a translation hit found through a dictionary, its shape: whole,
+    /// or contained (with the book that contains the other: `a` the query,
+    /// `b` the hit), or partial.
+    #[serde(flatten)]
+    pub translation_shape: Option<TranslationShape>,
 }
 
 /// [`Overlap`] as output fields.
@@ -391,6 +397,7 @@ impl Reader {
                     query_words: location.words_x,
                     hit_words: location.words_y,
                     relation: None,
+                    translation_shape: None,
                 })
             })
             .collect()

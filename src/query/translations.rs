@@ -35,10 +35,13 @@ use super::planner::{BestPerBook, Explain, Hit, QueryOptions, QueryResult};
 use super::postings::{Join, Probe};
 use super::query_book::QueryBook;
 use super::{Mode, Reader};
-use crate::align::{lis_span, Overlap};
+use crate::align::{lis_indices, lis_span, Overlap};
+use crate::batch::{locate_chain, Location, WordRange};
 use crate::error::Result;
 use crate::lang::is_known;
+use crate::relate::TranslationShape;
 use crate::repr::unique_words::word_hash;
+use crate::repr::UniqueWordSeq;
 use crate::translate::lexicon::Lexicon;
 
 /// A part's unique words translated into another language: each element
@@ -103,6 +106,24 @@ impl Translated {
     /// of Y in descending order of X, and the longest strictly increasing
     /// run through them. The reference the planner's answer equals.
     pub(crate) fn align(&self, y: &[u32]) -> Overlap {
+        let (in_x, in_y) = self.pairs_with(y);
+        let (lcs, span_x, span_y) = lis_span(&in_x, &in_y);
+        Overlap {
+            len_x: self.len_x,
+            len_y: y.len() as u32,
+            common: in_x.len() as u32,
+            lcs,
+            span_x,
+            span_y,
+        }
+    }
+}
+
+impl Translated {
+    /// Every pair (element of X, element of Y) of one word, as parallel
+    /// lists: in Y's order, the pairs of one element of Y in descending
+    /// order of X.
+    fn pairs_with(&self, y: &[u32]) -> (Vec<u32>, Vec<u32>) {
         let mut by_hash: Vec<(u32, u32)> = self
             .hashes
             .iter()
@@ -119,16 +140,44 @@ impl Translated {
                 in_y.push(j as u32);
             }
         }
-        let (lcs, span_x, span_y) = lis_span(&in_x, &in_y);
-        Overlap {
-            len_x: self.len_x,
-            len_y: y.len() as u32,
-            common: in_x.len() as u32,
-            lcs,
-            span_x,
-            span_y,
-        }
+        (in_x, in_y)
     }
+
+    /// Where its alignment with part `part_y` of a book, `y`, lies, `x`
+    /// being the part it translates (`part_x`): the words of one longest
+    /// chain of translation pairs, as [`crate::batch::locate`] gives a
+    /// same-language match's.
+    pub(crate) fn locate(
+        &self,
+        x: &UniqueWordSeq,
+        part_x: u32,
+        y: &UniqueWordSeq,
+        part_y: u32,
+    ) -> Location {
+        let (in_x, in_y) = self.pairs_with(&y.hashes);
+        let chain: Vec<(u32, u32)> = lis_indices(&in_x)
+            .into_iter()
+            .map(|k| (in_x[k as usize], in_y[k as usize]))
+            .collect();
+        locate_chain(&chain, x, part_x, y, part_y)
+    }
+}
+
+/// The shape of a translation match spanning `x_range` of a book of
+/// `x_words` words and `y_range` of one of `y_words`.
+pub(crate) fn shape_of(
+    x_words: u64,
+    x_range: WordRange,
+    y_words: u64,
+    y_range: WordRange,
+) -> TranslationShape {
+    let words = |w: u64| u32::try_from(w).unwrap_or(u32::MAX);
+    TranslationShape::of(
+        words(x_words),
+        [x_range.start, x_range.end],
+        words(y_words),
+        [y_range.start, y_range.end],
+    )
 }
 
 /// The hashes of the Roman numerals from 1 to 3999 (`i` to `mmmcmxcix`),
@@ -229,10 +278,30 @@ type LanguagePair = (String, String);
 
 /// The translation lexicons a reader built, by (from, to): built on first
 /// use from the index's dictionaries, `None` when none joins the two.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct LexiconCache {
     built: Mutex<HashMap<LanguagePair, Option<Arc<Lexicon>>>>,
     numbering: std::sync::OnceLock<Numbering>,
+    /// Whether two languages no dictionary joins are joined through
+    /// English.
+    pivot: bool,
+}
+
+impl Default for LexiconCache {
+    fn default() -> Self {
+        LexiconCache::with_pivot(true)
+    }
+}
+
+impl LexiconCache {
+    /// An empty cache, joining languages through English when `pivot`.
+    pub(crate) fn with_pivot(pivot: bool) -> Self {
+        LexiconCache {
+            built: Mutex::default(),
+            numbering: std::sync::OnceLock::new(),
+            pivot,
+        }
+    }
 }
 
 impl Reader {
@@ -244,7 +313,8 @@ impl Reader {
     }
 
     /// The lexicon translating `from` into `to`, if a dictionary of the
-    /// index joins them (in either direction).
+    /// index joins them (in either direction), or, with pivot translation
+    /// on, dictionaries join each of them to English.
     pub(crate) fn lexicon(&self, from: &str, to: &str) -> Result<Option<Arc<Lexicon>>> {
         let key = (from.to_string(), to.to_string());
         if let Some(built) = self
@@ -308,7 +378,8 @@ impl Reader {
             &mut explain,
             &mut best,
         )?;
-        let translated = self.hits_from(query, best.into_top(options.top_k))?;
+        let mut translated = self.hits_from(query, best.into_top(options.top_k))?;
+        self.locate_translation_hits(query, &from, &mut translated)?;
         super::planner::merge_translations(&mut result.hits, translated, &from, options.top_k);
         let e = &mut result.explain;
         e.candidates += explain.candidates;
@@ -321,9 +392,74 @@ impl Reader {
         Ok(())
     }
 
+    /// Locates each of `hits` (translation hits of `query`, in language
+    /// `from`) by its translation alignment, and gives it its shape.
+    fn locate_translation_hits(
+        &self,
+        query: &QueryBook<'_>,
+        from: &str,
+        hits: &mut [Hit],
+    ) -> Result<()> {
+        if hits.is_empty() {
+            return Ok(());
+        }
+        let stored;
+        let (query_parts, query_words) = match *query {
+            QueryBook::Stored(slot) => {
+                stored = self.parts_of_slot(slot)?;
+                (stored.as_slice(), self.info(slot)?.words)
+            }
+            QueryBook::Text(parts) => {
+                let last = parts.iter().filter_map(|p| p.positions.last()).max();
+                (parts, last.map_or(0, |&p| u64::from(p) + 1))
+            }
+        };
+        for hit in hits {
+            let slot = self.slot_of(&hit.key)?;
+            let location =
+                self.locate_translated(query_parts, from, slot, (hit.query_part, hit.hit_part))?;
+            hit.query_words = location.words_x;
+            hit.hit_words = location.words_y;
+            hit.translation_shape = Some(shape_of(
+                query_words,
+                location.words_x,
+                self.info(slot)?.words,
+                location.words_y,
+            ));
+        }
+        Ok(())
+    }
+
+    /// Where the translation match of part `part_x` of `x_parts` (in
+    /// language `from`) with part `part_y` of the book in `slot` lies: the
+    /// part translated into that book's language and aligned with its part
+    /// ([`Translated::locate`]).
+    pub(crate) fn locate_translated(
+        &self,
+        x_parts: &[UniqueWordSeq],
+        from: &str,
+        slot: u32,
+        (part_x, part_y): (u32, u32),
+    ) -> Result<Location> {
+        let to = self.languages().of(slot).to_string();
+        let Some(lexicon) = self.lexicon(from, &to)? else {
+            return self.locate_parts(x_parts, slot, (part_x, part_y));
+        };
+        let y_parts = self.parts_of_slot(slot)?;
+        Ok(
+            match (x_parts.get(part_x as usize), y_parts.get(part_y as usize)) {
+                (Some(x), Some(y)) => {
+                    Translated::new(&x.hashes, |h| lexicon.translations(h), self.numbering())
+                        .locate(x, part_x, y, part_y)
+                }
+                _ => Location::default(),
+            },
+        )
+    }
+
     /// The lexicon from `from` into `to` of the index's dictionaries.
     fn build_lexicon(&self, from: &str, to: &str) -> Result<Option<Lexicon>> {
-        crate::store::dictionaries::lexicon(&self.store, from, to)
+        crate::store::dictionaries::lexicon(&self.store, from, to, self.lexicons.pivot)
     }
 
     /// The books' languages, read from their entries on first use.
@@ -544,6 +680,30 @@ mod tests {
         // One word of Y cannot serve two elements of X: Y = q r.
         assert_eq!(translated.align(&[11, 12]).lcs, 2);
         assert_eq!(translated.align(&[11]).lcs, 1);
+    }
+
+    #[test]
+    fn a_translation_match_is_located_by_its_translated_words() {
+        let dictionary = lexicon(&[(1, &[10]), (2, &[11]), (3, &[12])]);
+        let lookup = |h: u32| dictionary.get(&h).map_or(&[][..], |t| &t[..]);
+        let x = UniqueWordSeq {
+            hashes: vec![1, 2, 3],
+            positions: vec![1, 15, 30],
+        };
+        // Y holds 1 untranslated (a chance match by the source word, which
+        // a translated word does not match) and the translations in order.
+        let y = UniqueWordSeq {
+            hashes: vec![1, 10, 11, 12],
+            positions: vec![0, 100, 200, 300],
+        };
+        let translated = Translated::new(&x.hashes, lookup, &Numbering::default());
+        let location = translated.locate(&x, 0, &y, 2);
+        assert_eq!((location.part_x, location.part_y), (0, 2));
+        assert_eq!((location.words_x.start, location.words_x.end), (1, 31));
+        assert_eq!((location.words_y.start, location.words_y.end), (100, 301));
+        let shape = shape_of(32, location.words_x, 5_000, location.words_y);
+        assert_eq!(shape.shape, crate::relate::Shape::Contained);
+        assert_eq!(shape.container, Some(crate::relate::Side::B));
     }
 
     #[test]

@@ -11,12 +11,15 @@
 //!   (same or different pagination, contiguous subset, overlapping text) or
 //!   from a portion map (duplicate, contains, overlap), with a confidence
 //!   from φ filters (Google Books IV.C).
+//! - [`shape`]: the shape of a translation pair (whole, contained,
+//!   partial) from where its match lies.
 //!
 //! Everything here is pure computation: no I/O.
 
 pub mod classify;
 pub mod map;
 pub mod pages;
+mod shape;
 mod side;
 pub mod svg;
 
@@ -26,4 +29,5 @@ pub use classify::{
 };
 pub use map::{Bin, BookMap, Eligible, MapBook, MapOptions, PortionMap, Region};
 pub use pages::{PageOptions, PageSignals};
+pub use shape::{Shape, TranslationShape};
 pub use side::Side;

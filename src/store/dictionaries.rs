@@ -203,10 +203,41 @@ pub(crate) fn read(store: &Store, name: &str, entry: &DictionaryEntry) -> Result
 }
 
 /// The lexicon from `from` to `to` of every dictionary of the index that
-/// joins the two languages, in either direction; `None` when none does.
-pub(crate) fn lexicon(store: &Store, from: &str, to: &str) -> Result<Option<Lexicon>> {
-    let joining: Vec<(String, DictionaryEntry)> = listed(store)?
-        .into_iter()
+/// joins the two languages, in either direction. When none does and
+/// `pivot` is set, the lexicon through English ([`PIVOT`],
+/// [`Lexicon::compose`]) when dictionaries join each language to it;
+/// `None` otherwise.
+pub(crate) fn lexicon(store: &Store, from: &str, to: &str, pivot: bool) -> Result<Option<Lexicon>> {
+    let listed = listed(store)?;
+    if let Some(direct) = direct_lexicon(store, &listed, from, to)? {
+        return Ok(Some(direct));
+    }
+    if !pivot || from == PIVOT || to == PIVOT {
+        return Ok(None);
+    }
+    let first = direct_lexicon(store, &listed, from, PIVOT)?;
+    let second = direct_lexicon(store, &listed, PIVOT, to)?;
+    Ok(match (first, second) {
+        (Some(first), Some(second)) => Lexicon::compose(&first, &second),
+        _ => None,
+    })
+}
+
+/// The language pivot translation goes through when no dictionary joins
+/// two languages: English, the language FreeDict pairs most languages
+/// with.
+pub const PIVOT: &str = "eng";
+
+/// The lexicon from `from` to `to` of the dictionaries of `listed` that
+/// join the two languages, `None` when none does.
+fn direct_lexicon(
+    store: &Store,
+    listed: &[(String, DictionaryEntry)],
+    from: &str,
+    to: &str,
+) -> Result<Option<Lexicon>> {
+    let joining: Vec<&(String, DictionaryEntry)> = listed
+        .iter()
         .filter(|(_, e)| (e.from == from && e.to == to) || (e.from == to && e.to == from))
         .collect();
     if joining.is_empty() {
@@ -267,6 +298,35 @@ mod tests {
     }
 
     #[test]
+    fn languages_no_dictionary_joins_are_joined_through_english() {
+        let tmp = tempfile::tempdir().unwrap();
+        let index = Index::create(tmp.path().join("ix")).unwrap();
+        let eng_deu = write_dictd(
+            tmp.path(),
+            "freedict-eng-deu",
+            &[("house", "house\nHaus\n")],
+        );
+        let eng_fra = write_dictd(
+            tmp.path(),
+            "freedict-eng-fra",
+            &[("house", "house\nmaison\n")],
+        );
+        index.add_dictionary(&eng_deu).unwrap();
+        index.add_dictionary(&eng_fra).unwrap();
+        let h = |w: &str| word_hash(w, index.options().hash_seed);
+        let through = lexicon(&index.store, "deu", "fra", true).unwrap().unwrap();
+        assert_eq!(through.translations(h("haus")), [h("maison")]);
+        let back = lexicon(&index.store, "fra", "deu", true).unwrap().unwrap();
+        assert_eq!(back.translations(h("maison")), [h("haus")]);
+        assert!(lexicon(&index.store, "deu", "fra", false)
+            .unwrap()
+            .is_none());
+        // The index's own lexicon is the dictionaries' only.
+        assert!(index.lexicon("deu", "fra").unwrap().is_none());
+        assert!(lexicon(&index.store, "deu", "spa", true).unwrap().is_none());
+    }
+
+    #[test]
     fn add_list_lexicon_replace_remove_verify() {
         let tmp = tempfile::tempdir().unwrap();
         let index = Index::create(tmp.path().join("ix")).unwrap();
@@ -312,6 +372,11 @@ mod tests {
         let back = index.lexicon("deu", "eng").unwrap().unwrap();
         assert_eq!(back.translations(h("haus")), [h("house")]);
         assert!(index.lexicon("eng", "fra").unwrap().is_none());
+        // No dictionary joins German to French, nor either to English but
+        // the one pair: no pivot either.
+        assert!(super::lexicon(&index.store, "deu", "fra", true)
+            .unwrap()
+            .is_none());
         let verified = index.verify().unwrap();
         assert_eq!(verified.dictionaries, 2);
         assert_eq!(index.stats().unwrap().dictionaries, 2);

@@ -70,6 +70,44 @@ impl Lexicon {
         }
     }
 
+    /// The lexicon from `first`'s source language to `second`'s target
+    /// language through the language between them (`first`'s target,
+    /// `second`'s source): each word's translations are the translations
+    /// of its translations. `None` when the languages do not chain or the
+    /// hash seeds differ.
+    pub fn compose(first: &Lexicon, second: &Lexicon) -> Option<Lexicon> {
+        if first.to != second.from || first.hash_seed != second.hash_seed {
+            return None;
+        }
+        let mut keys = Vec::new();
+        let mut starts = Vec::new();
+        let mut values: Vec<u32> = Vec::new();
+        let mut through: Vec<u32> = Vec::new();
+        for (i, &key) in first.keys.iter().enumerate() {
+            through.clear();
+            for &pivot in &first.values[first.starts[i] as usize..first.starts[i + 1] as usize] {
+                through.extend_from_slice(second.translations(pivot));
+            }
+            if through.is_empty() {
+                continue;
+            }
+            through.sort_unstable();
+            through.dedup();
+            keys.push(key);
+            starts.push(values.len() as u32);
+            values.extend_from_slice(&through);
+        }
+        starts.push(values.len() as u32);
+        Some(Lexicon {
+            from: first.from.clone(),
+            to: second.to.clone(),
+            hash_seed: first.hash_seed,
+            keys,
+            starts,
+            values,
+        })
+    }
+
     /// The seed of the word hash the lexicon is keyed by.
     pub fn hash_seed(&self) -> u64 {
         self.hash_seed
@@ -140,6 +178,37 @@ mod tests {
         assert_eq!(back.translations(h("heim")), [h("house")]);
         assert_eq!(back.translations(h("gehen")), [h("go")]);
         assert!(Lexicon::build(&all, "eng", "spa", seed).is_empty());
+    }
+
+    #[test]
+    fn composing_translates_through_the_language_between() {
+        let seed = 7;
+        let h = |w: &str| word_hash(w, seed);
+        let deu_eng = dictionary(
+            "deu",
+            "eng",
+            &[("haus", "house"), ("heim", "home"), ("heim", "house")],
+        );
+        let eng_fra = dictionary(
+            "eng",
+            "fra",
+            &[("house", "maison"), ("home", "foyer"), ("go", "aller")],
+        );
+        let first = Lexicon::build(&[&deu_eng], "deu", "eng", seed);
+        let second = Lexicon::build(&[&eng_fra], "eng", "fra", seed);
+        let through = Lexicon::compose(&first, &second).unwrap();
+        assert_eq!(through.languages(), ("deu", "fra"));
+        assert_eq!(through.translations(h("haus")), [h("maison")]);
+        let mut want = vec![h("maison"), h("foyer")];
+        want.sort();
+        assert_eq!(through.translations(h("heim")), want);
+        // Words whose translations have none are left out.
+        assert_eq!((through.len(), through.pairs()), (2, 3));
+        assert!(through.translations(h("house")).is_empty());
+        // The languages must chain, under one hash.
+        assert!(Lexicon::compose(&second, &first).is_none());
+        let other_seed = Lexicon::build(&[&eng_fra], "eng", "fra", 8);
+        assert!(Lexicon::compose(&first, &other_seed).is_none());
     }
 
     /// Translation success on the corpus (`../shared/corpus`) with the

@@ -16,6 +16,8 @@ use crate::Corpus;
 pub struct TranslationLabels {
     positives: HashSet<(String, String)>,
     hard: HashSet<(String, String)>,
+    /// Pairs of excluded bands.
+    excluded: HashSet<(String, String)>,
     language: HashMap<String, String>,
 }
 
@@ -51,11 +53,19 @@ enum Kind {
 impl TranslationLabels {
     /// The labels of `corpus`.
     pub fn of(corpus: &Corpus) -> TranslationLabels {
+        TranslationLabels::excluding(corpus, &[])
+    }
+
+    /// The labels of `corpus`, where a pair whose band is one of `bands`
+    /// is left out (neither a positive nor a negative).
+    pub fn excluding(corpus: &Corpus, bands: &[String]) -> TranslationLabels {
         let mut labels = TranslationLabels::default();
         for pair in corpus.pairs.iter().filter(|p| p.relation == "translation") {
             let key = ordered(&pair.a, &pair.b);
             if pair.note.contains("HARD") {
                 labels.hard.insert(key);
+            } else if !pair.band.is_empty() && bands.contains(&pair.band) {
+                labels.excluded.insert(key);
             } else {
                 labels.positives.insert(key);
             }
@@ -82,7 +92,10 @@ impl TranslationLabels {
         let key = ordered(a, b);
         if self.positives.contains(&key) {
             Kind::Positive
-        } else if self.hard.contains(&key) || self.language.get(a) == self.language.get(b) {
+        } else if self.hard.contains(&key)
+            || self.excluded.contains(&key)
+            || self.language.get(a) == self.language.get(b)
+        {
             Kind::Ignored
         } else {
             Kind::Negative
