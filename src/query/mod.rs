@@ -277,7 +277,7 @@ impl Reader {
 
     /// The index's bilingual dictionaries, in name order (see
     /// [`Index::add_dictionary`](crate::Index::add_dictionary)).
-    pub fn dictionaries(&self) -> Result<Vec<crate::DictionaryInfo>> {
+    pub fn dictionaries(&self) -> Result<Vec<crate::store::dictionaries::DictionaryInfo>> {
         crate::store::dictionaries::list(&self.store)
     }
 
