@@ -12,6 +12,7 @@ use stemmata::relate::{
 };
 use stemmata::repr::unique_words::extract;
 use stemmata::repr::{page_signatures, ExtractOptions, MinHashOptions};
+use stemmata::Score;
 use stemmata_synth::{ocr_noise, zipf_vocabulary};
 
 /// `n` words of running text: a Zipf vocabulary, so some words repeat and
@@ -244,6 +245,17 @@ fn stored_books_sharing_a_part_overlap_and_noisy_copies_are_duplicates() {
         let relation = reader.relation(&pair.a.key, &pair.b.key).unwrap();
         assert_ne!(relation.class, RelationClass::Unrelated, "{pair:?}");
     }
+    // So has every pair listed at a lower threshold, under the threshold
+    // that listed it.
+    let low = stemmata::PairsOptions::with_score(Score::Coverage).min_score(0.001);
+    let listed = reader.pairs(&low).unwrap().pairs;
+    assert!(listed.len() > 3, "{listed:?}");
+    for pair in listed {
+        let relation = reader
+            .relation_under(&pair.a.key, &pair.b.key, Score::Coverage, 0.001)
+            .unwrap();
+        assert_ne!(relation.class, RelationClass::Unrelated, "{pair:?}");
+    }
 }
 
 /// A new index in `dir` holding `books` (key, text).
@@ -282,22 +294,26 @@ fn query_hits_relate_to_a_stored_key_and_to_a_new_text_alike() {
         assert_class(relation, RelationClass::Contains, Some(Side::A));
     }
     assert_eq!(
-        reader.hit_relations_of_key("whole", &hits).unwrap(),
+        reader
+            .hit_relations_of_key("whole", &hits, Score::default())
+            .unwrap(),
         expected
     );
     // The stored book's own text, given as a new text, relates the same.
     assert_eq!(
         reader
-            .hit_relations_of_text(whole.as_bytes(), &hits)
+            .hit_relations_of_text(whole.as_bytes(), &hits, Score::default())
             .unwrap(),
         expected
     );
     // A translation hit has no word-by-word relation.
     hits[1].relation = Some(stemmata::Relationship::Translation);
-    let with_translation = reader.hit_relations_of_key("whole", &hits).unwrap();
+    let with_translation = reader
+        .hit_relations_of_key("whole", &hits, Score::default())
+        .unwrap();
     assert_eq!(with_translation, vec![expected[0].clone(), None]);
     assert!(matches!(
-        reader.hit_relations_of_key("missing", &hits[..1]),
+        reader.hit_relations_of_key("missing", &hits[..1], Score::default()),
         Err(stemmata::Error::UnknownKey(_))
     ));
 }

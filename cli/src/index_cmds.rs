@@ -438,10 +438,11 @@ fn hit_relations(
     reader: &Reader,
     query: &QueryBook,
     hits: &[Hit],
+    score: Score,
 ) -> Result<Vec<Option<Relation>>> {
     match query {
-        QueryBook::Stored(key) => reader.hit_relations_of_key(key, hits),
-        QueryBook::Text(text) => reader.hit_relations_of_text(text, hits),
+        QueryBook::Stored(key) => reader.hit_relations_of_key(key, hits, score),
+        QueryBook::Text(text) => reader.hit_relations_of_text(text, hits, score),
     }
 }
 
@@ -490,7 +491,7 @@ pub fn query(args: QueryArgs) -> Result<ExitCode> {
         (None, None) => unreachable!("clap requires --key or --text"),
     };
     let relations = if args.relations {
-        Some(hit_relations(&reader, &query, &result.hits)?)
+        Some(hit_relations(&reader, &query, &result.hits, options.score)?)
     } else if args.translation.translations {
         Some(vec![None; result.hits.len()])
     } else {
@@ -784,11 +785,14 @@ pub fn pairs(mut args: PairsArgs) -> Result<ExitCode> {
         |pair| {
             clusters.add(&pair);
             let (a, b) = (&pair.a.key, &pair.b.key);
-            let relation = match pair.relation {
-                Some(found) => Some(PairRelation::Found(found)),
-                None if args.relations => Some(PairRelation::Classified(reader.relation(a, b)?)),
-                None => None,
-            };
+            let relation =
+                match pair.relation {
+                    Some(found) => Some(PairRelation::Found(found)),
+                    None if args.relations => Some(PairRelation::Classified(
+                        reader.relation_under(a, b, options.score, options.min_score)?,
+                    )),
+                    None => None,
+                };
             let line = PairLine {
                 a,
                 b,

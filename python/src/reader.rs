@@ -37,7 +37,7 @@ impl NativeReader {
         };
         let mut hits = json(&result.hits)?;
         if relations {
-            let relations = self.relations(query, &result.hits)?;
+            let relations = self.relations(query, &result.hits, options.score)?;
             if let Some(hits) = hits.as_array_mut() {
                 for (hit, relation) in hits.iter_mut().zip(relations) {
                     if let Some(relation) = relation {
@@ -50,10 +50,17 @@ impl NativeReader {
     }
 
     /// The relation of each hit to the query; `None` for a translation hit.
-    fn relations(&self, query: &Query, hits: &[Hit]) -> Outcome<Vec<Option<Relation>>> {
+    fn relations(
+        &self,
+        query: &Query,
+        hits: &[Hit],
+        score: stemmata::Score,
+    ) -> Outcome<Vec<Option<Relation>>> {
         Ok(match query {
-            Query::Key(key) => self.reader.hit_relations_of_key(key, hits),
-            Query::Text(text) => self.reader.hit_relations_of_text(text.as_bytes(), hits),
+            Query::Key(key) => self.reader.hit_relations_of_key(key, hits, score),
+            Query::Text(text) => self
+                .reader
+                .hit_relations_of_text(text.as_bytes(), hits, score),
         }?)
     }
 

@@ -101,35 +101,78 @@ impl Reader {
     /// Their parts are read from the barrels only when the pages do not
     /// decide.
     pub fn relation(&self, a: &str, b: &str) -> Result<Relation> {
+        let score = Score::default();
+        self.relation_under(a, b, score, score.default_threshold())
+    }
+
+    /// [`Reader::relation`], with the pairs of parts that reach
+    /// `min_score` under `score` as the matched ones: a pair listed under
+    /// that score and threshold is never unrelated.
+    pub fn relation_under(
+        &self,
+        a: &str,
+        b: &str,
+        score: Score,
+        min_score: f64,
+    ) -> Result<Relation> {
         let a_pages = self.pages(a)?;
         let b_pages = self.pages_if(!a_pages.is_empty(), b)?;
         classify_books(&a_pages, &b_pages, &self.page_options(), || {
             let words = word_count(self.book(a)?.words, a)?;
-            self.relation_by_parts(&self.parts(a)?, words, b)
+            self.relation_by_parts(&self.parts(a)?, words, b, (score, min_score))
         })
     }
 
     /// The relation of `a` to the stored book `b` (see the module docs).
     pub fn relation_with(&self, a: &RelationInput<'_>, b: &str) -> Result<Relation> {
+        let score = Score::default();
+        self.relation_with_under(a, b, (score, score.default_threshold()))
+    }
+
+    /// [`Reader::relation_with`], with the pairs of parts reaching
+    /// `accepted` (a score and its threshold) as the matched ones.
+    fn relation_with_under(
+        &self,
+        a: &RelationInput<'_>,
+        b: &str,
+        accepted: (Score, f64),
+    ) -> Result<Relation> {
         let b_pages = self.pages_if(!a.pages.is_empty(), b)?;
         classify_books(a.pages, &b_pages, &self.page_options(), || {
-            self.relation_by_parts(a.parts, word_count(a.words, "the first book")?, b)
+            let words = word_count(a.words, "the first book")?;
+            self.relation_by_parts(a.parts, words, b, accepted)
         })
     }
 
     /// The relation of a book of `words` words and `parts` to the stored
-    /// book `b`, from where their matched pairs of parts lie.
-    fn relation_by_parts(&self, parts: &[UniqueWordSeq], words: u32, b: &str) -> Result<Relation> {
+    /// book `b`, from where their matched pairs of parts (those reaching
+    /// `accepted`) lie.
+    fn relation_by_parts(
+        &self,
+        parts: &[UniqueWordSeq],
+        words: u32,
+        b: &str,
+        accepted: (Score, f64),
+    ) -> Result<Relation> {
         let b_words = word_count(self.book(b)?.words, b)?;
-        let signals = match_signals(parts, words, &self.parts(b)?, b_words);
+        let signals = match_signals(parts, words, &self.parts(b)?, b_words, accepted);
         Ok(classify_matched(&signals))
     }
 
-    /// The relation of each hit to the stored book `key` (a query by key):
-    /// `None` for a hit in another language (a translation), whose text is
-    /// not comparable word by word.
-    pub fn hit_relations_of_key(&self, key: &str, hits: &[Hit]) -> Result<Vec<Option<Relation>>> {
-        relations_of_hits(hits, |other| self.relation(key, other))
+    /// The relation of each hit to the stored book `key` (a query by key
+    /// under `score`): `None` for a hit in another language (a
+    /// translation), whose text is not comparable word by word. A hit's
+    /// best pair of parts counts as matched whatever the threshold, so no
+    /// hit is unrelated.
+    pub fn hit_relations_of_key(
+        &self,
+        key: &str,
+        hits: &[Hit],
+        score: Score,
+    ) -> Result<Vec<Option<Relation>>> {
+        relations_of_hits(hits, score, |other, accepted| {
+            self.relation_under(key, other, accepted.0, accepted.1)
+        })
     }
 
     /// The relation of each hit to a new text (a query by text: its bytes,
@@ -139,6 +182,7 @@ impl Reader {
         &self,
         text: &[u8],
         hits: &[Hit],
+        score: Score,
     ) -> Result<Vec<Option<Relation>>> {
         let text = decode(text).text;
         let (parts, words) = self.parts_and_words(&text);
@@ -148,7 +192,9 @@ impl Reader {
             words,
             pages: &pages,
         };
-        relations_of_hits(hits, |other| self.relation_with(&input, other))
+        relations_of_hits(hits, score, |other, accepted| {
+            self.relation_with_under(&input, other, accepted)
+        })
     }
 
     /// `b`'s page signatures when `wanted`: a pair is classified by pages
@@ -174,8 +220,8 @@ impl Reader {
 }
 
 /// Where the match of two books (given by their parts and word counts)
-/// lies: every pair of parts is aligned and valued by the default score;
-/// those reaching its default threshold are the *matched* pairs of parts,
+/// lies: every pair of parts is aligned and valued by `score`; those
+/// reaching `threshold` (and above 0) are the *matched* pairs of parts,
 /// and in each book the match spans from the first to the last word of
 /// their located matches ([`locate`]: one LCS, stray ends trimmed). When
 /// no pair of parts reaches the threshold, the best-valued one gives the
@@ -185,9 +231,8 @@ pub(crate) fn match_signals(
     a_words: u32,
     b: &[UniqueWordSeq],
     b_words: u32,
+    (score, threshold): (Score, f64),
 ) -> MatchSignals {
-    let score = Score::default();
-    let threshold = score.default_threshold();
     let mut scratch = AlignScratch::default();
     let (mut matched, mut best) = (0u32, None::<(f64, usize, usize)>);
     let (mut in_a, mut in_b) = (None::<[u32; 2]>, None::<[u32; 2]>);
@@ -233,15 +278,21 @@ fn word_count(words: u64, book: &str) -> Result<u32> {
     })
 }
 
-/// `relate(key)` for each hit in the query's language, `None` for the rest
-/// (translations).
+/// `relate(key, accepted)` for each hit in the query's language, `None`
+/// for the rest (translations): `accepted` is `score` at the lower of its
+/// default threshold and the hit's score, so the hit's own best pair of
+/// parts is matched.
 fn relations_of_hits(
     hits: &[Hit],
-    relate: impl Fn(&str) -> Result<Relation>,
+    score: Score,
+    relate: impl Fn(&str, (Score, f64)) -> Result<Relation>,
 ) -> Result<Vec<Option<Relation>>> {
     hits.iter()
         .map(|hit| match hit.relation {
-            None => relate(&hit.key).map(Some),
+            None => {
+                let threshold = score.default_threshold().min(hit.score);
+                relate(&hit.key, (score, threshold)).map(Some)
+            }
             Some(_) => Ok(None),
         })
         .collect()

@@ -56,7 +56,8 @@
 //! last aligned word of those pairs (stray ends trimmed); its *extent* is
 //! the share of the book it spans. A pair with no matched pair of parts is
 //! [`RelationClass::Unrelated`], so a pair the default search lists never
-//! is. Extents need no bins: a bin's share of aligned words falls under
+//! is (and, classified under the score and threshold that listed it, no
+//! listed pair is). Extents need no bins: a bin's share of aligned words falls under
 //! any fixed bar when OCR noise makes words of one copy unique by chance
 //! (two copies at 20% and 10% character error align 35–45% of the words
 //! they share, evenly), and a work of 300 words inside a volume of a
