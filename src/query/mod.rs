@@ -229,8 +229,8 @@ impl Reader {
 
     /// Sets whether translation search joins two languages that no
     /// dictionary of the index joins through English, when dictionaries
-    /// join each of them to English (default: on; see
-    /// [`crate::store::dictionaries::PIVOT`]).
+    /// join each of them to English (default: on): each word's
+    /// translations are then the translations of its English ones.
     pub fn with_pivot_translations(mut self, on: bool) -> Reader {
         self.lexicons = translations::LexiconCache::with_pivot(on);
         self

@@ -11,7 +11,7 @@
 //!   (same or different pagination, contiguous subset, overlapping text) or
 //!   from a portion map (duplicate, contains, overlap), with a confidence
 //!   from φ filters (Google Books IV.C).
-//! - [`shape`]: the shape of a translation pair (whole, contained,
+//! - [`TranslationShape`]: the shape of a translation pair (whole, contained,
 //!   partial) from where its match lies.
 //!
 //! Everything here is pure computation: no I/O.
