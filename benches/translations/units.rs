@@ -1,0 +1,345 @@
+//! Which unit a translation search needs to find a translated work inside
+//! a volume: for each pair of books of two languages of a labelled set,
+//! the shorter book's unique words translated (its whole-book sequence,
+//! Roman numerals left out) are aligned with the longer book cut three
+//! ways, and the pair takes the best evidence z = (|LCS| − 2√c) / c^(1/6)
+//! over the cuts of one kind:
+//!
+//! - `parts`: the stored parts (a book over 131,072 words as parts of
+//!   32,768 words every 16,384; a shorter one whole), words unique in the
+//!   part;
+//! - `part-unique passages`: windows of k consecutive passages of 2,048
+//!   words (k = 1, 2, 4, …, stride k/2), words unique in the stored part;
+//! - `passages`: the same windows, words unique in their passage.
+//!
+//! ```text
+//! cargo run --release --example translation_units -- SET_DIR DICTIONARY.index...
+//! ```
+//!
+//! Prints, per unit, the largest z of a pair not labelled `translation`
+//! and the recall of the labelled pairs by band at z ≥ 4 (ARCHITECTURE.md,
+//! "Translations inside volumes").
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::Path;
+
+use stemmata::repr::unique_words::{word_hash, DEFAULT_HASH_SEED};
+use stemmata::text::{decode, tokenise, Token};
+use stemmata::translate::dictionary::Dictionary;
+use stemmata::translate::lexicon::Lexicon;
+
+const PASSAGE_WORDS: usize = 2048;
+const VOLUME_WORDS: usize = 131_072;
+const PART_WORDS: usize = 32_768;
+const Z: f64 = 4.0;
+const UNITS: [&str; 3] = ["parts", "part-unique passages", "passages"];
+
+struct Book {
+    id: String,
+    language: String,
+    words: Vec<u32>,
+}
+
+/// A cut of a book: sequences of (hash, passage number), one per window.
+type Windows = Vec<Vec<u32>>;
+
+fn rows(path: &Path) -> Vec<HashMap<String, String>> {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap_or_default().split('\t').collect();
+    lines
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            header
+                .iter()
+                .map(|h| h.to_string())
+                .zip(l.split('\t').map(String::from))
+                .collect()
+        })
+        .collect()
+}
+
+fn iso639_3(code: &str) -> &str {
+    match code {
+        "en" => "eng",
+        "de" => "deu",
+        "fr" => "fra",
+        "es" => "spa",
+        "it" => "ita",
+        other => other,
+    }
+}
+
+fn roman(mut n: u32) -> String {
+    const DIGITS: [(u32, &str); 13] = [
+        (1000, "m"),
+        (900, "cm"),
+        (500, "d"),
+        (400, "cd"),
+        (100, "c"),
+        (90, "xc"),
+        (50, "l"),
+        (40, "xl"),
+        (10, "x"),
+        (9, "ix"),
+        (5, "v"),
+        (4, "iv"),
+        (1, "i"),
+    ];
+    let mut out = String::new();
+    for (value, digits) in DIGITS {
+        while n >= value {
+            out.push_str(digits);
+            n -= value;
+        }
+    }
+    out
+}
+
+/// The words of `range` that occur once in it, in order.
+fn unique_in(words: &[u32]) -> Vec<u32> {
+    let mut count: HashMap<u32, u32> = HashMap::new();
+    for &w in words {
+        *count.entry(w).or_default() += 1;
+    }
+    words.iter().copied().filter(|w| count[w] == 1).collect()
+}
+
+/// The stored parts' word ranges of a book of `n` words.
+fn part_ranges(n: usize) -> Vec<(usize, usize)> {
+    if n <= VOLUME_WORDS {
+        return vec![(0, n)];
+    }
+    let mut ranges = Vec::new();
+    let mut start = 0;
+    while start + PART_WORDS < n {
+        ranges.push((start, start + PART_WORDS));
+        start += PART_WORDS / 2;
+    }
+    ranges.push((n - PART_WORDS, n));
+    ranges
+}
+
+/// Windows of k consecutive passages of `passages` (each a sequence).
+fn windows(passages: &[Vec<u32>]) -> Windows {
+    let mut out = Vec::new();
+    let mut k = 1;
+    loop {
+        let k_here = k.min(passages.len());
+        let mut start = 0;
+        loop {
+            let end = (start + k_here).min(passages.len());
+            out.push(passages[start..end].concat());
+            if end >= passages.len() {
+                break;
+            }
+            start += (k_here / 2).max(1);
+        }
+        if k >= passages.len() {
+            break;
+        }
+        k *= 2;
+    }
+    out
+}
+
+/// The longer book cut as `unit` says.
+fn cut(words: &[u32], unit: usize) -> Windows {
+    match unit {
+        0 => part_ranges(words.len())
+            .into_iter()
+            .map(|(a, b)| unique_in(&words[a..b]))
+            .collect(),
+        1 => {
+            let mut keep = vec![false; words.len()];
+            for (a, b) in part_ranges(words.len()) {
+                let unique: HashSet<u32> = unique_in(&words[a..b]).into_iter().collect();
+                for i in a..b {
+                    keep[i] |= unique.contains(&words[i]);
+                }
+            }
+            let passages: Vec<Vec<u32>> = words
+                .chunks(PASSAGE_WORDS)
+                .enumerate()
+                .map(|(p, chunk)| {
+                    let from = p * PASSAGE_WORDS;
+                    chunk
+                        .iter()
+                        .enumerate()
+                        .filter(|(i, _)| keep[from + i])
+                        .map(|(_, &w)| w)
+                        .collect()
+                })
+                .collect();
+            windows(&passages)
+        }
+        _ => windows(
+            &words
+                .chunks(PASSAGE_WORDS)
+                .map(unique_in)
+                .collect::<Vec<_>>(),
+        ),
+    }
+}
+
+/// The best z of X's translated elements (`translated[i]`: the hashes
+/// element i stands for) over `windows`.
+fn best_z(translated: &[Vec<u32>], windows: &Windows) -> f64 {
+    let mut best = f64::MIN;
+    for window in windows {
+        let at: HashMap<u32, u32> = window
+            .iter()
+            .enumerate()
+            .map(|(j, &h)| (h, j as u32))
+            .collect();
+        // Pairs (i, j) by j ascending, i descending within one j: a strictly
+        // increasing run in i takes one pair per element of either side.
+        let mut pairs: Vec<(u32, u32)> = Vec::new();
+        for (i, hashes) in translated.iter().enumerate() {
+            for h in hashes {
+                if let Some(&j) = at.get(h) {
+                    pairs.push((j, i as u32));
+                }
+            }
+        }
+        if pairs.is_empty() {
+            continue;
+        }
+        pairs.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+        pairs.dedup();
+        let common = pairs.len() as f64;
+        let mut tails: Vec<u32> = Vec::new();
+        for &(_, i) in &pairs {
+            let at = tails.partition_point(|&t| t < i);
+            if at == tails.len() {
+                tails.push(i);
+            } else {
+                tails[at] = i;
+            }
+        }
+        let z = (tails.len() as f64 - 2.0 * common.sqrt()) / common.powf(1.0 / 6.0);
+        best = best.max(z);
+    }
+    best
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some((set, dictionaries)) = args.split_first() else {
+        eprintln!("usage: translation_units SET_DIR DICTIONARY.index...");
+        std::process::exit(2);
+    };
+    let set = Path::new(set);
+    let dictionaries: Vec<Dictionary> = dictionaries
+        .iter()
+        .map(|d| Dictionary::read(Path::new(d)).unwrap_or_else(|e| panic!("{d}: {e}")))
+        .collect();
+    let refs: Vec<&Dictionary> = dictionaries.iter().collect();
+    let numerals: HashSet<u32> = (1..4000)
+        .map(|n| word_hash(&roman(n), DEFAULT_HASH_SEED))
+        .collect();
+    let books: Vec<Book> = rows(&set.join("books.tsv"))
+        .into_iter()
+        .map(|row| {
+            let id = row["id"].clone();
+            let bytes = std::fs::read(set.join("texts").join(format!("{id}.txt"))).unwrap();
+            let mut words = Vec::new();
+            tokenise(&decode(&bytes).text, |t| {
+                if let Token::Word(w) = t {
+                    words.push(word_hash(w, DEFAULT_HASH_SEED));
+                }
+            });
+            let language = iso639_3(&row["language"]).to_string();
+            Book {
+                id,
+                language,
+                words,
+            }
+        })
+        .collect();
+    let mut bands: HashMap<(String, String), String> = HashMap::new();
+    for row in rows(&set.join("pairs.tsv")) {
+        if row["relation"] == "translation" && !row["note"].contains("HARD") {
+            let band = row.get("band").cloned().unwrap_or_default();
+            bands.insert((row["a"].clone(), row["b"].clone()), band.clone());
+            bands.insert((row["b"].clone(), row["a"].clone()), band);
+        }
+    }
+    let mut lexicons: HashMap<(String, String), Lexicon> = HashMap::new();
+    let cuts: Vec<[Windows; 3]> = books
+        .iter()
+        .map(|b| [0, 1, 2].map(|u| cut(&b.words, u)))
+        .collect();
+    // Per unit: the best negative, and per band (found, pairs).
+    let mut negative = [f64::MIN; 3];
+    let mut recall: [BTreeMap<String, (u32, u32)>; 3] = Default::default();
+    for (x, short) in books.iter().enumerate() {
+        for (y, long) in books.iter().enumerate() {
+            let shorter = (short.words.len(), x) < (long.words.len(), y);
+            if short.language == long.language || !shorter {
+                continue;
+            }
+            let lexicon = lexicons
+                .entry((short.language.clone(), long.language.clone()))
+                .or_insert_with(|| {
+                    Lexicon::build(&refs, &short.language, &long.language, DEFAULT_HASH_SEED)
+                });
+            if lexicon.is_empty() {
+                continue;
+            }
+            let translated: Vec<Vec<u32>> = unique_in(&short.words)
+                .into_iter()
+                .filter_map(|h| match lexicon.translations(h) {
+                    [] if numerals.contains(&h) => None,
+                    [] => Some(vec![h]),
+                    t => Some(t.to_vec()),
+                })
+                .collect();
+            let band = bands.get(&(short.id.clone(), long.id.clone()));
+            for unit in 0..3 {
+                let z = best_z(&translated, &cuts[y][unit]);
+                match band {
+                    Some(band) => {
+                        let row = recall[unit].entry(band.clone()).or_default();
+                        row.0 += u32::from(z >= Z);
+                        row.1 += 1;
+                    }
+                    None => negative[unit] = negative[unit].max(z),
+                }
+            }
+        }
+    }
+    let (mut passage_elements, mut part_elements, mut words) = (0, 0, 0);
+    for book in books.iter().filter(|b| b.words.len() > PASSAGE_WORDS) {
+        words += book.words.len();
+        passage_elements += book
+            .words
+            .chunks(PASSAGE_WORDS)
+            .map(|c| unique_in(c).len())
+            .sum::<usize>();
+        part_elements += cut(&book.words, 0).iter().map(Vec::len).sum::<usize>();
+    }
+    println!(
+        "books over one passage: {words} words; elements per word: parts {:.3}, passages {:.3}",
+        part_elements as f64 / words.max(1) as f64,
+        passage_elements as f64 / words.max(1) as f64
+    );
+    for unit in 0..3 {
+        let (found, pairs) = recall[unit]
+            .iter()
+            .filter(|(band, _)| band.as_str() != "share <0.1%")
+            .fold((0, 0), |(f, p), (_, &(a, b))| (f + a, p + b));
+        let negative = match negative[unit] {
+            z if z == f64::MIN => "none".to_string(),
+            z => format!("{z:.2}"),
+        };
+        println!(
+            "{:<22} largest z of a negative {negative}; recall at z >= {Z}: {found}/{pairs} = {:.3} (pieces >= 0.1%)",
+            UNITS[unit],
+            f64::from(found) / f64::from(pairs.max(1))
+        );
+        for (band, (found, pairs)) in &recall[unit] {
+            println!("  {band:<20} {found}/{pairs}");
+        }
+    }
+}
