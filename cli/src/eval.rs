@@ -633,7 +633,9 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
     ] {
         let Some(min) = min else { continue };
         match report.relations.share_right(relation) {
-            Some(share) if share >= min => {}
+            Some(share) if share >= min => {
+                eprintln!("gate passed: {relation} pairs classified right {share:.3} ≥ {min}");
+            }
             Some(share) => {
                 eprintln!("gate failed: {relation} pairs classified right {share:.3} < {min}");
                 passed = false;

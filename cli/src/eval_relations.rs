@@ -158,10 +158,16 @@ impl RelationReport {
     /// The share of the listed pairs of `relation` classified right, the
     /// excluded bands left out (`None` when none is listed).
     pub fn share_right(&self, relation: &str) -> Option<f64> {
-        let (right, pairs) = self
+        let rows: Vec<&RelationRow> = self
             .rows
             .iter()
-            .filter(|r| r.relation == relation && r.band != "all" && !r.excluded)
+            .filter(|r| r.relation == relation)
+            .collect();
+        // A corpus without bands has only the relation's `all` row.
+        let banded = rows.iter().any(|r| r.band != "all");
+        let (right, pairs) = rows
+            .iter()
+            .filter(|r| !r.excluded && (r.band != "all" || !banded))
             .fold((0, 0), |(right, pairs), r| {
                 (right + r.right, pairs + r.pairs)
             });
@@ -205,5 +211,47 @@ pub fn print(report: &RelationReport) {
             print!(" {:>w$}", count, w = class.len().max(5));
         }
         println!();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(relation: &str, band: &str, excluded: bool, right: u64, pairs: u64) -> RelationRow {
+        RelationRow {
+            relation: relation.to_string(),
+            band: band.to_string(),
+            excluded,
+            pairs,
+            right,
+            ..RelationRow::default()
+        }
+    }
+
+    fn report(rows: Vec<RelationRow>) -> RelationReport {
+        RelationReport {
+            listed: 0,
+            listed_unrelated: 0,
+            seconds: 0.0,
+            rows,
+        }
+    }
+
+    #[test]
+    fn the_gated_share_leaves_excluded_bands_out() {
+        let banded = report(vec![
+            row("contains", "all", false, 12, 20),
+            row("contains", "share 1-5%", false, 9, 10),
+            row("contains", "share <0.1%", true, 3, 10),
+        ]);
+        assert_eq!(banded.share_right("contains"), Some(0.9));
+        assert_eq!(banded.share_right("edition"), None);
+    }
+
+    #[test]
+    fn a_corpus_without_bands_is_gated_on_its_totals() {
+        let unbanded = report(vec![row("edition", "all", false, 38, 40)]);
+        assert_eq!(unbanded.share_right("edition"), Some(0.95));
     }
 }
