@@ -10,7 +10,10 @@
 //!   part;
 //! - `part-unique passages`: windows of k consecutive passages of 2,048
 //!   words (k = 1, 2, 4, …, stride k/2), words unique in the stored part;
-//! - `passages`: the same windows, words unique in their passage.
+//! - `passages`: the same windows, words unique in their passage;
+//! - `passages, 6-letter prefixes`: the same elements, matched by their
+//!   first six letters on both sides (and the dictionaries' words too), so
+//!   that inflected forms meet.
 //!
 //! ```text
 //! cargo run --release --example translation_units -- SET_DIR DICTIONARY.index...
@@ -32,12 +35,36 @@ const PASSAGE_WORDS: usize = 2048;
 const VOLUME_WORDS: usize = 131_072;
 const PART_WORDS: usize = 32_768;
 const Z: f64 = 4.0;
-const UNITS: [&str; 3] = ["parts", "part-unique passages", "passages"];
+const PREFIX_LETTERS: usize = 6;
+const UNITS: [&str; 4] = [
+    "parts",
+    "part-unique passages",
+    "passages",
+    "passages, 6-letter prefixes",
+];
 
 struct Book {
     id: String,
     language: String,
     words: Vec<u32>,
+    /// The hash of each word's first [`PREFIX_LETTERS`] letters.
+    prefixes: Vec<u32>,
+}
+
+fn prefix_hash(word: &str) -> u32 {
+    let prefix: String = word.chars().take(PREFIX_LETTERS).collect();
+    word_hash(&prefix, DEFAULT_HASH_SEED)
+}
+
+/// The positions of the words of `words` that occur once in it.
+fn unique_positions(words: &[u32]) -> Vec<usize> {
+    let mut count: HashMap<u32, u32> = HashMap::new();
+    for &w in words {
+        *count.entry(w).or_default() += 1;
+    }
+    (0..words.len())
+        .filter(|&i| count[&words[i]] == 1)
+        .collect()
 }
 
 /// A cut of a book: sequences of (hash, passage number), one per window.
@@ -144,7 +171,8 @@ fn windows(passages: &[Vec<u32>]) -> Windows {
 }
 
 /// The longer book cut as `unit` says.
-fn cut(words: &[u32], unit: usize) -> Windows {
+fn cut(book: &Book, unit: usize) -> Windows {
+    let words = &book.words;
     match unit {
         0 => part_ranges(words.len())
             .into_iter()
@@ -173,12 +201,27 @@ fn cut(words: &[u32], unit: usize) -> Windows {
                 .collect();
             windows(&passages)
         }
-        _ => windows(
+        2 => windows(
             &words
                 .chunks(PASSAGE_WORDS)
                 .map(unique_in)
                 .collect::<Vec<_>>(),
         ),
+        _ => {
+            let passages: Vec<Vec<u32>> = (0..words.len())
+                .step_by(PASSAGE_WORDS)
+                .map(|from| {
+                    let to = (from + PASSAGE_WORDS).min(words.len());
+                    let mut seen = HashSet::new();
+                    unique_positions(&words[from..to])
+                        .into_iter()
+                        .map(|i| book.prefixes[from + i])
+                        .filter(|&p| seen.insert(p))
+                        .collect()
+                })
+                .collect();
+            windows(&passages)
+        }
     }
 }
 
@@ -187,17 +230,17 @@ fn cut(words: &[u32], unit: usize) -> Windows {
 fn best_z(translated: &[Vec<u32>], windows: &Windows) -> f64 {
     let mut best = f64::MIN;
     for window in windows {
-        let at: HashMap<u32, u32> = window
-            .iter()
-            .enumerate()
-            .map(|(j, &h)| (h, j as u32))
-            .collect();
+        // A window's passages may hold one word each.
+        let mut at: HashMap<u32, Vec<u32>> = HashMap::new();
+        for (j, &h) in window.iter().enumerate() {
+            at.entry(h).or_default().push(j as u32);
+        }
         // Pairs (i, j) by j ascending, i descending within one j: a strictly
         // increasing run in i takes one pair per element of either side.
         let mut pairs: Vec<(u32, u32)> = Vec::new();
         for (i, hashes) in translated.iter().enumerate() {
             for h in hashes {
-                if let Some(&j) = at.get(h) {
+                for &j in at.get(h).into_iter().flatten() {
                     pairs.push((j, i as u32));
                 }
             }
@@ -223,6 +266,36 @@ fn best_z(translated: &[Vec<u32>], windows: &Windows) -> f64 {
     best
 }
 
+/// Translations from `from` to `to` of `dictionaries` (both directions),
+/// by the hashes of the words' first [`PREFIX_LETTERS`] letters.
+fn prefix_lexicon(dictionaries: &[Dictionary], from: &str, to: &str) -> HashMap<u32, Vec<u32>> {
+    let mut lexicon: HashMap<u32, Vec<u32>> = HashMap::new();
+    for d in dictionaries {
+        let reversed = match (
+            d.from() == from && d.to() == to,
+            d.from() == to && d.to() == from,
+        ) {
+            (true, _) => false,
+            (false, true) => true,
+            _ => continue,
+        };
+        let words = d.words();
+        for &(a, b) in d.pairs() {
+            let (a, b) = (
+                prefix_hash(&words[a as usize]),
+                prefix_hash(&words[b as usize]),
+            );
+            let (a, b) = if reversed { (b, a) } else { (a, b) };
+            lexicon.entry(a).or_default().push(b);
+        }
+    }
+    for translations in lexicon.values_mut() {
+        translations.sort_unstable();
+        translations.dedup();
+    }
+    lexicon
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some((set, dictionaries)) = args.split_first() else {
@@ -243,10 +316,11 @@ fn main() {
         .map(|row| {
             let id = row["id"].clone();
             let bytes = std::fs::read(set.join("texts").join(format!("{id}.txt"))).unwrap();
-            let mut words = Vec::new();
+            let (mut words, mut prefixes) = (Vec::new(), Vec::new());
             tokenise(&decode(&bytes).text, |t| {
                 if let Token::Word(w) = t {
                     words.push(word_hash(w, DEFAULT_HASH_SEED));
+                    prefixes.push(prefix_hash(w));
                 }
             });
             let language = iso639_3(&row["language"]).to_string();
@@ -254,6 +328,7 @@ fn main() {
                 id,
                 language,
                 words,
+                prefixes,
             }
         })
         .collect();
@@ -266,13 +341,14 @@ fn main() {
         }
     }
     let mut lexicons: HashMap<(String, String), Lexicon> = HashMap::new();
-    let cuts: Vec<[Windows; 3]> = books
+    let mut prefix_lexicons: HashMap<(String, String), HashMap<u32, Vec<u32>>> = HashMap::new();
+    let cuts: Vec<[Windows; 4]> = books
         .iter()
-        .map(|b| [0, 1, 2].map(|u| cut(&b.words, u)))
+        .map(|b| [0, 1, 2, 3].map(|u| cut(b, u)))
         .collect();
     // Per unit: the best negative, and per band (found, pairs).
-    let mut negative = [f64::MIN; 3];
-    let mut recall: [BTreeMap<String, (u32, u32)>; 3] = Default::default();
+    let mut negative = [f64::MIN; 4];
+    let mut recall: [BTreeMap<String, (u32, u32)>; 4] = Default::default();
     for (x, short) in books.iter().enumerate() {
         for (y, long) in books.iter().enumerate() {
             let shorter = (short.words.len(), x) < (long.words.len(), y);
@@ -295,9 +371,27 @@ fn main() {
                     t => Some(t.to_vec()),
                 })
                 .collect();
+            let prefix_lexicon = prefix_lexicons
+                .entry((short.language.clone(), long.language.clone()))
+                .or_insert_with(|| prefix_lexicon(&dictionaries, &short.language, &long.language));
+            let mut seen = HashSet::new();
+            let translated_prefixes: Vec<Vec<u32>> = unique_positions(&short.words)
+                .into_iter()
+                .filter(|&i| seen.insert(short.prefixes[i]))
+                .filter_map(|i| match prefix_lexicon.get(&short.prefixes[i]) {
+                    None if numerals.contains(&short.words[i]) => None,
+                    None => Some(vec![short.prefixes[i]]),
+                    Some(t) => Some(t.clone()),
+                })
+                .collect();
             let band = bands.get(&(short.id.clone(), long.id.clone()));
-            for unit in 0..3 {
-                let z = best_z(&translated, &cuts[y][unit]);
+            for unit in 0..4 {
+                let x = if unit == 3 {
+                    &translated_prefixes
+                } else {
+                    &translated
+                };
+                let z = best_z(x, &cuts[y][unit]);
                 match band {
                     Some(band) => {
                         let row = recall[unit].entry(band.clone()).or_default();
@@ -317,14 +411,14 @@ fn main() {
             .chunks(PASSAGE_WORDS)
             .map(|c| unique_in(c).len())
             .sum::<usize>();
-        part_elements += cut(&book.words, 0).iter().map(Vec::len).sum::<usize>();
+        part_elements += cut(book, 0).iter().map(Vec::len).sum::<usize>();
     }
     println!(
         "books over one passage: {words} words; elements per word: parts {:.3}, passages {:.3}",
         part_elements as f64 / words.max(1) as f64,
         passage_elements as f64 / words.max(1) as f64
     );
-    for unit in 0..3 {
+    for unit in 0..4 {
         let (found, pairs) = recall[unit]
             .iter()
             .filter(|(band, _)| band.as_str() != "share <0.1%")
