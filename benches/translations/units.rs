@@ -30,6 +30,7 @@ use stemmata::repr::unique_words::{word_hash, DEFAULT_HASH_SEED};
 use stemmata::text::{decode, tokenise, Token};
 use stemmata::translate::dictionary::Dictionary;
 use stemmata::translate::lexicon::Lexicon;
+use stemmata::translate::roman_numeral;
 
 const PASSAGE_WORDS: usize = 2048;
 const VOLUME_WORDS: usize = 131_072;
@@ -95,32 +96,6 @@ fn iso639_3(code: &str) -> &str {
         "it" => "ita",
         other => other,
     }
-}
-
-fn roman(mut n: u32) -> String {
-    const DIGITS: [(u32, &str); 13] = [
-        (1000, "m"),
-        (900, "cm"),
-        (500, "d"),
-        (400, "cd"),
-        (100, "c"),
-        (90, "xc"),
-        (50, "l"),
-        (40, "xl"),
-        (10, "x"),
-        (9, "ix"),
-        (5, "v"),
-        (4, "iv"),
-        (1, "i"),
-    ];
-    let mut out = String::new();
-    for (value, digits) in DIGITS {
-        while n >= value {
-            out.push_str(digits);
-            n -= value;
-        }
-    }
-    out
 }
 
 /// The words of `range` that occur once in it, in order.
@@ -266,34 +241,23 @@ fn best_z(translated: &[Vec<u32>], windows: &Windows) -> f64 {
     best
 }
 
-/// Translations from `from` to `to` of `dictionaries` (both directions),
-/// by the hashes of the words' first [`PREFIX_LETTERS`] letters.
-fn prefix_lexicon(dictionaries: &[Dictionary], from: &str, to: &str) -> HashMap<u32, Vec<u32>> {
-    let mut lexicon: HashMap<u32, Vec<u32>> = HashMap::new();
-    for d in dictionaries {
-        let reversed = match (
-            d.from() == from && d.to() == to,
-            d.from() == to && d.to() == from,
-        ) {
-            (true, _) => false,
-            (false, true) => true,
-            _ => continue,
-        };
-        let words = d.words();
-        for &(a, b) in d.pairs() {
-            let (a, b) = (
-                prefix_hash(&words[a as usize]),
-                prefix_hash(&words[b as usize]),
-            );
-            let (a, b) = if reversed { (b, a) } else { (a, b) };
-            lexicon.entry(a).or_default().push(b);
-        }
-    }
-    for translations in lexicon.values_mut() {
-        translations.sort_unstable();
-        translations.dedup();
-    }
-    lexicon
+/// `dictionaries` with every word cut to its first [`PREFIX_LETTERS`]
+/// letters.
+fn prefix_dictionaries(dictionaries: &[Dictionary]) -> Vec<Dictionary> {
+    let cut = |w: &str| w.chars().take(PREFIX_LETTERS).collect::<String>();
+    dictionaries
+        .iter()
+        .map(|d| {
+            let words = d.words();
+            let pairs: Vec<(String, String)> = d
+                .pairs()
+                .iter()
+                .map(|&(a, b)| (cut(&words[a as usize]), cut(&words[b as usize])))
+                .collect();
+            Dictionary::from_word_pairs("prefixes", d.from(), d.to(), &pairs)
+                .unwrap_or_else(|e| panic!("{}-{}: {e}", d.from(), d.to()))
+        })
+        .collect()
 }
 
 fn main() {
@@ -309,7 +273,7 @@ fn main() {
         .collect();
     let refs: Vec<&Dictionary> = dictionaries.iter().collect();
     let numerals: HashSet<u32> = (1..4000)
-        .map(|n| word_hash(&roman(n), DEFAULT_HASH_SEED))
+        .map(|n| word_hash(&roman_numeral(n), DEFAULT_HASH_SEED))
         .collect();
     let books: Vec<Book> = rows(&set.join("books.tsv"))
         .into_iter()
@@ -341,7 +305,9 @@ fn main() {
         }
     }
     let mut lexicons: HashMap<(String, String), Lexicon> = HashMap::new();
-    let mut prefix_lexicons: HashMap<(String, String), HashMap<u32, Vec<u32>>> = HashMap::new();
+    let prefixed = prefix_dictionaries(&dictionaries);
+    let prefixed: Vec<&Dictionary> = prefixed.iter().collect();
+    let mut prefix_lexicons: HashMap<(String, String), Lexicon> = HashMap::new();
     let cuts: Vec<[Windows; 4]> = books
         .iter()
         .map(|b| [0, 1, 2, 3].map(|u| cut(b, u)))
@@ -373,15 +339,22 @@ fn main() {
                 .collect();
             let prefix_lexicon = prefix_lexicons
                 .entry((short.language.clone(), long.language.clone()))
-                .or_insert_with(|| prefix_lexicon(&dictionaries, &short.language, &long.language));
+                .or_insert_with(|| {
+                    Lexicon::build(
+                        &prefixed,
+                        &short.language,
+                        &long.language,
+                        DEFAULT_HASH_SEED,
+                    )
+                });
             let mut seen = HashSet::new();
             let translated_prefixes: Vec<Vec<u32>> = unique_positions(&short.words)
                 .into_iter()
                 .filter(|&i| seen.insert(short.prefixes[i]))
-                .filter_map(|i| match prefix_lexicon.get(&short.prefixes[i]) {
-                    None if numerals.contains(&short.words[i]) => None,
-                    None => Some(vec![short.prefixes[i]]),
-                    Some(t) => Some(t.clone()),
+                .filter_map(|i| match prefix_lexicon.translations(short.prefixes[i]) {
+                    [] if numerals.contains(&short.words[i]) => None,
+                    [] => Some(vec![short.prefixes[i]]),
+                    t => Some(t.to_vec()),
                 })
                 .collect();
             let band = bands.get(&(short.id.clone(), long.id.clone()));

@@ -3,8 +3,8 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use stemmata::relate::Side;
-use stemmata::{Mode, PairsOptions, Reader, Result, Score};
+use stemmata::relate::{Side, TranslationShape};
+use stemmata::{Mode, Overlap, PairsOptions, Reader, Result, Score};
 use stemmata_eval::translations::{
     best_translation_f1, translation_metrics, FoundPair, TranslationLabels, TranslationMetrics,
 };
@@ -46,25 +46,43 @@ pub struct TranslationRow {
     pub metrics: TranslationMetrics,
 }
 
-/// The translation pairs of `options` (translations on, every score above
-/// zero), as found pairs valued by `score`.
-fn translation_pairs(
-    reader: &Reader,
-    mode: Mode,
-    score: impl Fn(&stemmata::Overlap) -> f64,
-) -> Result<(Vec<FoundPair>, f64)> {
+/// A translation pair an all-pairs run found: its keys, the overlap of
+/// its best pair of parts and its shape.
+struct Found {
+    a: String,
+    b: String,
+    overlap: Overlap,
+    shape: Option<TranslationShape>,
+}
+
+/// The translation pairs of an all-pairs run in `mode` (translations on,
+/// every score above zero), with the run's seconds.
+fn translation_run(reader: &Reader, mode: Mode) -> Result<(Vec<Found>, f64)> {
     let all = reader.pairs(&all_translations(mode))?;
     let found = all
         .pairs
         .iter()
         .filter(|p| p.relation.is_some())
-        .map(|p| FoundPair {
+        .map(|p| Found {
             a: p.a.key.clone(),
             b: p.b.key.clone(),
-            value: score(&p.overlap),
+            overlap: p.overlap,
+            shape: p.translation_shape(),
         })
         .collect();
     Ok((found, all.stats.elapsed.as_secs_f64()))
+}
+
+/// `found` as pairs valued by `score`.
+fn valued(found: &[Found], score: impl Fn(&Overlap) -> f64) -> Vec<FoundPair> {
+    found
+        .iter()
+        .map(|p| FoundPair {
+            a: p.a.clone(),
+            b: p.b.clone(),
+            value: score(&p.overlap),
+        })
+        .collect()
 }
 
 /// Translations on, every score above zero.
@@ -75,10 +93,10 @@ fn all_translations(mode: Mode) -> PairsOptions {
         .translation_min_score(f64::MIN_POSITIVE)
 }
 
-/// The shapes of the labelled translation pairs of `corpus` the default
-/// search finds at its translation threshold (see
+/// The shapes of the labelled translation pairs of `corpus` among `found`
+/// (an exact run) at the default score's translation threshold (see
 /// [`TranslationReport::shapes`]).
-fn shapes(reader: &Reader, corpus: &Corpus) -> Result<BTreeMap<String, BTreeMap<String, u64>>> {
+fn shapes(found: &[Found], corpus: &Corpus) -> BTreeMap<String, BTreeMap<String, u64>> {
     let mut labelled: HashMap<(&str, &str), (&str, bool)> = HashMap::new();
     for pair in corpus.pairs.iter().filter(|p| p.relation == "translation") {
         if pair.note.contains("HARD") {
@@ -88,16 +106,17 @@ fn shapes(reader: &Reader, corpus: &Corpus) -> Result<BTreeMap<String, BTreeMap<
         labelled.insert((&pair.a, &pair.b), (kind, false));
         labelled.insert((&pair.b, &pair.a), (kind, true));
     }
-    let threshold = Score::default().translation_threshold();
+    let score = Score::default();
+    let threshold = score.translation_threshold();
     let mut shapes: BTreeMap<String, BTreeMap<String, u64>> = BTreeMap::new();
-    for pair in reader.pairs(&all_translations(Mode::Exact))?.pairs {
+    for pair in found {
         let (Some(shape), Some(&(kind, flipped))) = (
-            pair.translation_shape(),
-            labelled.get(&(pair.a.key.as_str(), pair.b.key.as_str())),
+            pair.shape,
+            labelled.get(&(pair.a.as_str(), pair.b.as_str())),
         ) else {
             continue;
         };
-        if pair.score < threshold {
+        if score.value(&pair.overlap) < threshold {
             continue;
         }
         let name = match shape.container {
@@ -113,7 +132,7 @@ fn shapes(reader: &Reader, corpus: &Corpus) -> Result<BTreeMap<String, BTreeMap<
             .entry(name)
             .or_default() += 1;
     }
-    Ok(shapes)
+    shapes
 }
 
 /// Recall of the labelled translation pairs of each band (HARD left out)
@@ -159,10 +178,12 @@ pub fn evaluate(
     same_language: &[ScoredPair],
 ) -> Result<TranslationReport> {
     let score = Score::default();
-    let value = |o: &stemmata::Overlap| score.value(o);
-    let (exact, exact_seconds) = translation_pairs(reader, Mode::Exact, value)?;
-    let (approximate, approximate_seconds) = translation_pairs(reader, Mode::Approximate, value)?;
-    let (its, _) = translation_pairs(reader, Mode::Exact, |o| Score::Its.value(o))?;
+    let value = |o: &Overlap| score.value(o);
+    let (exact_run, exact_seconds) = translation_run(reader, Mode::Exact)?;
+    let (approximate_run, approximate_seconds) = translation_run(reader, Mode::Approximate)?;
+    let exact = valued(&exact_run, value);
+    let approximate = valued(&approximate_run, value);
+    let its = valued(&exact_run, |o| Score::Its.value(o));
     let baseline: Vec<FoundPair> = same_language
         .iter()
         .map(|p| FoundPair {
@@ -178,7 +199,7 @@ pub fn evaluate(
         hard_excluded: labels.hard(),
         exact_seconds,
         approximate_seconds,
-        shapes: shapes(reader, corpus)?,
+        shapes: shapes(&exact_run, corpus),
         recall_by_band: recall_by_band(corpus, &exact, &approximate, threshold),
         rows: vec![
             row(

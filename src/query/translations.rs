@@ -43,6 +43,7 @@ use crate::relate::TranslationShape;
 use crate::repr::unique_words::word_hash;
 use crate::repr::UniqueWordSeq;
 use crate::translate::lexicon::Lexicon;
+use crate::translate::roman_numeral;
 
 /// A part's unique words translated into another language: each element
 /// of X replaced by its translations' hashes (or kept), with the element
@@ -196,7 +197,9 @@ pub(crate) struct Numbering {
 impl Numbering {
     /// The numerals under the word hash of `hash_seed`.
     pub(crate) fn new(hash_seed: u64) -> Self {
-        let mut hashes: Vec<u32> = (1..4000).map(|n| word_hash(&roman(n), hash_seed)).collect();
+        let mut hashes: Vec<u32> = (1..4000)
+            .map(|n| word_hash(&roman_numeral(n), hash_seed))
+            .collect();
         hashes.sort_unstable();
         hashes.dedup();
         Numbering { hashes }
@@ -205,33 +208,6 @@ impl Numbering {
     fn holds(&self, hash: u32) -> bool {
         self.hashes.binary_search(&hash).is_ok()
     }
-}
-
-/// `n` (1 to 3999) in lower-case Roman numerals.
-fn roman(mut n: u32) -> String {
-    const DIGITS: [(u32, &str); 13] = [
-        (1000, "m"),
-        (900, "cm"),
-        (500, "d"),
-        (400, "cd"),
-        (100, "c"),
-        (90, "xc"),
-        (50, "l"),
-        (40, "xl"),
-        (10, "x"),
-        (9, "ix"),
-        (5, "v"),
-        (4, "iv"),
-        (1, "i"),
-    ];
-    let mut out = String::new();
-    for (value, digits) in DIGITS {
-        while n >= value {
-            out.push_str(digits);
-            n -= value;
-        }
-    }
-    out
 }
 
 /// The language of every book of a snapshot, by slot.
@@ -704,15 +680,6 @@ mod tests {
         let shape = shape_of(32, location.words_x, 5_000, location.words_y);
         assert_eq!(shape.shape, crate::relate::Shape::Contained);
         assert_eq!(shape.container, Some(crate::relate::Side::B));
-    }
-
-    #[test]
-    fn roman_numerals_are_written_as_books_number_chapters() {
-        assert_eq!(roman(1), "i");
-        assert_eq!(roman(4), "iv");
-        assert_eq!(roman(14), "xiv");
-        assert_eq!(roman(1994), "mcmxciv");
-        assert_eq!(roman(3999), "mmmcmxcix");
     }
 
     #[test]

@@ -485,6 +485,26 @@ impl VolumesOptions {
     }
 }
 
+/// A share drawn from `bands` (lowest, highest, weight): a band by weight,
+/// then a share log-uniform within it; with the band drawn.
+pub(crate) fn share_in_bands<'b>(
+    bands: &'b [(f64, f64, u32)],
+    rng: &mut impl Rng,
+) -> (&'b (f64, f64, u32), f64) {
+    let total: u32 = bands.iter().map(|b| b.2).sum();
+    let mut pick = rng.random_range(0..total);
+    let band = bands
+        .iter()
+        .find(|&&(_, _, weight)| {
+            let here = pick < weight;
+            pick = pick.saturating_sub(weight);
+            here
+        })
+        .unwrap_or(&bands[0]);
+    let share = band.0 * (band.1 / band.0).powf(rng.random_range(0.0..1.0));
+    (band, share)
+}
+
 /// Word counts of the short works of one volume of about `target` words:
 /// shares drawn across the bands under 5%, clamped to the short and medium
 /// lengths.
@@ -497,16 +517,7 @@ fn excerpt_sizes(count: usize, target: usize, rng: &mut impl Rng) -> Vec<usize> 
     ];
     (0..count)
         .map(|_| {
-            let mut pick = rng.random_range(0..100);
-            let band = BANDS
-                .iter()
-                .find(|&&(_, _, weight)| {
-                    let here = pick < weight;
-                    pick = pick.saturating_sub(weight);
-                    here
-                })
-                .unwrap_or(&BANDS[0]);
-            let share = band.0 * (band.1 / band.0).powf(rng.random_range(0.0..1.0));
+            let (band, share) = share_in_bands(&BANDS, rng);
             let words = (share * target as f64).round() as usize;
             let high = if band.1 > 0.01 {
                 MEDIUM_WORK_WORDS

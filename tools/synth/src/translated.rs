@@ -535,6 +535,24 @@ impl Fillers {
     }
 }
 
+/// The books of `sources` in language `from`, shuffled by `rng`; an error
+/// (saying what they were wanted `for`) when there is none.
+pub(crate) fn source_pool(
+    sources: Vec<SourceBook>,
+    from: &str,
+    purpose: &str,
+    mut rng: SmallRng,
+) -> Result<VecDeque<SourceBook>, String> {
+    let mut pool: Vec<SourceBook> = sources.into_iter().filter(|b| b.language == from).collect();
+    if pool.is_empty() {
+        return Err(format!(
+            "no corpus book in language {from} without a partner to {purpose}"
+        ));
+    }
+    pool.shuffle(&mut rng);
+    Ok(pool.into())
+}
+
 /// The translated set: see the module documentation and the command's
 /// help. `sources` are the corpus books with no partner; only those in
 /// `options.from` are used. `map` maps a normalised word (lower-case
@@ -546,18 +564,12 @@ pub fn translated_set(
     map: &HashMap<String, Vec<String>>,
     progress: &mut dyn FnMut(&str),
 ) -> Result<TranslatedSet, String> {
-    let mut pool: Vec<SourceBook> = sources
-        .into_iter()
-        .filter(|b| b.language == options.from)
-        .collect();
-    if pool.is_empty() {
-        return Err(format!(
-            "no corpus book in language {} without a partner to translate",
-            options.from
-        ));
-    }
-    pool.shuffle(&mut stream_rng(options.seed, TRANSLATED_SOURCES_STREAM, 0));
-    let mut pool: VecDeque<SourceBook> = pool.into();
+    let mut pool = source_pool(
+        sources,
+        &options.from,
+        "translate",
+        stream_rng(options.seed, TRANSLATED_SOURCES_STREAM, 0),
+    )?;
     let translator = Translator::new(map, &options.to);
     let mut plan_rng: SmallRng = stream_rng(options.seed, TRANSLATED_PLAN_STREAM, 0);
 

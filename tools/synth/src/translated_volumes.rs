@@ -39,9 +39,11 @@ use rand::seq::SliceRandom;
 use rand::{Rng, RngExt};
 
 use super::ocr_noise;
-use super::sets::{share_band, word_count, LabelledSet, SetBook, SetPair, SourceBook};
+use super::sets::{
+    share_band, share_in_bands, word_count, LabelledSet, SetBook, SetPair, SourceBook,
+};
 use super::stream_rng;
-use super::translated::Translator;
+use super::translated::{source_pool, Translator};
 
 const SOURCES_STREAM: u64 = 40;
 const PLAN_STREAM: u64 = 41;
@@ -151,17 +153,7 @@ impl Excerpts {
 
 /// A piece's share of its volume, drawn from [`PIECE_BANDS`].
 pub(crate) fn piece_share(rng: &mut impl Rng) -> f64 {
-    let total: u32 = PIECE_BANDS.iter().map(|b| b.2).sum();
-    let mut pick = rng.random_range(0..total);
-    let &(low, high, _) = PIECE_BANDS
-        .iter()
-        .find(|&&(_, _, weight)| {
-            let here = pick < weight;
-            pick = pick.saturating_sub(weight);
-            here
-        })
-        .unwrap_or(&PIECE_BANDS[0]);
-    low * (high / low).powf(rng.random_range(0.0..1.0))
+    share_in_bands(&PIECE_BANDS, rng).1
 }
 
 /// A volume's works before noise, in the source language.
@@ -196,21 +188,13 @@ pub fn translated_volumes_set(
     map: &HashMap<String, Vec<String>>,
     progress: &mut dyn FnMut(&str),
 ) -> Result<LabelledSet, String> {
-    let mut pool: Vec<SourceBook> = sources
-        .into_iter()
-        .filter(|b| b.language == options.from)
-        .collect();
-    if pool.is_empty() {
-        return Err(format!(
-            "no corpus book in language {} without a partner to bind",
-            options.from
-        ));
-    }
-    pool.shuffle(&mut stream_rng(options.seed, SOURCES_STREAM, 0));
-    let mut excerpts = Excerpts {
-        pool: pool.into(),
-        mine: None,
-    };
+    let pool = source_pool(
+        sources,
+        &options.from,
+        "bind",
+        stream_rng(options.seed, SOURCES_STREAM, 0),
+    )?;
+    let mut excerpts = Excerpts { pool, mine: None };
     let translator = Translator::new(map, &options.to);
     let mut set = LabelledSet::default();
     for volume in 0..options.volumes {
