@@ -43,7 +43,7 @@ use super::runs::Runs;
 use crate::align::{lis_span, ElementIndex, Overlap, Score};
 use crate::batch::in_word_sample;
 pub use crate::storage::segment_books::BLOCKS;
-use crate::storage::segment_books::LONG_LIST;
+use crate::storage::segment_books::{U32s, LONG_LIST};
 
 const NONE: u32 = u32::MAX;
 
@@ -257,6 +257,11 @@ struct Resolved {
     /// For a translated probe, each admitted element's index in X.
     groups: Option<Vec<u32>>,
     words: Vec<Vec<u32>>,
+    /// Per run, the entries to scan for each element (see [`Resolved::range`]),
+    /// found once per probe: a probe against later parts searches each list
+    /// for its own part, and both passes of a count and an alignment read
+    /// the same ranges.
+    ranges: Vec<Vec<(u32, u32)>>,
     frequent: u32,
     /// For a probe against later parts: its run and part in that run.
     after: Option<(usize, u32)>,
@@ -338,12 +343,23 @@ impl Resolved {
             hashes,
             groups,
             words,
+            ranges: Vec::new(),
             frequent,
             after,
         };
         if matches!(vocabulary, Vocabulary::Sample { .. }) && frequent > 0 {
             resolved.leave_out_frequent();
         }
+        resolved.ranges = (0..segments.len())
+            .map(|r| {
+                (0..resolved.hashes.len())
+                    .map(|i| {
+                        let range = resolved.search_range(runs, r, i);
+                        (range.start as u32, range.end as u32)
+                    })
+                    .collect()
+            })
+            .collect();
         resolved
     }
 
@@ -378,21 +394,85 @@ impl Resolved {
     /// The entries of run `r` to scan for element `i`: none when the word
     /// is not there (or frequent), else its list, past the probe's own
     /// part for a probe against later parts.
-    fn range(&self, postings: &Postings<'_>, r: usize, i: usize) -> std::ops::Range<usize> {
+    fn range(&self, r: usize, i: usize) -> std::ops::Range<usize> {
+        let (start, end) = self.ranges[r][i];
+        start as usize..end as usize
+    }
+
+    /// [`Resolved::range`], found in the segment.
+    fn search_range(&self, runs: &Runs, r: usize, i: usize) -> std::ops::Range<usize> {
         let word = self.words[r][i];
         if word == NONE {
             return 0..0;
         }
-        let segment = &postings.runs.segments()[r];
+        let segment = &runs.segments()[r];
         let range = segment.word_entries(word);
         match self.after {
             Some((run, _)) if r < run => 0..0,
             Some((run, local)) if r == run => {
                 let parts = segment.entry_parts().slice(range.clone());
-                range.start + parts.partition_point(|p| p <= local)..range.end
+                range.start + first_past(parts, local, segment.part_count() as u32)..range.end
             }
             _ => range,
         }
+    }
+}
+
+/// The first entry of a word's list (`parts`, ascending) past part
+/// `local`, of `part_count` parts: the list's `partition_point(p <= local)`.
+/// A list's parts spread over the segment's, so the search starts where
+/// `local` would lie if they spread evenly and gallops from there: a few
+/// reads near the answer instead of a binary search's scattered ones over
+/// a long list (in an exact all-pairs run of the corpus, a third of the
+/// join's time went to those searches, done twice per element).
+fn first_past(parts: U32s<'_>, local: u32, part_count: u32) -> usize {
+    let n = parts.len();
+    let below = |i: usize| parts.get(i) <= local;
+    let guess = ((u64::from(local) + 1) * n as u64 / u64::from(part_count.max(1))) as usize;
+    let Some(guess) = guess.min(n).checked_sub(usize::from(guess >= n)) else {
+        return 0;
+    };
+    // Bracket the answer in lo..=hi: every entry before lo is below, hi is
+    // the list's end or an entry not below.
+    let (lo, hi) = if below(guess) {
+        gallop_forward(guess + 1, n, below)
+    } else {
+        gallop_back(guess, below)
+    };
+    lo + parts.slice(lo..hi).partition_point(|p| p <= local)
+}
+
+/// From `lo` (every entry before it below), steps of 1, 2, 4, … forward
+/// until an entry is not below or the list of `n` ends: the bracket.
+fn gallop_forward(mut lo: usize, n: usize, below: impl Fn(usize) -> bool) -> (usize, usize) {
+    let mut step = 1;
+    loop {
+        let probe = lo + step - 1;
+        if probe >= n {
+            return (lo, n);
+        }
+        if !below(probe) {
+            return (lo, probe);
+        }
+        lo = probe + 1;
+        step *= 2;
+    }
+}
+
+/// From `hi` (an entry not below), steps of 1, 2, 4, … back until an
+/// entry is below or the list starts: the bracket.
+fn gallop_back(mut hi: usize, below: impl Fn(usize) -> bool) -> (usize, usize) {
+    let mut step = 1;
+    loop {
+        if hi < step {
+            return (0, hi);
+        }
+        let probe = hi - step;
+        if below(probe) {
+            return (probe + 1, hi);
+        }
+        hi = probe;
+        step *= 2;
     }
 }
 
@@ -566,7 +646,7 @@ impl Join {
             let local_parts = segment.part_count() as u32;
             let entry_parts = segment.entry_parts();
             for i in 0..x_len {
-                let range = self.resolved.range(postings, r, i);
+                let range = self.resolved.range(r, i);
                 self.entries_scanned += range.len() as u64;
                 for local in entry_parts.slice(range).iter() {
                     if local >= local_parts {
@@ -636,7 +716,7 @@ impl Join {
                 let local_parts = segment.part_count() as u32;
                 let (entry_parts, blocks) = (segment.entry_parts(), segment.entry_blocks());
                 for i in elements.clone() {
-                    let range = self.resolved.range(postings, r, i);
+                    let range = self.resolved.range(r, i);
                     let in_blocks = blocks.get(range.clone()).unwrap_or(&[]);
                     for (local, &by) in entry_parts.slice(range).iter().zip(in_blocks) {
                         if local >= local_parts {
@@ -777,7 +857,7 @@ impl Join {
             let local_parts = segment.part_count() as u32;
             let (entry_parts, indexes) = (segment.entry_parts(), segment.entry_indexes());
             for in_x in 0..self.resolved.hashes.len() {
-                let range = self.resolved.range(postings, r, in_x);
+                let range = self.resolved.range(r, in_x);
                 for (local, index) in entry_parts
                     .slice(range.clone())
                     .iter()
@@ -1085,6 +1165,20 @@ mod tests {
         // Nothing is left marked: a later count starts clean.
         let again: Vec<Candidate> = join.count(&postings, &Probe::Hashes(&x)).to_vec();
         assert_eq!(again.len(), 3);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn first_past_is_the_lists_partition_point(
+            mut parts in proptest::collection::vec(0u32..300, 0..400),
+            local in 0u32..320,
+            part_count in 0u32..400,
+        ) {
+            parts.sort_unstable();
+            let bytes: Vec<u8> = parts.iter().flat_map(|p| p.to_le_bytes()).collect();
+            let expected = parts.partition_point(|&p| p <= local);
+            proptest::prop_assert_eq!(first_past(U32s::new(&bytes), local, part_count), expected);
+        }
     }
 
     #[test]
