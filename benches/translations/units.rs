@@ -13,7 +13,11 @@
 //! - `passages`: the same windows, words unique in their passage;
 //! - `passages, 6-letter prefixes`: the same elements, matched by their
 //!   first six letters on both sides (and the dictionaries' words too), so
-//!   that inflected forms meet.
+//!   that inflected forms meet;
+//! - `passage x passage`: both books as passages (words unique in the
+//!   passage), one passage of X translated against one passage of Y, the
+//!   pair taking its best pair of passages (no windows);
+//! - `passage x passage, prefixes`: the same by 6-letter prefixes.
 //!
 //! ```text
 //! cargo run --release --example translation_units -- SET_DIR DICTIONARY.index...
@@ -37,11 +41,13 @@ const VOLUME_WORDS: usize = 131_072;
 const PART_WORDS: usize = 32_768;
 const Z: f64 = 4.0;
 const PREFIX_LETTERS: usize = 6;
-const UNITS: [&str; 4] = [
+const UNITS: [&str; 6] = [
     "parts",
     "part-unique passages",
     "passages",
     "passages, 6-letter prefixes",
+    "passage x passage",
+    "passage x passage, prefixes",
 ];
 
 struct Book {
@@ -145,6 +151,27 @@ fn windows(passages: &[Vec<u32>]) -> Windows {
     out
 }
 
+/// A book's passages: the words (or, with `prefixes`, the distinct
+/// prefixes of the words) unique in each passage, in order.
+fn passages_of(book: &Book, prefixes: bool) -> Vec<Vec<u32>> {
+    let words = &book.words;
+    (0..words.len())
+        .step_by(PASSAGE_WORDS)
+        .map(|from| {
+            let to = (from + PASSAGE_WORDS).min(words.len());
+            let mut seen = HashSet::new();
+            unique_positions(&words[from..to])
+                .into_iter()
+                .map(|i| match prefixes {
+                    true => book.prefixes[from + i],
+                    false => words[from + i],
+                })
+                .filter(|&p| seen.insert(p))
+                .collect()
+        })
+        .collect()
+}
+
 /// The longer book cut as `unit` says.
 fn cut(book: &Book, unit: usize) -> Windows {
     let words = &book.words;
@@ -182,27 +209,21 @@ fn cut(book: &Book, unit: usize) -> Windows {
                 .map(unique_in)
                 .collect::<Vec<_>>(),
         ),
-        _ => {
-            let passages: Vec<Vec<u32>> = (0..words.len())
-                .step_by(PASSAGE_WORDS)
-                .map(|from| {
-                    let to = (from + PASSAGE_WORDS).min(words.len());
-                    let mut seen = HashSet::new();
-                    unique_positions(&words[from..to])
-                        .into_iter()
-                        .map(|i| book.prefixes[from + i])
-                        .filter(|&p| seen.insert(p))
-                        .collect()
-                })
-                .collect();
-            windows(&passages)
-        }
+        3 => windows(&passages_of(book, true)),
+        4 => passages_of(book, false),
+        _ => passages_of(book, true),
     }
 }
 
 /// The best z of X's translated elements (`translated[i]`: the hashes
 /// element i stands for) over `windows`.
 fn best_z(translated: &[Vec<u32>], windows: &Windows) -> f64 {
+    best_z_of_any(std::slice::from_ref(&translated.to_vec()), windows)
+}
+
+/// The best z of any of `xs` (each translated as [`best_z`] takes it)
+/// over `windows`.
+fn best_z_of_any(xs: &[Vec<Vec<u32>>], windows: &Windows) -> f64 {
     let mut best = f64::MIN;
     for window in windows {
         // A window's passages may hold one word each.
@@ -210,35 +231,42 @@ fn best_z(translated: &[Vec<u32>], windows: &Windows) -> f64 {
         for (j, &h) in window.iter().enumerate() {
             at.entry(h).or_default().push(j as u32);
         }
-        // Pairs (i, j) by j ascending, i descending within one j: a strictly
-        // increasing run in i takes one pair per element of either side.
-        let mut pairs: Vec<(u32, u32)> = Vec::new();
-        for (i, hashes) in translated.iter().enumerate() {
-            for h in hashes {
-                for &j in at.get(h).into_iter().flatten() {
-                    pairs.push((j, i as u32));
-                }
-            }
+        for translated in xs {
+            best = best.max(z_of(translated, &at));
         }
-        if pairs.is_empty() {
-            continue;
-        }
-        pairs.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
-        pairs.dedup();
-        let common = pairs.len() as f64;
-        let mut tails: Vec<u32> = Vec::new();
-        for &(_, i) in &pairs {
-            let at = tails.partition_point(|&t| t < i);
-            if at == tails.len() {
-                tails.push(i);
-            } else {
-                tails[at] = i;
-            }
-        }
-        let z = (tails.len() as f64 - 2.0 * common.sqrt()) / common.powf(1.0 / 6.0);
-        best = best.max(z);
     }
     best
+}
+
+/// The z of X's translated elements against a window's elements, `at`
+/// giving each hash's indexes in the window.
+fn z_of(translated: &[Vec<u32>], at: &HashMap<u32, Vec<u32>>) -> f64 {
+    // Pairs (i, j) by j ascending, i descending within one j: a strictly
+    // increasing run in i takes one pair per element of either side.
+    let mut pairs: Vec<(u32, u32)> = Vec::new();
+    for (i, hashes) in translated.iter().enumerate() {
+        for h in hashes {
+            for &j in at.get(h).into_iter().flatten() {
+                pairs.push((j, i as u32));
+            }
+        }
+    }
+    if pairs.is_empty() {
+        return f64::MIN;
+    }
+    pairs.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+    pairs.dedup();
+    let common = pairs.len() as f64;
+    let mut tails: Vec<u32> = Vec::new();
+    for &(_, i) in &pairs {
+        let at = tails.partition_point(|&t| t < i);
+        if at == tails.len() {
+            tails.push(i);
+        } else {
+            tails[at] = i;
+        }
+    }
+    (tails.len() as f64 - 2.0 * common.sqrt()) / common.powf(1.0 / 6.0)
 }
 
 /// `dictionaries` with every word cut to its first [`PREFIX_LETTERS`]
@@ -308,13 +336,15 @@ fn main() {
     let prefixed = prefix_dictionaries(&dictionaries);
     let prefixed: Vec<&Dictionary> = prefixed.iter().collect();
     let mut prefix_lexicons: HashMap<(String, String), Lexicon> = HashMap::new();
-    let cuts: Vec<[Windows; 4]> = books
+    let numeral_prefixes: HashSet<u32> =
+        (1..4000).map(|n| prefix_hash(&roman_numeral(n))).collect();
+    let cuts: Vec<[Windows; 6]> = books
         .iter()
-        .map(|b| [0, 1, 2, 3].map(|u| cut(b, u)))
+        .map(|b| [0, 1, 2, 3, 4, 5].map(|u| cut(b, u)))
         .collect();
     // Per unit: the best negative, and per band (found, pairs).
-    let mut negative = [f64::MIN; 4];
-    let mut recall: [BTreeMap<String, (u32, u32)>; 4] = Default::default();
+    let mut negative = [f64::MIN; 6];
+    let mut recall: [BTreeMap<String, (u32, u32)>; 6] = Default::default();
     for (x, short) in books.iter().enumerate() {
         for (y, long) in books.iter().enumerate() {
             let shorter = (short.words.len(), x) < (long.words.len(), y);
@@ -358,13 +388,35 @@ fn main() {
                 })
                 .collect();
             let band = bands.get(&(short.id.clone(), long.id.clone()));
-            for unit in 0..4 {
-                let x = if unit == 3 {
-                    &translated_prefixes
-                } else {
-                    &translated
+            let translate_passages =
+                |passages: &Windows, lexicon: &Lexicon, numerals: &HashSet<u32>| {
+                    passages
+                        .iter()
+                        .map(|passage| {
+                            passage
+                                .iter()
+                                .filter_map(|&h| match lexicon.translations(h) {
+                                    [] if numerals.contains(&h) => None,
+                                    [] => Some(vec![h]),
+                                    t => Some(t.to_vec()),
+                                })
+                                .collect::<Vec<Vec<u32>>>()
+                        })
+                        .collect::<Vec<_>>()
                 };
-                let z = best_z(x, &cuts[y][unit]);
+            for unit in 0..UNITS.len() {
+                let z = match unit {
+                    3 => best_z(&translated_prefixes, &cuts[y][unit]),
+                    4 => best_z_of_any(
+                        &translate_passages(&cuts[x][4], lexicon, &numerals),
+                        &cuts[y][unit],
+                    ),
+                    5 => best_z_of_any(
+                        &translate_passages(&cuts[x][5], prefix_lexicon, &numeral_prefixes),
+                        &cuts[y][unit],
+                    ),
+                    _ => best_z(&translated, &cuts[y][unit]),
+                };
                 match band {
                     Some(band) => {
                         let row = recall[unit].entry(band.clone()).or_default();
@@ -391,7 +443,7 @@ fn main() {
         part_elements as f64 / words.max(1) as f64,
         passage_elements as f64 / words.max(1) as f64
     );
-    for unit in 0..4 {
+    for unit in 0..UNITS.len() {
         let (found, pairs) = recall[unit]
             .iter()
             .filter(|(band, _)| band.as_str() != "share <0.1%")
