@@ -172,58 +172,63 @@ fn passages_of(book: &Book, prefixes: bool) -> Vec<Vec<u32>> {
         .collect()
 }
 
-/// The longer book cut as `unit` says.
-fn cut(book: &Book, unit: usize) -> Windows {
-    let words = &book.words;
-    match unit {
-        0 => part_ranges(words.len())
-            .into_iter()
-            .map(|(a, b)| unique_in(&words[a..b]))
-            .collect(),
-        1 => {
-            let mut keep = vec![false; words.len()];
-            for (a, b) in part_ranges(words.len()) {
-                let unique: HashSet<u32> = unique_in(&words[a..b]).into_iter().collect();
-                for i in a..b {
-                    keep[i] |= unique.contains(&words[i]);
-                }
-            }
-            let passages: Vec<Vec<u32>> = words
-                .chunks(PASSAGE_WORDS)
-                .enumerate()
-                .map(|(p, chunk)| {
-                    let from = p * PASSAGE_WORDS;
-                    chunk
-                        .iter()
-                        .enumerate()
-                        .filter(|(i, _)| keep[from + i])
-                        .map(|(_, &w)| w)
-                        .collect()
-                })
-                .collect();
-            windows(&passages)
+/// A book's stored parts: words unique in the part.
+fn stored_parts(words: &[u32]) -> Windows {
+    part_ranges(words.len())
+        .into_iter()
+        .map(|(a, b)| unique_in(&words[a..b]))
+        .collect()
+}
+
+/// A book's passages with the words unique in the stored part holding
+/// them.
+fn part_unique_passages(words: &[u32]) -> Windows {
+    let mut keep = vec![false; words.len()];
+    for (a, b) in part_ranges(words.len()) {
+        let unique: HashSet<u32> = unique_in(&words[a..b]).into_iter().collect();
+        for i in a..b {
+            keep[i] |= unique.contains(&words[i]);
         }
-        2 => windows(
-            &words
-                .chunks(PASSAGE_WORDS)
-                .map(unique_in)
-                .collect::<Vec<_>>(),
-        ),
-        3 => windows(&passages_of(book, true)),
-        4 => passages_of(book, false),
-        _ => passages_of(book, true),
     }
+    words
+        .chunks(PASSAGE_WORDS)
+        .enumerate()
+        .map(|(p, chunk)| {
+            let from = p * PASSAGE_WORDS;
+            chunk
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| keep[from + i])
+                .map(|(_, &w)| w)
+                .collect()
+        })
+        .collect()
+}
+
+/// The longer book cut as each of the [`UNITS`] says, each kind of
+/// passages made once.
+fn cuts_of(book: &Book) -> [Windows; 6] {
+    let word_passages = passages_of(book, false);
+    let prefix_passages = passages_of(book, true);
+    [
+        stored_parts(&book.words),
+        windows(&part_unique_passages(&book.words)),
+        windows(&word_passages),
+        windows(&prefix_passages),
+        word_passages,
+        prefix_passages,
+    ]
 }
 
 /// The best z of X's translated elements (`translated[i]`: the hashes
 /// element i stands for) over `windows`.
 fn best_z(translated: &[Vec<u32>], windows: &Windows) -> f64 {
-    best_z_of_any(std::slice::from_ref(&translated.to_vec()), windows)
+    best_z_of_any(&[translated], windows)
 }
 
 /// The best z of any of `xs` (each translated as [`best_z`] takes it)
 /// over `windows`.
-fn best_z_of_any(xs: &[Vec<Vec<u32>>], windows: &Windows) -> f64 {
+fn best_z_of_any<X: AsRef<[Vec<u32>]>>(xs: &[X], windows: &Windows) -> f64 {
     let mut best = f64::MIN;
     for window in windows {
         // A window's passages may hold one word each.
@@ -232,7 +237,7 @@ fn best_z_of_any(xs: &[Vec<Vec<u32>>], windows: &Windows) -> f64 {
             at.entry(h).or_default().push(j as u32);
         }
         for translated in xs {
-            best = best.max(z_of(translated, &at));
+            best = best.max(z_of(translated.as_ref(), &at));
         }
     }
     best
@@ -267,6 +272,25 @@ fn z_of(translated: &[Vec<u32>], at: &HashMap<u32, Vec<u32>>) -> f64 {
         }
     }
     (tails.len() as f64 - 2.0 * common.sqrt()) / common.powf(1.0 / 6.0)
+}
+
+/// An element of X translated: its translations, itself when it has none,
+/// nothing for an untranslated Roman numeral (`numeral`).
+fn translate(hash: u32, numeral: bool, lexicon: &Lexicon) -> Option<Vec<u32>> {
+    match lexicon.translations(hash) {
+        [] if numeral => None,
+        [] => Some(vec![hash]),
+        t => Some(t.to_vec()),
+    }
+}
+
+/// Every element of `elements` translated ([`translate`]), the numerals
+/// being the hashes in `numerals`.
+fn translate_all(elements: &[u32], lexicon: &Lexicon, numerals: &HashSet<u32>) -> Vec<Vec<u32>> {
+    elements
+        .iter()
+        .filter_map(|&h| translate(h, numerals.contains(&h), lexicon))
+        .collect()
 }
 
 /// `dictionaries` with every word cut to its first [`PREFIX_LETTERS`]
@@ -338,10 +362,7 @@ fn main() {
     let mut prefix_lexicons: HashMap<(String, String), Lexicon> = HashMap::new();
     let numeral_prefixes: HashSet<u32> =
         (1..4000).map(|n| prefix_hash(&roman_numeral(n))).collect();
-    let cuts: Vec<[Windows; 6]> = books
-        .iter()
-        .map(|b| [0, 1, 2, 3, 4, 5].map(|u| cut(b, u)))
-        .collect();
+    let cuts: Vec<[Windows; 6]> = books.iter().map(cuts_of).collect();
     // Per unit: the best negative, and per band (found, pairs).
     let mut negative = [f64::MIN; 6];
     let mut recall: [BTreeMap<String, (u32, u32)>; 6] = Default::default();
@@ -359,14 +380,7 @@ fn main() {
             if lexicon.is_empty() {
                 continue;
             }
-            let translated: Vec<Vec<u32>> = unique_in(&short.words)
-                .into_iter()
-                .filter_map(|h| match lexicon.translations(h) {
-                    [] if numerals.contains(&h) => None,
-                    [] => Some(vec![h]),
-                    t => Some(t.to_vec()),
-                })
-                .collect();
+            let translated = translate_all(&unique_in(&short.words), lexicon, &numerals);
             let prefix_lexicon = prefix_lexicons
                 .entry((short.language.clone(), long.language.clone()))
                 .or_insert_with(|| {
@@ -381,29 +395,18 @@ fn main() {
             let translated_prefixes: Vec<Vec<u32>> = unique_positions(&short.words)
                 .into_iter()
                 .filter(|&i| seen.insert(short.prefixes[i]))
-                .filter_map(|i| match prefix_lexicon.translations(short.prefixes[i]) {
-                    [] if numerals.contains(&short.words[i]) => None,
-                    [] => Some(vec![short.prefixes[i]]),
-                    t => Some(t.to_vec()),
+                .filter_map(|i| {
+                    let numeral = numerals.contains(&short.words[i]);
+                    translate(short.prefixes[i], numeral, prefix_lexicon)
                 })
                 .collect();
             let band = bands.get(&(short.id.clone(), long.id.clone()));
-            let translate_passages =
-                |passages: &Windows, lexicon: &Lexicon, numerals: &HashSet<u32>| {
-                    passages
-                        .iter()
-                        .map(|passage| {
-                            passage
-                                .iter()
-                                .filter_map(|&h| match lexicon.translations(h) {
-                                    [] if numerals.contains(&h) => None,
-                                    [] => Some(vec![h]),
-                                    t => Some(t.to_vec()),
-                                })
-                                .collect::<Vec<Vec<u32>>>()
-                        })
-                        .collect::<Vec<_>>()
-                };
+            let translate_passages = |passages: &Windows, lexicon: &Lexicon, numerals| {
+                passages
+                    .iter()
+                    .map(|passage| translate_all(passage, lexicon, numerals))
+                    .collect::<Vec<_>>()
+            };
             for unit in 0..UNITS.len() {
                 let z = match unit {
                     3 => best_z(&translated_prefixes, &cuts[y][unit]),
@@ -436,7 +439,10 @@ fn main() {
             .chunks(PASSAGE_WORDS)
             .map(|c| unique_in(c).len())
             .sum::<usize>();
-        part_elements += cut(book, 0).iter().map(Vec::len).sum::<usize>();
+        part_elements += stored_parts(&book.words)
+            .iter()
+            .map(Vec::len)
+            .sum::<usize>();
     }
     println!(
         "books over one passage: {words} words; elements per word: parts {:.3}, passages {:.3}",

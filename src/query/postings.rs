@@ -42,6 +42,7 @@ use nohash_hasher::BuildNoHashHasher;
 use super::runs::Runs;
 use crate::align::{lis_span, ElementIndex, Overlap, Score};
 use crate::batch::in_word_sample;
+use crate::storage::segment::Segment;
 pub use crate::storage::segment_books::BLOCKS;
 use crate::storage::segment_books::{U32s, LONG_LIST};
 
@@ -249,14 +250,13 @@ pub enum Probe<'a> {
 }
 
 /// A probe's sequence resolved against every run: its admitted elements'
-/// hashes and, per run, each element's word there (or [`NONE`]: absent,
-/// or frequent), and what bounds a count.
+/// hashes and, per run, the posting entries to scan for each element, and
+/// what bounds a count.
 #[derive(Debug, Default)]
 struct Resolved {
     hashes: Vec<u32>,
     /// For a translated probe, each admitted element's index in X.
     groups: Option<Vec<u32>>,
-    words: Vec<Vec<u32>>,
     /// Per run, the entries to scan for each element (see [`Resolved::range`]),
     /// found once per probe: a probe against later parts searches each list
     /// for its own part, and both passes of a count and an alignment read
@@ -302,7 +302,7 @@ impl Resolved {
             ),
             Probe::Translated { .. } => (Vec::new(), None, None),
         };
-        let (hashes, groups) = match *probe {
+        let (mut hashes, mut groups) = match *probe {
             Probe::Translated { hashes, groups } => {
                 let (hashes, groups) = hashes
                     .iter()
@@ -339,51 +339,31 @@ impl Resolved {
                 words.iter_mut().for_each(|w| w[i] = NONE);
             }
         }
-        let mut resolved = Resolved {
-            hashes,
-            groups,
-            words,
-            ranges: Vec::new(),
-            frequent,
-            after,
-        };
         if matches!(vocabulary, Vocabulary::Sample { .. }) && frequent > 0 {
-            resolved.leave_out_frequent();
+            leave_out_frequent(&mut hashes, &mut groups, &mut words);
+            frequent = 0;
         }
-        resolved.ranges = (0..segments.len())
-            .map(|r| {
-                (0..resolved.hashes.len())
-                    .map(|i| {
-                        let range = resolved.search_range(runs, r, i);
+        let ranges = segments
+            .iter()
+            .zip(&words)
+            .enumerate()
+            .map(|(r, (segment, words))| {
+                words
+                    .iter()
+                    .map(|&word| {
+                        let range = entries_to_scan(segment, r, word, after);
                         (range.start as u32, range.end as u32)
                     })
                     .collect()
             })
             .collect();
-        resolved
-    }
-
-    /// Leaves the frequent elements out altogether, as the word sample
-    /// does: neither counted nor aligned, by a rescan or by lookups alike.
-    /// An element absent from every run goes too: it matches nothing.
-    fn leave_out_frequent(&mut self) {
-        let kept: Vec<bool> = (0..self.hashes.len())
-            .map(|i| self.words.iter().any(|w| w[i] != NONE))
-            .collect();
-        let keep = |i: usize| kept[i];
-        let retain = |values: &mut Vec<u32>| {
-            let mut i = 0;
-            values.retain(|_| {
-                i += 1;
-                keep(i - 1)
-            });
-        };
-        retain(&mut self.hashes);
-        if let Some(groups) = &mut self.groups {
-            retain(groups);
+        Resolved {
+            hashes,
+            groups,
+            ranges,
+            frequent,
+            after,
         }
-        self.words.iter_mut().for_each(retain);
-        self.frequent = 0;
     }
 
     /// The index in X of element `e` of the resolved sequence.
@@ -398,23 +378,55 @@ impl Resolved {
         let (start, end) = self.ranges[r][i];
         start as usize..end as usize
     }
+}
 
-    /// [`Resolved::range`], found in the segment.
-    fn search_range(&self, runs: &Runs, r: usize, i: usize) -> std::ops::Range<usize> {
-        let word = self.words[r][i];
-        if word == NONE {
-            return 0..0;
+/// Leaves the frequent elements out altogether, as the word sample does:
+/// neither counted nor aligned, by a rescan or by lookups alike. An
+/// element absent from every run goes too: it matches nothing. `words`
+/// holds, per run, each element's word there ([`NONE`]: absent or
+/// frequent).
+fn leave_out_frequent(
+    hashes: &mut Vec<u32>,
+    groups: &mut Option<Vec<u32>>,
+    words: &mut [Vec<u32>],
+) {
+    let kept: Vec<bool> = (0..hashes.len())
+        .map(|i| words.iter().any(|w| w[i] != NONE))
+        .collect();
+    let retain = |values: &mut Vec<u32>| {
+        let mut i = 0;
+        values.retain(|_| {
+            i += 1;
+            kept[i - 1]
+        });
+    };
+    retain(hashes);
+    if let Some(groups) = groups {
+        retain(groups);
+    }
+    words.iter_mut().for_each(retain);
+}
+
+/// The entries of `word` (or none: [`NONE`]) in `segment`, run `r`, that a
+/// probe scans: its whole list, or for a probe against the parts after
+/// `after` (its run and part) the entries past that part.
+fn entries_to_scan(
+    segment: &Segment,
+    r: usize,
+    word: u32,
+    after: Option<(usize, u32)>,
+) -> std::ops::Range<usize> {
+    if word == NONE {
+        return 0..0;
+    }
+    let range = segment.word_entries(word);
+    match after {
+        Some((run, _)) if r < run => 0..0,
+        Some((run, local)) if r == run => {
+            let parts = segment.entry_parts().slice(range.clone());
+            range.start + first_past(parts, local, segment.part_count() as u32)..range.end
         }
-        let segment = &runs.segments()[r];
-        let range = segment.word_entries(word);
-        match self.after {
-            Some((run, _)) if r < run => 0..0,
-            Some((run, local)) if r == run => {
-                let parts = segment.entry_parts().slice(range.clone());
-                range.start + first_past(parts, local, segment.part_count() as u32)..range.end
-            }
-            _ => range,
-        }
+        _ => range,
     }
 }
 
@@ -428,10 +440,11 @@ impl Resolved {
 fn first_past(parts: U32s<'_>, local: u32, part_count: u32) -> usize {
     let n = parts.len();
     let below = |i: usize| parts.get(i) <= local;
-    let guess = ((u64::from(local) + 1) * n as u64 / u64::from(part_count.max(1))) as usize;
-    let Some(guess) = guess.min(n).checked_sub(usize::from(guess >= n)) else {
+    if n == 0 {
         return 0;
-    };
+    }
+    let guess = ((u64::from(local) + 1) * n as u64 / u64::from(part_count.max(1))) as usize;
+    let guess = guess.min(n - 1);
     // Bracket the answer in lo..=hi: every entry before lo is below, hi is
     // the list's end or an entry not below.
     let (lo, hi) = if below(guess) {
