@@ -96,6 +96,7 @@ pub mod storage;
 mod storage;
 mod store;
 pub mod text;
+pub mod threads;
 pub mod translate;
 mod upgrade;
 mod verify;

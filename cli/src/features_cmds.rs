@@ -74,8 +74,8 @@ pub struct ImportArgs {
     /// holds none.
     #[arg(long)]
     pub create: bool,
-    /// Worker threads for compressing the sequences [default: all cores].
-    #[arg(long)]
+    /// Worker threads for compressing the sequences [default: all cores;].
+    #[arg(long, value_parser = crate::input::parse_threads)]
     pub threads: Option<usize>,
     /// Books per catalog commit.
     #[arg(long, default_value_t = 1000)]

@@ -231,8 +231,8 @@ pub struct LoadArgs {
     /// Create the index if the directory holds none.
     #[arg(long)]
     pub create: bool,
-    /// Worker threads for feature extraction [default: all cores].
-    #[arg(long)]
+    /// Worker threads for feature extraction [default: all cores;].
+    #[arg(long, value_parser = crate::input::parse_threads)]
     pub threads: Option<usize>,
     /// Books per catalog commit.
     #[arg(long, default_value_t = 1000)]
@@ -614,8 +614,8 @@ pub struct PairsArgs {
     /// Write pairs here instead of standard output (not inside the index).
     #[arg(long, short)]
     pub output: Option<PathBuf>,
-    /// Worker threads [default: all cores].
-    #[arg(long)]
+    /// Worker threads [default: all cores;].
+    #[arg(long, value_parser = crate::input::parse_threads)]
     pub threads: Option<usize>,
     /// Incremental: only pairs with at least one book of internal id ID or
     /// more (the books of a load that printed "first id ID"); pairs among

@@ -22,3 +22,14 @@ pub fn decode_text(path: &Path, bytes: &[u8]) -> Result<String> {
     }
     Ok(text)
 }
+
+/// A `--threads` value: 1 to [`stemmata::threads::MAX_THREADS`].
+pub fn parse_threads(value: &str) -> std::result::Result<usize, String> {
+    let threads = value
+        .parse::<usize>()
+        .map_err(|e| format!("not a number of threads: {e}"))?;
+    stemmata::threads::check(threads).map_err(|e| match e {
+        Error::InvalidArgument(message) => message,
+        other => other.to_string(),
+    })
+}

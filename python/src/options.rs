@@ -35,10 +35,7 @@ pub fn min_score(score: Score, min_score: Option<f64>) -> Result<f64, Error> {
 /// Worker threads: `threads`, at least 1, or every core.
 pub fn threads(threads: Option<usize>) -> Result<usize, Error> {
     match threads {
-        Some(0) => Err(Error::InvalidArgument(
-            "threads must be at least 1".to_string(),
-        )),
-        Some(n) => Ok(n),
+        Some(n) => stemmata::threads::check(n),
         None => Ok(std::thread::available_parallelism().map_or(1, |n| n.get())),
     }
 }

@@ -85,6 +85,10 @@ def test_bad_options_raise_invalid_input(index):
         reader.pairs(min_score=2.0)
     with pytest.raises(stemmata.InvalidInputError, match="threads must be at least 1"):
         reader.pairs(threads=0)
+    with pytest.raises(stemmata.InvalidInputError, match="threads 100000: at most 1024"):
+        reader.pairs(threads=100000)
+    with pytest.raises(stemmata.InvalidInputError, match="threads 100000: at most 1024"):
+        index.load([{"key": "extra", "text": "some words of a book"}], threads=100000)
     with pytest.raises(TypeError):
         reader.query()
 

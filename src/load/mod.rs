@@ -503,11 +503,12 @@ impl std::fmt::Debug for BulkLoader<'_> {
 
 impl<'p> BulkLoader<'p> {
     pub(crate) fn new(store: Arc<Store>, options: LoadOptions) -> Result<Self> {
-        if options.batch_books == 0 || options.threads == 0 {
+        if options.batch_books == 0 {
             return Err(Error::InvalidArgument(
-                "batch_books and threads must be at least 1".into(),
+                "batch_books must be at least 1".into(),
             ));
         }
+        crate::threads::check(options.threads)?;
         let writer = store.lock_writer()?;
         let sketch_options = *store.require_sketches("load books")?;
         let next_segment = segments::prepare_dir(&store)?;
@@ -538,7 +539,7 @@ impl<'p> BulkLoader<'p> {
         let workers = (0..options.threads)
             .map(|_| {
                 let (rx, tx) = (work_rx.clone(), done_tx.clone());
-                std::thread::spawn(move || {
+                std::thread::Builder::new().spawn(move || {
                     for (place, item) in rx {
                         let result = item
                             .and_then(|item| match item {
@@ -557,7 +558,8 @@ impl<'p> BulkLoader<'p> {
                     }
                 })
             })
-            .collect();
+            .collect::<std::io::Result<Vec<_>>>()
+            .map_err(crate::threads::spawn_failed)?;
         Ok(BulkLoader {
             store,
             options,

@@ -609,9 +609,7 @@ impl Reader {
         mut sink: impl FnMut(Pair<'r>) -> Result<()>,
         mut progress: impl FnMut(u64),
     ) -> Result<PairsStats> {
-        if options.threads == 0 {
-            return Err(Error::InvalidArgument("threads must be at least 1".into()));
-        }
+        crate::threads::check(options.threads)?;
         if options.mode == Mode::Approximate {
             self.sketches()?;
         }
@@ -656,10 +654,11 @@ impl Reader {
         let (tx, rx) = unbounded::<Option<BookPairs>>();
         let mut sink_result = Ok(());
         let mut worker_panicked = false;
+        let mut spawn_result = Ok(());
         crossbeam::scope(|scope| {
             for _ in 0..options.threads {
                 let (tx, next, tokens) = (tx.clone(), &next, token_rx.clone());
-                scope.spawn(move |_| {
+                let spawned = scope.builder().spawn(move |_| {
                     let mut join = Join::new(self.part_count());
                     while tokens.recv().is_ok() {
                         let a = next.fetch_add(1, Ordering::Relaxed);
@@ -676,6 +675,12 @@ impl Reader {
                         }
                     }
                 });
+                if let Err(error) = spawned {
+                    spawn_result = Err(crate::threads::spawn_failed(error));
+                    next.store(n, Ordering::Relaxed);
+                    token_tx = None;
+                    break;
+                }
             }
             drop(tx);
             drop(token_rx);
@@ -732,6 +737,7 @@ impl Reader {
                 "an all-pairs worker panicked".into(),
             ));
         }
+        spawn_result?;
         sink_result?;
         stats.elapsed = started.elapsed();
         Ok(stats)
