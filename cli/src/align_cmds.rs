@@ -144,25 +144,25 @@ pub fn align(args: AlignArgs) -> Result<ExitCode> {
             alignment: &pair.alignment,
         })?;
     } else {
-        print_summary(&pair, &map);
+        print_summary(&pair, &map)?;
         if let Some(relation) = &relation {
             let name = |file: &TextFile| file.path.display().to_string();
-            println!(
+            outln!(
                 "relation: {}",
                 crate::output::relation_label(relation, &name(&pair.a), &name(&pair.b))
-            );
+            )?;
         }
         if let Some(path) = &args.map {
-            print_map_written(&map, path);
+            print_map_written(&map, path)?;
         }
-        print_run(&pair);
+        print_run(&pair)?;
         if args.spans {
-            print_spans(&pair);
+            print_spans(&pair)?;
         } else if !pair.alignment.spans.is_empty() {
-            println!(
+            outln!(
                 "{} spans not printed: --spans prints them, --json gives them all",
                 pair.alignment.spans.len()
-            );
+            )?;
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -195,30 +195,30 @@ fn relation(pair: &AlignedPair, map: &PortionMap) -> Result<Relation> {
 
 /// The summary: words and share aligned in each text, exact and edited
 /// spans, moved passages and the largest matched regions of the map.
-fn print_summary(pair: &AlignedPair, map: &PortionMap) {
+fn print_summary(pair: &AlignedPair, map: &PortionMap) -> stemmata::Result<()> {
     let al = &pair.alignment;
     let side = |name: &str, file: &TextFile, words: u32, aligned: u32, share: f64| {
-        println!(
+        outln!(
             "{name}  {}: {words} words, {aligned} aligned ({:.1}%)",
             file.path.display(),
             100.0 * share
-        );
+        )
     };
-    side("A", &pair.a, al.words_a, al.aligned_words_a, al.share_a);
-    side("B", &pair.b, al.words_b, al.aligned_words_b, al.share_b);
+    side("A", &pair.a, al.words_a, al.aligned_words_a, al.share_a)?;
+    side("B", &pair.b, al.words_b, al.aligned_words_b, al.share_b)?;
     let words = |span: &align::AlignedSpan| span.a_words.end - span.a_words.start;
     let (exact, edited): (Vec<_>, Vec<_>) =
         al.spans.iter().partition(|s| s.kind == SpanKind::Exact);
     let sum =
         |spans: &[&align::AlignedSpan]| spans.iter().map(|s| u64::from(words(s))).sum::<u64>();
-    println!(
+    outln!(
         "{} spans: {} exact ({} words of A), {} edited ({} words of A)",
         al.spans.len(),
         exact.len(),
         sum(&exact),
         edited.len(),
         sum(&edited)
-    );
+    )?;
     // A passage: consecutive moved spans (in order of A).
     let passages = al
         .spans
@@ -227,37 +227,44 @@ fn print_summary(pair: &AlignedPair, map: &PortionMap) {
         .filter(|(i, s)| s.moved && (*i == 0 || !al.spans[i - 1].moved))
         .count();
     if passages == 0 {
-        println!("moved passages: none");
+        outln!("moved passages: none")?;
     } else {
-        println!(
+        outln!(
             "moved passages: {passages} ({} spans, {} words of A, {} of B)",
-            al.stats.moved_spans, al.stats.moved_words_a, al.stats.moved_words_b
-        );
+            al.stats.moved_spans,
+            al.stats.moved_words_a,
+            al.stats.moved_words_b
+        )?;
     }
-    print_regions(map, al.words_a, al.words_b);
+    print_regions(map, al.words_a, al.words_b)?;
+    Ok(())
 }
 
 /// How the alignment went: anchors, recursion, capped stretches, time.
-fn print_run(pair: &AlignedPair) {
+fn print_run(pair: &AlignedPair) -> stemmata::Result<()> {
     let stats = &pair.alignment.stats;
-    println!(
+    outln!(
         "{} anchors, {} leaves, depth {}; {} stretches over the table cap; {:.3} s",
         stats.anchors,
         stats.leaves,
         stats.depth,
         stats.capped_stretches,
         pair.elapsed.as_secs_f64()
-    );
+    )?;
+    Ok(())
 }
 
 /// One line per span: word ranges, kind (`moved` marks a passage out of
 /// the order of B), edit distance, the start of A's text.
-fn print_spans(pair: &AlignedPair) {
-    println!();
-    println!(
+fn print_spans(pair: &AlignedPair) -> stemmata::Result<()> {
+    outln!()?;
+    outln!(
         "{:>19}  {:>19}  {:<12}  {:>8}  A text",
-        "A words", "B words", "kind", "distance"
-    );
+        "A words",
+        "B words",
+        "kind",
+        "distance"
+    )?;
     for span in &pair.alignment.spans {
         let (kind, distance) = match span.kind {
             SpanKind::Exact => ("exact", String::new()),
@@ -273,12 +280,13 @@ fn print_spans(pair: &AlignedPair) {
             .take(48)
             .map(|c| if c.is_whitespace() { ' ' } else { c })
             .collect();
-        println!(
+        outln!(
             "{:>19}  {:>19}  {kind:<12}  {distance:>8}  {excerpt}",
             format!("{}..{}", span.a_words.start, span.a_words.end),
             format!("{}..{}", span.b_words.start, span.b_words.end),
-        );
+        )?;
     }
+    Ok(())
 }
 
 #[derive(Args)]
@@ -304,29 +312,29 @@ pub fn ocr_accuracy(args: OcrAccuracyArgs) -> Result<ExitCode> {
         print_json(&measured)?;
         return Ok(ExitCode::SUCCESS);
     }
-    println!(
+    outln!(
         "character accuracy  {:.2}%  ({} errors in {} characters)",
         100.0 * measured.char_accuracy,
         measured.char_errors,
         measured.clean_chars
-    );
-    println!(
+    )?;
+    outln!(
         "word accuracy       {:.2}%  ({} of {} words)",
         100.0 * measured.word_accuracy,
         measured.matched_words,
         measured.clean_words
-    );
-    println!(
+    )?;
+    outln!(
         "stop-word accuracy  {:.2}%  ({} of {} occurrences of the clean text's {STOP_WORDS} most frequent words)",
         100.0 * measured.stop_word_accuracy,
         measured.matched_stop_words,
         measured.stop_words
-    );
-    println!(
+    )?;
+    outln!(
         "aligned {:.1}% of the clean text; {} OCR words before or after it not counted; {:.3} s",
         100.0 * measured.aligned_share,
         measured.extra_ocr_words,
         elapsed.as_secs_f64()
-    );
+    )?;
     Ok(ExitCode::SUCCESS)
 }

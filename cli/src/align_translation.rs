@@ -240,73 +240,86 @@ pub fn run(translation: Translation, args: &Report, asked: &TranslationArgs) -> 
         .map(|()| ExitCode::SUCCESS);
     }
     let (from, to) = &alignment.languages;
-    println!("translation from {from} into {to}, with {source}");
+    outln!("translation from {from} into {to}, with {source}")?;
     let side = |name: &str, file: &TextFile, words: u32, share: f64| {
-        println!(
+        outln!(
             "{name}  {}: {words} words, {} corresponding ({:.1}%)",
             file.path.display(),
             alignment.matched_words,
             100.0 * share
-        );
+        )
     };
-    side("A", &a, alignment.words_a, alignment.share_a);
-    side("B", &b, alignment.words_b, alignment.share_b);
-    print_regions(&map, alignment.words_a, alignment.words_b);
+    side("A", &a, alignment.words_a, alignment.share_a)?;
+    side("B", &b, alignment.words_b, alignment.share_b)?;
+    print_regions(&map, alignment.words_a, alignment.words_b)?;
     if let Some(path) = args.map {
-        print_map_written(&map, path);
+        print_map_written(&map, path)?;
     }
     let stats = &alignment.stats;
-    println!(
+    outln!(
         "{} anchors, {} leaves, depth {}; {:.3} s",
-        stats.anchors, stats.leaves, stats.depth, seconds
-    );
+        stats.anchors,
+        stats.leaves,
+        stats.depth,
+        seconds
+    )?;
     if let Some(passages) = &passages {
-        print_passages(passages, &a);
+        print_passages(passages, &a)?;
     }
     if asked.words {
-        print_words(&alignment, &a, &b);
+        print_words(&alignment, &a, &b)?;
     }
     Ok(ExitCode::SUCCESS)
 }
 
 /// One line per passage: its words in A and B, matches, confidence and
 /// the start of A's text.
-fn print_passages(passages: &[PassageMapping], a: &TextFile) {
+fn print_passages(passages: &[PassageMapping], a: &TextFile) -> stemmata::Result<()> {
     let mapped = passages.iter().filter(|p| p.b_words.is_some()).count();
-    println!();
-    println!("{mapped} of {} passages mapped:", passages.len());
-    println!(
+    outln!()?;
+    outln!("{mapped} of {} passages mapped:", passages.len())?;
+    outln!(
         "{:>15}  {:>15}  {:>7}  {:>10}  A text",
-        "A words", "B words", "matches", "confidence"
-    );
+        "A words",
+        "B words",
+        "matches",
+        "confidence"
+    )?;
     for passage in passages {
         let b = passage
             .b_words
             .as_ref()
             .map_or("-".to_string(), |w| format!("{}..{}", w.start, w.end));
-        println!(
+        outln!(
             "{:>15}  {b:>15}  {:>7}  {:>10.2}  {}",
             format!("{}..{}", passage.a_words.start, passage.a_words.end),
             passage.matches,
             passage.confidence,
             excerpt(&a.text[passage.a_bytes.clone()])
-        );
+        )?;
     }
+    Ok(())
 }
 
 /// One line per corresponding word pair.
-fn print_words(alignment: &TranslationAlignment, a: &TextFile, b: &TextFile) {
-    println!();
-    println!("{:>9}  {:>9}  {:<20}  B word", "A word", "B word", "A word");
+fn print_words(
+    alignment: &TranslationAlignment,
+    a: &TextFile,
+    b: &TextFile,
+) -> stemmata::Result<()> {
+    outln!()?;
+    outln!("{:>9}  {:>9}  {:<20}  B word", "A word", "B word", "A word")?;
     for pair in &alignment.matches {
         let word_a = &a.text[alignment.bytes_a(&(pair.a..pair.a + 1))];
         let word_b = &b.text[alignment.bytes_b(&(pair.b..pair.b + 1))];
         let anchor = if pair.anchor { "  (anchor)" } else { "" };
-        println!(
+        outln!(
             "{:>9}  {:>9}  {word_a:<20}  {word_b}{anchor}",
-            pair.a, pair.b
-        );
+            pair.a,
+            pair.b
+        )?;
     }
+    Ok(())
 }
 
 /// The first 48 characters of `text`, white space as spaces.

@@ -51,7 +51,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
         if args.json {
             print_json(&figures)?;
         } else {
-            print_translations(&figures);
+            print_translations(&figures)?;
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -65,13 +65,13 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
     if args.json {
         print_json(&figures)?;
     } else {
-        print_figures(&figures);
+        print_figures(&figures)?;
     }
     Ok(ExitCode::SUCCESS)
 }
 
-fn print_all_pairs(name: &str, p: &AllPairs) {
-    println!(
+fn print_all_pairs(name: &str, p: &AllPairs) -> stemmata::Result<()> {
+    outln!(
         "all pairs, {name}: {} books, {} pairs considered in {:.3} s (median of {} runs, {:.3}–{:.3} s) = {:.0} pairs/s/core; {} aligned, {} found; aligning every pair: {:.0} pairs/s/core ({:.0}× slower)",
         p.books,
         p.pairs_considered,
@@ -84,25 +84,26 @@ fn print_all_pairs(name: &str, p: &AllPairs) {
         p.found,
         p.align_every_pair_per_sec_per_core,
         p.speedup_over_aligning_every_pair
-    );
+    )?;
+    Ok(())
 }
 
-fn print_figures(f: &Figures) {
-    println!("threads: {}", f.threads);
-    println!(
+fn print_figures(f: &Figures) -> stemmata::Result<()> {
+    outln!("threads: {}", f.threads)?;
+    outln!(
         "pair verification (corpus sequences): {:.0} pairs/s/core; naive DP LCS {:.1} pairs/s/core; {:.0}× faster",
         f.verify_pairs_per_sec_per_core, f.dp_pairs_per_sec_per_core, f.verify_speedup_over_dp
-    );
-    print_all_pairs("corpus", &f.corpus_all_pairs);
-    print_all_pairs("generated", &f.generated_all_pairs);
-    println!(
+    )?;
+    print_all_pairs("corpus", &f.corpus_all_pairs)?;
+    print_all_pairs("generated", &f.generated_all_pairs)?;
+    outln!(
         "ingest: feature extraction {:.1} MB/s/core; full load {:.1} MB/s on {} threads ({:.1} MB/s/core)",
         f.ingest_extract_mb_per_sec_per_core,
         f.ingest_load_mb_per_sec,
         f.threads,
         f.ingest_load_mb_per_sec_per_core
-    );
-    println!(
+    )?;
+    outln!(
         "top-10 query over {} generated books ({:.0} MB): median {:.2} ms, p95 {:.2} ms; brute force median {:.2} ms ({:.1}× slower)",
         f.generated_books,
         f.generated_mb,
@@ -110,27 +111,31 @@ fn print_figures(f: &Figures) {
         f.query_p95_ms,
         f.brute_force_median_ms,
         f.query_speedup_over_brute_force
-    );
+    )?;
+    Ok(())
 }
 
-fn print_translations(f: &stemmata_bench::translations::TranslationFigures) {
-    println!(
+fn print_translations(
+    f: &stemmata_bench::translations::TranslationFigures,
+) -> stemmata::Result<()> {
+    outln!(
         "translations: {} books ({} in the made-up language, {} in English), {} cross-language pairs, {} threads",
         f.books, f.books_per_language[0], f.books_per_language[1], f.cross_language_pairs, f.threads
-    );
-    println!(
+    )?;
+    outln!(
         "all pairs: {:.2} s without translations, {:.2} s with ({} translation pairs found): translation search {:.2} CPU-s, {} translated pairs of parts aligned",
         f.same_language_seconds,
         f.with_translations_seconds,
         f.translation_pairs_found,
         f.translation_cpu_seconds,
         f.translation_pairs_verified
-    );
-    println!(
+    )?;
+    outln!(
         "brute force: {:.0} translated pairs verified/s/core; every cross-language pair {:.1} CPU-s ({:.0}× the planner); sample hits agree: {}",
         f.brute_force_pairs_per_sec_per_core,
         f.brute_force_cpu_seconds,
         f.speedup_over_brute_force,
         f.sample_hits_agree
-    );
+    )?;
+    Ok(())
 }

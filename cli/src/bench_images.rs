@@ -37,23 +37,27 @@ pub fn run(args: BenchImagesArgs) -> Result<ExitCode> {
         print_json(&bench)?;
         return Ok(ExitCode::SUCCESS);
     }
-    println!(
+    outln!(
         "word images   {} in {} books, {} bigram classes modelled; search file {:.0} bytes per image",
         bench.images, bench.books, bench.classes, bench.search_bytes_per_image
-    );
-    println!(
+    )?;
+    outln!(
         "open          {:.1} ms (map the search file, check its layout)",
         bench.open_ms
-    );
-    println!(
+    )?;
+    outln!(
         "queries       {} top-{}: median {:.2} ms, p95 {:.2} ms, mean {:.2} ms",
-        bench.queries, args.k, bench.median_ms, bench.p95_ms, bench.mean_ms
-    );
+        bench.queries,
+        args.k,
+        bench.median_ms,
+        bench.p95_ms,
+        bench.mean_ms
+    )?;
     if let Some(rate) = bench.pages_per_cpu_second {
-        println!(
+        outln!(
             "description   {} pages: {rate:.2} pages per CPU-second (decode, OCR, descriptors, crops)",
             bench.pages
-        );
+        )?;
     }
     Ok(ExitCode::SUCCESS)
 }

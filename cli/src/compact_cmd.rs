@@ -52,7 +52,7 @@ pub fn compact(args: CompactArgs) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let line = |name: &str, sizes: &FileSizes| {
-        println!(
+        outln!(
             "{name:<12} {} -> {}, {} -> {}",
             count(sizes.files_before, "file"),
             sizes.files_after,
@@ -60,10 +60,10 @@ pub fn compact(args: CompactArgs) -> Result<ExitCode> {
             sizes.bytes_after
         )
     };
-    line("barrels", &stats.barrels);
-    line("page files", &stats.page_files);
-    line("segments", &stats.segments);
-    println!(
+    line("barrels", &stats.barrels)?;
+    line("page files", &stats.page_files)?;
+    line("segments", &stats.segments)?;
+    outln!(
         "{:<12} {} -> {}{}",
         "catalog",
         count(stats.catalog.bytes_before, "byte"),
@@ -73,21 +73,21 @@ pub fn compact(args: CompactArgs) -> Result<ExitCode> {
         } else {
             " (not compacted)"
         }
-    );
-    println!(
+    )?;
+    outln!(
         "moved {} and {}, merged {}, removed {}",
         count(stats.records_moved, "record"),
         count(stats.page_records_moved, "page record"),
         count(stats.segments_merged, "segment"),
         count(stats.files_removed, "file")
-    );
+    )?;
     let (before, after) = (stats.bytes_before(), stats.bytes_after());
-    println!(
+    outln!(
         "{:<12} {} -> {} ({} reclaimed)",
         "total",
         count(before, "byte"),
         after,
         before.saturating_sub(after)
-    );
+    )?;
     Ok(ExitCode::SUCCESS)
 }

@@ -95,14 +95,14 @@ pub fn run(args: DemoArgs) -> Result<ExitCode> {
     let truth = truth(&collection);
     let text_bytes: usize = collection.books.iter().map(|b| b.text.len()).sum();
     if !args.json {
-        println!(
+        outln!(
             "generated {} books ({:.1} MB) from {} works, seed {}: {} related pairs (editions with OCR noise, prefaces and notes; anthologies)",
             collection.books.len(),
             text_bytes as f64 / 1e6,
             args.families,
             args.seed,
             truth.len()
-        );
+        )?;
     }
     let (index, dir, _temp) = new_index(args.index.as_deref())?;
 
@@ -151,14 +151,14 @@ pub fn run(args: DemoArgs) -> Result<ExitCode> {
         print_json(&summary)?;
         return Ok(ExitCode::SUCCESS);
     }
-    println!(
+    outln!(
         "loaded {} books into {} in {:.2} s ({:.1} MB/s)",
         load.books,
         dir.display(),
         load_seconds,
         text_bytes as f64 / 1e6 / load_seconds.max(1e-9)
-    );
-    println!(
+    )?;
+    outln!(
         "all pairs ({} ≥ {}): {} pairs found in {:.3} s, aligning {} of {} pairs; {} of {} generated pairs found (recall {:.3}), precision {:.3}",
         options.score,
         options.min_score,
@@ -170,11 +170,11 @@ pub fn run(args: DemoArgs) -> Result<ExitCode> {
         truth.len(),
         summary.recall,
         summary.precision
-    );
+    )?;
     show_misses(&reader, &truth, &found)?;
     show_queries(&reader, &collection, &truth, args.queries)?;
     if args.index.is_none() {
-        println!("(the index was in a temporary directory; pass --index DIR to keep it)");
+        outln!("(the index was in a temporary directory; pass --index DIR to keep it)")?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -191,7 +191,7 @@ fn show_misses(
     for ((a, b), relation) in missed {
         let overlap = reader.align_books(a, b)?;
         let (info_a, info_b) = (reader.book(a)?, reader.book(b)?);
-        println!(
+        outln!(
             "  missed {a} {b} ({relation:?}): {} {:.4}; unique words {} / {} of {} / {} words, {} common, lcs {}",
             stemmata::Score::default(),
             stemmata::Score::default().value(&overlap),
@@ -201,7 +201,7 @@ fn show_misses(
             info_b.words,
             overlap.common,
             overlap.lcs
-        );
+        )?;
     }
     Ok(())
 }
@@ -228,16 +228,16 @@ fn show_queries(
     for key in examples.into_iter().take(count) {
         let result = reader.query_key(key, &QueryOptions::default())?;
         let e = &result.explain;
-        println!(
+        outln!(
             "\nquery {key} ({} generated relatives): {} books, {} aligned, {} hits in {:.2} ms",
             relatives[key],
             e.books,
             e.lcs_runs,
             e.hits,
             e.elapsed.as_secs_f64() * 1e3
-        );
+        )?;
         for (rank, hit) in result.hits.iter().enumerate() {
-            println!(
+            outln!(
                 "  {:>2}. {:<12} {} {:.3}  lcs {:>5} of {:>5} common  {}",
                 rank + 1,
                 hit.key,
@@ -246,7 +246,7 @@ fn show_queries(
                 hit.overlap.lcs,
                 hit.overlap.common,
                 relation_name(truth.get(&ordered(key, &hit.key)).copied())
-            );
+            )?;
         }
     }
     Ok(())

@@ -102,7 +102,7 @@ fn add(args: AddArgs) -> Result<ExitCode> {
     for file in &args.files {
         let info = index.add_dictionary(file)?;
         if !args.json {
-            println!("added {}", describe(&info));
+            outln!("added {}", describe(&info))?;
         }
         added.push(info);
     }
@@ -118,10 +118,10 @@ fn list(args: ListArgs) -> Result<ExitCode> {
     if args.json {
         print_json(&dictionaries)?;
     } else if dictionaries.is_empty() {
-        println!("no dictionaries");
+        outln!("no dictionaries")?;
     } else {
         for d in &dictionaries {
-            println!("{}", describe(d));
+            outln!("{}", describe(d))?;
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -130,7 +130,7 @@ fn list(args: ListArgs) -> Result<ExitCode> {
 fn remove(args: RemoveArgs) -> Result<ExitCode> {
     let index = Index::open(&args.index).map_err(|e| no_index(e, &args.index, false))?;
     if index.remove_dictionary(&args.name)? {
-        println!("removed {}", args.name);
+        outln!("removed {}", args.name)?;
         Ok(ExitCode::SUCCESS)
     } else {
         let names: Vec<String> = index.dictionaries()?.into_iter().map(|d| d.name).collect();

@@ -180,19 +180,23 @@ fn band_rows(
         .collect()
 }
 
-fn print_band_rows(rows: &[BandRow]) {
+fn print_band_rows(rows: &[BandRow]) -> stemmata::Result<()> {
     let score = Score::default();
-    println!(
+    outln!(
         "recall by relation and band ({} ≥ {}):",
         score.name(),
         score.default_threshold()
-    );
-    println!(
+    )?;
+    outln!(
         "{:<12} {:<18} {:>6}  {:>13}  {:>13}",
-        "relation", "band", "pairs", "exact", "approximate"
-    );
+        "relation",
+        "band",
+        "pairs",
+        "exact",
+        "approximate"
+    )?;
     for row in rows {
-        println!(
+        outln!(
             "{:<12} {:<18} {:>6}  {:>5} {:>7.3}  {:>5} {:>7.3}{}",
             row.relation,
             row.band,
@@ -202,8 +206,9 @@ fn print_band_rows(rows: &[BandRow]) {
             row.approximate_found,
             row.approximate_recall,
             if row.excluded { "  (excluded)" } else { "" }
-        );
+        )?;
     }
+    Ok(())
 }
 
 /// The pairs `options` finds, with their overlaps and classes, and the run's counts.
@@ -277,8 +282,8 @@ fn rows(scored: &[ScoredPair], by_default: &[ScoredPair], labels: &Labels) -> Ve
     rows
 }
 
-fn print_rows(rows: &[Row]) {
-    println!(
+fn print_rows(rows: &[Row]) -> stemmata::Result<()> {
+    outln!(
         "{:<12} {:<8} {:>9} {:>6} {:>6} {:>6}  {:>7} {:>8} {:>7} {:>11}  {:>4} {:>4}",
         "score",
         "",
@@ -292,11 +297,11 @@ fn print_rows(rows: &[Row]) {
         "translation",
         "FP",
         "FN"
-    );
+    )?;
     for row in rows {
         let m = &row.metrics;
         let recall = |class: &str| m.recall_by_class.get(class).copied().unwrap_or(0.0);
-        println!(
+        outln!(
             "{:<12} {:<8} {:>9.4} {:>6.3} {:>6.3} {:>6.3}  {:>7.3} {:>8.3} {:>7.3} {:>11.3}  {:>4} {:>4}",
             m.score,
             row.which,
@@ -310,8 +315,9 @@ fn print_rows(rows: &[Row]) {
             recall("translation"),
             m.false_positives,
             m.false_negatives
-        );
+        )?;
     }
+    Ok(())
 }
 
 /// A pair the default score gets wrong at its default threshold.
@@ -533,15 +539,15 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
     if args.json {
         print_json(&report)?;
     } else {
-        println!(
+        outln!(
             "corpus {}: {} books, {:.1} MB; positives = edition + contains; translation reported apart",
             args.corpus.display(),
             report.books,
             report.text_bytes as f64 / 1e6
-        );
-        print_rows(&report.rows);
-        print_band_rows(&report.recall_by_band);
-        println!(
+        )?;
+        print_rows(&report.rows)?;
+        print_band_rows(&report.recall_by_band)?;
+        outln!(
             "load {:.2} s; all {} candidate pairs aligned in {:.3} s; default all-pairs with pruning {:.3} s ({} of {} pairs aligned)",
             report.load_seconds,
             scored.len(),
@@ -549,26 +555,26 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
             report.pruned_pairs_seconds,
             report.pruned_pairs.lcs_runs,
             report.pruned_pairs.pairs_considered
-        );
+        )?;
         let sources = report.approximate_pairs.sources.unwrap_or_default();
-        println!(
+        outln!(
             "approximate all-pairs (key tables and word sample) {:.3} s: {} candidate pairs ({sources}); recall {:.1}% of exact mode's",
             report.approximate_pairs.elapsed.as_secs_f64(),
             report.approximate_pairs.candidates,
             100.0 * report.approximate_recall_share
-        );
-        println!(
+        )?;
+        outln!(
             "baselines (best-F1 thresholds): uwo = unique-word overlap |X∩Y|/|X∪Y|, minhash = Jaccard of 5-word shingles (100 hashes), simhash = 1 − Hamming/128; sketching and scoring {:.2} s",
             report.baseline_seconds
-        );
+        )?;
     }
     if !args.json {
-        crate::eval_relations::print(&report.relations);
+        crate::eval_relations::print(&report.relations)?;
         if let Some(translations) = &report.translations {
-            crate::eval_translations::print(translations);
+            crate::eval_translations::print(translations)?;
         }
         for error in report.errors.iter().flatten() {
-            println!("{}", error.line());
+            outln!("{}", error.line())?;
         }
     }
     let mut passed = true;

@@ -189,7 +189,7 @@ pub fn run(args: EvalAlignmentArgs) -> Result<ExitCode> {
     if args.json {
         print_json(&report)?;
     } else {
-        print_report(&report);
+        print_report(&report)?;
     }
     Ok(gate(&args, &report.all))
 }
@@ -233,8 +233,8 @@ fn read_truth(path: &Path, a: &str, b: &str) -> Result<Correspondences> {
 /// lists them all).
 const MAX_PAIR_LINES: usize = 20;
 
-fn print_report(report: &Report) {
-    println!(
+fn print_report(report: &Report) -> stemmata::Result<()> {
+    outln!(
         "passage mapping of translations: {} ({} pairs), dictionaries {}",
         report.set.display(),
         report.all.pairs,
@@ -244,13 +244,22 @@ fn print_report(report: &Report) {
             .map(|p| p.display().to_string())
             .collect::<Vec<_>>()
             .join(", ")
-    );
-    println!(
+    )?;
+    outln!(
         "{:<18} {:>5} {:>8}  {:>7} {:>7} {:>8}  {:>7} {:>7} {:>8}  {:>6}",
-        "", "pairs", "passages", "RTA", "IBM1", "IBM1/w", "RTA±1", "IBM1±1", "IBM1/w±1", "RTA ms"
-    );
+        "",
+        "pairs",
+        "passages",
+        "RTA",
+        "IBM1",
+        "IBM1/w",
+        "RTA±1",
+        "IBM1±1",
+        "IBM1/w±1",
+        "RTA ms"
+    )?;
     let line = |name: &str, row: &Row| {
-        println!(
+        outln!(
             "{name:<18} {:>5} {:>8}  {:>7.3} {:>7.3} {:>8.3}  {:>7.3} {:>7.3} {:>8.3}  {:>6.1}",
             row.pairs,
             row.scores.queries,
@@ -261,22 +270,23 @@ fn print_report(report: &Report) {
             row.ibm1_p_at_1_near,
             row.ibm1_per_word_p_at_1_near,
             1000.0 * row.scores.rta_seconds / row.pairs.max(1) as f64
-        );
+        )
     };
-    line("all", &report.all);
+    line("all", &report.all)?;
     for (band, row) in report.bands.iter().filter(|(band, _)| !band.is_empty()) {
-        line(band, row);
+        line(band, row)?;
     }
     if report.pairs.len() <= MAX_PAIR_LINES {
         for pair in &report.pairs {
-            line(&format!("{} {}", pair.a, pair.b), &pair.row);
+            line(&format!("{} {}", pair.a, pair.b), &pair.row)?;
         }
     }
-    println!(
+    outln!(
         "(P@1; IBM1: IBM Model 1 as equation 6.3, IBM1/w: per word of the candidate; \
          ±1: the pick is the true passage or one next to it; λ = {})",
         report.ibm1_lambda
-    );
+    )?;
+    Ok(())
 }
 
 fn gate(args: &EvalAlignmentArgs, all: &Row) -> ExitCode {

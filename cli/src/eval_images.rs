@@ -137,7 +137,7 @@ pub fn run(args: EvalImagesArgs) -> Result<ExitCode> {
         intersection: args.gate_intersection,
     };
     if !args.json {
-        println!(
+        outln!(
             "{:<28} {:>5} {:>6} {:>6} {:>6} {:>7} {:>7} {:>7} {:>7} {:>7}",
             "set",
             "pages",
@@ -149,7 +149,7 @@ pub fn run(args: EvalImagesArgs) -> Result<ExitCode> {
             "inter",
             "comb u",
             "comb i"
-        );
+        )?;
     }
     let progress = bar(args.set.len() as u64, "sets", args.quiet || args.json);
     let evals = evaluate_all(&args.set, &options, args.jobs, &progress);
@@ -171,7 +171,7 @@ pub fn run(args: EvalImagesArgs) -> Result<ExitCode> {
                 gates: checks,
             })?;
         } else {
-            println!(
+            outln!(
                 "{:<28} {:>5} {:>6} {:>6.3} {:>6} {:>7.3} {:>7.3} {:>7.3} {:>7.3} {:>7.3}",
                 name,
                 eval.pages.0 + eval.pages.1,
@@ -183,18 +183,18 @@ pub fn run(args: EvalImagesArgs) -> Result<ExitCode> {
                 eval.intersection,
                 eval.combined_union,
                 eval.combined_intersection
-            );
+            )?;
         }
     }
     if !args.json {
         for (set, check) in &checked {
-            println!(
+            outln!(
                 "gate {}: {set} {:.3} against {:.3} {}",
                 check.gate,
                 check.figure,
                 check.needed,
                 if check.passed { "ok" } else { "FAILED" }
-            );
+            )?;
         }
     }
     let failed: Vec<&(String, GateCheck)> = checked.iter().filter(|(_, c)| !c.passed).collect();
@@ -214,10 +214,17 @@ pub fn run(args: EvalImagesArgs) -> Result<ExitCode> {
 /// with `spot`, one set after the other (an add uses every core).
 fn through_index(args: &EvalImagesArgs, options: &EvalOptions) -> Result<ExitCode> {
     if !args.json {
-        println!(
+        outln!(
             "{:<28} {:>5} {:>6} {:>6} {:>7} {:>7} {:>7} {:>7}",
-            "set", "pages", "images", "ocr wa", "queries", "ocr", "images", "comb"
-        );
+            "set",
+            "pages",
+            "images",
+            "ocr wa",
+            "queries",
+            "ocr",
+            "images",
+            "comb"
+        )?;
     }
     let progress = bar(args.set.len() as u64, "sets", args.quiet || args.json);
     let mut failed = false;
@@ -247,7 +254,7 @@ fn through_index(args: &EvalImagesArgs, options: &EvalOptions) -> Result<ExitCod
                 gate_passed: gate.map(|(_, passed)| passed),
             })?;
         } else {
-            println!(
+            outln!(
                 "{:<28} {:>5} {:>6} {:>6.3} {:>7} {:>7.3} {:>7.3} {:>7.3}",
                 name,
                 eval.pages,
@@ -257,15 +264,15 @@ fn through_index(args: &EvalImagesArgs, options: &EvalOptions) -> Result<ExitCod
                 eval.ocr,
                 eval.images_alone,
                 eval.combined
-            );
+            )?;
         }
         if let Some((needed, passed)) = gate {
             if !args.json {
-                println!(
+                outln!(
                     "gate combined >= ocr + margin (through the index): {name} {:.3} against {needed:.3} {}",
                     eval.combined,
                     if passed { "ok" } else { "FAILED" }
-                );
+                )?;
             }
             if !passed {
                 eprintln!(

@@ -177,11 +177,11 @@ impl RelationReport {
 
 /// Prints the section for people: a confusion table, one row per relation
 /// and band.
-pub fn print(report: &RelationReport) {
-    println!(
+pub fn print(report: &RelationReport) -> stemmata::Result<()> {
+    outln!(
         "relation classes of the {} listed pairs ({:.2} s; right: edition = same text, contains = containment with the labelled container); {} listed pairs called unrelated:",
         report.listed, report.seconds, report.listed_unrelated
-    );
+    )?;
     let mut classes: Vec<&str> = report
         .rows
         .iter()
@@ -189,29 +189,36 @@ pub fn print(report: &RelationReport) {
         .collect();
     classes.sort_unstable();
     classes.dedup();
-    print!(
+    out!(
         "  {:<18} {:<26} {:>6} {:>7}",
-        "relation", "band", "pairs", "right"
-    );
+        "relation",
+        "band",
+        "pairs",
+        "right"
+    )?;
     for class in &classes {
-        print!(" {:>w$}", class, w = class.len().max(5));
+        out!(" {:>w$}", class, w = class.len().max(5))?;
     }
-    println!();
+    outln!()?;
     for row in &report.rows {
         let band = match row.excluded {
             true => format!("{} (excl.)", row.band),
             false => row.band.clone(),
         };
-        print!(
+        out!(
             "  {:<18} {:<26} {:>6} {:>7.3}",
-            row.relation, band, row.pairs, row.share_right
-        );
+            row.relation,
+            band,
+            row.pairs,
+            row.share_right
+        )?;
         for class in &classes {
             let count = row.classes.get(*class).copied().unwrap_or(0);
-            print!(" {:>w$}", count, w = class.len().max(5));
+            out!(" {:>w$}", count, w = class.len().max(5))?;
         }
-        println!();
+        outln!()?;
     }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -225,18 +225,26 @@ pub fn evaluate(
 }
 
 /// Prints the section.
-pub fn print(report: &TranslationReport) {
-    println!(
+pub fn print(report: &TranslationReport) -> stemmata::Result<()> {
+    outln!(
         "translations: {} pairs (PARTIAL included, {} HARD left out); every other pair of two languages is a negative",
         report.positives, report.hard_excluded
-    );
-    println!(
+    )?;
+    outln!(
         "{:<12} {:<8} {:>9} {:>6} {:>6} {:>6} {:>6}  {:>4} {:>4}",
-        "score", "", "threshold", "P", "R", "F1", "MAP", "FP", "FN"
-    );
+        "score",
+        "",
+        "threshold",
+        "P",
+        "R",
+        "F1",
+        "MAP",
+        "FP",
+        "FN"
+    )?;
     for row in &report.rows {
         let m = &row.metrics;
-        println!(
+        outln!(
             "{:<12} {:<8} {:>9.4} {:>6.3} {:>6.3} {:>6.3} {:>6.3}  {:>4} {:>4}",
             m.method,
             row.which,
@@ -247,25 +255,26 @@ pub fn print(report: &TranslationReport) {
             m.map,
             m.false_positives,
             m.false_negatives
-        );
+        )?;
     }
     for (band, pairs, exact, approximate) in &report.recall_by_band {
         let share = |n: &u64| *n as f64 / (*pairs).max(1) as f64;
-        println!(
+        outln!(
             "  {band:<20} {pairs:>5} pairs: exact {exact:>4} {:.3}, approximate {approximate:>4} {:.3}",
             share(exact),
             share(approximate)
-        );
+        )?;
     }
     for (kind, shapes) in &report.shapes {
         let shapes: Vec<String> = shapes.iter().map(|(s, n)| format!("{s} {n}")).collect();
-        println!(
+        outln!(
             "shapes of the {kind} pairs found (exact, at the threshold): {}",
             shapes.join(", ")
-        );
+        )?;
     }
-    println!(
+    outln!(
         "translation all-pairs: exact {:.2} s, approximate {:.2} s; baseline = the same-language default score over untranslated shared words",
         report.exact_seconds, report.approximate_seconds
-    );
+    )?;
+    Ok(())
 }

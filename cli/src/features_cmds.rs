@@ -235,13 +235,13 @@ pub fn export(args: ExportArgs) -> Result<ExitCode> {
             elapsed_secs: elapsed,
         })?;
     } else {
-        println!(
+        outln!(
             "exported {} to {} in {} ({:.1} MB) in {elapsed:.2} s",
             count(books, "book"),
             count(files.len() as u64, "file"),
             args.dir.display(),
             bytes as f64 / 1e6,
-        );
+        )?;
     }
     Ok(ExitCode::SUCCESS)
 }

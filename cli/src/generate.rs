@@ -295,7 +295,7 @@ pub fn run(args: GenerateArgs) -> Result<ExitCode> {
     if common.json {
         print_json(&summary)?;
     } else {
-        println!(
+        outln!(
             "{} set in {}: {} books, {:.2}M words, {} related pairs (seed {}, {:.1} s)",
             summary.set,
             summary.out,
@@ -304,10 +304,10 @@ pub fn run(args: GenerateArgs) -> Result<ExitCode> {
             summary.pairs,
             summary.seed,
             summary.seconds
-        );
+        )?;
         for (relation, bands) in &summary.bands {
             for (band, count) in bands {
-                println!("  {relation:<9} {band:<16} {count:>5}");
+                outln!("  {relation:<9} {band:<16} {count:>5}")?;
             }
         }
     }

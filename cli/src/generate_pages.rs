@@ -120,19 +120,19 @@ pub fn run(args: GeneratePagesArgs) -> Result<ExitCode> {
     let started = Instant::now();
     let (images, words) = write_all(&args, &font, &layout, &texts)?;
     let render_seconds = started.elapsed().as_secs_f64();
-    println!(
+    outln!(
         "{} pages, {words} words from {} texts in {} ({:.1} pages/s)",
         images.len(),
         texts.len(),
         args.out.display(),
         images.len() as f64 / render_seconds.max(1e-9)
-    );
+    )?;
     if let Some((config, extension)) = args.ocr.tesseract_config() {
         let ocr = ocr_all(&images, config, extension, layout.dpi, args.quiet)?;
-        println!(
+        outln!(
             "tesseract {config}: {:.2} s a page ({OCR_JOBS} at a time)",
             ocr.as_secs_f64() / images.len().max(1) as f64
-        );
+        )?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -166,7 +166,7 @@ fn add(args: AddArgs) -> Result<ExitCode> {
     if args.json {
         print_json(&info)?;
     } else {
-        println!("added {}", describe(&info));
+        outln!("added {}", describe(&info))?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -177,10 +177,10 @@ fn list(args: ListArgs) -> Result<ExitCode> {
     if args.json {
         print_json(&books)?;
     } else if books.is_empty() {
-        println!("no books of word images");
+        outln!("no books of word images")?;
     } else {
         for book in &books {
-            println!("{}", describe(book));
+            outln!("{}", describe(book))?;
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -209,7 +209,7 @@ pub fn spot(args: SpotArgs) -> Result<ExitCode> {
             })?;
         }
     } else {
-        print_hits(&hits);
+        print_hits(&hits)?;
     }
     if let Some(html) = &args.html {
         let crops = search.crops(&hits)?;
@@ -234,7 +234,7 @@ pub fn spot(args: SpotArgs) -> Result<ExitCode> {
             source,
         })?;
         if !args.json {
-            println!("contact sheet: {}", html.display());
+            outln!("contact sheet: {}", html.display())?;
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -247,21 +247,27 @@ struct JsonHit<'a> {
     hit: &'a SpotHit,
 }
 
-fn print_hits(hits: &[SpotHit]) {
+fn print_hits(hits: &[SpotHit]) -> stemmata::Result<()> {
     if hits.is_empty() {
-        println!("no word image");
-        return;
+        outln!("no word image")?;
+        return Ok(());
     }
-    println!(
+    outln!(
         "{:>4}  {:>6}  {:>6}  {:>6}  {:<20} {:>5}  {:<24} ocr word",
-        "rank", "score", "image", "ocr", "book", "page", "box"
-    );
+        "rank",
+        "score",
+        "image",
+        "ocr",
+        "book",
+        "page",
+        "box"
+    )?;
     for (rank, hit) in hits.iter().enumerate() {
         let bbox = format!(
             "{},{},{},{}",
             hit.bbox.x0, hit.bbox.y0, hit.bbox.x1, hit.bbox.y1
         );
-        println!(
+        outln!(
             "{:>4}  {:>6.4}  {:>6.4}  {:>6.4}  {:<20} {:>5}  {:<24} {}",
             rank + 1,
             hit.scores.combined,
@@ -271,6 +277,7 @@ fn print_hits(hits: &[SpotHit]) {
             hit.page,
             bbox,
             hit.ocr
-        );
+        )?;
     }
+    Ok(())
 }

@@ -198,7 +198,7 @@ pub fn create(args: CreateArgs) -> Result<ExitCode> {
             part_words: index.part_options().part_words,
         })?;
     } else {
-        println!("created index {}", args.dir.display());
+        outln!("created index {}", args.dir.display())?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -512,9 +512,9 @@ pub fn query(args: QueryArgs) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     if result.hits.is_empty() {
-        println!("no book scores {} ≥ {}", options.score, options.min_score);
+        outln!("no book scores {} ≥ {}", options.score, options.min_score)?;
     } else {
-        println!(
+        outln!(
             "{:>4}  {:>7}  {:>6} {:>6}  {:<24} {:<4} {:<19} {:<19} {}title",
             "rank",
             options.score.name(),
@@ -529,7 +529,7 @@ pub fn query(args: QueryArgs) -> Result<ExitCode> {
             } else {
                 String::new()
             }
-        );
+        )?;
     }
     for (rank, hit) in result.hits.iter().enumerate() {
         let title = hit.title.as_str();
@@ -552,7 +552,7 @@ pub fn query(args: QueryArgs) -> Result<ExitCode> {
             };
             format!("{label:<32} ")
         });
-        println!(
+        outln!(
             "{:>4}  {:>7.4}  {:>6} {:>6}  {:<24} {:<4} {:<19} {:<19} {relation}{}",
             rank + 1,
             hit.score,
@@ -563,11 +563,11 @@ pub fn query(args: QueryArgs) -> Result<ExitCode> {
             hit.query_words.to_string(),
             hit.hit_words.to_string(),
             tsv_field(title)
-        );
+        )?;
     }
     if args.explain {
         let e = &result.explain;
-        println!(
+        outln!(
             "explain ({} mode): {} books{} → {} candidates{} → {} within bound → {} aligned (LCS runs avoided: {}) → {} hits in {:.2} ms",
             e.mode.name(),
             e.books,
@@ -583,7 +583,7 @@ pub fn query(args: QueryArgs) -> Result<ExitCode> {
             e.lcs_avoided,
             e.hits,
             e.elapsed.as_secs_f64() * 1e3
-        );
+        )?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -919,10 +919,10 @@ pub fn delete(args: DeleteArgs) -> Result<ExitCode> {
                 .collect();
             format!("; not found: {}", listed.join(", "))
         };
-        println!(
+        outln!(
             "deleted {deleted} of {}{missing}",
             count(keys.len() as u64, "book")
-        );
+        )?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -952,49 +952,49 @@ pub fn stats(args: StatsArgs) -> Result<ExitCode> {
         }
         print_json(&value)?;
     } else {
-        println!("books          {}", stats.books);
-        println!("words          {}", stats.words);
-        println!("unique words   {}", stats.unique_words);
-        println!(
+        outln!("books          {}", stats.books)?;
+        outln!("words          {}", stats.words)?;
+        outln!("unique words   {}", stats.unique_words)?;
+        outln!(
             "barrels        {} ({}, {} live)",
             stats.barrels,
             count(stats.barrel_bytes, "byte"),
             stats.live_record_bytes
-        );
-        println!(
+        )?;
+        outln!(
             "segments       {} ({})",
             stats.segments,
             count(stats.segment_bytes, "byte")
-        );
-        println!(
+        )?;
+        outln!(
             "page files     {} ({})",
             stats.page_files,
             count(stats.page_file_bytes, "byte")
-        );
-        println!("catalog        {}", count(stats.catalog_bytes, "byte"));
+        )?;
+        outln!("catalog        {}", count(stats.catalog_bytes, "byte"))?;
         if !stats.languages.is_empty() {
             let languages: Vec<String> = stats
                 .languages
                 .iter()
                 .map(|(language, books)| format!("{language} {books}"))
                 .collect();
-            println!("languages      {}", languages.join(", "));
+            outln!("languages      {}", languages.join(", "))?;
         }
-        println!(
+        outln!(
             "dictionaries   {} ({})",
             stats.dictionaries,
             count(stats.dictionary_bytes, "byte")
-        );
+        )?;
         for d in &dictionaries {
-            println!("  {}", crate::dictionary_cmds::describe(d));
+            outln!("  {}", crate::dictionary_cmds::describe(d))?;
         }
         if stats.image_books > 0 {
-            println!(
+            outln!(
                 "word images    {} in {} ({})",
                 stats.word_images,
                 count(stats.image_books, "book"),
                 count(stats.image_book_bytes, "byte")
-            );
+            )?;
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -1015,7 +1015,7 @@ pub fn verify(args: VerifyArgs) -> Result<ExitCode> {
     if args.json {
         print_json(&stats)?;
     } else {
-        println!(
+        outln!(
             "ok: catalog ({}) intact; {}, {}, {} checked; {} ({}, {}, {}); {} with page signatures, {} ({}, {})",
             count(stats.catalog_bytes, "byte"),
             count(stats.books, "book"),
@@ -1029,20 +1029,20 @@ pub fn verify(args: VerifyArgs) -> Result<ExitCode> {
             count(stats.page_files, "page file"),
             count(stats.page_file_bytes, "byte"),
             count(stats.page_records, "record")
-        );
+        )?;
         if stats.dictionaries > 0 {
-            println!(
+            outln!(
                 "ok: {} ({}) checked",
                 dictionaries(stats.dictionaries),
                 count(stats.dictionary_bytes, "byte")
-            );
+            )?;
         }
         if stats.image_books > 0 {
-            println!(
+            outln!(
                 "ok: {} of word images, vocabulary and search file ({}) checked",
                 count(stats.image_books, "book"),
                 count(stats.image_bytes, "byte")
-            );
+            )?;
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -1081,17 +1081,17 @@ pub fn upgrade(args: UpgradeArgs) -> Result<ExitCode> {
     if args.json {
         print_json(&stats)?;
     } else if stats.from_version == stats.to_version {
-        println!("already format {}: nothing to do", stats.to_version);
+        outln!("already format {}: nothing to do", stats.to_version)?;
     } else if !stats.catalog_converted {
-        println!(
+        outln!(
             "upgraded from format {} to {} in place; catalog {} -> {} bytes",
             stats.from_version,
             stats.to_version,
             stats.catalog_bytes_before,
             stats.catalog_bytes_after
-        );
+        )?;
     } else {
-        println!(
+        outln!(
             "upgraded from format {} to {}: catalog converted; page signatures of {} books moved to {} page files ({} bytes); catalog {} -> {} bytes",
             stats.from_version,
             stats.to_version,
@@ -1100,7 +1100,7 @@ pub fn upgrade(args: UpgradeArgs) -> Result<ExitCode> {
             stats.page_file_bytes,
             stats.catalog_bytes_before,
             stats.catalog_bytes_after
-        );
+        )?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -1,5 +1,25 @@
 //! The `stemmata` command line: create, load and query an index from a shell.
 
+/// Writes to standard output like `print!`, returning an error naming
+/// `<stdout>` when the write fails (a full disk, a closed file) instead of
+/// panicking.
+macro_rules! out {
+    ($($arg:tt)*) => {
+        crate::output::write_stdout(format_args!($($arg)*))
+    };
+}
+
+/// Writes a line to standard output like `println!`, returning an error
+/// naming `<stdout>` when the write fails instead of panicking.
+macro_rules! outln {
+    () => {
+        crate::output::write_stdout(format_args!("\n"))
+    };
+    ($($arg:tt)*) => {
+        crate::output::write_stdout(format_args!("{}\n", format_args!($($arg)*)))
+    };
+}
+
 mod align_cmds;
 mod align_translation;
 mod bench;
@@ -130,11 +150,17 @@ fn main() -> ExitCode {
     // for any shell tool, instead of failing the next print.
     sigpipe::reset();
     let cli = Cli::parse();
+    let writes = writes_index(&cli.command);
     panics::keep_quiet();
     match std::panic::catch_unwind(|| run(cli.command)) {
         Ok(Ok(code)) => code,
         Ok(Err(error)) => {
-            eprintln!("error: {error}{}", messages::advice(&error));
+            let committed = if writes && output::is_stdout_error(&error) {
+                "; the command's changes to the index are committed: only its report was lost"
+            } else {
+                ""
+            };
+            eprintln!("error: {error}{}{committed}", messages::advice(&error));
             ExitCode::from(1)
         }
         Err(_) => {
@@ -144,6 +170,24 @@ fn main() -> ExitCode {
             );
             ExitCode::from(70)
         }
+    }
+}
+
+/// Whether `command` changes an index: such a command prints its report
+/// only after its commit.
+fn writes_index(command: &Command) -> bool {
+    match command {
+        Command::Create(_)
+        | Command::Load(_)
+        | Command::Import(_)
+        | Command::Delete(_)
+        | Command::Compact(_)
+        | Command::Upgrade(_) => true,
+        Command::Dictionary(args) => {
+            !matches!(args.command, dictionary_cmds::DictionaryCommand::List(_))
+        }
+        Command::Images(args) => matches!(args.command, images_cmds::ImagesCommand::Add(_)),
+        _ => false,
     }
 }
 

@@ -24,10 +24,10 @@ pub fn print_load_outcome(
         return print_json(stats);
     }
     match stats.first_id {
-        Some(id) => println!(
+        Some(id) => outln!(
             "{summary}; first id {id} (`stemmata pairs --from-id {id}` joins them with the rest)"
-        ),
-        None => println!("{summary}"),
+        )?,
+        None => outln!("{summary}")?,
     }
     Ok(())
 }
@@ -55,15 +55,33 @@ pub fn bar(len: u64, what: &str, quiet: bool) -> ProgressBar {
     bar
 }
 
+/// The error of a failed write to standard output.
+pub fn stdout_error(source: std::io::Error) -> Error {
+    Error::Io {
+        path: "<stdout>".into(),
+        source,
+    }
+}
+
+/// Whether `error` is a failed write to standard output.
+pub fn is_stdout_error(error: &Error) -> bool {
+    matches!(error, Error::Io { path, .. } if path.as_os_str() == "<stdout>")
+}
+
+/// Writes `args` to standard output (the `out!` and `outln!` macros).
+pub fn write_stdout(args: std::fmt::Arguments) -> stemmata::Result<()> {
+    std::io::stdout()
+        .lock()
+        .write_fmt(args)
+        .map_err(stdout_error)
+}
+
 /// Prints `value` as one line of JSON on stdout.
 pub fn print_json(value: &impl serde::Serialize) -> stemmata::Result<()> {
     let mut out = std::io::stdout().lock();
     serde_json::to_writer(&mut out, value)
         .map_err(|e| stemmata::Error::InvalidArgument(format!("cannot write JSON: {e}")))?;
-    writeln!(out).map_err(|source| stemmata::Error::Io {
-        path: "<stdout>".into(),
-        source,
-    })
+    writeln!(out).map_err(stdout_error)
 }
 
 /// A fresh temporary directory.

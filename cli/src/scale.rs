@@ -384,7 +384,7 @@ pub fn run(args: ScaleArgs) -> Result<ExitCode> {
     if args.json {
         print_json(&figures)?;
     } else {
-        print_figures(&figures);
+        print_figures(&figures)?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -747,7 +747,7 @@ fn mb(m: Option<f64>) -> String {
     m.map_or_else(|| "n/a".to_string(), |m| format!("{m:.0} MiB"))
 }
 
-fn print_figures(f: &Figures) {
+fn print_figures(f: &Figures) -> stemmata::Result<()> {
     let c = &f.collection;
     let existing = if f.existing_index {
         "existing index of "
@@ -755,14 +755,14 @@ fn print_figures(f: &Figures) {
         ""
     };
     match (f.words_per_original, f.seed) {
-        (Some(words), Some(seed)) => println!(
+        (Some(words), Some(seed)) => outln!(
             "bench-scale: {existing}{} books of about {words} words (seed {seed}), {} mode, {} threads",
             c.books, f.mode, f.threads
-        ),
-        _ => println!(
+        )?,
+        _ => outln!(
             "bench-scale: {existing}{} books, {} threads",
             c.books, f.threads
-        ),
+        )?,
     }
     if let (Some(text_mb), Some(per_book), Some(edition), Some(contains)) = (
         c.text_mb,
@@ -770,90 +770,94 @@ fn print_figures(f: &Figures) {
         c.edition_pairs,
         c.contains_pairs,
     ) {
-        println!(
+        outln!(
             "collection: {text_mb:.1} MB of text ({per_book:.3} MB/book); ground truth {edition} edition pairs, {contains} contains pairs"
-        );
+        )?;
     }
     if let Some(pairs) = c.volume_pairs {
-        println!("  of the contains pairs, {pairs} have a volume as the container");
+        outln!("  of the contains pairs, {pairs} have a volume as the container")?;
     }
     if let Some(ingest) = &f.ingest {
-        print_ingest(ingest, f.threads);
+        print_ingest(ingest, f.threads)?;
     }
     match f.index.text_bytes_per_book {
-        Some(text) => println!(
+        Some(text) => outln!(
             "index: {:.1} MB on disk = {:.1} KB/book ({:.1}% of the {:.1} KB of text per book)",
             f.index.bytes as f64 / 1e6,
             f.index.bytes_per_book / 1e3,
             f.index.bytes_per_book / text.max(1e-9) * 100.0,
             text / 1e3
-        ),
-        None => println!(
+        )?,
+        None => outln!(
             "index: {:.1} MB on disk = {:.1} KB/book",
             f.index.bytes as f64 / 1e6,
             f.index.bytes_per_book / 1e3
-        ),
+        )?,
     }
     if let Some(join) = &f.self_join {
-        print_self_join(join, f.mode);
+        print_self_join(join, f.mode)?;
     }
-    print_reader(&f.reader);
-    print_queries(&f.queries);
-    print_fresh(&f.fresh_query);
+    print_reader(&f.reader)?;
+    print_queries(&f.queries)?;
+    print_fresh(&f.fresh_query)?;
+    Ok(())
 }
 
-fn print_ingest(i: &Ingest, threads: usize) {
-    println!(
+fn print_ingest(i: &Ingest, threads: usize) -> stemmata::Result<()> {
+    outln!(
         "ingest: {} books in {:.2} s wall, {:.1} books/s, {:.1} MB/s on {threads} threads; {} skipped",
         i.books, i.wall_s, i.books_per_s, i.mb_per_s, i.skipped
-    );
-    println!(
+    )?;
+    outln!(
         "  per core = per CPU-second of this process ({:.1} CPU-s, of which the generator {:.1})",
-        i.process_cpu_s, i.generator_cpu_s
-    );
-    println!(
+        i.process_cpu_s,
+        i.generator_cpu_s
+    )?;
+    outln!(
         "  excluding generation: {:.1} books/s/core, {:.1} MB/s/core   [target ≥ {:.0} books/s/core at 100K words]",
         i.books_per_s_per_core_excl_generation,
         i.mb_per_s_per_core_excl_generation,
         i.target_books_per_s_per_core_at_100k_words
-    );
-    println!(
+    )?;
+    outln!(
         "  including generation: {:.1} books/s/core, {:.1} MB/s/core; the generator alone: {:.1} books/s/core",
         i.books_per_s_per_core_incl_generation,
         i.mb_per_s_per_core_incl_generation,
         i.generator_books_per_s_per_core
-    );
+    )?;
+    Ok(())
 }
 
-fn print_self_join(s: &SelfJoin, mode: &str) {
-    println!(
+fn print_self_join(s: &SelfJoin, mode: &str) -> stemmata::Result<()> {
+    outln!(
         "self-join (child `stemmata pairs --mode {mode}`): {:.2} s wall, peak RSS {:.0} MiB   [target at 100K books: ≤ {:.0} min, ≤ {:.0} GiB]",
         s.wall_s,
         s.peak_rss_mib,
         s.target_wall_s_at_100k_books / 60.0,
         s.target_peak_rss_gib_at_100k_books
-    );
-    println!(
+    )?;
+    outln!(
         "  {} pairs found; recall: edition {}, contains {}; {} found pairs not in the ground truth",
         s.pairs_found,
         percent(&s.edition),
         percent(&s.contains),
         s.not_in_truth
-    );
+    )?;
     if let Some(volume) = &s.volume {
-        println!(
+        outln!(
             "  recall of the contains pairs of a volume: {}",
             percent(volume)
-        );
+        )?;
     }
+    Ok(())
 }
 
-fn print_reader(r: &ReaderFigures) {
-    println!(
+fn print_reader(r: &ReaderFigures) -> stemmata::Result<()> {
+    outln!(
         "reader (fresh process): open {:.1} ms (index {:.1} ms, reader {:.1} ms)   [target ≤ {:.0} ms]",
         r.open_ms, r.index_open_ms, r.reader_ms, r.target_open_ms
-    );
-    println!(
+    )?;
+    outln!(
         "  RSS {} before open, {} after (anonymous {}, file-backed {}; peak {})   [target ≤ {:.0}% of today's main]",
         mb(r.rss_before_open_mib),
         mb(r.rss_after_open_mib),
@@ -861,12 +865,13 @@ fn print_reader(r: &ReaderFigures) {
         mb(r.rss_file_after_open_mib),
         mb(r.peak_rss_after_open_mib),
         r.target_rss_share_of_main * 100.0
-    );
+    )?;
+    Ok(())
 }
 
-fn print_queries(q: &Queries) {
+fn print_queries(q: &Queries) -> stemmata::Result<()> {
     for p in [&q.approximate, &q.exact] {
-        println!(
+        outln!(
             "queries, top-10 {} (fresh process, open {:.1} ms): first {:.2} ms; then {} queries: median {:.2} ms, p95 {:.2} ms; RSS after {}   [target p95 ≤ {:.0} ms]",
             p.mode,
             p.open_ms,
@@ -876,15 +881,17 @@ fn print_queries(q: &Queries) {
             p.p95_ms,
             mb(p.after_queries.rss_mib),
             q.target_p95_ms
-        );
+        )?;
     }
+    Ok(())
 }
 
-fn print_fresh(f: &FreshQuery) {
+fn print_fresh(f: &FreshQuery) -> stemmata::Result<()> {
     for q in [&f.approximate, &f.exact] {
-        println!(
+        outln!(
             "`stemmata query -k 10 --mode {}` as a fresh process, {} runs: median {:.1} ms, p95 {:.1} ms, peak RSS {:.0} MiB   [target ≤ {:.0} ms]",
             q.mode, q.runs, q.median_ms, q.p95_ms, q.peak_rss_mib, f.target_ms
-        );
+        )?;
     }
+    Ok(())
 }

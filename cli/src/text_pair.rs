@@ -58,26 +58,26 @@ const LARGEST_REGIONS: usize = 5;
 
 /// The largest matched regions of `map` (of texts of `words_a` and
 /// `words_b` words), or why there are none.
-pub fn print_regions(map: &PortionMap, words_a: u32, words_b: u32) {
+pub fn print_regions(map: &PortionMap, words_a: u32, words_b: u32) -> stemmata::Result<()> {
     let bins = format!(
         "{}-word bins at least {:.0}% aligned in both texts",
         map.options.bin_words,
         100.0 * map.options.min_share
     );
     if map.regions.is_empty() {
-        println!("no matched regions: no run of {bins} (the spans are scattered matches)");
-        return;
+        outln!("no matched regions: no run of {bins} (the spans are scattered matches)")?;
+        return Ok(());
     }
     let mut regions: Vec<_> = map.regions.iter().collect();
     regions.sort_by_key(|r| std::cmp::Reverse(r.a_words.len().max(r.b_words.len())));
     let shown = regions.len().min(LARGEST_REGIONS);
-    println!(
+    outln!(
         "largest matched regions ({shown} of {}; runs of {bins}):",
         regions.len()
-    );
+    )?;
     let percent = |words: u32, of: u32| 100.0 * f64::from(words) / f64::from(of.max(1));
     for r in &regions[..shown] {
-        println!(
+        outln!(
             "  A words {}..{} ({:.0}%-{:.0}%)  <->  B words {}..{} ({:.0}%-{:.0}%)",
             r.a_words.start,
             r.a_words.end,
@@ -87,17 +87,19 @@ pub fn print_regions(map: &PortionMap, words_a: u32, words_b: u32) {
             r.b_words.end,
             percent(r.b_words.start, words_b),
             percent(r.b_words.end, words_b),
-        );
+        )?;
     }
+    Ok(())
 }
 
 /// The line saying where the map went and what it shows.
-pub fn print_map_written(map: &PortionMap, path: &Path) {
-    println!(
+pub fn print_map_written(map: &PortionMap, path: &Path) -> stemmata::Result<()> {
+    outln!(
         "map: {} matched regions; {:.1}% of A and {:.1}% of B in matched bins; written to {}",
         map.regions.len(),
         100.0 * map.a.coverage,
         100.0 * map.b.coverage,
         path.display()
-    );
+    )?;
+    Ok(())
 }
