@@ -125,12 +125,12 @@ pub(crate) fn compact_files(
     store: &Arc<Store>,
     progress: &mut dyn FnMut(CompactProgress),
 ) -> Result<CompactStats> {
-    let _writer = store.lock_writer()?;
+    let writer = store.lock_writer()?;
     let mut stats = CompactStats::default();
     let catalog_path = store.catalog().path().to_path_buf();
     stats.catalog.files_before = 1;
     stats.catalog.bytes_before = file_len(&catalog_path)?;
-    stats.files_removed += store.remove_unlisted_files()?;
+    stats.files_removed += writer.unlisted_removed;
     let next_segment = crate::store::segments::prepare_dir(store)?;
 
     let snapshot = store.catalog().snapshot()?;

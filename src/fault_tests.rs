@@ -1,6 +1,7 @@
 //! Fault-injection walks over every write operation of an index: create,
 //! load, replace, delete, the end-of-load compaction, the compaction of
-//! the whole index (`Index::compact`) and upgrade.
+//! the whole index (`Index::compact`), upgrade, removing a dictionary and
+//! adding a book of word images.
 //!
 //! Each walk first runs its operation once with the operations of the
 //! index directory counted through the file seam
@@ -17,8 +18,9 @@
 //!   sequence and page signatures a clean run gives it: the batches the
 //!   operation reported committed, and at most the one in flight when the
 //!   fault hit the catalog (whose commit may have landed);
-//! - running the operation again (resuming) succeeds and reaches the books
-//!   and query answers of a clean run.
+//! - running the operation again (resuming) succeeds and reaches the books,
+//!   query answers, dictionaries and books of word images of a clean run,
+//!   and leaves no file the catalog does not list.
 
 use std::collections::BTreeMap;
 use std::ops::RangeInclusive;
@@ -43,6 +45,12 @@ struct Final {
     version: u16,
     books: Books,
     answers: Answers,
+    /// The names of the dictionaries.
+    dictionaries: Vec<String>,
+    /// The keys of the books of word images.
+    image_books: Vec<String>,
+    /// Files the catalog does not list, which `verify` names.
+    unlisted_files: Vec<PathBuf>,
 }
 
 /// How a faulted run ended.
@@ -182,6 +190,41 @@ fn replace_docs() -> Vec<Document> {
 /// compacts the segments.
 const DELETED: [&str; 6] = ["b000", "b003", "b005", "b009", "b012", "b017"];
 
+/// The format-9 fixture's scanned page and its hOCR.
+fn fixture_page() -> crate::images::pages::PageFiles {
+    let pages = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/v9/pages");
+    crate::images::pages::PageFiles {
+        image: pages.join("scan-0001.png"),
+        ocr: pages.join("scan-0001.hocr"),
+    }
+}
+
+/// Adds the fixture page as the book of word images `key`.
+fn add_page(dir: &Path, key: &str) -> Result<()> {
+    let options = crate::images::learn::LearnOptions {
+        branching: 4,
+        ..Default::default()
+    };
+    Index::open(dir)?
+        .add_word_images(key, &[fixture_page()], &options, &|_| {})
+        .map(drop)
+}
+
+/// A small dictionary of the walk's words, written beside `dir`.
+fn add_dictionary(dir: &Path) {
+    let words: Vec<(String, String)> = (0..40)
+        .map(|i| (word(i), format!("{}\n{}\n", word(i), word(i + 5000))))
+        .collect();
+    let entries: Vec<(&str, &str)> = words
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    let files = dir.with_extension("dictd");
+    std::fs::create_dir_all(&files).unwrap();
+    let path = crate::store::dictionaries::tests::write_dictd(&files, "freedict-eng-fra", &entries);
+    Index::open(dir).unwrap().add_dictionary(&path).unwrap();
+}
+
 /// The format-3 fixture index.
 fn v3_fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/v3/index")
@@ -264,6 +307,35 @@ const WALKS: &[Walk] = &[
         allowed: |_, _| 0..=0,
         may_leave_none: true,
     },
+    Walk {
+        name: "dictionary remove",
+        setup: |dir| {
+            create_and_load(dir, books(0..6), LOAD_BATCH);
+            add_dictionary(dir);
+        },
+        // Run again after its commit, a remove finds no dictionary of
+        // that name: `Ok(false)`, as for a user running it twice.
+        run: |dir, _| {
+            Index::open(dir)?
+                .remove_dictionary("freedict-eng-fra")
+                .map(drop)
+        },
+        states: |before, _| vec![before.clone()],
+        allowed: |_, _| 0..=0,
+        may_leave_none: false,
+    },
+    Walk {
+        name: "images add",
+        setup: |dir| {
+            create_and_load(dir, books(0..6), LOAD_BATCH);
+            add_page(dir, "scan").unwrap();
+        },
+        // A second book: a search file replaced, a book file added.
+        run: |dir, _| add_page(dir, "scan-two"),
+        states: |before, _| vec![before.clone()],
+        allowed: |_, _| 0..=0,
+        may_leave_none: false,
+    },
 ];
 
 fn copy_dir(from: &Path, to: &Path) {
@@ -282,7 +354,7 @@ fn copy_dir(from: &Path, to: &Path) {
 /// The books of the index in `dir`, after checking that it opens, gives
 /// its stats, verifies and answers queries, all without writing; `None`
 /// when `dir` holds no index and `may_be_none`.
-fn read_only_use(root: &Path, dir: &Path, may_be_none: bool) -> Option<(Books, Answers, u16)> {
+fn read_only_use(root: &Path, dir: &Path, may_be_none: bool) -> Option<(Books, Answers, Final)> {
     let counter = faults::count(root);
     let index = match Index::open_read_only(dir) {
         Err(Error::NotAnIndex(_) | Error::IncompleteIndex(_)) if may_be_none => return None,
@@ -331,6 +403,24 @@ fn read_only_use(root: &Path, dir: &Path, may_be_none: bool) -> Option<(Books, A
         answers.insert(key.clone(), hits);
     }
     let version = index.format_version();
+    let extras = Final {
+        version,
+        books: Books::new(),
+        answers: Answers::new(),
+        dictionaries: index
+            .dictionaries()
+            .unwrap_or_else(|e| panic!("dictionaries: {e}"))
+            .into_iter()
+            .map(|d| d.name)
+            .collect(),
+        image_books: index
+            .image_books()
+            .unwrap_or_else(|e| panic!("image books: {e}"))
+            .into_iter()
+            .map(|b| b.key)
+            .collect(),
+        unlisted_files: verified.unlisted_files.clone(),
+    };
     drop(reader);
     drop(index);
     assert_eq!(
@@ -339,16 +429,16 @@ fn read_only_use(root: &Path, dir: &Path, may_be_none: bool) -> Option<(Books, A
         "read-only use wrote to the index: {:#?}",
         counter.log()
     );
-    Some((books, answers, version))
+    Some((books, answers, extras))
 }
 
 /// The index in `dir` after a finished operation.
 fn finished(root: &Path, dir: &Path) -> Final {
-    let (books, answers, version) = read_only_use(root, dir, false).expect("an index");
+    let (books, answers, extras) = read_only_use(root, dir, false).expect("an index");
     Final {
-        version,
         books,
         answers,
+        ..extras
     }
 }
 
@@ -372,6 +462,12 @@ fn walk(walk: &Walk) -> u64 {
     let operations = counter.operations();
     drop(counter);
     let clean = finished(clean_root.path(), &clean_dir);
+    assert!(
+        clean.unlisted_files.is_empty(),
+        "{}: a clean run leaves unlisted files {:?}",
+        walk.name,
+        clean.unlisted_files
+    );
     let states = (walk.states)(&before, &clean.books);
     let last = states.len() - 1;
 
@@ -413,7 +509,8 @@ fn walk(walk: &Walk) -> u64 {
                 .unwrap_or_else(|_| panic!("{case}: after resuming"));
             assert!(
                 resumed == clean,
-                "{case}: resuming does not reach the clean result"
+                "{case}: resuming does not reach the clean result (unlisted files {:?})",
+                resumed.unlisted_files
             );
         }
     }
@@ -465,4 +562,14 @@ fn faults_while_compacting_the_index() {
 #[test]
 fn faults_while_upgrading() {
     walk_named("upgrade", 4);
+}
+
+#[test]
+fn faults_while_removing_a_dictionary() {
+    walk_named("dictionary remove", 5);
+}
+
+#[test]
+fn faults_while_adding_word_images() {
+    walk_named("images add", 10);
 }

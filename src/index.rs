@@ -227,8 +227,16 @@ impl Index {
     /// write). The index must not be open elsewhere (`Locked`).
     pub fn upgrade(dir: impl AsRef<Path>) -> Result<(Index, UpgradeStats)> {
         let dir = dir.as_ref();
-        let stats = crate::upgrade::upgrade(dir)?;
+        let stats = Index::upgrade_in_place(dir)?;
         Ok((Index::open(dir)?, stats))
+    }
+
+    /// Upgrades the index in `dir` as [`Index::upgrade`] does, without
+    /// opening it afterwards: an index of the current format is only read
+    /// (its files are not written, unless a writer that stopped left files
+    /// the catalog does not list, which are removed).
+    pub fn upgrade_in_place(dir: impl AsRef<Path>) -> Result<UpgradeStats> {
+        crate::upgrade::upgrade(dir.as_ref())
     }
 
     /// The index directory.
@@ -460,6 +468,17 @@ impl Index {
         crate::store::dictionaries::add(&self.store, path)
     }
 
+    /// Imports `dictionary`, already read from its dictd files
+    /// ([`crate::translate::dictionary::Dictionary::read`]), as
+    /// [`Index::add_dictionary`] does: so that a caller can check the files
+    /// before it opens the index for writing.
+    pub fn add_read_dictionary(
+        &self,
+        dictionary: &crate::translate::dictionary::Dictionary,
+    ) -> Result<DictionaryInfo> {
+        crate::store::dictionaries::add_read(&self.store, dictionary)
+    }
+
     /// Removes the dictionary `name`; `Ok(false)` when the index has none
     /// of that name.
     pub fn remove_dictionary(&self, name: &str) -> Result<bool> {
@@ -498,6 +517,27 @@ impl Index {
         progress: &(dyn Fn(ImagesProgress) + Sync),
     ) -> Result<ImageBookInfo> {
         crate::store::word_images::add(&self.store, key, pages, options, progress)
+    }
+
+    /// Refuses what [`Index::add_word_images`] would refuse of `key`,
+    /// `pages` pages and `options` before reading any page: a bad key, no
+    /// page, a vocabulary branching outside 1..=256.
+    pub fn check_word_images(key: &str, pages: usize, options: &LearnOptions) -> Result<()> {
+        crate::store::word_images::check_add(key, pages, options)
+    }
+
+    /// Adds the book `key` of pages already read
+    /// ([`crate::images::pages::read_pages`]), as
+    /// [`Index::add_word_images`] does: so that a caller can read and check
+    /// every page before it opens the index for writing.
+    pub fn add_read_word_images(
+        &self,
+        key: &str,
+        pages: Vec<crate::images::pages::Page>,
+        options: &LearnOptions,
+        progress: &(dyn Fn(ImagesProgress) + Sync),
+    ) -> Result<ImageBookInfo> {
+        crate::store::word_images::add_read(&self.store, key, pages, options, progress)
     }
 
     /// The index's books of word images, in key order (none before

@@ -173,13 +173,31 @@ fn file_len(path: &Path) -> Result<u64> {
 /// Upgrades the index in `dir` in place to the current format (see the
 /// module docs); an index of the current format is left as it is.
 pub(crate) fn upgrade(dir: &Path) -> Result<UpgradeStats> {
-    match Store::open(dir, Access::ReadWrite) {
+    match Store::open(dir, Access::ReadOnly) {
         Ok(store) => {
             let from = store.format_version();
             let bytes = file_len(store.catalog().path())?;
             // Format 5 differs from 6 only by what it may store (books cut
             // into parts) and the part options: one transaction.
             let upgraded = !from.is_current() && from.has_page_files();
+            let leftovers = from.is_current() && !crate::store::unlisted::find(&store)?.is_empty();
+            if !upgraded && !leftovers {
+                // Nothing to do, and nothing written: the catalog is only read.
+                return Ok(UpgradeStats {
+                    from_version: from.number(),
+                    to_version: from.number(),
+                    catalog_bytes_before: bytes,
+                    catalog_bytes_after: bytes,
+                    ..UpgradeStats::default()
+                });
+            }
+            drop(store);
+            let store = std::sync::Arc::new(Store::open(dir, Access::ReadWrite)?);
+            if leftovers {
+                // An upgrade stopped after its commit: what it replaced is
+                // removed, as by any writer.
+                drop(store.lock_writer()?);
+            }
             if upgraded {
                 prepare_new_dirs(store.dir())?;
                 // Formats 7 and 8 differ from 9 only by the dictionaries

@@ -3,9 +3,11 @@
 //! The catalog database itself (redb's integrity check, through an
 //! in-memory overlay), every barrel record, every book's record against its
 //! entry, every listed segment (length, checksum, layout, min-hashes, band
-//! tables, each live book sketched exactly once) and every page signature.
+//! tables, each live book sketched exactly once) and every page signature;
+//! it names the files the catalog does not list.
 
 use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
 
 use crate::error::{Error, IoContext, Result};
 use crate::repr::sketch::{value_keys, SketchOptions, Table};
@@ -57,6 +59,11 @@ pub struct VerifyStats {
     pub image_books: u64,
     /// Bytes of the word-image files: books, vocabulary and search file.
     pub image_bytes: u64,
+    /// Files of the index's kinds that the catalog does not list, relative
+    /// to the index directory, sorted: left by a writer that stopped (or,
+    /// while a writer runs, the files it has not listed yet). Readers never
+    /// read them; the next writer removes them.
+    pub unlisted_files: Vec<PathBuf>,
 }
 
 /// Checks everything: the catalog database itself (every page and tree,
@@ -99,10 +106,18 @@ impl Verifier<'_> {
         loop {
             match self.verify_snapshot(attempts == 3) {
                 Ok(stats) => {
+                    let unlisted_files = crate::store::unlisted::find(self.store)?
+                        .into_iter()
+                        .map(|path| {
+                            path.strip_prefix(self.store.dir())
+                                .map_or_else(|_| path.clone(), PathBuf::from)
+                        })
+                        .collect();
                     return Ok(VerifyStats {
                         catalog_bytes,
+                        unlisted_files,
                         ..stats
-                    })
+                    });
                 }
                 Err(Error::Io { path, source })
                     if source.kind() == std::io::ErrorKind::NotFound

@@ -4,6 +4,7 @@
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use stemmata::translate::dictionary::Dictionary;
 use stemmata::{DictionaryInfo, Index, Result};
 
 use crate::messages::{count, no_index};
@@ -97,10 +98,18 @@ pub fn describe(d: &DictionaryInfo) -> String {
 }
 
 fn add(args: AddArgs) -> Result<ExitCode> {
+    // Every file read and the index checked before it is opened for
+    // writing: a refused dictionary leaves the catalog's bytes as they were.
+    Index::open_read_only(&args.index).map_err(|e| no_index(e, &args.index, false))?;
+    let dictionaries = args
+        .files
+        .iter()
+        .map(|file| Dictionary::read(file))
+        .collect::<Result<Vec<_>>>()?;
     let index = Index::open(&args.index).map_err(|e| no_index(e, &args.index, false))?;
     let mut added = Vec::new();
-    for file in &args.files {
-        let info = index.add_dictionary(file)?;
+    for dictionary in &dictionaries {
+        let info = index.add_read_dictionary(dictionary)?;
         if !args.json {
             outln!("added {}", describe(&info))?;
         }
@@ -128,12 +137,19 @@ fn list(args: ListArgs) -> Result<ExitCode> {
 }
 
 fn remove(args: RemoveArgs) -> Result<ExitCode> {
-    let index = Index::open(&args.index).map_err(|e| no_index(e, &args.index, false))?;
-    if index.remove_dictionary(&args.name)? {
+    // A name the index does not have is refused before the index is opened
+    // for writing: the catalog's bytes stay as they were.
+    let reader = Index::open_read_only(&args.index).map_err(|e| no_index(e, &args.index, false))?;
+    let names: Vec<String> = reader.dictionaries()?.into_iter().map(|d| d.name).collect();
+    drop(reader);
+    let removed = names.contains(&args.name) && {
+        let index = Index::open(&args.index).map_err(|e| no_index(e, &args.index, false))?;
+        index.remove_dictionary(&args.name)?
+    };
+    if removed {
         outln!("removed {}", args.name)?;
         Ok(ExitCode::SUCCESS)
     } else {
-        let names: Vec<String> = index.dictionaries()?.into_iter().map(|d| d.name).collect();
         Err(stemmata::Error::InvalidArgument(format!(
             "{}: no dictionary named {:?} (the index has {})",
             args.index.display(),

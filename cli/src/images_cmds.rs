@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use stemmata::images::learn::LearnOptions;
 use stemmata::images::model::Learning;
-use stemmata::images::pages::PageFiles;
+use stemmata::images::pages::{read_pages, PageFiles};
 use stemmata::images::spot::SpotOptions;
 use stemmata::{Error, ImageBookInfo, ImagesProgress, Index, Result, SpotHit};
 
@@ -142,7 +142,6 @@ fn describe(book: &ImageBookInfo) -> String {
 
 fn add(args: AddArgs) -> Result<ExitCode> {
     let pages = PageFiles::of_paths(&args.pages)?;
-    let index = Index::open(&args.index).map_err(|e| no_index(e, &args.index, false))?;
     let mut options = LearnOptions {
         branching: args.branching,
         ..LearnOptions::default()
@@ -151,8 +150,21 @@ fn add(args: AddArgs) -> Result<ExitCode> {
         LearningArg::Union => Learning::Union,
         LearningArg::Intersection => Learning::Intersection,
     };
+    // The index checked and every page read before the index is opened for
+    // writing: a refused page leaves the catalog's bytes as they were.
+    Index::open_read_only(&args.index).map_err(|e| no_index(e, &args.index, false))?;
+    Index::check_word_images(&args.key, pages.len(), &options)?;
     let progress = bar(pages.len() as u64, "pages", args.quiet);
-    let info = index.add_word_images(&args.key, &pages, &options, &|event| match event {
+    let read = read_pages(&pages, &|done| progress.set_position(done as u64));
+    let read = match read {
+        Ok(read) => read,
+        Err(error) => {
+            progress.finish_and_clear();
+            return Err(error);
+        }
+    };
+    let index = Index::open(&args.index).map_err(|e| no_index(e, &args.index, false))?;
+    let info = index.add_read_word_images(&args.key, read, &options, &|event| match event {
         ImagesProgress::Pages { done, .. } => progress.set_position(done as u64),
         ImagesProgress::Vocabulary => progress.set_message("vocabulary"),
         ImagesProgress::Model { images } => {

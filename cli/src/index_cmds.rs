@@ -304,8 +304,6 @@ pub fn load(args: LoadArgs) -> Result<ExitCode> {
         Some(path) => crate::metadata::Metadata::read(path)?,
         None => crate::metadata::Metadata::default(),
     };
-    let index =
-        open_or_create(&args.index, args.create).map_err(|e| no_index(e, &args.index, true))?;
     let mut inputs = Vec::new();
     let mut total_bytes = 0;
     for path in &args.inputs {
@@ -326,6 +324,10 @@ pub fn load(args: LoadArgs) -> Result<ExitCode> {
         );
         return Ok(ExitCode::from(2));
     }
+    // Opened for writing only now: an input refused above leaves the
+    // catalog's bytes as they were.
+    let index =
+        open_or_create(&args.index, args.create).map_err(|e| no_index(e, &args.index, true))?;
     let mut options = LoadOptions::default().batch_books(args.batch_books);
     if let Some(threads) = args.threads {
         options.threads = threads;
@@ -1044,6 +1046,18 @@ pub fn verify(args: VerifyArgs) -> Result<ExitCode> {
                 count(stats.image_bytes, "byte")
             )?;
         }
+        if !stats.unlisted_files.is_empty() {
+            let names: Vec<String> = stats
+                .unlisted_files
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect();
+            outln!(
+                "note: {} the catalog does not list, left by a writer that stopped (readers never read them; the next writer removes them): {}",
+                count(names.len() as u64, "file"),
+                names.join(", ")
+            )?;
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -1077,7 +1091,7 @@ pub struct UpgradeArgs {
 }
 
 pub fn upgrade(args: UpgradeArgs) -> Result<ExitCode> {
-    let (_, stats) = Index::upgrade(&args.index)?;
+    let stats = Index::upgrade_in_place(&args.index)?;
     if args.json {
         print_json(&stats)?;
     } else if stats.from_version == stats.to_version {

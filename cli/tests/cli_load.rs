@@ -77,11 +77,13 @@ fn a_directory_with_nothing_to_load_is_named_and_no_documents_at_all_is_exit_sta
         stderr.contains("error: no documents to load in empty"),
         "{stderr}"
     );
+    // Inputs are checked before the index is opened: nothing was created.
+    assert!(!dir.path().join("idx").exists());
 
     // Beside an input that has a document: the warning, and the load goes on.
     let output = common::run(
         common::cli()
-            .args(["load", "idx", "empty", "book.txt"])
+            .args(["load", "--create", "idx", "empty", "book.txt"])
             .current_dir(dir.path()),
     );
     let stderr = common::stderr(&output);

@@ -512,7 +512,6 @@ impl<'p> BulkLoader<'p> {
         let writer = store.lock_writer()?;
         let sketch_options = *store.require_sketches("load books")?;
         let next_segment = segments::prepare_dir(&store)?;
-        store.remove_unlisted_files()?;
         let snapshot = store.catalog().snapshot()?;
         let next_book_id = snapshot.next_book_id()?;
         let barrels = snapshot.barrels()?;

@@ -12,7 +12,7 @@
 //! a dictionary unlists it, then removes its file. A file the table does
 //! not list was left by an import that stopped before its transaction, or
 //! by a removal that stopped after it: readers never read it, and the next
-//! import removes it.
+//! writer removes it ([`crate::store::unlisted`]).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -80,10 +80,14 @@ fn number_of(name: &std::ffi::OsStr) -> Option<u32> {
 /// Imports the dictd dictionary of which `path` is a file (see the module
 /// docs).
 pub(crate) fn add(store: &Arc<Store>, path: &Path) -> Result<DictionaryInfo> {
+    add_read(store, &Dictionary::read(path)?)
+}
+
+/// Imports `dictionary`, read from its dictd files (see the module docs).
+pub(crate) fn add_read(store: &Arc<Store>, dictionary: &Dictionary) -> Result<DictionaryInfo> {
     let _writer = store.lock_writer()?;
     let dir = dir_of(store);
     fs::refuse_link(&dir)?;
-    let dictionary = Dictionary::read(path)?;
     if !dir.is_dir() {
         fs::create_dir_all(&dir)?;
         sync_parent_dir(&dir)?;
@@ -103,7 +107,7 @@ pub(crate) fn add(store: &Arc<Store>, path: &Path) -> Result<DictionaryInfo> {
     let number = next.checked_add(1).ok_or_else(|| {
         Error::InvalidArgument(format!("{}: no dictionary file number left", dir.display()))
     })?;
-    let bytes = dictionary_file::encode(&dictionary);
+    let bytes = dictionary_file::encode(dictionary);
     let file_path = file_path(store, number);
     let mut file = fs::WriteFile::create_new(&file_path)?;
     file.write_all(&bytes)?;
@@ -270,7 +274,7 @@ pub(crate) fn verify(store: &Store, snapshot: &CatalogSnapshot<'_>) -> Result<(u
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::repr::unique_words::word_hash;
     use crate::Index;

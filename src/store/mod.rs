@@ -19,15 +19,15 @@ pub(crate) mod dictionaries;
 pub(crate) mod layout;
 pub(crate) mod records;
 pub(crate) mod segments;
+pub(crate) mod unlisted;
 pub(crate) mod word_image_search;
 pub(crate) mod word_images;
 
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use crate::error::{Error, IoContext, Result};
+use crate::error::{Error, Result};
 use crate::repr::{ExtractOptions, PartOptions, SketchOptions};
 use crate::storage::catalog::{Access, Catalog, CatalogOptions};
 use crate::storage::format::{FileKind, FormatVersion};
@@ -58,6 +58,8 @@ impl std::fmt::Debug for Store {
 /// The writer role of a store; released on drop.
 pub(crate) struct WriterGuard {
     store: Arc<Store>,
+    /// Unlisted files removed when the role was taken.
+    pub(crate) unlisted_removed: u64,
 }
 
 impl Drop for WriterGuard {
@@ -219,7 +221,9 @@ impl Store {
     /// process holds it, `Err(ReadOnly)` when the index was opened
     /// read-only, `OldFormat` for an index this build only reads. Refuses a
     /// symbolic link in place of the barrel, segment or page directory: a
-    /// writer never follows a link out of the index.
+    /// writer never follows a link out of the index. Then removes the
+    /// files a stopped writer left ([`unlisted`]), so that every writer
+    /// starts from a directory holding exactly what the catalog lists.
     pub(crate) fn lock_writer(self: &Arc<Self>) -> Result<WriterGuard> {
         if self.catalog.access() == Access::ReadOnly {
             return Err(Error::ReadOnly(self.dir.clone()));
@@ -231,51 +235,11 @@ impl Store {
         if self.writer_active.swap(true, Ordering::AcqRel) {
             return Err(Error::Locked(self.dir.clone()));
         }
-        Ok(WriterGuard {
+        let mut guard = WriterGuard {
             store: self.clone(),
-        })
-    }
-
-    /// Removes every barrel (`barrels/N.brl`) and page file (`pages/N.pgs`)
-    /// whose number the catalog does not list, as a writer does when it
-    /// starts; returns how many. Such a file was written by a load or a
-    /// compaction that stopped before its catalog transaction, or was
-    /// replaced by a compaction that stopped before removing it. Readers never
-    /// read an unlisted file. Other names, and directories, are left alone.
-    /// Call it holding the writer role.
-    pub(crate) fn remove_unlisted_files(&self) -> Result<u64> {
-        let snapshot = self.catalog().snapshot()?;
-        let barrels: HashSet<u32> = snapshot.barrels()?.into_iter().map(|(n, _)| n).collect();
-        let page_files: HashSet<u32> = snapshot.page_files()?.into_iter().map(|(n, _)| n).collect();
-        drop(snapshot);
-        let mut removed = 0;
-        for (sub, listed, suffix) in [
-            (layout::BARREL_DIR, &barrels, ".brl"),
-            (layout::PAGE_DIR, &page_files, ".pgs"),
-        ] {
-            let dir = self.dir.join(sub);
-            let entries = match std::fs::read_dir(&dir) {
-                Ok(entries) => entries,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-                Err(e) => return Err(e).at(&dir),
-            };
-            for entry in entries {
-                let entry = entry.at(&dir)?;
-                if entry.file_type().at(&entry.path())?.is_dir() {
-                    continue;
-                }
-                let name = entry.file_name();
-                let number = name
-                    .to_str()
-                    .and_then(|n| n.strip_suffix(suffix))
-                    .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
-                    .and_then(|n| n.parse::<u32>().ok());
-                if number.is_some_and(|n| !listed.contains(&n)) {
-                    fs::remove_stale(&entry.path())?;
-                    removed += 1;
-                }
-            }
-        }
-        Ok(removed)
+            unlisted_removed: 0,
+        };
+        guard.unlisted_removed = unlisted::remove(self)?;
+        Ok(guard)
     }
 }

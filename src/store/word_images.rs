@@ -13,7 +13,7 @@
 //! that transaction is the moment the index changes. The book file and
 //! search file it replaces are removed after it. A file nothing lists was
 //! left by an add that stopped before its transaction: readers never read
-//! it, and the next add removes it.
+//! it, and the next writer removes it ([`crate::store::unlisted`]).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -116,10 +116,23 @@ pub(crate) fn add(
     options: &LearnOptions,
     progress: &(dyn Fn(ImagesProgress) + Sync),
 ) -> Result<ImageBookInfo> {
+    check_add(key, pages.len(), options)?;
+    let total = pages.len();
+    progress(ImagesProgress::Pages { done: 0, total });
+    let read = read_pages(pages, &|done| {
+        progress(ImagesProgress::Pages { done, total })
+    })?;
+    add_read(store, key, read, options, progress)
+}
+
+/// Refuses what an add of `pages` pages under `key` with `options` would
+/// refuse before reading them: a bad key, no page, a branching outside
+/// 1..=256.
+pub(crate) fn check_add(key: &str, pages: usize, options: &LearnOptions) -> Result<()> {
     if let Some(error) = invalid_key(key) {
         return Err(error);
     }
-    if pages.is_empty() {
+    if pages == 0 {
         return Err(Error::InvalidArgument(format!(
             "no page images given for {key:?}"
         )));
@@ -130,19 +143,27 @@ pub(crate) fn add(
             options.branching
         )));
     }
-    let _writer = store.lock_writer()?;
-    let total = pages.len();
-    progress(ImagesProgress::Pages { done: 0, total });
-    let read = read_pages(pages, &|done| {
-        progress(ImagesProgress::Pages { done, total })
-    })?;
+    Ok(())
+}
+
+/// Adds the book `key` of pages already read ([`read_pages`]); see
+/// [`add`].
+pub(crate) fn add_read(
+    store: &Arc<Store>,
+    key: &str,
+    read: Vec<Page>,
+    options: &LearnOptions,
+    progress: &(dyn Fn(ImagesProgress) + Sync),
+) -> Result<ImageBookInfo> {
+    check_add(key, read.len(), options)?;
     let word_count: usize = read.iter().map(|p| p.words.len()).sum();
     if word_count == 0 {
         return Err(Error::InvalidArgument(format!(
             "the OCR of the {} pages given for {key:?} has no word box",
-            pages.len()
+            read.len()
         )));
     }
+    let _writer = store.lock_writer()?;
     let snapshot = store.catalog().snapshot()?;
     let listed = snapshot.word_images()?;
     let listed_files = snapshot.image_files()?;
