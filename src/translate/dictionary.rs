@@ -51,10 +51,20 @@ use crate::text::{tokenise, Token};
 /// longest is about 20 KB), and an entry of megabytes must not be parsed.
 pub const MAX_ENTRY_BYTES: usize = 1 << 20;
 
-/// Most bytes a `.dict.dz` may decompress to (the largest FreeDict
-/// dictionary is about 60 MB): a bigger one is refused rather than held in
-/// memory.
+/// Most bytes of a dict the entries of an index may reach (the largest
+/// FreeDict dictionary is about 100 MB): a dictionary reaching further is
+/// refused rather than held in memory.
 pub const MAX_DICT_BYTES: u64 = 1 << 30;
+
+/// Most bytes the entries of a `.index` may span in the dict, per entry
+/// (FreeDict's average is about 200 bytes, its longest entry about
+/// 20 KB): the dict is decompressed only as far as the entries reach, and
+/// an index whose entries reach further than this many bytes each is
+/// refused before anything is decompressed.
+pub const MAX_SPAN_PER_ENTRY: u64 = 1 << 16;
+
+/// Most bytes a `.index` may hold (FreeDict's largest is about 13 MB).
+pub const MAX_INDEX_BYTES: u64 = 1 << 28;
 
 /// Whether a translation of several words (`vor sich gehen`) is kept as
 /// each of its words (`false`: it is skipped). Measured on six translation
@@ -169,10 +179,37 @@ impl Dictionary {
 
     pub(crate) fn read_with(path: &Path, multi_word: bool) -> Result<Dictionary> {
         let (index_path, dict_path) = dictd_pair(path)?;
-        let index = std::fs::read(&index_path).at(&index_path)?;
-        let dict = read_dict(&dict_path)?;
+        let index = read_index(&index_path)?;
+        let entries = parse_index(&index, &index_path, &dict_path, u64::MAX)?;
+        let reach = entries
+            .iter()
+            .map(|&(_, offset, len)| offset + len)
+            .max()
+            .unwrap_or(0);
+        let bound = MAX_DICT_BYTES.min(MAX_SPAN_PER_ENTRY.saturating_mul(entries.len() as u64));
+        if reach > bound {
+            return Err(Error::corrupted(
+                &index_path,
+                format!(
+                    "its entries ({}) reach byte {reach} of the dict: more than {bound} bytes \
+                     ({MAX_SPAN_PER_ENTRY} an entry, {MAX_DICT_BYTES} in all)",
+                    entries.len()
+                ),
+            ));
+        }
+        let dict = read_dict(&dict_path, reach)?;
+        if (dict.len() as u64) < reach {
+            return Err(Error::corrupted(
+                &index_path,
+                format!(
+                    "its entries reach byte {reach}, past the end of {} ({} bytes)",
+                    dict_path.display(),
+                    dict.len()
+                ),
+            ));
+        }
         let name = stem(&index_path).to_string();
-        Dictionary::parse_with(&name, &index, &index_path, &dict, &dict_path, multi_word)
+        Dictionary::from_entries(&name, &entries, &index_path, &dict, multi_word)
     }
 
     /// Parses a dictd dictionary from the bytes of its index and of its
@@ -199,6 +236,18 @@ impl Dictionary {
         multi_word: bool,
     ) -> Result<Dictionary> {
         let entries = parse_index(index, index_path, dict_path, dict.len() as u64)?;
+        Dictionary::from_entries(name, &entries, index_path, dict, multi_word)
+    }
+
+    /// The dictionary of the index's `entries` (kind, offset, length),
+    /// sorted by offset, over the bytes of the dict.
+    fn from_entries(
+        name: &str,
+        entries: &[(usize, u64, u64)],
+        index_path: &Path,
+        dict: &[u8],
+        multi_word: bool,
+    ) -> Result<Dictionary> {
         let entry_text = |&(_, offset, len): &(usize, u64, u64)| -> Option<&str> {
             let bytes = dict.get(offset as usize..(offset + len) as usize)?;
             std::str::from_utf8(bytes).ok()
@@ -224,7 +273,7 @@ impl Dictionary {
         };
         let mut skipped = 0u64;
         let mut last = None;
-        for entry in &entries {
+        for entry in entries {
             if entry.0 == usize::MAX || last == Some((entry.1, entry.2)) {
                 continue;
             }
@@ -618,17 +667,35 @@ pub fn dictd_pair(path: &Path) -> Result<(PathBuf, PathBuf)> {
     Ok((index, dict))
 }
 
-/// The bytes of a `.dict.dz` (decompressed) or a `.dict`.
-fn read_dict(path: &Path) -> Result<Vec<u8>> {
+/// The bytes of a `.index`, at most [`MAX_INDEX_BYTES`].
+fn read_index(path: &Path) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    std::fs::File::open(path)
+        .at(path)?
+        .take(MAX_INDEX_BYTES + 1)
+        .read_to_end(&mut out)
+        .at(path)?;
+    if out.len() as u64 > MAX_INDEX_BYTES {
+        return Err(Error::corrupted(
+            path,
+            format!("the dictd index holds more than {MAX_INDEX_BYTES} bytes"),
+        ));
+    }
+    Ok(out)
+}
+
+/// The first `reach` bytes of a `.dict.dz` (decompressed as far as that,
+/// never further) or a `.dict`; fewer when the dict is shorter.
+fn read_dict(path: &Path, reach: u64) -> Result<Vec<u8>> {
     let file = std::fs::File::open(path).at(path)?;
     let compressed = path.extension().is_some_and(|e| e == "dz");
     let mut out = Vec::new();
     let result = if compressed {
         flate2::read::MultiGzDecoder::new(std::io::BufReader::new(file))
-            .take(MAX_DICT_BYTES + 1)
+            .take(reach)
             .read_to_end(&mut out)
     } else {
-        file.take(MAX_DICT_BYTES + 1).read_to_end(&mut out)
+        file.take(reach).read_to_end(&mut out)
     };
     if let Err(e) = result {
         return Err(if compressed {
@@ -639,12 +706,6 @@ fn read_dict(path: &Path) -> Result<Vec<u8>> {
                 source: e,
             }
         });
-    }
-    if out.len() as u64 > MAX_DICT_BYTES {
-        return Err(Error::corrupted(
-            path,
-            format!("the dict holds more than {MAX_DICT_BYTES} bytes"),
-        ));
     }
     Ok(out)
 }

@@ -1,0 +1,79 @@
+//! Hostile inputs are refused, or handled, within bounded memory and time:
+//! run under a 256 MiB address-space limit (`ulimit -v`), each either does
+//! its work or ends with an error naming the file, never running out of
+//! memory.
+#![cfg(target_os = "linux")]
+
+mod common;
+
+use std::io::Write;
+use std::path::Path;
+use std::process::Output;
+
+/// Runs `stemmata args` in `dir` with at most 256 MiB of address space.
+fn run_bounded(args: &[&str], dir: &Path) -> Output {
+    common::run(
+        std::process::Command::new("sh")
+            .arg("-c")
+            .arg("ulimit -v 262144; exec \"$0\" \"$@\"")
+            .arg(env!("CARGO_BIN_EXE_stemmata"))
+            .args(args)
+            .current_dir(dir),
+    )
+}
+
+/// `NAME.index` holding one entry of `len` bytes at `offset`, beside a
+/// `NAME.dict.dz` of 512 MiB of zeros (half a megabyte compressed).
+fn zero_bomb(dir: &Path, name: &str, offset: u64, len: u64) {
+    let digits = |mut n: u64| {
+        const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        let mut out = Vec::new();
+        loop {
+            out.push(ALPHABET[(n % 64) as usize]);
+            n /= 64;
+            if n == 0 {
+                break;
+            }
+        }
+        out.reverse();
+        String::from_utf8(out).unwrap()
+    };
+    let index = format!("house\t{}\t{}\n", digits(offset), digits(len));
+    std::fs::write(dir.join(format!("{name}.index")), index).unwrap();
+    let file = std::fs::File::create(dir.join(format!("{name}.dict.dz"))).unwrap();
+    let mut gz = flate2::write::GzEncoder::new(file, flate2::Compression::fast());
+    let zeros = vec![0u8; 1 << 20];
+    for _ in 0..512 {
+        gz.write_all(&zeros).unwrap();
+    }
+    gz.finish().unwrap();
+}
+
+#[test]
+fn a_dictionary_of_compressed_zeros_is_read_only_as_far_as_its_index_reaches() {
+    let dir = tempfile::tempdir().unwrap();
+    common::run_ok(&["create", "idx"], dir.path());
+    zero_bomb(dir.path(), "freedict-eng-fra", 0, 40);
+    let output = run_bounded(
+        &["dictionary", "add", "idx", "freedict-eng-fra.index"],
+        dir.path(),
+    );
+    let stderr = common::stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("freedict-eng-fra.index: corrupted: no entry with a one-word headword"),
+        "{stderr}"
+    );
+    // An index reaching far into the zeros is refused before any is read.
+    zero_bomb(dir.path(), "freedict-eng-deu", (512 << 20) - 100, 40);
+    let output = run_bounded(
+        &["dictionary", "add", "idx", "freedict-eng-deu.index"],
+        dir.path(),
+    );
+    let stderr = common::stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("freedict-eng-deu.index: corrupted: its entries (1) reach byte"),
+        "{stderr}"
+    );
+}
