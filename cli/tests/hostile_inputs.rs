@@ -77,3 +77,33 @@ fn a_dictionary_of_compressed_zeros_is_read_only_as_far_as_its_index_reaches() {
         "{stderr}"
     );
 }
+
+/// A copy of the format-9 fixture's page image (1000×1500) with an hOCR of
+/// `boxes` word boxes, each covering the whole page.
+fn page_of_boxes(dir: &Path, boxes: usize) {
+    let pages = dir.join("pages");
+    std::fs::create_dir_all(&pages).unwrap();
+    let fixture = common::repo_root().join("tests/fixtures/v9/pages/scan-0001.png");
+    std::fs::copy(fixture, pages.join("scan-0001.png")).unwrap();
+    let word = "<span class='ocrx_word' title='bbox 0 0 1000 1500'>w</span>";
+    let hocr = format!(
+        "<html><body><div class='ocr_page' title='bbox 0 0 1000 1500'>{}</div></body></html>",
+        word.repeat(boxes)
+    );
+    std::fs::write(pages.join("scan-0001.hocr"), hocr).unwrap();
+}
+
+#[test]
+fn a_page_of_200000_word_boxes_is_refused_naming_its_ocr_file() {
+    let dir = tempfile::tempdir().unwrap();
+    common::run_ok(&["create", "idx"], dir.path());
+    page_of_boxes(dir.path(), 200_000);
+    let output = run_bounded(&["images", "add", "idx", "--key", "k", "pages"], dir.path());
+    let stderr = common::stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("scan-0001.hocr: corrupted at byte")
+            && stderr.contains("more than 20000 words on one page"),
+        "{stderr}"
+    );
+}

@@ -32,8 +32,9 @@
 //! inverted or outside its page, a word outside any page and a file
 //! without pages are damage. A word whose text is empty is skipped. The
 //! work is bounded: a file of more than [`MAX_PAGES`] pages or
-//! [`MAX_WORDS`] words, a word longer than [`MAX_WORD_BYTES`] or a
-//! coordinate beyond [`MAX_COORDINATE`] is refused.
+//! [`MAX_WORDS`] words, a page of more than [`MAX_PAGE_WORDS`] words, a
+//! word longer than [`MAX_WORD_BYTES`] or a coordinate beyond
+//! [`MAX_COORDINATE`] is refused.
 
 use std::path::Path;
 
@@ -49,6 +50,10 @@ pub const MAX_PAGES: usize = 10_000;
 
 /// Most words one OCR file may hold.
 pub const MAX_WORDS: usize = 1_000_000;
+
+/// Most words one page may hold: a dense broadsheet newspaper page holds
+/// about 10,000; a page of more boxes is not a page of words.
+pub const MAX_PAGE_WORDS: usize = 20_000;
 
 /// Longest text of a word, in bytes (UTF-8).
 pub const MAX_WORD_BYTES: usize = 1024;
@@ -293,6 +298,11 @@ impl<'a> Pages<'a> {
         let Some(page) = self.pages.last_mut() else {
             return Err(fault(format!("word {:?} is outside any page", word.text)));
         };
+        if page.words.len() == MAX_PAGE_WORDS {
+            return Err(fault(format!(
+                "more than {MAX_PAGE_WORDS} words on one page"
+            )));
+        }
         if let Some(what) = box_fault(&word, page) {
             return Err(fault(what));
         }
@@ -1206,6 +1216,26 @@ mod tests {
             "b.xml",
             "more than 1000000 words",
         );
+    }
+
+    #[test]
+    fn a_page_of_more_words_than_the_bound_is_refused_where_the_word_past_it_starts() {
+        let word = "<span class='ocrx_word' title='bbox 1 1 9 9'>w</span>";
+        let full = hocr_page(&word.repeat(MAX_PAGE_WORDS));
+        assert_eq!(
+            read_hocr(full.as_bytes(), Path::new("p.hocr")).unwrap()[0]
+                .words
+                .len(),
+            MAX_PAGE_WORDS
+        );
+        let over = hocr_page(&word.repeat(MAX_PAGE_WORDS + 1));
+        let offset = corrupted(
+            read_hocr(over.as_bytes(), Path::new("p.hocr")),
+            "p.hocr",
+            "more than 20000 words on one page",
+        );
+        let last = over.rfind("<span").unwrap() as u64;
+        assert_eq!(offset, Some(last));
     }
 
     #[test]

@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 
 use image::imageops::FilterType;
 use image::GrayImage;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::descriptor::{describe, Keypoint};
 use super::ocr::{read_ocr, MAX_COORDINATE};
@@ -27,6 +28,11 @@ pub const MAX_CROP_WIDTH: u32 = 40 * CROP_HEIGHT;
 
 /// Largest page image file read, in bytes.
 pub const MAX_IMAGE_BYTES: u64 = 512 << 20;
+/// Most words of the pages of one book read at once (one add): 1,000
+/// pages of 250 words. Each word image is held with its descriptors (about
+/// 25 KB for a word of five letters) until the book is described.
+pub const MAX_BOOK_WORDS: usize = 250_000;
+
 /// Largest OCR file read, in bytes.
 pub const MAX_OCR_BYTES: u64 = 256 << 20;
 
@@ -147,6 +153,13 @@ pub struct Page {
 /// Reads the page `files` names: decodes the image, reads the OCR, checks
 /// that they describe one page of one size, and describes every word.
 pub fn read_page(files: &PageFiles) -> Result<Page> {
+    read_counted_page(files, &AtomicUsize::new(0))
+}
+
+/// [`read_page`], adding its words to `book_words`, the words of the
+/// book's pages read so far: more than [`MAX_BOOK_WORDS`] is an error
+/// naming this page's OCR file, before its words are described.
+fn read_counted_page(files: &PageFiles, book_words: &AtomicUsize) -> Result<Page> {
     let image = read_image(&files.image)?;
     let ocr_bytes = read_bounded(&files.ocr, MAX_OCR_BYTES)?;
     let pages = read_ocr(&ocr_bytes, &files.ocr)?;
@@ -159,6 +172,14 @@ pub fn read_page(files: &PageFiles) -> Result<Page> {
             ),
         ));
     };
+    let words_so_far = book_words.fetch_add(ocr.words.len(), Ordering::Relaxed) + ocr.words.len();
+    if words_so_far > MAX_BOOK_WORDS {
+        return Err(Error::InvalidArgument(format!(
+            "{}: the pages of one book hold more than {MAX_BOOK_WORDS} words (this page brings \
+             them to {words_so_far}); add the book in parts",
+            files.ocr.display()
+        )));
+    }
     let (width, height) = image.dimensions();
     if ocr.width != 0 && ocr.height != 0 && (ocr.width, ocr.height) != (width, height) {
         return Err(Error::InvalidArgument(format!(
@@ -239,12 +260,22 @@ fn read_image(path: &Path) -> Result<GrayImage> {
 }
 
 /// The word in `bbox` on `page`, scaled to [`CROP_HEIGHT`] pixels high
-/// (at most [`MAX_CROP_WIDTH`] wide).
+/// (at most [`MAX_CROP_WIDTH`] wide). A box more than twice the crop's
+/// size is first sampled (nearest pixel) to twice the crop's size, so that
+/// a crop costs the same whatever the size of its box.
 pub fn crop(page: &GrayImage, bbox: WordBox) -> GrayImage {
     let (w, h) = (bbox.width().max(1), bbox.height().max(1));
     let width =
         ((w as f64 * CROP_HEIGHT as f64 / h as f64).round() as u32).clamp(1, MAX_CROP_WIDTH);
-    let view = image::imageops::crop_imm(page, bbox.x0, bbox.y0, w, h).to_image();
+    let (sample_w, sample_h) = (w.min(2 * width), h.min(2 * CROP_HEIGHT));
+    let view = if (sample_w, sample_h) == (w, h) {
+        image::imageops::crop_imm(page, bbox.x0, bbox.y0, w, h).to_image()
+    } else {
+        let at = |i: u32, n: u32, len: u32| (u64::from(i) * u64::from(len) / u64::from(n)) as u32;
+        GrayImage::from_fn(sample_w, sample_h, |x, y| {
+            *page.get_pixel(bbox.x0 + at(x, sample_w, w), bbox.y0 + at(y, sample_h, h))
+        })
+    };
     image::imageops::resize(&view, width, CROP_HEIGHT, FilterType::Triangle)
 }
 
@@ -252,6 +283,7 @@ pub fn crop(page: &GrayImage, bbox: WordBox) -> GrayImage {
 /// `done` is called after each page with the number read so far.
 pub fn read_pages(pages: &[PageFiles], done: &(dyn Fn(usize) + Sync)) -> Result<Vec<Page>> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let book_words = AtomicUsize::new(0);
     let next = std::sync::atomic::AtomicUsize::new(0);
     let finished = std::sync::atomic::AtomicUsize::new(0);
     let mut slots: Vec<Option<Result<Page>>> = (0..pages.len()).map(|_| None).collect();
@@ -261,7 +293,7 @@ pub fn read_pages(pages: &[PageFiles], done: &(dyn Fn(usize) + Sync)) -> Result<
             scope.spawn(|| loop {
                 let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 let Some(files) = pages.get(i) else { break };
-                let page = read_page(files);
+                let page = read_counted_page(files, &book_words);
                 let failed = page.is_err();
                 if let Ok(mut slots) = results.lock() {
                     slots[i] = Some(page);
@@ -286,4 +318,64 @@ pub fn read_pages(pages: &[PageFiles], done: &(dyn Fn(usize) + Sync)) -> Result<
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The format-9 fixture's page.
+    fn fixture_page() -> PageFiles {
+        let pages = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/v9/pages");
+        PageFiles {
+            image: pages.join("scan-0001.png"),
+            ocr: pages.join("scan-0001.hocr"),
+        }
+    }
+
+    #[test]
+    fn a_page_taking_a_book_past_its_word_bound_is_refused_naming_its_ocr_file() {
+        let files = fixture_page();
+        let words = read_page(&files).unwrap().words.len();
+        assert!(words > 1);
+        let book_words = AtomicUsize::new(MAX_BOOK_WORDS - words);
+        assert_eq!(
+            read_counted_page(&files, &book_words).unwrap().words.len(),
+            words
+        );
+        let message = read_counted_page(&files, &book_words)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            message.contains("scan-0001.hocr: the pages of one book hold more than 250000 words"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn a_box_far_larger_than_its_crop_is_sampled_to_the_crop_s_size() {
+        let page = GrayImage::from_fn(3000, 2000, |x, _| {
+            image::Luma([if x < 1500 { 0 } else { 255 }])
+        });
+        let whole = WordBox {
+            x0: 0,
+            y0: 0,
+            x1: 3000,
+            y1: 2000,
+        };
+        let cropped = crop(&page, whole);
+        assert_eq!(cropped.dimensions(), (48, CROP_HEIGHT));
+        assert_eq!(cropped.get_pixel(0, 10).0[0], 0);
+        assert_eq!(cropped.get_pixel(47, 10).0[0], 255);
+        // A box within twice the crop's size is resized as it is.
+        let small = WordBox {
+            x0: 1480,
+            y0: 0,
+            x1: 1520,
+            y1: 40,
+        };
+        let direct = image::imageops::crop_imm(&page, 1480, 0, 40, 40).to_image();
+        let expected = image::imageops::resize(&direct, 32, CROP_HEIGHT, FilterType::Triangle);
+        assert_eq!(crop(&page, small), expected);
+    }
 }
