@@ -92,11 +92,35 @@ fn holds_only_creation_leftovers(dir: &Path) -> Result<bool> {
     Ok(true)
 }
 
-/// True when `dir` holds no catalog but what an interrupted creation left.
+/// True when `dir` holds no catalog but what an interrupted creation left:
+/// an unpublished catalog, or at least one of the directories a creation
+/// makes (it makes them one by one) and nothing else.
 pub(crate) fn is_incomplete_index(dir: &Path) -> bool {
     dir.join(NEW_CATALOG_FILE).is_file()
-        || ([BARREL_DIR, SEGMENT_DIR, PAGE_DIR]
+        || ([BARREL_DIR, SEGMENT_DIR, PAGE_DIR, DICTIONARY_DIR, IMAGE_DIR]
             .iter()
-            .all(|sub| dir.join(sub).is_dir())
+            .any(|sub| dir.join(sub).is_dir())
             && holds_only_creation_leftovers(dir).unwrap_or(false))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_creation_stopped_after_any_of_its_directories_is_an_incomplete_index() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("index");
+        std::fs::create_dir(&dir).unwrap();
+        assert!(!is_incomplete_index(&dir), "an empty directory is no index");
+        for sub in [BARREL_DIR, SEGMENT_DIR, PAGE_DIR, DICTIONARY_DIR, IMAGE_DIR] {
+            std::fs::create_dir(dir.join(sub)).unwrap();
+            assert!(is_incomplete_index(&dir), "after {sub}");
+        }
+        std::fs::write(dir.join("notes.txt"), "mine").unwrap();
+        assert!(
+            !is_incomplete_index(&dir),
+            "a directory holding other files"
+        );
+    }
 }
