@@ -6,10 +6,12 @@
 //! is normalised: two- and three-letter codes (ISO 639-1, 639-3 and the
 //! bibliographic 639-2/B codes of library records, such as `ger`), locales
 //! (`en-US`, `pt_BR`) and English names (`German`) all become the 639-3
-//! code. A given value that names no language is kept as given, lowercased:
-//! a collection may use its own codes. A document without one has its
-//! language detected from its text ([`detect`]), and a book whose language
-//! cannot be told is [`UNDETERMINED`].
+//! code. A given value of three letters that names no language the
+//! detector knows is kept, lowercased (`grc`, `enm`: ISO 639-3 has more
+//! languages than the detector). A document without one, or whose value
+//! is not a language (`a<TAB>b`, a paragraph), has its language detected
+//! from its text ([`detect`]), and a book whose language cannot be told is
+//! [`UNDETERMINED`]: every book's language is three lowercase letters.
 
 use std::borrow::Cow;
 
@@ -91,14 +93,36 @@ pub fn normalise(given: &str) -> Option<String> {
         .map(|language| language.to_639_3().to_string())
 }
 
-/// The language of a book: `given` normalised when it is not empty (kept
-/// as given, lowercased, when it names no language), else detected from
-/// `text`.
+/// The language of a book, always an ISO 639-3 code: `given` normalised
+/// when it names a language; kept, lowercased, when it is three ASCII
+/// letters (a code of a language the detector does not know, `grc`,
+/// `enm`); else (empty, or anything else) detected from `text`.
+///
+/// ```
+/// use stemmata::lang::of_book;
+/// let text = "It was the best of times, it was the worst of times, it was the age of \
+///     wisdom, it was the age of foolishness, it was the epoch of belief, it was the \
+///     epoch of incredulity, it was the season of Light, it was the season of Darkness.";
+/// assert_eq!(of_book("English", text), "eng");
+/// assert_eq!(of_book("GRC", text), "grc");
+/// assert_eq!(of_book("a\tb", text), "eng");
+/// assert_eq!(of_book(&"x".repeat(5000), text), "eng");
+/// ```
 pub fn of_book(given: &str, text: &str) -> String {
-    if given.trim().is_empty() {
-        return detect(text).to_string();
+    if let Some(code) = normalise(given) {
+        return code;
     }
-    normalise(given).unwrap_or_else(|| given.trim().to_lowercase())
+    let code = given.trim().to_ascii_lowercase();
+    if is_code(&code) {
+        return code;
+    }
+    detect(text).to_string()
+}
+
+/// Whether `language` has the form of an ISO 639-3 code, the form every
+/// book's language has: three lowercase ASCII letters.
+pub fn is_code(language: &str) -> bool {
+    language.len() == 3 && language.bytes().all(|b| b.is_ascii_lowercase())
 }
 
 /// The language of `text`, detected from three samples of

@@ -227,7 +227,15 @@ fn bad_features_are_refused_naming_their_source_and_leave_the_index_unchanged() 
         ("not ascending", Box::new(|f| f.keys[1].swap(0, 1))),
         ("0 pages", Box::new(|f| f.pages = 0)),
         ("no part", Box::new(|f| f.parts.clear())),
-        ("no language", Box::new(|f| f.language.clear())),
+        ("not an ISO 639-3 code", Box::new(|f| f.language.clear())),
+        (
+            "not an ISO 639-3 code",
+            Box::new(|f| f.language = "a\tb".into()),
+        ),
+        (
+            "not an ISO 639-3 code",
+            Box::new(|f| f.language = "x".repeat(5000)),
+        ),
     ];
     assert!(good.page_minhashes.len() >= 2 && good.parts[0].len() >= 2);
     let mut loader = index.bulk_loader(LoadOptions::default()).unwrap();

@@ -302,14 +302,14 @@ pub fn import(args: ImportArgs) -> Result<ExitCode> {
         }
     }
     let (options, _) = options.expect("at least one file");
-    // With --create, the index is made only once every row passed.
-    let index = match Index::open(&args.index) {
-        Err(Error::NotAnIndex(_) | Error::IncompleteIndex(_)) if args.create => None,
-        other => Some(other.map_err(|e| no_index(e, &args.index, true))?),
-    };
-    let index_options = match &index {
-        Some(index) => index.feature_options()?,
-        None => options,
+    // Read first: the index is opened for writing (with --create, made)
+    // only once every row passed, so that a refused import leaves every
+    // byte of it.
+    let index_options = match Index::open_read_only(&args.index) {
+        Err(Error::NotAnIndex(_) | Error::IncompleteIndex(_)) if args.create => options,
+        other => other
+            .map_err(|e| no_index(e, &args.index, true))?
+            .feature_options()?,
     };
     // Every row checked before the first is written: a bad one leaves the
     // index as it was.
@@ -326,11 +326,11 @@ pub fn import(args: ImportArgs) -> Result<ExitCode> {
         }
     }
     progress.finish_and_clear();
-    let index = match index {
-        Some(index) => index,
-        None => Index::builder()
+    let index = match Index::open(&args.index) {
+        Err(Error::NotAnIndex(_) | Error::IncompleteIndex(_)) if args.create => Index::builder()
             .feature_options(options)
             .create(&args.index)?,
+        other => other.map_err(|e| no_index(e, &args.index, true))?,
     };
     let mut load_options = LoadOptions::default().batch_books(args.batch_books);
     if let Some(threads) = args.threads {

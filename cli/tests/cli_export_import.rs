@@ -131,11 +131,11 @@ fn a_damaged_file_is_named_and_leaves_the_index_as_it_was() {
         .parts(4_096, 1_024)
         .create(&target)
         .unwrap();
-    let before = common::snapshot_index(&target);
+    let before = common::snapshot_files(&target);
     let (code, stderr) = run_err(&["import", show(&target), show(&out), "-q"]);
     assert_eq!(code, Some(1), "{stderr}");
     assert!(stderr.contains("features-00001.parquet"), "{stderr}");
-    assert_eq!(common::snapshot_index(&target), before);
+    assert_eq!(common::snapshot_files(&target), before);
     // Bytes flipped in the middle of the data: an error, never a panic.
     std::fs::remove_file(&cut).unwrap();
     let middle = bytes.len() / 3;
@@ -146,7 +146,7 @@ fn a_damaged_file_is_named_and_leaves_the_index_as_it_was() {
     let (code, stderr) = run_err(&["import", show(&target), show(&file), "-q"]);
     assert_eq!(code, Some(1), "{stderr}");
     assert!(stderr.contains("features-00000.parquet"), "{stderr}");
-    assert_eq!(common::snapshot_index(&target), before);
+    assert_eq!(common::snapshot_files(&target), before);
     // With --create, no index is made for a file that fails.
     let fresh = dir.path().join("fresh");
     let (code, stderr) = run_err(&["import", show(&fresh), show(&file), "--create", "-q"]);
@@ -190,14 +190,14 @@ fn a_file_of_another_schema_is_named_and_leaves_the_index_as_it_was() {
     writer.close().unwrap();
     let target = dir.path().join("target");
     run_ok(&["create", show(&target)]);
-    let before = common::snapshot_index(&target);
+    let before = common::snapshot_files(&target);
     let (code, stderr) = run_err(&["import", show(&target), show(&out), "-q"]);
     assert_eq!(code, Some(1), "{stderr}");
     assert!(
         stderr.contains("features-00001.parquet") && stderr.contains("column \"key\": missing"),
         "{stderr}"
     );
-    assert_eq!(common::snapshot_index(&target), before);
+    assert_eq!(common::snapshot_files(&target), before);
 }
 
 #[test]
@@ -207,12 +207,14 @@ fn features_of_other_options_are_refused_by_an_index() {
     // The default index does not cut books into parts of 1,024 words.
     let target = dir.path().join("target");
     run_ok(&["create", show(&target)]);
-    let before = common::snapshot_index(&target);
+    let before = common::snapshot_files(&target);
     let (code, stderr) = run_err(&["import", show(&target), show(&out), "-q"]);
     assert_eq!(code, Some(1), "{stderr}");
     assert!(
-        stderr.contains("other options than the index's"),
+        stderr.contains(
+            "features-00000.parquet: row 0: features computed with other options than the index's"
+        ),
         "{stderr}"
     );
-    assert_eq!(common::snapshot_index(&target), before);
+    assert_eq!(common::snapshot_files(&target), before);
 }

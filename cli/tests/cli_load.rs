@@ -243,3 +243,29 @@ fn metadata_gives_titles_by_key_and_a_bad_file_leaves_no_index() {
     assert_eq!(result["hits"][0]["key"], "first", "{result}");
     assert_eq!(result["hits"][0]["title"], "The First", "{result}");
 }
+
+#[test]
+fn every_book_gets_an_iso_639_3_code_whatever_language_it_is_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let line = |key: &str, language: &str| {
+        serde_json::json!({"key": key, "language": language, "text": common::text(0, 300)})
+            .to_string()
+    };
+    let lines = [
+        line("tab", "a\tb\nc"),
+        line("long", &"x".repeat(5000)),
+        line("name", "German"),
+        line("rare", "GRC"),
+    ];
+    write(&dir.path().join("books.jsonl"), &lines.join("\n"));
+    common::run_ok(&["load", "--create", "idx", "books.jsonl"], dir.path());
+    let stats = common::run_ok(&["stats", "idx"], dir.path());
+    let languages = stats
+        .lines()
+        .find(|l| l.starts_with("languages"))
+        .unwrap_or_else(|| panic!("{stats}"));
+    // The two values that are no language get the detected one (pseudo-words:
+    // undetermined).
+    assert_eq!(languages, "languages      deu 1, grc 1, und 2", "{stats}");
+    assert_eq!(stats.lines().count(), 9, "{stats}");
+}

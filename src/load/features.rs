@@ -94,9 +94,9 @@ impl BookFeatures {
     }
 }
 
-/// `InvalidArgument` naming what differs unless features computed with
-/// `given` options can go into an index of `index` options.
-pub(crate) fn check_options(given: &FeatureOptions, index: &FeatureOptions) -> Result<()> {
+/// `InvalidArgument` naming `source_name` and what differs unless features
+/// computed with `given` options can go into an index of `index` options.
+fn check_options(given: &FeatureOptions, index: &FeatureOptions, source_name: &str) -> Result<()> {
     let mut differ = Vec::new();
     if given.extract != index.extract {
         differ.push(format!(
@@ -120,8 +120,9 @@ pub(crate) fn check_options(given: &FeatureOptions, index: &FeatureOptions) -> R
         return Ok(());
     }
     Err(Error::InvalidArgument(format!(
-        "features computed with other options than the index's cannot go into it: {}; \
-         create the index with the features' options, or compute them again with the index's",
+        "{source_name}: features computed with other options than the index's cannot go into \
+         it: {}; create the index with the features' options, or compute them again with the \
+         index's",
         differ.join("; ")
     )))
 }
@@ -154,8 +155,18 @@ fn problem(features: &BookFeatures, options: &FeatureOptions) -> Result<(), Stri
             return Err(format!("its {name} takes 4 GiB or more"));
         }
     }
-    if features.language.trim().is_empty() {
-        return Err("no language (\"und\" when it is not known)".into());
+    if !crate::lang::is_code(&features.language) {
+        let shown: String = features.language.chars().take(16).collect();
+        let more = if shown.len() < features.language.len() {
+            "…"
+        } else {
+            ""
+        };
+        return Err(format!(
+            "language \"{}{more}\": not an ISO 639-3 code (three lowercase letters; \"und\" \
+             when it is not known)",
+            crate::keys::display_key(&shown)
+        ));
     }
     if features.words == 0 || features.words >= u64::from(u32::MAX) {
         return Err(format!(
@@ -287,7 +298,7 @@ pub(crate) fn check(
     index: &FeatureOptions,
     source_name: &str,
 ) -> Result<()> {
-    check_options(given, index)?;
+    check_options(given, index, source_name)?;
     problem(features, index).map_err(|reason| Error::BadDocument {
         source_name: source_name.to_string(),
         reason,
