@@ -69,12 +69,20 @@ pub fn run(
     let mut loader = index.bulk_loader(options)?;
     loader.on_progress(|event| count(&mut reporter.borrow_mut(), event));
     match input {
-        Input::Python(iterator) => feed_python(&mut loader, &iterator, &reporter)?,
+        Input::Python(iterator) => {
+            if let Err(error) = feed_python(&mut loader, &iterator, &reporter) {
+                // The whole batches of the documents before the failure
+                // are committed, as the docstring promises.
+                loader.stop()?;
+                return Err(error);
+            }
+        }
         Input::Files(documents) => {
             loader.extend(documents.take_while(|_| !reporter.borrow().failed()))?
         }
     }
     if let Some(error) = reporter.borrow_mut().take_error() {
+        loader.stop()?;
         return Err(error.into());
     }
     let stats = loader.finish()?;
@@ -145,34 +153,41 @@ fn feed_python(
 ) -> Outcome<()> {
     let mut place = 0;
     loop {
-        let chunk = Python::attach(|py| pull(iterator.bind(py), &mut place))?;
-        if chunk.is_empty() {
-            return Ok(());
-        }
+        let (chunk, failed) = Python::attach(|py| pull(iterator.bind(py), &mut place));
+        let end = chunk.is_empty();
         for document in chunk {
             loader.add(document)?;
         }
-        if reporter.borrow().failed() {
+        if let Some(error) = failed {
+            return Err(error.into());
+        }
+        if end || reporter.borrow().failed() {
             return Ok(());
         }
     }
 }
 
 /// The next documents of `iterator`, up to [`CHUNK_DOCUMENTS`] or
-/// [`CHUNK_BYTES`]; none at its end. `place` counts documents from 0.
-fn pull(iterator: &Bound<'_, PyIterator>, place: &mut u64) -> PyResult<Vec<Document>> {
+/// [`CHUNK_BYTES`]; none at its end. `place` counts documents from 0. An
+/// exception (of the iterator, or an item that is no document) ends the
+/// chunk: the documents before it come with it.
+fn pull(iterator: &Bound<'_, PyIterator>, place: &mut u64) -> (Vec<Document>, Option<PyErr>) {
     let mut chunk = Vec::new();
     let mut bytes = 0;
     while chunk.len() < CHUNK_DOCUMENTS && bytes < CHUNK_BYTES {
         let Some(item) = iterator.clone().next() else {
             break;
         };
-        let document = document(&item?, *place)?;
-        *place += 1;
-        bytes += document.text.len();
-        chunk.push(document);
+        match item.and_then(|item| document(&item, *place)) {
+            Ok(document) => {
+                *place += 1;
+                bytes += document.text.len();
+                chunk.push(document);
+            }
+            Err(error) => return (chunk, Some(error)),
+        }
     }
-    Ok(chunk)
+    (chunk, None)
 }
 
 /// The document of one item: a mapping or an object with `key` and `text`

@@ -74,6 +74,22 @@ def test_an_exception_of_the_iterator_stops_the_load(tmp_path):
     assert index.stats().books == 0
 
 
+@pytest.mark.parametrize(("good", "batch_books", "committed"), [(20, 10, 20), (25, 10, 20), (5, 1, 5), (70, 1, 70)])
+def test_the_whole_batches_before_an_exception_stay_committed(tmp_path, good, batch_books, committed):
+    def documents():
+        for i in range(good):
+            yield {"key": f"book-{i}", "text": f"words of book {i} " * 20}
+        raise RuntimeError("source failed")
+
+    index = stemmata.Index.create(tmp_path / "index")
+    with pytest.raises(RuntimeError, match="source failed"):
+        index.load(documents(), batch_books=batch_books)
+    assert index.stats().books == committed
+    with pytest.raises(TypeError, match='"text" is missing'):
+        index.load([{"key": f"more-{i}", "text": "x y z"} for i in range(10)] + [{"key": "bad"}], batch_books=5)
+    assert index.stats().books == committed + 10
+
+
 def test_bad_options_raise_invalid_input(index):
     reader = index.reader()
     with pytest.raises(stemmata.InvalidInputError) as raised:

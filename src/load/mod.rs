@@ -880,6 +880,28 @@ impl<'p> BulkLoader<'p> {
     }
 }
 
+impl BulkLoader<'_> {
+    /// Ends a load whose source failed part way: writes every document
+    /// queued so far and commits each complete batch of them (as
+    /// [`finish`](Self::finish) would), but drops the last batch when it
+    /// is incomplete; returns what was committed. A caller that reports its
+    /// source's error after this has committed exactly the whole batches of
+    /// the documents before it.
+    pub fn stop(mut self) -> Result<LoadStats> {
+        self.work = None;
+        while self.in_flight > 0 {
+            self.receive()?;
+        }
+        for worker in self.workers.drain(..) {
+            let _ = worker.join();
+        }
+        let warnings = segments::compact_after_commit(&self.store, self.next_segment, None);
+        self.stats.warnings.extend(warnings);
+        self.stats.elapsed = self.started.elapsed();
+        Ok(std::mem::take(&mut self.stats))
+    }
+}
+
 impl Drop for BulkLoader<'_> {
     fn drop(&mut self) {
         self.work = None;
