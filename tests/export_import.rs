@@ -225,6 +225,10 @@ fn bad_features_are_refused_naming_their_source_and_leave_the_index_unchanged() 
         ),
         ("not those of", Box::new(|f| f.keys[0][0] ^= 1)),
         ("not ascending", Box::new(|f| f.keys[1].swap(0, 1))),
+        (
+            "window keys: a book of",
+            Box::new(|f| f.keys[1] = (0..100_000u64).collect()),
+        ),
         ("0 pages", Box::new(|f| f.pages = 0)),
         ("no part", Box::new(|f| f.parts.clear())),
         ("not an ISO 639-3 code", Box::new(|f| f.language.clear())),

@@ -37,13 +37,23 @@ pub struct CompactArgs {
 }
 
 pub fn compact(args: CompactArgs) -> Result<ExitCode> {
+    // The catalog's file as the user sees it: before the command opens it,
+    // and once closed (closing writes the database's allocator state).
+    let catalog = args.index.join("catalog.redb");
+    let catalog_len = || std::fs::metadata(&catalog).map(|m| m.len());
+    let catalog_before = catalog_len();
     let mut index = Index::open(&args.index).map_err(|e| no_index(e, &args.index, false))?;
     let progress = bar(0, "compact", args.quiet);
-    let stats = index.compact_with_progress(|p| {
+    let mut stats = index.compact_with_progress(|p| {
         progress.set_length(p.total);
         progress.set_position(p.copied);
     })?;
     progress.finish_and_clear();
+    drop(index);
+    if let (Ok(before), Ok(after)) = (catalog_before, catalog_len()) {
+        stats.catalog.bytes_before = before;
+        stats.catalog.bytes_after = after;
+    }
     for warning in &stats.warnings {
         eprintln!("warning: {warning}");
     }

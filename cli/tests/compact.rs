@@ -312,7 +312,10 @@ fn the_command_line_compacts_and_reports_in_text_and_json() {
     assert!(text.contains("reclaimed"), "{text}");
     assert!(common::stderr(&out).is_empty(), "{}", common::stderr(&out));
 
-    // Compact again: nothing left to move.
+    // Compact again: nothing left to move. The catalog's sizes are its
+    // file's, before the command and after it.
+    let catalog = dir.path().join("catalog.redb");
+    let before = std::fs::metadata(&catalog).unwrap().len();
     let out = common::run(common::cli().args(["compact", "--json"]).arg(dir.path()));
     assert!(out.status.success(), "{}", common::stderr(&out));
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -325,6 +328,9 @@ fn the_command_line_compacts_and_reports_in_text_and_json() {
     for kind in ["page_files", "segments", "catalog"] {
         assert!(json[kind]["bytes_after"].is_u64(), "{kind}: {json}");
     }
+    assert_eq!(json["catalog"]["bytes_before"], before);
+    let after = std::fs::metadata(&catalog).unwrap().len();
+    assert_eq!(json["catalog"]["bytes_after"], after);
 
     let out = common::run(common::cli().arg("verify").arg(dir.path()));
     assert!(out.status.success(), "{}", common::stderr(&out));

@@ -107,3 +107,20 @@ fn a_page_of_200000_word_boxes_is_refused_naming_its_ocr_file() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_query_word_longer_than_any_word_image_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    common::copy_dir(&common::repo_root().join("tests/fixtures/v9"), dir.path());
+    let word = "garden".repeat(16_667);
+    let output = run_bounded(&["spot", "index", &word], dir.path());
+    let stderr = common::stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("a query word of 100002 bytes: no word image is read as more than 1024"),
+        "{stderr}"
+    );
+    // The longest word an OCR may give is still searched.
+    let longest = "g".repeat(1024);
+    common::run_ok(&["spot", "index", &longest, "-k", "1"], dir.path());
+}

@@ -10,7 +10,7 @@ use std::collections::HashSet;
 use super::{Document, ExtractedBook};
 use crate::error::{Error, Result};
 use crate::keys;
-use crate::repr::sketch::Table;
+use crate::repr::sketch::{BandLayout, Table};
 use crate::repr::{
     BookSketch, ExtractOptions, MinHashSig, PartOptions, SimHash128, SketchOptions, UniqueWordSeq,
 };
@@ -265,7 +265,18 @@ fn problem(features: &BookFeatures, options: &FeatureOptions) -> Result<(), Stri
     }
     // The keys of the book, simhash and value tables follow from the
     // signature and the simhash: they must be those. The window keys do
-    // not (the windows are not kept), so they are only checked in order.
+    // not (the windows are not kept): they are checked in order and in
+    // number, at most the keys of as many windows as the book's words make.
+    let windows = BandLayout::max_windows(features.words, options.sketch.window_shingles);
+    let most = windows.saturating_mul(options.sketch.window_layout.keys_per_signature() as u64);
+    let window_keys = features.keys[Table::Window as usize].len() as u64;
+    if window_keys > most {
+        return Err(format!(
+            "{window_keys} window keys: a book of {} words has at most {windows} windows, \
+             {most} window keys",
+            features.words
+        ));
+    }
     let derived = BookSketch {
         book: features.minhash.clone(),
         windows: Vec::new(),

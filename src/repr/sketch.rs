@@ -88,6 +88,25 @@ impl BandLayout {
         }
     }
 
+    /// Keys the layout makes of one signature: one per band, or one per
+    /// pair of super-shingles.
+    pub fn keys_per_signature(&self) -> usize {
+        match *self {
+            BandLayout::Bands { bands, .. } => bands as usize,
+            BandLayout::SuperShingles { groups, .. } => {
+                groups as usize * (groups as usize).saturating_sub(1) / 2
+            }
+        }
+    }
+
+    /// Most windows the shingle stream of a text of `words` words is cut
+    /// into, with windows of `mean_shingles` shingles on average: each but
+    /// the last holds at least a quarter of the mean, and a text has at
+    /// most one shingle a word (one when shorter than a shingle).
+    pub fn max_windows(words: u64, mean_shingles: u32) -> u64 {
+        words.div_ceil(u64::from((mean_shingles / 4).max(1))) + 1
+    }
+
     /// Probability that two signatures at Jaccard similarity `j` share at
     /// least one key (assuming independent positions).
     pub fn collision_probability(&self, j: f64) -> f64 {

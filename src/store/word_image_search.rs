@@ -96,8 +96,16 @@ impl WordImageSearch {
 
     /// The best `k` word images for the text `word` (all for 0), by
     /// combined score, ties by position in the index; `InvalidArgument`
-    /// when the word has no letter or digit.
+    /// when the word has no letter or digit, or is longer than any word
+    /// the OCR may give ([`crate::images::ocr::MAX_WORD_BYTES`]).
     pub fn spot(&self, word: &str, options: &SpotOptions, k: usize) -> Result<Vec<SpotHit>> {
+        let most = crate::images::ocr::MAX_WORD_BYTES;
+        if word.len() > most {
+            return Err(Error::InvalidArgument(format!(
+                "a query word of {} bytes: no word image is read as more than {most}",
+                word.len()
+            )));
+        }
         let query = Query::with_classes(word, self.file.classes()).ok_or_else(|| {
             Error::InvalidArgument(format!(
                 "{word:?} has no letter or digit: nothing to search for"
