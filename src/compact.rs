@@ -34,7 +34,6 @@ use crate::storage::append::{self, AppendWriter};
 use crate::storage::barrel::BarrelReader;
 use crate::storage::catalog::{BookEntry, Relocation, StoredPages};
 use crate::storage::format::{FileKind, HEADER_LEN};
-use crate::storage::fs;
 use crate::storage::page_files::PageLocator;
 use crate::storage::pages;
 use crate::storage::segment::{Segment, Unreadable};
@@ -254,15 +253,25 @@ pub(crate) fn compact_files(
                 relocate_segments(store, next_segment, &segments, &books, &mut relocation)?;
         }
         store.catalog().relocate(&relocation)?;
-        for &n in &relocation.remove_barrels {
-            stats.files_removed += u64::from(fs::remove_file(&store.barrel_path(n)).is_ok());
-        }
-        for &n in &relocation.remove_page_files {
-            stats.files_removed += u64::from(fs::remove_file(&store.page_file_path(n)).is_ok());
-        }
-        for &n in &relocation.remove_segments {
-            stats.files_removed += u64::from(fs::remove_file(&store.segment_path(n)).is_ok());
-        }
+        let replaced: Vec<PathBuf> = (relocation.remove_barrels.iter())
+            .map(|&n| store.barrel_path(n))
+            .chain(
+                relocation
+                    .remove_page_files
+                    .iter()
+                    .map(|&n| store.page_file_path(n)),
+            )
+            .chain(
+                relocation
+                    .remove_segments
+                    .iter()
+                    .map(|&n| store.segment_path(n)),
+            )
+            .collect();
+        let count = replaced.len() as u64;
+        let not_removed = crate::store::unlisted::remove_after_commit(replaced);
+        stats.files_removed += count - not_removed.len() as u64;
+        stats.warnings.extend(not_removed);
     }
 
     let next_segment = next_segment + relocation.add_segments.len() as u32;

@@ -93,6 +93,19 @@ pub enum Error {
         /// What redb said.
         source: Box<redb::Error>,
     },
+    /// A load stopped when the catalog failed to commit a batch: exactly
+    /// `books` books of it are in the index (each batch is committed whole
+    /// or not at all), and the rest was not loaded.
+    LoadStopped {
+        /// Books of the load committed, the failed batch's among them when
+        /// `batch_committed`.
+        books: u64,
+        /// Whether the batch whose commit reported the error is committed
+        /// all the same (the error came once its commit was on disk).
+        batch_committed: bool,
+        /// The catalog's error.
+        source: Box<Error>,
+    },
 }
 
 impl Error {
@@ -230,6 +243,23 @@ impl fmt::Display for Error {
             } => write!(f, "{source_name}: {reason}"),
             Error::InvalidArgument(msg) => write!(f, "invalid argument: {msg}"),
             Error::Catalog { path, source } => write!(f, "{}: catalog: {source}", path.display()),
+            Error::LoadStopped {
+                books,
+                batch_committed,
+                source,
+            } => {
+                let batch = if *batch_committed {
+                    "the batch whose commit reported it among them: the commit was on disk \
+                     all the same"
+                } else {
+                    "the batch whose commit reported it is not"
+                };
+                write!(
+                    f,
+                    "{source}; the load stopped: {books} of its books are committed ({batch}); \
+                     the rest was not loaded"
+                )
+            }
         }
     }
 }
@@ -239,6 +269,7 @@ impl std::error::Error for Error {
         match self {
             Error::Io { source, .. } => Some(source),
             Error::Catalog { source, .. } => Some(source.as_ref()),
+            Error::LoadStopped { source, .. } => Some(source.as_ref()),
             _ => None,
         }
     }

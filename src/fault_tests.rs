@@ -62,6 +62,8 @@ struct Outcome {
     /// The fault hit the catalog rather than a barrel, page file or segment
     /// (or their directories).
     in_catalog: bool,
+    /// The fault was a crash (nothing reported after it), not an error.
+    crashed: bool,
 }
 
 /// One operation to walk.
@@ -156,14 +158,15 @@ fn batch_states(docs: &[Document], batch: usize, before: &Books, after: &Books) 
     states
 }
 
-/// A load's possible states after a fault: every batch it reported
-/// committed, and when the fault hit the catalog, perhaps the batch whose
-/// commit was under way.
+/// A load's possible states after a fault: exactly the batches it
+/// reported committed when the fault was an error (a load whose catalog
+/// commit fails finds whether the batch landed and says so); after a crash
+/// in the catalog, perhaps the batch whose commit was under way too.
 fn batches_allowed(outcome: &Outcome, last: usize) -> RangeInclusive<usize> {
     if outcome.ok {
         return last..=last;
     }
-    let upper = if outcome.in_catalog {
+    let upper = if outcome.in_catalog && outcome.crashed {
         outcome.acked + 1
     } else {
         outcome.acked
@@ -314,7 +317,7 @@ const WALKS: &[Walk] = &[
             add_dictionary(dir);
         },
         // Run again after its commit, a remove finds no dictionary of
-        // that name: `Ok(false)`, as for a user running it twice.
+        // that name: `Ok(None)`, as for a user running it twice.
         run: |dir, _| {
             Index::open(dir)?
                 .remove_dictionary("freedict-eng-fra")
@@ -492,6 +495,7 @@ fn walk(walk: &Walk) -> u64 {
                 ok: result.is_ok(),
                 acked,
                 in_catalog: what.contains("/catalog"),
+                crashed: kind == Fault::Crash,
             };
             let found =
                 std::panic::catch_unwind(|| read_only_use(root.path(), &dir, walk.may_leave_none))

@@ -479,9 +479,11 @@ impl Index {
         crate::store::dictionaries::add_read(&self.store, dictionary)
     }
 
-    /// Removes the dictionary `name`; `Ok(false)` when the index has none
-    /// of that name.
-    pub fn remove_dictionary(&self, name: &str) -> Result<bool> {
+    /// Removes the dictionary `name`: `Ok(None)` when the index has none
+    /// of that name, else `Some` of the warnings of what went wrong once
+    /// the removal was committed (its file not deleted: the next writer
+    /// deletes it).
+    pub fn remove_dictionary(&self, name: &str) -> Result<Option<Vec<String>>> {
         crate::store::dictionaries::remove(&self.store, name)
     }
 

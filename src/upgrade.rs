@@ -83,6 +83,9 @@ pub struct UpgradeStats {
     pub catalog_bytes_before: u64,
     /// Catalog file size after it (the catalog is compacted).
     pub catalog_bytes_after: u64,
+    /// What went wrong once the upgrade was committed (a replaced segment
+    /// not removed: the next writer removes it).
+    pub warnings: Vec<String>,
 }
 
 /// Where the page signatures went: each book's locator and each page
@@ -198,6 +201,7 @@ pub(crate) fn upgrade(dir: &Path) -> Result<UpgradeStats> {
                 // removed, as by any writer.
                 drop(store.lock_writer()?);
             }
+            let mut warnings = Vec::new();
             if upgraded {
                 prepare_new_dirs(store.dir())?;
                 // Formats 7 and 8 differ from 9 only by the dictionaries
@@ -210,18 +214,25 @@ pub(crate) fn upgrade(dir: &Path) -> Result<UpgradeStats> {
                 store
                     .catalog()
                     .upgrade(FormatVersion::CURRENT, &[], &[], &swap)?;
-                remove_replaced(&store, &swap);
+                warnings = remove_replaced(&store, &swap);
             }
             let to = if upgraded {
                 FormatVersion::CURRENT
             } else {
                 from
             };
+            // Measured after the commit: a failure is a warning, not an
+            // error of an upgrade that happened.
+            let catalog_bytes_after = file_len(store.catalog().path()).unwrap_or_else(|error| {
+                warnings.push(format!("the upgrade is committed, but: {error}"));
+                0
+            });
             Ok(UpgradeStats {
                 from_version: from.number(),
                 to_version: to.number(),
                 catalog_bytes_before: bytes,
-                catalog_bytes_after: file_len(store.catalog().path())?,
+                catalog_bytes_after,
+                warnings,
                 ..UpgradeStats::default()
             })
         }
@@ -331,12 +342,11 @@ fn prepare_new_dirs(dir: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Removes the segment files an upgrade unlisted (best effort: the next
-/// writer removes what is left).
-fn remove_replaced(store: &Store, swap: &SegmentSwap) {
-    for &n in &swap.remove {
-        let _ = fs::remove_file(&store.segment_path(n));
-    }
+/// Removes the segment files an upgrade unlisted; returns the warnings of
+/// those not removed (the next writer removes them).
+fn remove_replaced(store: &Store, swap: &SegmentSwap) -> Vec<String> {
+    let paths = swap.remove.iter().map(|&n| store.segment_path(n));
+    crate::store::unlisted::remove_after_commit(paths)
 }
 
 /// Writes every `pages` value of the format-3 `index` as a page-file

@@ -110,6 +110,9 @@ fn add(args: AddArgs) -> Result<ExitCode> {
     let mut added = Vec::new();
     for dictionary in &dictionaries {
         let info = index.add_read_dictionary(dictionary)?;
+        for warning in &info.warnings {
+            eprintln!("warning: {warning}");
+        }
         if !args.json {
             outln!("added {}", describe(&info))?;
         }
@@ -142,11 +145,16 @@ fn remove(args: RemoveArgs) -> Result<ExitCode> {
     let reader = Index::open_read_only(&args.index).map_err(|e| no_index(e, &args.index, false))?;
     let names: Vec<String> = reader.dictionaries()?.into_iter().map(|d| d.name).collect();
     drop(reader);
-    let removed = names.contains(&args.name) && {
+    let removed = if names.contains(&args.name) {
         let index = Index::open(&args.index).map_err(|e| no_index(e, &args.index, false))?;
         index.remove_dictionary(&args.name)?
+    } else {
+        None
     };
-    if removed {
+    if let Some(warnings) = removed {
+        for warning in warnings {
+            eprintln!("warning: {warning}");
+        }
         outln!("removed {}", args.name)?;
         Ok(ExitCode::SUCCESS)
     } else {

@@ -175,6 +175,9 @@ fn add(args: AddArgs) -> Result<ExitCode> {
     });
     progress.finish_and_clear();
     let info = info?;
+    for warning in &info.warnings {
+        eprintln!("warning: {warning}");
+    }
     if args.json {
         print_json(&info)?;
     } else {

@@ -1092,6 +1092,9 @@ pub struct UpgradeArgs {
 
 pub fn upgrade(args: UpgradeArgs) -> Result<ExitCode> {
     let stats = Index::upgrade_in_place(&args.index)?;
+    for warning in &stats.warnings {
+        eprintln!("warning: {warning}");
+    }
     if args.json {
         print_json(&stats)?;
     } else if stats.from_version == stats.to_version {

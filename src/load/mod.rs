@@ -41,7 +41,7 @@ use crate::repr::sketch::Sketcher;
 use crate::repr::unique_words::extract_with;
 use crate::repr::{ExtractOptions, MinHashSig, PartOptions, SketchOptions, UniqueWordSeq};
 use crate::storage::barrel::{BarrelWriter, EncodedSequence, MAX_RECORD_ELEMENTS};
-use crate::storage::catalog::{BookEntry, CatalogBatch};
+use crate::storage::catalog::{BookEntry, Catalog, CatalogBatch};
 use crate::storage::page_files::PageFileWriter;
 use crate::storage::pages;
 use crate::storage::segment::SketchRecord;
@@ -838,7 +838,10 @@ impl<'p> BulkLoader<'p> {
         let segment_len = segments::write(&self.store, segment, books)?;
         self.next_segment += 1;
         self.batch.add_segments = vec![(segment, segment_len)];
-        let outcome = self.store.catalog().commit(&self.batch)?;
+        let outcome = match self.store.catalog().commit(&self.batch) {
+            Ok(outcome) => outcome,
+            Err(error) => return Err(self.commit_failed(error, segment)),
+        };
         self.stats.books += self.batch.insert.len() as u64;
         // The catalog counts every key it found in place, the keys this load
         // wrote before included: those are duplicates, not replacements.
@@ -860,16 +863,59 @@ impl<'p> BulkLoader<'p> {
         Ok(())
     }
 
+    /// Writes every queued document and commits the last batch.
+    fn write_the_rest(&mut self) -> Result<()> {
+        while self.in_flight > 0 {
+            self.receive()?;
+        }
+        self.commit()
+    }
+
+    /// The error of a batch whose catalog commit failed with `error`: says
+    /// exactly what the load committed, after finding whether the batch
+    /// (its segment `segment`) is on disk all the same, as a process
+    /// opening the index now would read it. A batch found committed is
+    /// counted and reported (`LoadEvent::Committed`).
+    fn commit_failed(&mut self, error: Error, segment: u32) -> Error {
+        let landed = Catalog::segments_on_disk(self.store.catalog().path())
+            .is_ok_and(|listed| listed.iter().any(|&(n, _)| n == segment));
+        if landed {
+            self.stats.books += self.batch.insert.len() as u64;
+            self.stats.commits += 1;
+            self.batch.insert.clear();
+            self.batch.pages.clear();
+            let books = self.stats.books;
+            self.emit(LoadEvent::Committed { books });
+        }
+        Error::LoadStopped {
+            books: self.stats.books,
+            batch_committed: landed,
+            source: Box::new(error),
+        }
+    }
+
     /// Waits for every queued document, commits the last batch, compacts the
     /// sketch segments and returns what the load did. Every book is
     /// committed before the compaction, so a failed compaction does not fail
     /// the load: it is listed in [`LoadStats::warnings`].
     pub fn finish(mut self) -> Result<LoadStats> {
         self.work = None;
-        while self.in_flight > 0 {
-            self.receive()?;
+        match self.write_the_rest() {
+            // The last batch is on disk: every book of the load is
+            // committed, and the error is a warning, not a failure.
+            Err(Error::LoadStopped {
+                batch_committed: true,
+                source,
+                ..
+            }) if self.in_flight == 0 && self.waiting.is_empty() => {
+                self.stats.warnings.push(format!(
+                    "the catalog reported an error while committing the last batch ({source}), \
+                 but the batch is on disk: every book of this load is committed; `verify` \
+                 checks the index"
+                ))
+            }
+            other => other?,
         }
-        self.commit()?;
         for worker in self.workers.drain(..) {
             let _ = worker.join();
         }

@@ -23,7 +23,7 @@ use crate::storage::dictionary_file::{self, DictionaryEntry};
 use crate::storage::format::sync_parent_dir;
 use crate::storage::fs;
 use crate::store::layout::DICTIONARY_DIR;
-use crate::store::Store;
+use crate::store::{unlisted, Store};
 use crate::translate::dictionary::Dictionary;
 use crate::translate::lexicon::Lexicon;
 
@@ -44,11 +44,16 @@ pub struct DictionaryInfo {
     pub pairs: u64,
     /// Bytes of its dictionary file in the index.
     pub bytes: u64,
+    /// What went wrong after the import was committed (the replaced
+    /// dictionary's file not removed); empty but after an import.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 impl DictionaryInfo {
     fn new(name: &str, entry: &DictionaryEntry) -> DictionaryInfo {
         DictionaryInfo {
+            warnings: Vec::new(),
             name: name.to_string(),
             from: entry.from.clone(),
             to: entry.to.clone(),
@@ -123,31 +128,23 @@ pub(crate) fn add_read(store: &Arc<Store>, dictionary: &Dictionary) -> Result<Di
         bytes: bytes.len() as u64,
         checksum: dictionary_file::stored_checksum(&bytes).unwrap_or_default(),
     };
-    match store.catalog().put_dictionary(dictionary.name(), &entry) {
-        Ok(Some(old)) => {
-            // Best effort: the next import removes what is left.
-            let _ = fs::remove_file(&self::file_path(store, old.file));
-        }
-        Ok(None) => {}
-        // The new file stays: a failed commit may have listed it after
-        // all (an error after the commit was durable); if it did not, the
-        // file is unlisted and the next import removes it.
-        Err(error) => return Err(error),
-    }
-    Ok(DictionaryInfo::new(dictionary.name(), &entry))
+    // On an error the new file stays: a failed commit may have listed it
+    // after all (an error after the commit was durable); if it did not,
+    // the file is unlisted and the next writer removes it.
+    let replaced = store.catalog().put_dictionary(dictionary.name(), &entry)?;
+    let mut info = DictionaryInfo::new(dictionary.name(), &entry);
+    info.warnings =
+        unlisted::remove_after_commit(replaced.map(|old| self::file_path(store, old.file)));
+    Ok(info)
 }
 
-/// Removes the dictionary `name`; false when the index has none of that
-/// name.
-pub(crate) fn remove(store: &Arc<Store>, name: &str) -> Result<bool> {
+/// Removes the dictionary `name`: `None` when the index has none of that
+/// name, else the warnings of its removal (its file not deleted after the
+/// commit).
+pub(crate) fn remove(store: &Arc<Store>, name: &str) -> Result<Option<Vec<String>>> {
     let _writer = store.lock_writer()?;
-    match store.catalog().remove_dictionary(name)? {
-        Some(old) => {
-            let _ = fs::remove_file(&file_path(store, old.file));
-            Ok(true)
-        }
-        None => Ok(false),
-    }
+    let removed = store.catalog().remove_dictionary(name)?;
+    Ok(removed.map(|old| unlisted::remove_after_commit([file_path(store, old.file)])))
 }
 
 fn listed(store: &Store) -> Result<Vec<(String, DictionaryEntry)>> {
@@ -394,8 +391,11 @@ pub(crate) mod tests {
         assert_eq!((info.headwords, info.pairs), (1, 2));
         assert_eq!(files(&dir), ["000002.dic", "000003.dic"]);
         assert_eq!(index.dictionaries().unwrap().len(), 2);
-        assert!(index.remove_dictionary("freedict-deu-eng").unwrap());
-        assert!(!index.remove_dictionary("freedict-deu-eng").unwrap());
+        assert_eq!(
+            index.remove_dictionary("freedict-deu-eng").unwrap(),
+            Some(Vec::new())
+        );
+        assert_eq!(index.remove_dictionary("freedict-deu-eng").unwrap(), None);
         assert_eq!(files(&dir), ["000003.dic"]);
         assert!(index
             .lexicon("deu", "eng")
@@ -534,6 +534,71 @@ pub(crate) mod tests {
                 assert_eq!(files(&dir).len(), 2, "{case}: {:?}", files(&dir));
             }
         }
+    }
+
+    #[test]
+    fn a_replaced_file_not_removed_after_the_commit_is_a_warning_not_an_error() {
+        use crate::storage::fs::faults::{self, Fault, FaultPlan};
+        let sources = tempfile::tempdir().unwrap();
+        let first = write_dictd(sources.path(), "freedict-eng-deu", &[("go", "go\ngehen\n")]);
+        let template = tempfile::tempdir().unwrap();
+        let start = template.path().join("ix");
+        Index::create(&start)
+            .unwrap()
+            .add_dictionary(&first)
+            .unwrap();
+        let again = write_dictd(
+            sources.path(),
+            "freedict-eng-deu",
+            &[("go", "go\nlaufen\n")],
+        );
+        // A clean replacement: its last file operation removes the
+        // replaced file.
+        let clean = tempfile::tempdir().unwrap();
+        copy_dir(&start, &clean.path().join("ix"));
+        let index = Index::open(clean.path().join("ix")).unwrap();
+        let counter = faults::count(clean.path());
+        assert!(index.add_dictionary(&again).unwrap().warnings.is_empty());
+        let log = counter.log();
+        drop(counter);
+        let last = log.last().expect("operations");
+        assert!(
+            last.starts_with("remove ") && last.ends_with("000001.dic"),
+            "{log:?}"
+        );
+
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("ix");
+        copy_dir(&start, &dir);
+        let index = Index::open(&dir).unwrap();
+        let at = log.len() as u64;
+        let armed = faults::arm(
+            root.path(),
+            FaultPlan {
+                at,
+                kind: Fault::Error,
+            },
+        );
+        let added = index.add_dictionary(&again).unwrap();
+        drop(armed);
+        assert_eq!(added.warnings.len(), 1, "{:?}", added.warnings);
+        assert!(
+            added.warnings[0].contains("000001.dic") && added.warnings[0].contains("next writer"),
+            "{:?}",
+            added.warnings
+        );
+        let verified = index.verify().unwrap();
+        assert_eq!(
+            verified.unlisted_files,
+            [PathBuf::from("dictionaries/000001.dic")]
+        );
+        // The next writer deletes the leftover.
+        assert_eq!(
+            index.remove_dictionary("freedict-eng-deu").unwrap(),
+            Some(Vec::new())
+        );
+        assert!(index.verify().unwrap().unlisted_files.is_empty());
+        assert!(files(&dir).is_empty(), "{:?}", files(&dir));
     }
 
     /// Times reading eng-deu and deu-eng from the index and building their

@@ -278,7 +278,8 @@ pub(crate) fn compact(
             .extend(unreadable.iter().map(|&(n, _)| n));
         compaction.dropped = unreadable.len();
     }
-    commit_and_remove(store, &batch)?;
+    let not_removed = commit_and_remove(store, &batch)?;
+    compaction.warnings.extend(not_removed);
     // Each merge is published by its own transaction and its old files
     // removed (and unmapped) before the next: the index never needs much
     // more room than it takes.
@@ -305,22 +306,22 @@ pub(crate) fn compact(
         };
         drop(refs);
         drop(merging);
-        commit_and_remove(store, &merge)?;
+        let not_removed = commit_and_remove(store, &merge)?;
+        compaction.warnings.extend(not_removed);
         compaction.merged += merge.remove_segments.len();
     }
     Ok(compaction)
 }
 
-/// Commits `batch` when it unlists segments, then removes their files.
-fn commit_and_remove(store: &Store, batch: &CatalogBatch) -> Result<()> {
+/// Commits `batch` when it unlists segments, then removes their files;
+/// returns the warnings of files not removed.
+fn commit_and_remove(store: &Store, batch: &CatalogBatch) -> Result<Vec<String>> {
     if batch.remove_segments.is_empty() {
-        return Ok(());
+        return Ok(Vec::new());
     }
     store.catalog().commit(batch)?;
-    for &n in &batch.remove_segments {
-        let _ = fs::remove_file(&store.segment_path(n));
-    }
-    Ok(())
+    let paths = batch.remove_segments.iter().map(|&n| store.segment_path(n));
+    Ok(crate::store::unlisted::remove_after_commit(paths))
 }
 
 /// Every live book of `snapshot` as a segment book: its catalog entry and

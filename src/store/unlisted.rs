@@ -108,6 +108,24 @@ pub(crate) fn remove(store: &Store) -> Result<u64> {
     Ok(found.len() as u64)
 }
 
+/// Removes the files an operation unlisted in its commit (a replaced
+/// dictionary or search file, merged segments); returns a warning for each
+/// that could not be removed: what the operation committed stands, and the
+/// file, unlisted, is the next writer's to remove.
+pub(crate) fn remove_after_commit(paths: impl IntoIterator<Item = PathBuf>) -> Vec<String> {
+    paths
+        .into_iter()
+        .filter_map(|path| {
+            fs::remove_file(&path).err().map(|error| {
+                format!(
+                    "{error}: not removed; the operation is committed, and the next writer \
+                     removes this unlisted file"
+                )
+            })
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

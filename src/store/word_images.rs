@@ -47,6 +47,10 @@ pub struct ImageBookInfo {
     pub words: u64,
     /// Bytes of its book file.
     pub bytes: u64,
+    /// What went wrong after the add was committed (a replaced file not
+    /// removed); empty but after an add.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// Where adding a book of word images is.
@@ -216,14 +220,14 @@ pub(crate) fn add_read(
     fs::sync_dir(&dir)?;
     let files = ImageFiles { vocabulary, search };
     let (old_entry, old_files) = store.catalog().put_word_images(key, &entry, &files)?;
-    // Best effort: the next add removes what is left.
-    if let Some(old) = old_entry {
-        let _ = fs::remove_file(&book_path(store, old.file));
-    }
+    let mut replaced: Vec<PathBuf> = old_entry
+        .map(|old| book_path(store, old.file))
+        .into_iter()
+        .collect();
     if let Some(old) = old_files {
-        let _ = fs::remove_file(&search_path(store, old.search.file));
+        replaced.push(search_path(store, old.search.file));
         if old.vocabulary.file != vocabulary.file {
-            let _ = fs::remove_file(&vocabulary_path(store, old.vocabulary.file));
+            replaced.push(vocabulary_path(store, old.vocabulary.file));
         }
     }
     Ok(ImageBookInfo {
@@ -231,6 +235,7 @@ pub(crate) fn add_read(
         pages: entry.pages,
         words: entry.words,
         bytes: entry.bytes,
+        warnings: crate::store::unlisted::remove_after_commit(replaced),
     })
 }
 
@@ -487,6 +492,7 @@ pub(crate) fn list(store: &Store) -> Result<Vec<ImageBookInfo>> {
         .word_images()?
         .into_iter()
         .map(|(key, e)| ImageBookInfo {
+            warnings: Vec::new(),
             key,
             pages: e.pages,
             words: e.words,
