@@ -3,8 +3,8 @@
 
 use std::sync::Arc;
 
-use crate::error::Result;
-use crate::storage::catalog::CatalogBatch;
+use crate::error::{Error, Result};
+use crate::storage::catalog::{Catalog, CatalogBatch};
 use crate::store::segments::{compact_after_commit, prepare_dir, MAX_DEAD_SHARE};
 use crate::store::Store;
 
@@ -39,8 +39,17 @@ pub(crate) fn delete_books(store: &Arc<Store>, keys: &[&str]) -> Result<DeleteSt
         next_book_id: snapshot.next_book_id()?,
         ..CatalogBatch::default()
     };
+    let mut stored = Vec::new();
+    for key in keys {
+        if snapshot.id_of(key)?.is_some() && !stored.contains(key) {
+            stored.push(*key);
+        }
+    }
     drop(snapshot);
-    let deleted = store.catalog().commit(&batch)?.deleted;
+    let deleted = match store.catalog().commit(&batch) {
+        Ok(outcome) => outcome.deleted,
+        Err(error) => return landed_anyway(store, &stored, error),
+    };
     let mut warnings = Vec::new();
     if deleted > 0 {
         match prepare_dir(store) {
@@ -52,4 +61,30 @@ pub(crate) fn delete_books(store: &Arc<Store>, keys: &[&str]) -> Result<DeleteSt
         }
     }
     Ok(DeleteStats { deleted, warnings })
+}
+
+/// The outcome of a delete of the stored keys `existed` whose catalog
+/// commit failed with `error`: the error when the catalog file still holds
+/// one of them (nothing was deleted: a commit is whole or absent), else
+/// the deletion, on disk all the same, with a warning. Its compaction is
+/// left to the next writer.
+fn landed_anyway(store: &Store, existed: &[&str], error: Error) -> Result<DeleteStats> {
+    let on_disk = Catalog::on_disk(store.catalog().path());
+    let gone = on_disk.and_then(|catalog| {
+        let snapshot = catalog.snapshot()?;
+        existed
+            .iter()
+            .map(|key| snapshot.id_of(key).map(|id| id.is_none()))
+            .collect::<Result<Vec<bool>>>()
+    });
+    match gone {
+        Ok(gone) if !existed.is_empty() && gone.iter().all(|&g| g) => Ok(DeleteStats {
+            deleted: existed.len() as u64,
+            warnings: vec![format!(
+                "the catalog reported an error while committing the deletion ({error}), but \
+                 the deletion is on disk: the books are deleted; `verify` checks the index"
+            )],
+        }),
+        _ => Err(error),
+    }
 }

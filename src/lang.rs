@@ -193,7 +193,11 @@ mod tests {
     fn a_given_language_wins_over_the_text() {
         let english = "It was the best of times, it was the worst of times.";
         assert_eq!(of_book("de", english), "deu");
-        assert_eq!(of_book("Collection-Code", english), "collection-code");
+        assert_eq!(of_book("ZZZ", english), "zzz");
+        // A value that is no language and no code is not kept: the text
+        // decides.
+        assert_eq!(of_book("Collection-Code", english), detect(english));
+        assert_eq!(of_book("a\tb", english), detect(english));
     }
 
     #[test]

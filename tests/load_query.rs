@@ -293,7 +293,7 @@ fn loading_json_lines_with_text_and_with_pages_works() {
             "key": key,
             "title": format!("Title of {key}"),
             "author": "Anon",
-            "language": "xx",
+            "language": "xxx",
         });
         if i.is_multiple_of(2) {
             record["text"] = text.as_str().into();
@@ -320,7 +320,7 @@ fn loading_json_lines_with_text_and_with_pages_works() {
         assert_eq!(info.title, format!("Title of {key}"));
         assert_eq!(
             (info.author.as_str(), info.language.as_str()),
-            ("Anon", "xx")
+            ("Anon", "xxx")
         );
         let pages = text.split('\x0c').count() as u32;
         assert_eq!(info.pages, pages, "{key}");

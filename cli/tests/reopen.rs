@@ -228,6 +228,9 @@ fn a_second_open_in_this_process_shares_the_index_and_another_process_is_locked_
     drop(again);
     // Another process is refused while any handle is open, and says so; a
     // clone keeps the index open, and dropping every handle releases it.
+    // Its input (an empty file: a document it skips) passes the checks made
+    // before the index is opened.
+    std::fs::write(dir.path().join("nothing.txt"), "").unwrap();
     let writer_elsewhere = || {
         common::run(
             common::cli()

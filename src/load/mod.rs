@@ -877,8 +877,9 @@ impl<'p> BulkLoader<'p> {
     /// opening the index now would read it. A batch found committed is
     /// counted and reported (`LoadEvent::Committed`).
     fn commit_failed(&mut self, error: Error, segment: u32) -> Error {
-        let landed = Catalog::segments_on_disk(self.store.catalog().path())
-            .is_ok_and(|listed| listed.iter().any(|&(n, _)| n == segment));
+        let listed = Catalog::on_disk(self.store.catalog().path())
+            .and_then(|catalog| catalog.snapshot()?.segments());
+        let landed = listed.is_ok_and(|listed| listed.iter().any(|&(n, _)| n == segment));
         if landed {
             self.stats.books += self.batch.insert.len() as u64;
             self.stats.commits += 1;

@@ -489,21 +489,19 @@ impl Catalog {
         builder().create_with_backend(SeamBackend::new(file, path).map_err(refused)?)
     }
 
-    /// The segments the catalog file at `path` lists as a process opening
-    /// it now would read them (redb's repair, if it needs one, on a
-    /// [`MemoryOverlay`]: the file is never written). A writer that saw its
-    /// commit fail asks this whether the commit landed all the same.
-    pub(crate) fn segments_on_disk(path: &Path) -> Result<Vec<(u32, u64)>> {
+    /// The catalog file at `path` as a process opening it now would read
+    /// it (redb's repair, if it needs one, on a [`MemoryOverlay`]: the file
+    /// is never written), beside this process's own handle. A writer that
+    /// saw its commit fail asks it whether the commit landed all the same.
+    pub(crate) fn on_disk(path: &Path) -> Result<Catalog> {
         let db = contain_panics(path, || {
             Catalog::open_recovered(path).map_err(|e| open_error(path, e))
         })?;
-        let catalog = Catalog {
+        Ok(Catalog {
             path: path.to_path_buf(),
             db: Db::Recovered(db),
             version: FormatVersion::CURRENT,
-        };
-        let segments = catalog.snapshot()?.segments();
-        segments
+        })
     }
 
     /// Opens the catalog at `path`, whose last writer did not close it,
