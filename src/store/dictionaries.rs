@@ -97,16 +97,16 @@ pub(crate) fn add_read(store: &Arc<Store>, dictionary: &Dictionary) -> Result<Di
         fs::create_dir_all(&dir)?;
         sync_parent_dir(&dir)?;
     }
-    let listed: Vec<u32> = listed(store)?.iter().map(|(_, e)| e.file).collect();
-    let mut next = listed.iter().copied().max().unwrap_or(0);
+    // Numbered above every listed and present file (the writer role removed
+    // the unlisted ones).
+    let mut next = listed(store)?
+        .iter()
+        .map(|(_, e)| e.file)
+        .max()
+        .unwrap_or(0);
     for entry in std::fs::read_dir(&dir).at(&dir)? {
-        let entry = entry.at(&dir)?;
-        if let Some(n) = number_of(&entry.file_name()) {
-            if listed.contains(&n) {
-                next = next.max(n);
-            } else {
-                fs::remove_stale(&entry.path())?;
-            }
+        if let Some(n) = number_of(&entry.at(&dir)?.file_name()) {
+            next = next.max(n);
         }
     }
     let number = next.checked_add(1).ok_or_else(|| {

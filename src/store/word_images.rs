@@ -178,7 +178,7 @@ pub(crate) fn add_read(
         fs::create_dir_all(&dir)?;
         sync_parent_dir(&dir)?;
     }
-    let mut numbers = Numbers::clean(store, &listed, listed_files.as_ref())?;
+    let mut numbers = Numbers::above(store, &listed, listed_files.as_ref())?;
 
     let (codebook, vocabulary) = match listed_files {
         Some(f) => (read_vocabulary(store, &f.vocabulary)?, f.vocabulary),
@@ -246,31 +246,21 @@ struct Numbers {
 }
 
 impl Numbers {
-    /// Removes every numbered file nothing lists; numbers new files above
-    /// what is left.
-    fn clean(
+    /// Numbers new files above every listed and present one (the writer
+    /// role removed the unlisted ones).
+    fn above(
         store: &Store,
         listed: &[(String, ImageBookEntry)],
         files: Option<&ImageFiles>,
     ) -> Result<Numbers> {
-        let mut keep: Vec<(u32, &str)> = listed.iter().map(|(_, e)| (e.file, "wib")).collect();
+        let mut next = listed.iter().map(|(_, e)| e.file).max().unwrap_or(0);
         if let Some(f) = files {
-            keep.push((f.vocabulary.file, "wiv"));
-            keep.push((f.search.file, "wis"));
+            next = next.max(f.vocabulary.file).max(f.search.file);
         }
         let dir = dir_of(store);
-        let mut next = keep.iter().map(|&(n, _)| n).max().unwrap_or(0);
         for entry in std::fs::read_dir(&dir).at(&dir)? {
-            let entry = entry.at(&dir)?;
-            let name = entry.file_name();
-            let Some(n) = number_of(&name) else { continue };
-            let listed = keep
-                .iter()
-                .any(|&(k, ext)| k == n && name.to_str().is_some_and(|s| s.ends_with(ext)));
-            if listed {
+            if let Some(n) = number_of(&entry.at(&dir)?.file_name()) {
                 next = next.max(n);
-            } else {
-                fs::remove_stale(&entry.path())?;
             }
         }
         Ok(Numbers { next, dir })
