@@ -10,7 +10,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
 use crate::error::{Error, IoContext, Result};
-use crate::repr::sketch::{value_keys, SketchOptions, Table};
+use crate::repr::sketch::{value_keys, BandLayout, SketchOptions, Table};
 use crate::repr::MinHashSig;
 use crate::storage::catalog::{BookEntry, Catalog, CatalogSnapshot, StoredPages};
 use crate::storage::page_files::PageFileReader;
@@ -313,6 +313,7 @@ impl Verifier<'_> {
         let books = check.books;
         let next_book_id = check.next_book_id;
         let live: HashSet<u32> = books.iter().map(|&(id, _)| id).collect();
+        let words: HashMap<u32, u64> = books.iter().map(|(id, entry)| (*id, entry.words)).collect();
         let mut sketched = HashSet::new();
         let mut damaged = Vec::new();
         for &(number, listed_len) in check.listed {
@@ -365,6 +366,9 @@ impl Verifier<'_> {
                 }
                 if segment.sketched(slot) {
                     check_value_keys(&segment, slot, id, &signature)?;
+                    if let Some(&words) = words.get(&id) {
+                        check_window_keys(&segment, slot, id, words, check.sketch)?;
+                    }
                 }
             }
             stats.segments += 1;
@@ -468,6 +472,31 @@ struct SegmentCheck<'a> {
     last_attempt: bool,
 }
 
+/// Checks that the book in `slot` of `segment`, of `words` words, has no
+/// more window keys than its words make windows (the windows are not
+/// stored: their keys' values cannot be checked, their number can).
+fn check_window_keys(
+    segment: &Segment,
+    slot: usize,
+    id: u32,
+    words: u64,
+    sketch: &SketchOptions,
+) -> Result<()> {
+    let windows = BandLayout::max_windows(words, sketch.window_shingles);
+    let most = windows.saturating_mul(sketch.window_layout.keys_per_signature() as u64);
+    let found = segment.book_keys(slot, Table::Window).count() as u64;
+    if found <= most {
+        return Ok(());
+    }
+    Err(Error::corrupted(
+        segment.path().to_path_buf(),
+        format!(
+            "book id {id} has {found} window keys; its {words} words make at most {windows} \
+             windows, {most} keys"
+        ),
+    ))
+}
+
 /// Checks that the value keys of the book in `slot` of `segment` are those
 /// of its stored signature (a version-2 segment has none).
 fn check_value_keys(segment: &Segment, slot: usize, id: u32, signature: &MinHashSig) -> Result<()> {
@@ -482,4 +511,48 @@ fn check_value_keys(segment: &Segment, slot: usize, id: u32, signature: &MinHash
         segment.path().to_path_buf(),
         format!("book id {id}'s value keys do not match its min-hash signature"),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::repr::sketch::Table;
+    use crate::storage::catalog::CatalogBatch;
+    use crate::storage::segment::{self, Segment};
+    use crate::{Document, Index};
+
+    #[test]
+    fn a_book_with_more_window_keys_than_its_words_make_windows_is_damage() {
+        let dir = tempfile::tempdir().unwrap();
+        let index = Index::create(dir.path()).unwrap();
+        let text: Vec<String> = (0..400).map(crate::testing::letters).collect();
+        index
+            .load([Ok(Document::new("book", text.join(" ")))])
+            .unwrap();
+        index.verify().unwrap();
+        // The segment written again with a thousand window keys more, and
+        // listed with its new length: a layout that decodes, keys that
+        // no 400-word text makes.
+        let store = &index.store;
+        let (number, _) = store.catalog().snapshot().unwrap().segments().unwrap()[0];
+        let path = store.segment_path(number);
+        let mut book = Segment::open(&path).unwrap().segment_book(0).unwrap();
+        book.sketch.keys[Table::Window as usize].extend(1..=1000u64);
+        book.sketch.keys[Table::Window as usize].sort_unstable();
+        book.sketch.keys[Table::Window as usize].dedup();
+        let k = store.require_sketches("test").unwrap().book.num_hashes;
+        std::fs::remove_file(&path).unwrap();
+        let len = segment::write(&path, vec![book], k).unwrap();
+        let next_book_id = store.catalog().snapshot().unwrap().next_book_id().unwrap();
+        let batch = CatalogBatch {
+            next_book_id,
+            add_segments: vec![(number, len)],
+            ..CatalogBatch::default()
+        };
+        store.catalog().commit(&batch).unwrap();
+        let error = index.verify().unwrap_err().to_string();
+        assert!(
+            error.contains("window keys; its 400 words make at most"),
+            "{error}"
+        );
+    }
 }
