@@ -27,11 +27,16 @@ pub struct DeleteStats {
 pub(crate) fn delete_books(store: &Arc<Store>, keys: &[&str]) -> Result<DeleteStats> {
     let _writer = store.lock_writer()?;
     let snapshot = store.catalog().snapshot()?;
+    // The keys stored now, each once: what a failed commit may have deleted.
+    let mut stored = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     for key in keys {
-        if snapshot.id_of(key)?.is_none() {
-            if let Some(error) = crate::keys::invalid_key(key) {
-                return Err(error);
+        if snapshot.id_of(key)?.is_some() {
+            if seen.insert(*key) {
+                stored.push(*key);
             }
+        } else if let Some(error) = crate::keys::invalid_key(key) {
+            return Err(error);
         }
     }
     let batch = CatalogBatch {
@@ -39,12 +44,6 @@ pub(crate) fn delete_books(store: &Arc<Store>, keys: &[&str]) -> Result<DeleteSt
         next_book_id: snapshot.next_book_id()?,
         ..CatalogBatch::default()
     };
-    let mut stored = Vec::new();
-    for key in keys {
-        if snapshot.id_of(key)?.is_some() && !stored.contains(key) {
-            stored.push(*key);
-        }
-    }
     drop(snapshot);
     let deleted = match store.catalog().commit(&batch) {
         Ok(outcome) => outcome.deleted,

@@ -74,7 +74,7 @@ pub struct ImportArgs {
     /// holds none.
     #[arg(long)]
     pub create: bool,
-    /// Worker threads for compressing the sequences [default: all cores;].
+    /// Worker threads for compressing the sequences [default: all cores].
     #[arg(long, value_parser = crate::input::parse_threads)]
     pub threads: Option<usize>,
     /// Books per catalog commit.

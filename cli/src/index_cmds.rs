@@ -231,7 +231,7 @@ pub struct LoadArgs {
     /// Create the index if the directory holds none.
     #[arg(long)]
     pub create: bool,
-    /// Worker threads for feature extraction [default: all cores;].
+    /// Worker threads for feature extraction [default: all cores].
     #[arg(long, value_parser = crate::input::parse_threads)]
     pub threads: Option<usize>,
     /// Books per catalog commit.
@@ -616,7 +616,7 @@ pub struct PairsArgs {
     /// Write pairs here instead of standard output (not inside the index).
     #[arg(long, short)]
     pub output: Option<PathBuf>,
-    /// Worker threads [default: all cores;].
+    /// Worker threads [default: all cores].
     #[arg(long, value_parser = crate::input::parse_threads)]
     pub threads: Option<usize>,
     /// Incremental: only pairs with at least one book of internal id ID or

@@ -25,19 +25,7 @@ fn run_bounded(args: &[&str], dir: &Path) -> Output {
 /// `NAME.index` holding one entry of `len` bytes at `offset`, beside a
 /// `NAME.dict.dz` of 512 MiB of zeros (half a megabyte compressed).
 fn zero_bomb(dir: &Path, name: &str, offset: u64, len: u64) {
-    let digits = |mut n: u64| {
-        const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-        let mut out = Vec::new();
-        loop {
-            out.push(ALPHABET[(n % 64) as usize]);
-            n /= 64;
-            if n == 0 {
-                break;
-            }
-        }
-        out.reverse();
-        String::from_utf8(out).unwrap()
-    };
+    let digits = |n: u64| stemmata_synth::dictd::number(n as usize);
     let index = format!("house\t{}\t{}\n", digits(offset), digits(len));
     std::fs::write(dir.join(format!("{name}.index")), index).unwrap();
     let file = std::fs::File::create(dir.join(format!("{name}.dict.dz"))).unwrap();

@@ -865,9 +865,7 @@ impl<'p> BulkLoader<'p> {
 
     /// Writes every queued document and commits the last batch.
     fn write_the_rest(&mut self) -> Result<()> {
-        while self.in_flight > 0 {
-            self.receive()?;
-        }
+        self.write_queued()?;
         self.commit()
     }
 
@@ -911,23 +909,15 @@ impl<'p> BulkLoader<'p> {
             }) if self.in_flight == 0 && self.waiting.is_empty() => {
                 self.stats.warnings.push(format!(
                     "the catalog reported an error while committing the last batch ({source}), \
-                 but the batch is on disk: every book of this load is committed; `verify` \
-                 checks the index"
+                     but the batch is on disk: every book of this load is committed; `verify` \
+                     checks the index"
                 ))
             }
             other => other?,
         }
-        for worker in self.workers.drain(..) {
-            let _ = worker.join();
-        }
-        let warnings = segments::compact_after_commit(&self.store, self.next_segment, None);
-        self.stats.warnings.extend(warnings);
-        self.stats.elapsed = self.started.elapsed();
-        Ok(std::mem::take(&mut self.stats))
+        Ok(self.wind_up())
     }
-}
 
-impl BulkLoader<'_> {
     /// Ends a load whose source failed part way: writes every document
     /// queued so far and commits each complete batch of them (as
     /// [`finish`](Self::finish) would), but drops the last batch when it
@@ -936,16 +926,29 @@ impl BulkLoader<'_> {
     /// the documents before it.
     pub fn stop(mut self) -> Result<LoadStats> {
         self.work = None;
+        self.write_queued()?;
+        Ok(self.wind_up())
+    }
+
+    /// Writes every queued document (committing each batch it fills).
+    fn write_queued(&mut self) -> Result<()> {
         while self.in_flight > 0 {
             self.receive()?;
         }
+        Ok(())
+    }
+
+    /// Once every batch to commit is committed: joins the workers,
+    /// compacts the segments (a failure is a warning) and returns the
+    /// load's stats.
+    fn wind_up(&mut self) -> LoadStats {
         for worker in self.workers.drain(..) {
             let _ = worker.join();
         }
         let warnings = segments::compact_after_commit(&self.store, self.next_segment, None);
         self.stats.warnings.extend(warnings);
         self.stats.elapsed = self.started.elapsed();
-        Ok(std::mem::take(&mut self.stats))
+        std::mem::take(&mut self.stats)
     }
 }
 
