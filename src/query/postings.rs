@@ -502,15 +502,14 @@ fn gallop_back(mut hi: usize, below: impl Fn(usize) -> bool) -> (usize, usize) {
     }
 }
 
-/// The elements of block `block` of a sequence of `len` elements: those
-/// `i` with `block_of(i, len) == block`, without a division per element.
-fn block_range(block: usize, len: usize) -> std::ops::Range<usize> {
-    let start = |b: usize| {
-        if b >= BLOCKS {
-            len
-        } else {
-            (b * len).div_ceil(BLOCKS)
-        }
+/// The elements of block `block` of a sequence of `len` elements cut
+/// into `blocks` blocks: those `i` with `i · blocks / len == block`
+/// ([`block_of`](crate::storage::segment_books::block_of) for [`BLOCKS`],
+/// [`fine_block`] for [`FINE_BLOCKS`]), without a division per element.
+fn block_range(block: usize, len: usize, blocks: usize) -> std::ops::Range<usize> {
+    let start = |b: usize| match b >= blocks {
+        true => len,
+        false => (b * len).div_ceil(blocks),
     };
     start(block)..start(block + 1)
 }
@@ -521,15 +520,6 @@ fn block_range(block: usize, len: usize) -> std::ops::Range<usize> {
 fn fine_block(index: u32, len: u32) -> usize {
     (u64::from(index) * FINE_BLOCKS as u64 / u64::from(len.max(1))).min(FINE_BLOCKS as u64 - 1)
         as usize
-}
-
-/// The elements of fine block `block` of a sequence of `len` elements.
-fn fine_range(block: usize, len: usize) -> std::ops::Range<usize> {
-    let start = |b: usize| match b >= FINE_BLOCKS {
-        true => len,
-        false => (b * len).div_ceil(FINE_BLOCKS),
-    };
-    start(block)..start(block + 1)
 }
 
 /// Extends heaviest monotone paths by one row of the block grid: `paths[by]`
@@ -754,7 +744,7 @@ impl Join {
         self.paths.resize(kept as usize * BLOCKS, 0);
         let x_len = self.resolved.hashes.len();
         for block in 0..BLOCKS {
-            let elements = block_range(block, x_len);
+            let elements = block_range(block, x_len, BLOCKS);
             if elements.is_empty() {
                 continue;
             }
@@ -886,7 +876,7 @@ impl Join {
         self.row.resize(refined * FINE_BLOCKS, 0);
         let x_len = self.resolved.hashes.len();
         for block in 0..FINE_BLOCKS {
-            let elements = fine_range(block, x_len);
+            let elements = block_range(block, x_len, FINE_BLOCKS);
             if elements.is_empty() {
                 continue;
             }
@@ -1405,7 +1395,7 @@ mod tests {
         for len in [0usize, 1, 2, 63, 64, 65, 127, 128, 1000, 4097] {
             let mut next = 0;
             for block in 0..FINE_BLOCKS {
-                let range = fine_range(block, len);
+                let range = block_range(block, len, FINE_BLOCKS);
                 assert_eq!(range.start, next, "len {len} block {block}");
                 for i in range.clone() {
                     assert_eq!(fine_block(i as u32, len as u32), block, "len {len} i {i}");
@@ -1422,7 +1412,7 @@ mod tests {
         for len in [0usize, 1, 2, 7, 8, 9, 15, 16, 17, 63, 64, 65, 1000, 4097] {
             let mut next = 0;
             for block in 0..BLOCKS {
-                let range = block_range(block, len);
+                let range = block_range(block, len, BLOCKS);
                 assert_eq!(range.start, next, "len {len} block {block}");
                 for i in range.clone() {
                     assert_eq!(
