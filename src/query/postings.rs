@@ -42,9 +42,10 @@ use nohash_hasher::BuildNoHashHasher;
 use super::runs::Runs;
 use crate::align::{lis_span, ElementIndex, Overlap, Score};
 use crate::batch::in_word_sample;
+use crate::storage::posting_lists::List;
 use crate::storage::segment::Segment;
 pub use crate::storage::segment_books::BLOCKS;
-use crate::storage::segment_books::{U32s, LONG_LIST};
+use crate::storage::segment_books::LONG_LIST;
 
 const NONE: u32 = u32::MAX;
 
@@ -119,15 +120,15 @@ impl Frequent {
         for segment in segments {
             if per_run >= LONG_LIST {
                 for word in segment.long_words().iter() {
-                    if segment.word_entries(word).len() as u32 <= per_run {
+                    if segment.list_len(word) <= per_run {
                         break;
                     }
                     candidates.push(segment.word_hash(word));
                 }
             } else {
-                for word in 0..segment.word_count() as u32 {
-                    if segment.word_entries(word).len() as u32 > per_run {
-                        candidates.push(segment.word_hash(word));
+                for (word, list) in segment.word_lists().enumerate() {
+                    if list.len() > per_run {
+                        candidates.push(segment.word_hash(word as u32));
                     }
                 }
             }
@@ -136,21 +137,21 @@ impl Frequent {
         candidates.dedup();
         let mut skipped: HashMap<u32, u32, BuildNoHashHasher<u32>> = HashMap::default();
         for hash in candidates {
-            let lists: Vec<(usize, std::ops::Range<usize>)> = segments
+            let lists: Vec<(usize, List<'_>)> = segments
                 .iter()
                 .enumerate()
-                .filter_map(|(r, s)| s.find_word(hash).map(|w| (r, s.word_entries(w))))
+                .filter_map(|(r, s)| s.find_word(hash).map(|w| (r, s.word_list(w))))
                 .collect();
-            let total: usize = lists.iter().map(|(_, range)| range.len()).sum();
+            let total: usize = lists.iter().map(|(_, list)| list.len() as usize).sum();
             if total <= cap as usize {
                 continue;
             }
-            for (r, range) in lists {
-                for part in segments[r].entry_parts().slice(range).iter() {
+            for (r, list) in lists {
+                list.for_each_part(None, |part| {
                     if let Some(part) = runs.global_part(r, part) {
                         *skipped.entry(part).or_default() += 1;
                     }
-                }
+                });
             }
         }
         let mut skipped: Vec<(u32, u32)> = skipped.into_iter().collect();
@@ -250,22 +251,24 @@ pub enum Probe<'a> {
 }
 
 /// A probe's sequence resolved against every run: its admitted elements'
-/// hashes and, per run, the posting entries to scan for each element, and
-/// what bounds a count.
+/// hashes and, per run, where the posting list to scan for each element
+/// starts, and what bounds a count.
 #[derive(Debug, Default)]
 struct Resolved {
     hashes: Vec<u32>,
     /// For a translated probe, each admitted element's index in X.
     groups: Option<Vec<u32>>,
-    /// Per run, the entries to scan for each element (see [`Resolved::range`]),
-    /// found once per probe: a probe against later parts searches each list
-    /// for its own part, and both passes of a count and an alignment read
-    /// the same ranges.
-    ranges: Vec<Vec<(u32, u32)>>,
+    /// Per run, the bytes of each element's list ([`NO_LIST`]: absent or
+    /// frequent), found once per probe: both passes of a count read the
+    /// same lists.
+    lists: Vec<Vec<(u32, u32)>>,
     frequent: u32,
     /// For a probe against later parts: its run and part in that run.
     after: Option<(usize, u32)>,
 }
+
+/// No list to scan.
+const NO_LIST: (u32, u32) = (0, 0);
 
 impl Resolved {
     fn of(postings: &Postings<'_>, probe: &Probe<'_>) -> Resolved {
@@ -327,12 +330,15 @@ impl Resolved {
             .collect();
         let cap = vocabulary.cap() as usize;
         let mut frequent = 0;
-        for i in 0..hashes.len() {
+        // A list has at most one entry per part: with no more parts than
+        // the cap, no word is frequent.
+        let none_frequent = runs.part_count() as usize <= cap;
+        for i in (0..hashes.len()).filter(|_| !none_frequent) {
             let total: usize = segments
                 .iter()
                 .zip(&words)
                 .filter(|(_, w)| w[i] != NONE)
-                .map(|(s, w)| s.word_entries(w[i]).len())
+                .map(|(s, w)| s.list_len(w[i]) as usize)
                 .sum();
             if total > cap {
                 frequent += 1;
@@ -343,16 +349,15 @@ impl Resolved {
             leave_out_frequent(&mut hashes, &mut groups, &mut words);
             frequent = 0;
         }
-        let ranges = segments
+        let lists = segments
             .iter()
             .zip(&words)
-            .enumerate()
-            .map(|(r, (segment, words))| {
+            .map(|(segment, words)| {
                 words
                     .iter()
-                    .map(|&word| {
-                        let range = entries_to_scan(segment, r, word, after);
-                        (range.start as u32, range.end as u32)
+                    .map(|&word| match word {
+                        NONE => NO_LIST,
+                        word => segment.list_range(word),
                     })
                     .collect()
             })
@@ -360,7 +365,7 @@ impl Resolved {
         Resolved {
             hashes,
             groups,
-            ranges,
+            lists,
             frequent,
             after,
         }
@@ -371,12 +376,50 @@ impl Resolved {
         self.groups.as_ref().map_or(e as u32, |groups| groups[e])
     }
 
-    /// The entries of run `r` to scan for element `i`: none when the word
-    /// is not there (or frequent), else its list, past the probe's own
-    /// part for a probe against later parts.
-    fn range(&self, r: usize, i: usize) -> std::ops::Range<usize> {
-        let (start, end) = self.ranges[r][i];
-        start as usize..end as usize
+    /// Calls `f` with the part (numbered within run `r`, whose segment
+    /// is `segment`) and index of each entry of element `i`'s list there
+    /// whose part `keep` keeps: none when the word is not there (or
+    /// frequent), else its list, past the probe's own part for a probe
+    /// against later parts.
+    #[inline]
+    fn scan_kept(
+        &self,
+        segment: &Segment,
+        r: usize,
+        i: usize,
+        keep: impl FnMut(u32) -> bool,
+        f: impl FnMut(u32, u32),
+    ) {
+        let at = self.lists[r][i];
+        if at == NO_LIST {
+            return;
+        }
+        let after = match self.after {
+            Some((run, _)) if r < run => return,
+            Some((run, local)) if r == run => Some(local),
+            _ => None,
+        };
+        segment.list_at(at).for_each_kept(after, keep, f);
+    }
+
+    /// [`Self::scan`] without the indexes.
+    #[inline]
+    fn scan_parts(&self, segment: &Segment, r: usize, i: usize, mut f: impl FnMut(u32)) -> u64 {
+        let at = self.lists[r][i];
+        if at == NO_LIST {
+            return 0;
+        }
+        let after = match self.after {
+            Some((run, _)) if r < run => return 0,
+            Some((run, local)) if r == run => Some(local),
+            _ => None,
+        };
+        let mut scanned = 0u64;
+        segment.list_at(at).for_each_part(after, |part| {
+            scanned += 1;
+            f(part);
+        });
+        scanned
     }
 }
 
@@ -407,88 +450,6 @@ fn leave_out_frequent(
     words.iter_mut().for_each(retain);
 }
 
-/// The entries of `word` (or none: [`NONE`]) in `segment`, run `r`, that a
-/// probe scans: its whole list, or for a probe against the parts after
-/// `after` (its run and part) the entries past that part.
-fn entries_to_scan(
-    segment: &Segment,
-    r: usize,
-    word: u32,
-    after: Option<(usize, u32)>,
-) -> std::ops::Range<usize> {
-    if word == NONE {
-        return 0..0;
-    }
-    let range = segment.word_entries(word);
-    match after {
-        Some((run, _)) if r < run => 0..0,
-        Some((run, local)) if r == run => {
-            let parts = segment.entry_parts().slice(range.clone());
-            range.start + first_past(parts, local, segment.part_count() as u32)..range.end
-        }
-        _ => range,
-    }
-}
-
-/// The first entry of a word's list (`parts`, ascending) past part
-/// `local`, of `part_count` parts: the list's `partition_point(p <= local)`.
-/// A list's parts spread over the segment's, so the search starts where
-/// `local` would lie if they spread evenly and gallops from there: a few
-/// reads near the answer instead of a binary search's scattered ones over
-/// a long list (in an exact all-pairs run of the corpus, a third of the
-/// join's time went to those searches, done twice per element).
-fn first_past(parts: U32s<'_>, local: u32, part_count: u32) -> usize {
-    let n = parts.len();
-    let below = |i: usize| parts.get(i) <= local;
-    if n == 0 {
-        return 0;
-    }
-    let guess = ((u64::from(local) + 1) * n as u64 / u64::from(part_count.max(1))) as usize;
-    let guess = guess.min(n - 1);
-    // Bracket the answer in lo..=hi: every entry before lo is below, hi is
-    // the list's end or an entry not below.
-    let (lo, hi) = if below(guess) {
-        gallop_forward(guess + 1, n, below)
-    } else {
-        gallop_back(guess, below)
-    };
-    lo + parts.slice(lo..hi).partition_point(|p| p <= local)
-}
-
-/// From `lo` (every entry before it below), steps of 1, 2, 4, … forward
-/// until an entry is not below or the list of `n` ends: the bracket.
-fn gallop_forward(mut lo: usize, n: usize, below: impl Fn(usize) -> bool) -> (usize, usize) {
-    let mut step = 1;
-    loop {
-        let probe = lo + step - 1;
-        if probe >= n {
-            return (lo, n);
-        }
-        if !below(probe) {
-            return (lo, probe);
-        }
-        lo = probe + 1;
-        step *= 2;
-    }
-}
-
-/// From `hi` (an entry not below), steps of 1, 2, 4, … back until an
-/// entry is below or the list starts: the bracket.
-fn gallop_back(mut hi: usize, below: impl Fn(usize) -> bool) -> (usize, usize) {
-    let mut step = 1;
-    loop {
-        if hi < step {
-            return (0, hi);
-        }
-        let probe = hi - step;
-        if below(probe) {
-            return (probe + 1, hi);
-        }
-        hi = probe;
-        step *= 2;
-    }
-}
-
 /// The elements of block `block` of a sequence of `len` elements: those
 /// `i` with `block_of(i, len) == block`, without a division per element.
 fn block_range(block: usize, len: usize) -> std::ops::Range<usize> {
@@ -500,6 +461,16 @@ fn block_range(block: usize, len: usize) -> std::ops::Range<usize> {
         }
     };
     start(block)..start(block + 1)
+}
+
+/// [`block_of`](crate::storage::segment_books::block_of)`(index, len)` from `scale` = [`BLOCKS`] / `len`, without
+/// a division: the product is within 2^-47 of index · BLOCKS / len, whose
+/// distance to the next integer above is at least 1 / len ≥ 2^-26 (a part
+/// has at most 2^26 elements), so adding 2^-40 lifts an exact integer
+/// that the rounding put just below it and lifts nothing else past one.
+#[inline]
+fn scaled_block(index: u32, scale: f64) -> usize {
+    ((f64::from(index) * scale + 1.0 / (1u64 << 40) as f64) as usize).min(BLOCKS - 1)
 }
 
 /// Extends heaviest monotone paths by one row of the block grid: `paths[by]`
@@ -575,6 +546,9 @@ pub struct Join {
     row: Vec<u16>,
     /// Kept candidates' heaviest monotone paths through the rows so far.
     paths: Vec<u32>,
+    /// Kept candidates' [`BLOCKS`] / elements, by which an entry's index
+    /// gives its block ([`scaled_block`]).
+    kept_scales: Vec<f64>,
     touched: Vec<u32>,
     candidates: Vec<Candidate>,
     slot: Vec<u32>,
@@ -599,6 +573,7 @@ impl Join {
             counts: vec![0; parts],
             row: Vec::new(),
             paths: Vec::new(),
+            kept_scales: Vec::new(),
             touched: Vec::new(),
             candidates: Vec::new(),
             slot: vec![NONE; parts],
@@ -657,20 +632,17 @@ impl Join {
         for (r, segment) in postings.runs.segments().iter().enumerate() {
             let base = postings.runs.part_base(r);
             let local_parts = segment.part_count() as u32;
-            let entry_parts = segment.entry_parts();
+            let counts = &mut self.counts[base as usize..(base + local_parts) as usize];
+            let touched = &mut self.touched;
             for i in 0..x_len {
-                let range = self.resolved.range(r, i);
-                self.entries_scanned += range.len() as u64;
-                for local in entry_parts.slice(range).iter() {
-                    if local >= local_parts {
-                        continue;
+                self.entries_scanned += self.resolved.scan_parts(segment, r, i, |local| {
+                    if let Some(count) = counts.get_mut(local as usize) {
+                        if *count == 0 {
+                            touched.push(base + local);
+                        }
+                        *count += 1;
                     }
-                    let count = &mut self.counts[(base + local) as usize];
-                    if *count == 0 {
-                        self.touched.push(base + local);
-                    }
-                    *count += 1;
-                }
+                });
             }
         }
         self.candidates.clear();
@@ -705,9 +677,12 @@ impl Join {
     /// not a whole grid, which keeps the scattered increments in cache.
     fn fill_grids(&mut self, postings: &Postings<'_>, worth: impl Fn(&Candidate) -> bool) {
         let mut kept = 0u32;
+        self.kept_scales.clear();
         for candidate in &self.candidates {
             if candidate.counted > 0 && worth(candidate) {
                 self.slot[candidate.book as usize] = kept;
+                let len = postings.runs.part_len(candidate.book);
+                self.kept_scales.push(BLOCKS as f64 / f64::from(len.max(1)));
                 kept += 1;
             }
         }
@@ -725,21 +700,18 @@ impl Join {
                 continue;
             }
             for (r, segment) in postings.runs.segments().iter().enumerate() {
-                let base = postings.runs.part_base(r);
-                let local_parts = segment.part_count() as u32;
-                let (entry_parts, blocks) = (segment.entry_parts(), segment.entry_blocks());
+                let base = postings.runs.part_base(r) as usize;
+                let local_parts = segment.part_count();
+                let slots = &self.slot[base..base + local_parts];
+                let (row, kept_scales) = (&mut self.row, &self.kept_scales);
+                let kept = |local: u32| slots.get(local as usize).is_some_and(|&k| k != NONE);
                 for i in elements.clone() {
-                    let range = self.resolved.range(r, i);
-                    let in_blocks = blocks.get(range.clone()).unwrap_or(&[]);
-                    for (local, &by) in entry_parts.slice(range).iter().zip(in_blocks) {
-                        if local >= local_parts {
-                            continue;
-                        }
-                        let k = self.slot[(base + local) as usize];
-                        if k != NONE {
-                            self.row[k as usize * BLOCKS + by as usize % BLOCKS] += 1;
-                        }
-                    }
+                    self.resolved
+                        .scan_kept(segment, r, i, kept, |local, index| {
+                            let k = slots[local as usize] as usize;
+                            let by = scaled_block(index, kept_scales[k]);
+                            row[k * BLOCKS + by] += 1;
+                        });
                 }
             }
             for (paths, row) in self
@@ -866,30 +838,23 @@ impl Join {
         self.gathered.resize(total as usize, 0);
         self.gathered_other.resize(total as usize, 0);
         for (r, segment) in postings.runs.segments().iter().enumerate() {
-            let base = postings.runs.part_base(r);
-            let local_parts = segment.part_count() as u32;
-            let (entry_parts, indexes) = (segment.entry_parts(), segment.entry_indexes());
-            for in_x in 0..self.resolved.hashes.len() {
-                let range = self.resolved.range(r, in_x);
-                for (local, index) in entry_parts
-                    .slice(range.clone())
-                    .iter()
-                    .zip(indexes.slice(range).iter())
-                {
-                    if local >= local_parts {
-                        continue;
+            let base = postings.runs.part_base(r) as usize;
+            let slots = &self.slot[base..base + segment.part_count()];
+            let (kept, resolved) = (&mut self.kept, &self.resolved);
+            let (gathered, gathered_other) = (&mut self.gathered, &mut self.gathered_other);
+            for in_x in 0..resolved.hashes.len() {
+                let group = resolved.group(in_x);
+                let wanted = |local: u32| slots.get(local as usize).is_some_and(|&k| k != NONE);
+                resolved.scan_kept(segment, r, in_x, wanted, |local, index| {
+                    let k = slots[local as usize] as usize;
+                    let (start, end) = &mut kept[k];
+                    // A damaged list could hold more entries than counted.
+                    if *end < start.saturating_add(keep[k].counted) {
+                        gathered[*end as usize] = index;
+                        gathered_other[*end as usize] = group;
+                        *end += 1;
                     }
-                    let k = self.slot[(base + local) as usize];
-                    if k != NONE {
-                        let (start, end) = &mut self.kept[k as usize];
-                        // A damaged list could hold more entries than counted.
-                        if *end < start.saturating_add(keep[k as usize].counted) {
-                            self.gathered[*end as usize] = index;
-                            self.gathered_other[*end as usize] = self.resolved.group(in_x);
-                            *end += 1;
-                        }
-                    }
-                }
+                });
             }
         }
         for (candidate, &(start, end)) in keep.iter().zip(&self.kept) {
@@ -1191,6 +1156,22 @@ mod tests {
             let bytes: Vec<u8> = parts.iter().flat_map(|p| p.to_le_bytes()).collect();
             let expected = parts.partition_point(|&p| p <= local);
             proptest::prop_assert_eq!(first_past(U32s::new(&bytes), local, part_count), expected);
+        }
+    }
+
+    #[test]
+    fn scaled_blocks_are_block_of() {
+        use crate::storage::segment_books::block_of;
+        for len in (1..2000u32).chain([65_535, 1 << 20, (1 << 26) - 1, 1 << 26]) {
+            let scale = BLOCKS as f64 / f64::from(len);
+            let step = (len / 4000).max(1);
+            for index in (0..len).step_by(step as usize).chain([len - 1]) {
+                assert_eq!(
+                    scaled_block(index, scale),
+                    usize::from(block_of(index, len)),
+                    "{index} of {len}"
+                );
+            }
         }
     }
 
