@@ -248,7 +248,7 @@ pub(crate) fn compact_files(
     }
     let rewrote = !relocation.remove_barrels.is_empty() || !relocation.remove_page_files.is_empty();
     if rewrote {
-        if store.format_version().has_segment_books() {
+        if store.format_version().has_compact_postings() {
             stats.segments_merged =
                 relocate_segments(store, next_segment, &segments, &books, &mut relocation)?;
         }

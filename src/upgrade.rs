@@ -204,13 +204,9 @@ pub(crate) fn upgrade(dir: &Path) -> Result<UpgradeStats> {
             let mut warnings = Vec::new();
             if upgraded {
                 prepare_new_dirs(store.dir())?;
-                // Formats 7 and 8 differ from 9 only by the dictionaries
-                // and word images: their segments stay.
-                let swap = if from.has_segment_books() {
-                    SegmentSwap::default()
-                } else {
-                    rebuild_segments(&store)?
-                };
+                // Every older segment is rewritten: format 10 stores
+                // sequences and postings compactly.
+                let swap = rebuild_segments(&store)?;
                 store
                     .catalog()
                     .upgrade(FormatVersion::CURRENT, &[], &[], &swap)?;

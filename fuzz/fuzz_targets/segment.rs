@@ -3,7 +3,7 @@
 //! must answer every accessor without panicking and agree with itself:
 //! `books` yields `book_count` ids in increasing order, each book's keys are
 //! sorted, `entries` and `lookup` give the same sorted postings, the book
-//! sections (version 7 on) give each book's entry, parts and postings, and
+//! sections (version 10 on) give each book's entry, parts and postings, and
 //! merging the segment alone with every book live gives back a segment with
 //! the same content (the same bytes when the header carries the current
 //! version).
@@ -64,7 +64,7 @@ fn read_unchecked(segment: &Segment) {
         }
         for word in words.iter().take(8) {
             let _ = segment.word_hash(word);
-            let _ = segment.word_entries(word);
+            let _ = segment.word_list(word).to_vec();
         }
     }
     let _ = segment.book_of_part(usize::MAX);
@@ -72,19 +72,19 @@ fn read_unchecked(segment: &Segment) {
     let words = segment.word_count();
     for word in (0..=words.min(4096) as u32).chain([u32::MAX]) {
         let _ = segment.word_hash(word);
-        let range = segment.word_entries(word);
-        let _ = segment.entry_parts().slice(range.clone()).to_vec();
-        let _ = segment.entry_indexes().slice(range.clone()).to_vec();
-        let _ = segment.entry_blocks().get(range);
+        let list = segment.word_list(word);
+        let mut count = 0u32;
+        list.for_each(None, |_, _| count += 1);
+        assert!(count <= list.len(), "a list yields more entries than it counts");
+        list.for_each(Some(word), |_, _| {});
+        list.for_each_part(Some(word / 2), |_| {});
     }
     for hash in [0, 1, u32::MAX] {
         let _ = segment.find_word(hash);
     }
-    let _ = segment.entry_parts().len();
-    let _ = segment.entry_indexes().iter().count();
-    let _ = segment.entry_blocks().len();
+    let _ = segment.word_lists().take(4096).map(|list| list.len()).count();
     for word in segment.long_words().iter().take(64) {
-        let _ = segment.word_entries(word);
+        let _ = segment.list_len(word);
     }
     for table in Table::ALL {
         for slot in 0..=books.min(64) {
@@ -150,7 +150,7 @@ fn check_decoded(data: &[u8], segment: &Segment) {
     }
 
     if !segment.has_books() {
-        // The books of a segment before version 7 have no sections to
+        // The books of a segment before version 10 have no sections to
         // copy: a merge refuses them.
         if segment.book_count() > 0 {
             assert!(merge(&[segment], |_| Fate::Keep).is_err());
@@ -172,22 +172,23 @@ fn check_decoded(data: &[u8], segment: &Segment) {
             for (index, (hash, word)) in hashes.iter().zip(words.iter()).enumerate() {
                 assert_eq!(segment.find_word(hash), Some(word));
                 assert_eq!(segment.word_hash(word), hash);
-                let range = segment.word_entries(word);
-                let parts = segment.entry_parts().slice(range.clone());
-                let indexes = segment.entry_indexes().slice(range);
+                let entries = segment.word_list(word).to_vec();
                 assert!(
-                    parts
-                        .iter()
-                        .zip(indexes.iter())
-                        .any(|(p, i)| p as usize == part && i as usize == index),
+                    entries.contains(&(part as u32, index as u32)),
                     "an element missing from its word's postings"
                 );
+                let mut past = Vec::new();
+                segment
+                    .word_list(word)
+                    .for_each(Some(part as u32), |p, i| past.push((p, i)));
+                assert!(past.iter().all(|&(p, _)| p as usize > part));
+                assert_eq!(past.len(), entries.iter().filter(|e| e.0 as usize > part).count());
             }
             elements += hashes.len();
         }
     }
-    assert_eq!(segment.entry_parts().len(), elements);
-    assert_eq!(segment.entry_blocks().len(), elements);
+    let listed: usize = segment.word_lists().map(|list| list.len() as usize).sum();
+    assert_eq!(listed, elements);
 
     let merged = merge(&[segment], |_| Fate::Keep).expect("a decoded segment fits one segment");
     let again = Segment::decode(merged.clone(), Path::new("fuzz")).expect("a merge decodes");

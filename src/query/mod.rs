@@ -176,7 +176,7 @@ impl Reader {
 
     fn open_snapshot(store: &Arc<Store>, last_attempt: bool) -> Result<Reader> {
         let snapshot = store.catalog().snapshot()?;
-        let current = store.format_version().has_segment_books();
+        let current = store.format_version().has_compact_postings();
         let files = RecordFiles::open(store, &snapshot, !current)?;
         let (runs, damaged_segment) = if current {
             (mapped_runs(store, &snapshot, last_attempt)?, None)

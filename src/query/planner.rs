@@ -506,7 +506,6 @@ impl Reader {
     ) {
         let postings = self.postings();
         let mut join = Join::new(self.part_count());
-        let mut costs = Vec::with_capacity(probes.len());
         let mut bounded: Vec<(f64, u32, Candidate)> = Vec::new();
         for (q, probe) in probes.iter().enumerate() {
             let len_x = lens[q];
@@ -525,7 +524,6 @@ impl Reader {
             }
             explain.entries_scanned += join.entries_scanned();
             explain.frequent_words += join.frequent_in_x() as u64;
-            costs.push(join.cost());
         }
         explain.within_bound += bounded.len() as u64;
         bounded.sort_unstable_by(|a, b| {
@@ -545,8 +543,7 @@ impl Reader {
             }
             for (q, keep) in by_part {
                 let (probe, len_x) = (&probes[q as usize], lens[q as usize]);
-                let cost = costs[q as usize];
-                join.align_with_cost(&postings, probe, cost, len_x, &keep, |part, overlap| {
+                join.align_probe(&postings, probe, len_x, &keep, |part, overlap| {
                     let ranked = self.ranked(q, part, overlap, options.score);
                     if Self::qualifies(ranked.score, options) && options.admits(&overlap) {
                         best.offer(ranked);

@@ -29,11 +29,7 @@
 //! The common words of an increasing subsequence visit cells along a
 //! monotone path, so the heaviest monotone path through the grid bounds
 //! |LCS| from above. For common words in random order it is about an
-//! eighth of |X ∩ Y|; for a copy it equals it. The candidates still within
-//! reach, when they hold more elements than X's lists hold entries, get a
-//! [`FINE_BLOCKS`]×[`FINE_BLOCKS`] grid too, from one more scan of X's
-//! lists, whose path bounds random order to about a thirty-second. The
-//! planner prunes with them.
+//! eighth of |X ∩ Y|; for a copy it equals it. The planner prunes with it.
 //!
 //! **The word sample** of approximate mode is the same lists, filtered:
 //! only the words of the sample, and none listed in more parts than the
@@ -46,18 +42,13 @@ use nohash_hasher::BuildNoHashHasher;
 use super::runs::Runs;
 use crate::align::{lis_span, ElementIndex, Overlap, Score};
 use crate::batch::in_word_sample;
+pub use crate::storage::posting_lists::FINE_BLOCKS;
+#[cfg(test)]
+use crate::storage::posting_lists::fine_block_of;
+use crate::storage::posting_lists::List;
 use crate::storage::segment::Segment;
 pub use crate::storage::segment_books::BLOCKS;
-use crate::storage::segment_books::{U32s, LONG_LIST};
-
-/// Blocks per sequence in the fine grid that refines the LCS bound of the
-/// candidates the [`BLOCKS`] grid leaves within reach: common words in
-/// random order fill a monotone path of about 2 / `FINE_BLOCKS` of them,
-/// so the fine grid bounds unrelated pairs four times as tightly, while a
-/// copy still fills its diagonal. Measured on 300 generated books of
-/// 100,000 words: 32,920 of 44,850 pairs stayed within the 16-block bound
-/// and were aligned, for 184 found; 521 stay within the fine one.
-pub const FINE_BLOCKS: usize = 64;
+use crate::storage::segment_books::LONG_LIST;
 
 const NONE: u32 = u32::MAX;
 
@@ -132,15 +123,15 @@ impl Frequent {
         for segment in segments {
             if per_run >= LONG_LIST {
                 for word in segment.long_words().iter() {
-                    if segment.word_entries(word).len() as u32 <= per_run {
+                    if segment.list_len(word) <= per_run {
                         break;
                     }
                     candidates.push(segment.word_hash(word));
                 }
             } else {
-                for word in 0..segment.word_count() as u32 {
-                    if segment.word_entries(word).len() as u32 > per_run {
-                        candidates.push(segment.word_hash(word));
+                for (word, list) in segment.word_lists().enumerate() {
+                    if list.len() > per_run {
+                        candidates.push(segment.word_hash(word as u32));
                     }
                 }
             }
@@ -149,21 +140,21 @@ impl Frequent {
         candidates.dedup();
         let mut skipped: HashMap<u32, u32, BuildNoHashHasher<u32>> = HashMap::default();
         for hash in candidates {
-            let lists: Vec<(usize, std::ops::Range<usize>)> = segments
+            let lists: Vec<(usize, List<'_>)> = segments
                 .iter()
                 .enumerate()
-                .filter_map(|(r, s)| s.find_word(hash).map(|w| (r, s.word_entries(w))))
+                .filter_map(|(r, s)| s.find_word(hash).map(|w| (r, s.word_list(w))))
                 .collect();
-            let total: usize = lists.iter().map(|(_, range)| range.len()).sum();
+            let total: usize = lists.iter().map(|(_, list)| list.len() as usize).sum();
             if total <= cap as usize {
                 continue;
             }
-            for (r, range) in lists {
-                for part in segments[r].entry_parts().slice(range).iter() {
+            for (r, list) in lists {
+                list.for_each(None, |part, _| {
                     if let Some(part) = runs.global_part(r, part) {
                         *skipped.entry(part).or_default() += 1;
                     }
-                }
+                });
             }
         }
         let mut skipped: Vec<(u32, u32)> = skipped.into_iter().collect();
@@ -263,22 +254,26 @@ pub enum Probe<'a> {
 }
 
 /// A probe's sequence resolved against every run: its admitted elements'
-/// hashes and, per run, the posting entries to scan for each element, and
-/// what bounds a count.
+/// hashes and, per run, where the posting list to scan for each element
+/// starts, and what bounds a count.
 #[derive(Debug, Default)]
 struct Resolved {
     hashes: Vec<u32>,
     /// For a translated probe, each admitted element's index in X.
     groups: Option<Vec<u32>>,
-    /// Per run, the entries to scan for each element (see [`Resolved::range`]),
-    /// found once per probe: a probe against later parts searches each list
-    /// for its own part, and both passes of a count and an alignment read
-    /// the same ranges.
-    ranges: Vec<Vec<(u32, u32)>>,
+    /// Per run, each element's word there ([`NONE`]: absent), frequent
+    /// or not: alignment looks a kept part's words up among them.
+    words: Vec<Vec<u32>>,
+    /// Per run, the bytes of each element's list ([`NO_LIST`]: absent or
+    /// frequent), found once per probe.
+    lists: Vec<Vec<(u32, u32)>>,
     frequent: u32,
     /// For a probe against later parts: its run and part in that run.
     after: Option<(usize, u32)>,
 }
+
+/// No list to scan.
+const NO_LIST: (u32, u32) = (0, 0);
 
 impl Resolved {
     fn of(postings: &Postings<'_>, probe: &Probe<'_>) -> Resolved {
@@ -339,33 +334,37 @@ impl Resolved {
             })
             .collect();
         let cap = vocabulary.cap() as usize;
-        let mut frequent = 0;
-        for i in 0..hashes.len() {
-            let total: usize = segments
-                .iter()
-                .zip(&words)
-                .filter(|(_, w)| w[i] != NONE)
-                .map(|(s, w)| s.word_entries(w[i]).len())
-                .sum();
-            if total > cap {
-                frequent += 1;
-                words.iter_mut().for_each(|w| w[i] = NONE);
-            }
-        }
+        // A list has at most one entry per part: with no more parts than
+        // the cap, no word is frequent.
+        let none_frequent = runs.part_count() as usize <= cap;
+        let mut is_frequent: Vec<bool> = (0..hashes.len())
+            .map(|i| {
+                let total: usize = (segments.iter().zip(&words))
+                    .filter(|(_, w)| w[i] != NONE)
+                    .map(|(s, w)| s.list_len(w[i]) as usize)
+                    .sum();
+                !none_frequent && total > cap
+            })
+            .collect();
+        let mut frequent = is_frequent.iter().filter(|&&f| f).count() as u32;
         if matches!(vocabulary, Vocabulary::Sample { .. }) && frequent > 0 {
-            leave_out_frequent(&mut hashes, &mut groups, &mut words);
+            let kept: Vec<bool> = (0..hashes.len())
+                .map(|i| !is_frequent[i] && words.iter().any(|w| w[i] != NONE))
+                .collect();
+            leave_out(&kept, &mut hashes, &mut groups, &mut words);
+            is_frequent.clear();
+            is_frequent.resize(hashes.len(), false);
             frequent = 0;
         }
-        let ranges = segments
+        let lists = segments
             .iter()
             .zip(&words)
-            .enumerate()
-            .map(|(r, (segment, words))| {
-                words
-                    .iter()
-                    .map(|&word| {
-                        let range = entries_to_scan(segment, r, word, after);
-                        (range.start as u32, range.end as u32)
+            .map(|(segment, words)| {
+                (words.iter().zip(&is_frequent))
+                    .map(|(&word, &frequent)| match word {
+                        NONE => NO_LIST,
+                        _ if frequent => NO_LIST,
+                        word => segment.list_range(word),
                     })
                     .collect()
             })
@@ -373,7 +372,8 @@ impl Resolved {
         Resolved {
             hashes,
             groups,
-            ranges,
+            words,
+            lists,
             frequent,
             after,
         }
@@ -384,28 +384,35 @@ impl Resolved {
         self.groups.as_ref().map_or(e as u32, |groups| groups[e])
     }
 
-    /// The entries of run `r` to scan for element `i`: none when the word
-    /// is not there (or frequent), else its list, past the probe's own
-    /// part for a probe against later parts.
-    fn range(&self, r: usize, i: usize) -> std::ops::Range<usize> {
-        let (start, end) = self.ranges[r][i];
-        start as usize..end as usize
+    /// Calls `f` with the part (numbered within run `r`, whose segment
+    /// is `segment`) and fine block of each entry of element `i`'s list
+    /// there: none when the word is not there (or frequent), else its
+    /// list, past the probe's own part for a probe against later parts.
+    #[inline]
+    fn decode(&self, segment: &Segment, r: usize, i: usize, f: impl FnMut(u32, u8)) {
+        let at = self.lists[r][i];
+        if at == NO_LIST {
+            return;
+        }
+        let after = match self.after {
+            Some((run, _)) if r < run => return,
+            Some((run, local)) if r == run => Some(local),
+            _ => None,
+        };
+        segment.list_at(at).for_each(after, f);
     }
 }
 
-/// Leaves the frequent elements out altogether, as the word sample does:
-/// neither counted nor aligned, by a rescan or by lookups alike. An
-/// element absent from every run goes too: it matches nothing. `words`
-/// holds, per run, each element's word there ([`NONE`]: absent or
-/// frequent).
-fn leave_out_frequent(
+/// Leaves out the elements `kept` does not keep, as the word sample does
+/// with frequent ones: neither counted nor aligned. (An element absent
+/// from every run goes too: it matches nothing.) `words` holds, per run,
+/// each element's word there.
+fn leave_out(
+    kept: &[bool],
     hashes: &mut Vec<u32>,
     groups: &mut Option<Vec<u32>>,
     words: &mut [Vec<u32>],
 ) {
-    let kept: Vec<bool> = (0..hashes.len())
-        .map(|i| words.iter().any(|w| w[i] != NONE))
-        .collect();
     let retain = |values: &mut Vec<u32>| {
         let mut i = 0;
         values.retain(|_| {
@@ -420,106 +427,16 @@ fn leave_out_frequent(
     words.iter_mut().for_each(retain);
 }
 
-/// The entries of `word` (or none: [`NONE`]) in `segment`, run `r`, that a
-/// probe scans: its whole list, or for a probe against the parts after
-/// `after` (its run and part) the entries past that part.
-fn entries_to_scan(
-    segment: &Segment,
-    r: usize,
-    word: u32,
-    after: Option<(usize, u32)>,
-) -> std::ops::Range<usize> {
-    if word == NONE {
-        return 0..0;
-    }
-    let range = segment.word_entries(word);
-    match after {
-        Some((run, _)) if r < run => 0..0,
-        Some((run, local)) if r == run => {
-            let parts = segment.entry_parts().slice(range.clone());
-            range.start + first_past(parts, local, segment.part_count() as u32)..range.end
-        }
-        _ => range,
-    }
-}
-
-/// The first entry of a word's list (`parts`, ascending) past part
-/// `local`, of `part_count` parts: the list's `partition_point(p <= local)`.
-/// A list's parts spread over the segment's, so the search starts where
-/// `local` would lie if they spread evenly and gallops from there: a few
-/// reads near the answer instead of a binary search's scattered ones over
-/// a long list (in an exact all-pairs run of the corpus, a third of the
-/// join's time went to those searches, done twice per element).
-fn first_past(parts: U32s<'_>, local: u32, part_count: u32) -> usize {
-    let n = parts.len();
-    let below = |i: usize| parts.get(i) <= local;
-    if n == 0 {
-        return 0;
-    }
-    let guess = ((u64::from(local) + 1) * n as u64 / u64::from(part_count.max(1))) as usize;
-    let guess = guess.min(n - 1);
-    // Bracket the answer in lo..=hi: every entry before lo is below, hi is
-    // the list's end or an entry not below.
-    let (lo, hi) = if below(guess) {
-        gallop_forward(guess + 1, n, below)
-    } else {
-        gallop_back(guess, below)
-    };
-    lo + parts.slice(lo..hi).partition_point(|p| p <= local)
-}
-
-/// From `lo` (every entry before it below), steps of 1, 2, 4, … forward
-/// until an entry is not below or the list of `n` ends: the bracket.
-fn gallop_forward(mut lo: usize, n: usize, below: impl Fn(usize) -> bool) -> (usize, usize) {
-    let mut step = 1;
-    loop {
-        let probe = lo + step - 1;
-        if probe >= n {
-            return (lo, n);
-        }
-        if !below(probe) {
-            return (lo, probe);
-        }
-        lo = probe + 1;
-        step *= 2;
-    }
-}
-
-/// From `hi` (an entry not below), steps of 1, 2, 4, … back until an
-/// entry is below or the list starts: the bracket.
-fn gallop_back(mut hi: usize, below: impl Fn(usize) -> bool) -> (usize, usize) {
-    let mut step = 1;
-    loop {
-        if hi < step {
-            return (0, hi);
-        }
-        let probe = hi - step;
-        if below(probe) {
-            return (probe + 1, hi);
-        }
-        hi = probe;
-        step *= 2;
-    }
-}
-
 /// The elements of block `block` of a sequence of `len` elements cut
 /// into `blocks` blocks: those `i` with `i · blocks / len == block`
-/// ([`block_of`](crate::storage::segment_books::block_of) for [`BLOCKS`],
-/// [`fine_block`] for [`FINE_BLOCKS`]), without a division per element.
+/// ([`fine_block_of`] for [`FINE_BLOCKS`], its quarter for [`BLOCKS`]),
+/// without a division per element.
 fn block_range(block: usize, len: usize, blocks: usize) -> std::ops::Range<usize> {
     let start = |b: usize| match b >= blocks {
         true => len,
         false => (b * len).div_ceil(blocks),
     };
     start(block)..start(block + 1)
-}
-
-/// The fine block of element `index` of a sequence of `len` elements:
-/// `index · FINE_BLOCKS / len`, at most `FINE_BLOCKS − 1`.
-#[inline]
-fn fine_block(index: u32, len: u32) -> usize {
-    (u64::from(index) * FINE_BLOCKS as u64 / u64::from(len.max(1))).min(FINE_BLOCKS as u64 - 1)
-        as usize
 }
 
 /// Extends heaviest monotone paths by one row of the block grid: `paths[by]`
@@ -571,71 +488,69 @@ impl Candidate {
     }
 }
 
-/// What the last count of one probe left for its alignment: the entries
-/// it scanned (which way aligning is cheaper) and its frequent words
-/// (which rule out a rescan).
-#[derive(Debug, Clone, Copy)]
-pub struct ProbeCost {
-    entries_scanned: u64,
-    frequent_in_x: u32,
-}
-
 /// Per-thread scratch for joining one sequence against the postings.
 #[derive(Debug)]
 pub struct Join {
-    entries_scanned: u64,
     frequent_in_x: u32,
     resolved: Resolved,
-    /// Each hash's first entry in `x_by_hash`.
-    index_in_x: ElementIndex,
-    /// The probe's (hash, index in X), by hash (see `index_x`).
-    x_by_hash: Vec<(u32, u32)>,
+    /// Per run, the probe's (word, index in X) by word and each word's
+    /// first entry there (see `index_x`), for the runs `x_indexed` marks.
+    x_by_word: Vec<(Vec<(u32, u32)>, ElementIndex)>,
+    x_indexed: Vec<bool>,
+    /// The entries the count decoded, element of X after element: each
+    /// one's part (numbered across the runs) and its fine block.
+    entry_parts: Vec<u32>,
+    entry_blocks: Vec<u8>,
+    /// Where each element's entries end in `entry_parts`.
+    element_ends: Vec<u32>,
     counts: Vec<u32>,
-    /// Kept candidates' cell counts in the current row of the block grid.
+    /// Kept candidates' cell counts in the current row of a block grid.
     row: Vec<u16>,
     /// Kept candidates' heaviest monotone paths through the rows so far.
     paths: Vec<u32>,
     /// The candidates (their places in `candidates`) the fine grid refines.
     refined: Vec<u32>,
+    /// The parts counted, in the order first counted: the first
+    /// `touched_len` (one more than there are parts, for the branchless
+    /// count).
     touched: Vec<u32>,
+    touched_len: usize,
     candidates: Vec<Candidate>,
     slot: Vec<u32>,
-    kept: Vec<(u32, u32)>,
+    /// A kept part's common elements: X's indexes, in Y's order.
     gathered: Vec<u32>,
-    /// The other index of each gathered element (X's in a rescan, Y's in a
-    /// lookup).
+    /// Y's index of each gathered element.
     gathered_other: Vec<u32>,
-    /// A kept part's common elements as (index in Y, index in X).
-    pairs: Vec<(u32, u32)>,
 }
 
 impl Join {
     /// Scratch for postings over `parts` parts.
     pub fn new(parts: usize) -> Self {
         Join {
-            entries_scanned: 0,
             frequent_in_x: 0,
             resolved: Resolved::default(),
-            index_in_x: ElementIndex::new(&[]),
-            x_by_hash: Vec::new(),
+            x_by_word: Vec::new(),
+            x_indexed: Vec::new(),
+            entry_parts: Vec::new(),
+            entry_blocks: Vec::new(),
+            element_ends: Vec::new(),
             counts: vec![0; parts],
             row: Vec::new(),
             paths: Vec::new(),
             refined: Vec::new(),
-            touched: Vec::new(),
+            touched: vec![0; parts + 1],
+            touched_len: 0,
             candidates: Vec::new(),
             slot: vec![NONE; parts],
-            kept: Vec::new(),
             gathered: Vec::new(),
             gathered_other: Vec::new(),
-            pairs: Vec::new(),
         }
     }
 
     /// Posting entries the last [`count`](Self::count) scanned: the join's
     /// work, the same on every run.
     pub fn entries_scanned(&self) -> u64 {
-        self.entries_scanned
+        self.entry_parts.len() as u64
     }
 
     /// Elements of the last counted probe whose word is frequent (skipped
@@ -674,34 +589,13 @@ impl Join {
         postings: &Postings<'_>,
         worth: impl Fn(&Candidate) -> bool,
     ) -> &[Candidate] {
-        self.entries_scanned = 0;
-        let x_len = self.resolved.hashes.len();
-        self.frequent_in_x = self.resolved.frequent;
-        for (r, segment) in postings.runs.segments().iter().enumerate() {
-            let base = postings.runs.part_base(r);
-            let local_parts = segment.part_count() as u32;
-            let entry_parts = segment.entry_parts();
-            for i in 0..x_len {
-                let range = self.resolved.range(r, i);
-                self.entries_scanned += range.len() as u64;
-                for local in entry_parts.slice(range).iter() {
-                    if local >= local_parts {
-                        continue;
-                    }
-                    let count = &mut self.counts[(base + local) as usize];
-                    if *count == 0 {
-                        self.touched.push(base + local);
-                    }
-                    *count += 1;
-                }
-            }
-        }
+        self.decode_and_count(postings);
         self.candidates.clear();
         let frequent_in_x = self.frequent_in_x;
         if frequent_in_x > 0 {
             self.add_uncounted(postings, frequent_in_x);
         }
-        for &part in &self.touched {
+        for &part in &self.touched[..self.touched_len] {
             let frequent_at_most = frequent_in_x.min(postings.skipped(part));
             let counted = std::mem::take(&mut self.counts[part as usize]);
             self.candidates.push(Candidate {
@@ -711,109 +605,171 @@ impl Join {
                 lcs_at_most: counted + frequent_at_most,
             });
         }
-        self.touched.clear();
+        self.touched_len = 0;
         // A cell counts at most one block of X; past u16 the grid is skipped
         // and the bound stays the common count.
-        if x_len.div_ceil(BLOCKS) <= u16::MAX as usize {
+        if self.resolved.hashes.len().div_ceil(BLOCKS) <= u16::MAX as usize {
             self.fill_grids(postings, &worth);
             self.refine_grids(postings, &worth);
         }
         &self.candidates
     }
 
-    /// Second pass, for the candidates `worth` keeps: their common words
-    /// counted per cell of the block grid, and their LCS bound lowered to
-    /// the heaviest monotone path through it. The grid is walked one row
-    /// (block of X) at a time, every run's entries for that block, so a
-    /// kept part holds one row of counts and its paths so far: 96 bytes,
-    /// not a whole grid, which keeps the scattered increments in cache.
-    fn fill_grids(&mut self, postings: &Postings<'_>, worth: &impl Fn(&Candidate) -> bool) {
-        let mut kept = 0u32;
-        for candidate in &self.candidates {
-            if candidate.counted > 0 && worth(candidate) {
-                self.slot[candidate.book as usize] = kept;
-                kept += 1;
+    /// Decodes X's lists once, element after element (each one's entries
+    /// in every run), into `entry_parts` and `entry_blocks`, and counts
+    /// |X ∩ Y| for every part Y from them: the grids then read the decoded
+    /// entries in order instead of decoding again.
+    fn decode_and_count(&mut self, postings: &Postings<'_>) {
+        self.frequent_in_x = self.resolved.frequent;
+        let segments = postings.runs.segments();
+        let mut most = 0usize;
+        for (segment, lists) in segments.iter().zip(&self.resolved.lists) {
+            for &list in lists {
+                most += segment.touch_list(list) as usize;
             }
         }
-        if kept == 0 {
-            return;
+        self.entry_parts.resize(most, 0);
+        self.entry_blocks.resize(most, 0);
+        self.element_ends.clear();
+        let (parts, blocks) = (&mut self.entry_parts[..], &mut self.entry_blocks[..]);
+        let (counts, touched) = (&mut self.counts[..], &mut self.touched[..]);
+        let (mut n, mut new) = (0, 0);
+        for i in 0..self.resolved.hashes.len() {
+            for (r, segment) in segments.iter().enumerate() {
+                let base = postings.runs.part_base(r);
+                let local_parts = segment.part_count() as u32;
+                self.resolved.decode(segment, r, i, |local, block| {
+                    // A damaged list may name parts past the run's, or
+                    // hold more entries than it says.
+                    if local < local_parts && n < most {
+                        let part = base + local;
+                        parts[n] = part;
+                        blocks[n] = block;
+                        n += 1;
+                        // Counted without a branch: every entry writes its
+                        // part after the touched ones, which only a first
+                        // count keeps.
+                        let count = &mut counts[part as usize];
+                        touched[new] = part;
+                        new += usize::from(*count == 0);
+                        *count += 1;
+                    }
+                });
+            }
+            self.element_ends.push(n as u32);
         }
+        self.touched_len = new;
+        self.entry_parts.truncate(n);
+        self.entry_blocks.truncate(n);
+    }
+
+    /// The decoded entries of elements `elements` of X: a range of
+    /// `entry_parts` and `entry_blocks`.
+    fn entries_of(&self, elements: std::ops::Range<usize>) -> std::ops::Range<usize> {
+        let end = |e: usize| match e {
+            0 => 0,
+            e => self.element_ends[e - 1] as usize,
+        };
+        end(elements.start)..end(elements.end)
+    }
+
+    /// Gives the candidates `worth` keeps slots `0..` and returns their
+    /// places in `candidates`.
+    fn slot_kept(&mut self, worth: &impl Fn(&Candidate) -> bool) -> Vec<u32> {
+        let mut kept = Vec::new();
+        for (at, candidate) in self.candidates.iter().enumerate() {
+            if candidate.counted > 0 && worth(candidate) {
+                self.slot[candidate.book as usize] = kept.len() as u32;
+                kept.push(at as u32);
+            }
+        }
+        kept
+    }
+
+    /// The heaviest monotone path of each slotted candidate through its
+    /// `blocks`×`blocks` grid (`blocks` = [`BLOCKS`] or [`FINE_BLOCKS`]),
+    /// from the decoded entries: the grid is walked one row (block of X)
+    /// at a time, so a kept part holds one row of counts and its paths so
+    /// far, which keeps the scattered increments in cache.
+    fn grid_paths(&mut self, slotted: usize, blocks: usize) -> Vec<u32> {
+        let shift = match blocks {
+            BLOCKS => 2,
+            _ => 0,
+        };
+        let mut paths = std::mem::take(&mut self.paths);
+        paths.clear();
+        paths.resize(slotted * blocks, 0);
+        // One row more, which the entries of parts without a slot count
+        // into and nothing reads: no branch on whether a part has one.
         self.row.clear();
-        self.row.resize(kept as usize * BLOCKS, 0);
-        self.paths.clear();
-        self.paths.resize(kept as usize * BLOCKS, 0);
+        self.row.resize((slotted + 1) * blocks, 0);
         let x_len = self.resolved.hashes.len();
-        for block in 0..BLOCKS {
-            let elements = block_range(block, x_len, BLOCKS);
+        for block in 0..blocks {
+            let elements = block_range(block, x_len, blocks);
             if elements.is_empty() {
                 continue;
             }
-            for (r, segment) in postings.runs.segments().iter().enumerate() {
-                let base = postings.runs.part_base(r);
-                let local_parts = segment.part_count() as u32;
-                let (entry_parts, blocks) = (segment.entry_parts(), segment.entry_blocks());
-                for i in elements.clone() {
-                    let range = self.resolved.range(r, i);
-                    let in_blocks = blocks.get(range.clone()).unwrap_or(&[]);
-                    for (local, &by) in entry_parts.slice(range).iter().zip(in_blocks) {
-                        if local >= local_parts {
-                            continue;
-                        }
-                        let k = self.slot[(base + local) as usize];
-                        if k != NONE {
-                            self.row[k as usize * BLOCKS + by as usize % BLOCKS] += 1;
-                        }
-                    }
-                }
+            let entries = self.entries_of(elements);
+            let parts = &self.entry_parts[entries.clone()];
+            for (&part, &by) in parts.iter().zip(&self.entry_blocks[entries]) {
+                let k = (self.slot[part as usize] as usize).min(slotted);
+                let cell = &mut self.row[k * blocks + (by >> shift) as usize];
+                *cell = cell.saturating_add(1);
             }
-            for (paths, row) in self
-                .paths
-                .chunks_exact_mut(BLOCKS)
-                .zip(self.row.chunks_exact_mut(BLOCKS))
+            for (paths, row) in paths
+                .chunks_exact_mut(blocks)
+                .zip(self.row.chunks_exact_mut(blocks))
             {
                 extend_paths(paths, row);
             }
         }
-        for candidate in &mut self.candidates {
-            let k = std::mem::replace(&mut self.slot[candidate.book as usize], NONE);
-            if k != NONE && candidate.counted > 0 {
-                let heaviest = self.paths[k as usize * BLOCKS + BLOCKS - 1];
-                candidate.lcs_at_most = heaviest + candidate.frequent_at_most;
-            }
+        paths
+    }
+
+    /// Second pass, for the candidates `worth` keeps: their common words
+    /// counted per cell of the [`BLOCKS`] grid, and their LCS bound lowered
+    /// to the heaviest monotone path through it.
+    fn fill_grids(&mut self, _postings: &Postings<'_>, worth: &impl Fn(&Candidate) -> bool) {
+        let kept = self.slot_kept(worth);
+        if kept.is_empty() {
+            return;
         }
+        let paths = self.grid_paths(kept.len(), BLOCKS);
+        for (k, &at) in kept.iter().enumerate() {
+            let candidate = &mut self.candidates[at as usize];
+            self.slot[candidate.book as usize] = NONE;
+            candidate.lcs_at_most = paths[k * BLOCKS + BLOCKS - 1] + candidate.frequent_at_most;
+        }
+        self.paths = paths;
     }
 
     /// Third pass, for the candidates `worth` still keeps with their
-    /// [`BLOCKS`] grid bound, when they are many: a [`FINE_BLOCKS`] grid
-    /// from one more scan of X's lists, and their LCS bound lowered to its
-    /// heaviest monotone path. A fine cell lies inside one coarse cell
-    /// (`⌊16i/n⌋ = ⌊⌊64i/n⌋/4⌋`), so a fine path is a coarse path over no
-    /// more words: the bound only tightens.
+    /// [`BLOCKS`] grid bound, when they are many: a [`FINE_BLOCKS`] grid,
+    /// and their LCS bound lowered to its heaviest monotone path. A fine
+    /// cell lies inside one coarse cell (`⌊16i/n⌋ = ⌊⌊64i/n⌋/4⌋`), so a
+    /// fine path is a coarse path over no more words: the bound only
+    /// tightens.
     fn refine_grids(&mut self, postings: &Postings<'_>, worth: &impl Fn(&Candidate) -> bool) {
-        self.refined.clear();
-        self.refined.extend(
-            (self.candidates.iter().enumerate())
-                .filter(|(_, c)| c.counted > 0 && worth(c))
-                .map(|(at, _)| at as u32),
-        );
+        self.refined = self.slot_kept(worth);
         if self.refined.is_empty() {
             return;
         }
         let lookups: u64 = (self.refined.iter())
             .map(|&at| u64::from(postings.runs.part_len(self.candidates[at as usize].book)))
             .sum();
-        // Aligning a few candidates costs about what a fine grid by
-        // lookup would: refine only when they hold more elements than X's
-        // lists hold entries, and then by one scan of the lists.
-        if lookups <= self.entries_scanned {
+        // Aligning a few candidates costs about what a fine grid would:
+        // refine only when they hold more elements than X's lists hold
+        // entries.
+        if lookups <= self.entries_scanned() {
+            for &at in &self.refined {
+                self.slot[self.candidates[at as usize].book as usize] = NONE;
+            }
             return;
         }
-        let mut paths = std::mem::take(&mut self.paths);
-        paths.clear();
-        paths.resize(self.refined.len() * FINE_BLOCKS, 0);
-        self.fine_grids_by_scan(postings, &mut paths);
+        let paths = self.grid_paths(self.refined.len(), FINE_BLOCKS);
         for (k, &at) in self.refined.iter().enumerate() {
             let candidate = &mut self.candidates[at as usize];
+            self.slot[candidate.book as usize] = NONE;
             let heaviest = paths[k * FINE_BLOCKS + FINE_BLOCKS - 1] + candidate.frequent_at_most;
             candidate.lcs_at_most = candidate.lcs_at_most.min(heaviest);
         }
@@ -822,18 +778,18 @@ impl Join {
 
     /// The fine grids' heaviest paths of the refined candidates (`paths`,
     /// [`FINE_BLOCKS`] per candidate, in `refined` order) by looking each
-    /// one's words up in X's: the reference the scan is tested against. An
-    /// element of X counts against a part of run r exactly when the scan
-    /// reads its list there (its range is not empty: not frequent, present
-    /// in the run and, for a probe against later parts, with entries past
-    /// the probe's part, as every candidate is).
+    /// one's words up in X's: the reference the decoded grid is tested
+    /// against. An element of X counts against a part of run r exactly
+    /// when the count decoded its list there (not frequent, present in
+    /// the run and, for a probe against later parts, with entries past the
+    /// probe's part, as every candidate is).
     #[cfg(test)]
-    fn fine_grids_by_lookup(&mut self, postings: &Postings<'_>, paths: &mut [u32]) {
+    fn fine_paths_by_lookup(&mut self, postings: &Postings<'_>) -> Vec<u32> {
         let x_len = self.resolved.hashes.len() as u32;
-        self.x_by_hash.clear();
-        (self.x_by_hash).extend(self.resolved.hashes.iter().copied().zip(0u32..));
-        self.x_by_hash.sort_unstable();
-        self.index_in_x = ElementIndex::of(self.x_by_hash.iter().map(|&(hash, _)| hash));
+        let mut x_by_hash: Vec<(u32, u32)> = self.resolved.hashes.iter().copied().zip(0..).collect();
+        x_by_hash.sort_unstable();
+        let index_in_x = ElementIndex::of(x_by_hash.iter().map(|&(hash, _)| hash));
+        let mut paths = vec![0; self.refined.len() * FINE_BLOCKS];
         let mut grid = vec![0u16; FINE_BLOCKS * FINE_BLOCKS];
         for (k, &at) in self.refined.iter().enumerate() {
             let book = self.candidates[at as usize].book;
@@ -841,14 +797,14 @@ impl Join {
             let y = postings.runs.part_hashes(book);
             let len_y = y.len() as u32;
             for (j, hash) in (0u32..).zip(y.iter()) {
-                let Some(first) = self.index_in_x.get(hash) else {
+                let Some(first) = index_in_x.get(hash) else {
                     continue;
                 };
-                let by = fine_block(j, len_y);
-                let same = self.x_by_hash[first as usize..].iter();
+                let by = fine_block_of(j, len_y) as usize;
+                let same = x_by_hash[first as usize..].iter();
                 for &(_, i) in same.take_while(|&&(h, _)| h == hash) {
-                    if !self.resolved.range(r, i as usize).is_empty() {
-                        let cell = &mut grid[fine_block(i, x_len) * FINE_BLOCKS + by];
+                    if self.resolved.lists[r][i as usize] != NO_LIST {
+                        let cell = &mut grid[fine_block_of(i, x_len) as usize * FINE_BLOCKS + by];
                         *cell = cell.saturating_add(1);
                     }
                 }
@@ -858,58 +814,7 @@ impl Join {
                 extend_paths(paths, row);
             }
         }
-    }
-
-    /// The fine grids' heaviest paths of the refined candidates (`paths`,
-    /// [`FINE_BLOCKS`] per candidate, in `refined` order) by a scan of X's
-    /// lists, one row at a time as [`Self::fill_grids`] does, each entry's
-    /// fine block found from its index.
-    fn fine_grids_by_scan(&mut self, postings: &Postings<'_>, paths: &mut [u32]) {
-        let refined = self.refined.len();
-        let mut lens = Vec::with_capacity(refined);
-        for (k, &at) in self.refined.iter().enumerate() {
-            let book = self.candidates[at as usize].book;
-            self.slot[book as usize] = k as u32;
-            lens.push(postings.runs.part_len(book));
-        }
-        self.row.clear();
-        self.row.resize(refined * FINE_BLOCKS, 0);
-        let x_len = self.resolved.hashes.len();
-        for block in 0..FINE_BLOCKS {
-            let elements = block_range(block, x_len, FINE_BLOCKS);
-            if elements.is_empty() {
-                continue;
-            }
-            for (r, segment) in postings.runs.segments().iter().enumerate() {
-                let base = postings.runs.part_base(r);
-                let local_parts = segment.part_count() as u32;
-                let (entry_parts, indexes) = (segment.entry_parts(), segment.entry_indexes());
-                for i in elements.clone() {
-                    let range = self.resolved.range(r, i);
-                    let in_part = indexes.slice(range.clone());
-                    for (local, index) in entry_parts.slice(range).iter().zip(in_part.iter()) {
-                        if local >= local_parts {
-                            continue;
-                        }
-                        let k = self.slot[(base + local) as usize];
-                        if k != NONE {
-                            let by = fine_block(index, lens[k as usize]);
-                            let cell = &mut self.row[k as usize * FINE_BLOCKS + by];
-                            *cell = cell.saturating_add(1);
-                        }
-                    }
-                }
-            }
-            for (paths, row) in paths
-                .chunks_exact_mut(FINE_BLOCKS)
-                .zip(self.row.chunks_exact_mut(FINE_BLOCKS))
-            {
-                extend_paths(paths, row);
-            }
-        }
-        for &at in &self.refined {
-            self.slot[self.candidates[at as usize].book as usize] = NONE;
-        }
+        paths
     }
 
     /// Adds the parts the probe reaches that counting did not touch but
@@ -935,177 +840,56 @@ impl Join {
         }
     }
 
-    /// What the last [`count`](Self::count) left for aligning its probe
-    /// later, after other probes were counted ([`Self::align_with_cost`]).
-    pub fn cost(&self) -> ProbeCost {
-        ProbeCost {
-            entries_scanned: self.entries_scanned,
-            frequent_in_x: self.frequent_in_x,
-        }
-    }
-
-    /// [`align`](Self::align) for a probe counted earlier, whose
-    /// [`cost`](Self::cost) was kept: `keep` as that count returned them.
-    pub fn align_with_cost(
+    /// [`align`](Self::align) for a probe counted earlier, other probes
+    /// perhaps since: `keep` as that count returned them.
+    pub fn align_probe(
         &mut self,
         postings: &Postings<'_>,
         probe: &Probe<'_>,
-        cost: ProbeCost,
         len_x: u32,
         keep: &[Candidate],
         found: impl FnMut(u32, Overlap),
     ) {
-        let last = self.cost();
         self.resolved = Resolved::of(postings, probe);
-        self.entries_scanned = cost.entries_scanned;
-        self.frequent_in_x = cost.frequent_in_x;
-        self.align_resolved(postings, len_x, keep, found);
-        self.entries_scanned = last.entries_scanned;
-        self.frequent_in_x = last.frequent_in_x;
+        self.align(postings, len_x, keep, found);
     }
 
-    /// Second pass: aligns the last counted probe's sequence (of `len_x`
-    /// elements) with each of `keep` (as that [`count`](Self::count)
-    /// returned them), calling `found` with each part and its overlap.
-    /// Rescans the postings when that is cheaper than reading every kept
-    /// part's sequence, else looks each kept part's words up in the probe's.
+    /// Aligns the last counted probe's sequence (of `len_x` elements) with
+    /// each of `keep` (as that [`count`](Self::count) returned them),
+    /// calling `found` with each part and its overlap: each kept part's
+    /// words are looked up in the probe's, frequent ones included.
     pub fn align(
         &mut self,
         postings: &Postings<'_>,
         len_x: u32,
         keep: &[Candidate],
-        found: impl FnMut(u32, Overlap),
-    ) {
-        self.align_resolved(postings, len_x, keep, found);
-    }
-
-    fn align_resolved(
-        &mut self,
-        postings: &Postings<'_>,
-        len_x: u32,
-        keep: &[Candidate],
-        found: impl FnMut(u32, Overlap),
+        mut found: impl FnMut(u32, Overlap),
     ) {
         if keep.is_empty() {
             return;
         }
-        let lookups: u64 = keep
-            .iter()
-            .map(|c| u64::from(postings.runs.part_len(c.book)))
-            .sum();
-        // A rescan sees only counted words, so it serves only probes without
-        // frequent words.
-        if lookups < self.entries_scanned || self.frequent_in_x > 0 {
-            self.align_by_lookup(postings, len_x, keep, found);
-        } else {
-            self.align_by_rescan(postings, len_x, keep, found);
-        }
-    }
-
-    fn align_by_rescan(
-        &mut self,
-        postings: &Postings<'_>,
-        len_x: u32,
-        keep: &[Candidate],
-        mut found: impl FnMut(u32, Overlap),
-    ) {
-        self.kept.clear();
-        let mut total = 0u32;
-        for (k, candidate) in keep.iter().enumerate() {
-            self.slot[candidate.book as usize] = k as u32;
-            self.kept.push((total, total));
-            total += candidate.counted;
-        }
-        self.gathered.resize(total as usize, 0);
-        self.gathered_other.resize(total as usize, 0);
-        for (r, segment) in postings.runs.segments().iter().enumerate() {
-            let base = postings.runs.part_base(r);
-            let local_parts = segment.part_count() as u32;
-            let (entry_parts, indexes) = (segment.entry_parts(), segment.entry_indexes());
-            for in_x in 0..self.resolved.hashes.len() {
-                let range = self.resolved.range(r, in_x);
-                for (local, index) in entry_parts
-                    .slice(range.clone())
-                    .iter()
-                    .zip(indexes.slice(range).iter())
-                {
-                    if local >= local_parts {
-                        continue;
-                    }
-                    let k = self.slot[(base + local) as usize];
-                    if k != NONE {
-                        let (start, end) = &mut self.kept[k as usize];
-                        // A damaged list could hold more entries than counted.
-                        if *end < start.saturating_add(keep[k as usize].counted) {
-                            self.gathered[*end as usize] = index;
-                            self.gathered_other[*end as usize] = self.resolved.group(in_x);
-                            *end += 1;
-                        }
-                    }
-                }
-            }
-        }
-        for (candidate, &(start, end)) in keep.iter().zip(&self.kept) {
-            self.slot[candidate.book as usize] = NONE;
-            let (start, end) = (start as usize, end as usize);
-            // Into Y's order, as a lookup gathers them: the LCS whose span
-            // is measured is then the same whichever way the pair aligned.
-            self.pairs.clear();
-            self.pairs.extend(
-                self.gathered[start..end]
-                    .iter()
-                    .zip(&self.gathered_other[start..end])
-                    .map(|(&y, &x)| (y, x)),
-            );
-            // An element of Y paired with several of X (a translated probe)
-            // takes them in descending order: a strictly increasing
-            // subsequence then holds at most one pair per element of Y.
-            self.pairs
-                .sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
-            // Written back in place, X's indexes over Y's, in Y's order.
-            let (in_x, in_y) = (
-                &mut self.gathered[start..end],
-                &mut self.gathered_other[start..end],
-            );
-            for ((x, y), &(at_y, at_x)) in in_x.iter_mut().zip(in_y.iter_mut()).zip(&self.pairs) {
-                (*x, *y) = (at_x, at_y);
-            }
-            let (lcs, span_x, span_y) = lis_span(in_x, in_y);
-            found(
-                candidate.book,
-                Overlap {
-                    len_x,
-                    len_y: postings.runs.part_len(candidate.book),
-                    common: (end - start) as u32,
-                    lcs,
-                    span_x,
-                    span_y,
-                },
-            );
-        }
-    }
-
-    fn align_by_lookup(
-        &mut self,
-        postings: &Postings<'_>,
-        len_x: u32,
-        keep: &[Candidate],
-        mut found: impl FnMut(u32, Overlap),
-    ) {
-        self.index_x();
+        let segments = postings.runs.segments();
+        (self.x_by_word).resize_with(segments.len(), || (Vec::new(), ElementIndex::new(&[])));
+        self.x_indexed.clear();
+        self.x_indexed.resize(segments.len(), false);
         for candidate in keep {
+            let (r, local) = postings.runs.locate_part(candidate.book);
+            if !self.x_indexed[r] {
+                self.index_x(r);
+                self.x_indexed[r] = true;
+            }
+            let (x_by_word, index) = &self.x_by_word[r];
             self.gathered.clear();
             self.gathered_other.clear();
-            for (j, hash) in postings.runs.part_hashes(candidate.book).iter().enumerate() {
-                let Some(first) = self.index_in_x.get(hash) else {
+            let y = segments[r].part_words(local as usize);
+            for (j, word) in (0u32..).zip(y.iter()) {
+                let Some(first) = index.get(word) else {
                     continue;
                 };
-                for &(_, i) in self.x_by_hash[first as usize..]
-                    .iter()
-                    .take_while(|&&(h, _)| h == hash)
-                {
+                let same = x_by_word[first as usize..].iter();
+                for &(_, i) in same.take_while(|&&(w, _)| w == word) {
                     self.gathered.push(i);
-                    self.gathered_other.push(j as u32);
+                    self.gathered_other.push(j);
                 }
             }
             let (lcs, span_x, span_y) = lis_span(&self.gathered, &self.gathered_other);
@@ -1113,7 +897,7 @@ impl Join {
                 candidate.book,
                 Overlap {
                     len_x,
-                    len_y: postings.runs.part_len(candidate.book),
+                    len_y: y.len() as u32,
                     common: self.gathered.len() as u32,
                     lcs,
                     span_x,
@@ -1123,34 +907,39 @@ impl Join {
         }
     }
 
-    /// Indexes the resolved sequence by hash for lookups: `x_by_hash`
-    /// holds (hash, index in X) sorted by hash and, for one hash, by
-    /// descending index (a strictly increasing subsequence then takes at
-    /// most one of them), and `index_in_x` each hash's first entry. A
-    /// sequence of one language keeps one entry per hash, its last (two
-    /// words of one hash are one word to the join).
-    fn index_x(&mut self) {
-        self.x_by_hash.clear();
+    /// Indexes the resolved sequence by its words in run `r` for lookups:
+    /// (word, index in X) sorted by word and, for one word, by descending
+    /// index (a strictly increasing subsequence then takes at most one of
+    /// them), and each word's first entry. A sequence of one language
+    /// keeps one entry per word, its last (two words of one hash are one
+    /// word to the join). Elements absent from the run match nothing there.
+    fn index_x(&mut self, r: usize) {
         let resolved = &self.resolved;
-        self.x_by_hash
-            .extend((0..resolved.hashes.len()).map(|e| (resolved.hashes[e], resolved.group(e))));
-        self.x_by_hash
-            .sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+        let (x_by_word, index) = &mut self.x_by_word[r];
+        x_by_word.clear();
+        x_by_word.extend(
+            (resolved.words[r].iter().enumerate())
+                .filter(|&(_, &word)| word != NONE)
+                .map(|(e, &word)| (word, resolved.group(e))),
+        );
+        x_by_word.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
         if resolved.groups.is_none() {
-            self.x_by_hash.dedup_by_key(|&mut (hash, _)| hash);
+            x_by_word.dedup_by_key(|&mut (word, _)| word);
         } else {
-            self.x_by_hash.dedup();
+            x_by_word.dedup();
         }
-        self.index_in_x = ElementIndex::of(self.x_by_hash.iter().map(|&(hash, _)| hash));
+        *index = ElementIndex::of(x_by_word.iter().map(|&(word, _)| word));
     }
 
     /// Aligns two stored parts directly: X's words are marked in a table
     /// and Y's are looked up in it, O(|X| + |Y| + c log c).
     pub fn align_pair(&mut self, postings: &Postings<'_>, a: u32, b: u32) -> Overlap {
-        self.resolved = Resolved {
-            hashes: postings.runs.part_hashes(a).to_vec(),
-            ..Resolved::default()
+        let every_word = Postings {
+            runs: postings.runs,
+            vocabulary: Vocabulary::All { cap: u32::MAX },
+            frequent: None,
         };
+        self.resolved = Resolved::of(&every_word, &Probe::Part(a));
         let unknown = Candidate {
             book: b,
             counted: 0,
@@ -1159,7 +948,7 @@ impl Join {
         };
         let len_x = self.resolved.hashes.len() as u32;
         let mut result = Overlap::default();
-        self.align_by_lookup(postings, len_x, &[unknown], |_, o| result = o);
+        self.align(postings, len_x, &[unknown], |_, o| result = o);
         result
     }
 }
@@ -1222,13 +1011,10 @@ mod tests {
         for candidate in &keep {
             assert!(candidate.lcs_at_most >= 1 && candidate.lcs_at_most <= candidate.counted);
         }
-        let mut by_rescan = Vec::new();
-        join.align_by_rescan(&postings, 5, &keep, |b, o| by_rescan.push((b, o)));
-        let mut by_lookup = Vec::new();
-        join.align_by_lookup(&postings, 5, &keep, |b, o| by_lookup.push((b, o)));
-        assert_eq!(by_rescan, by_lookup);
-        assert_eq!(by_rescan.len(), 3);
-        for (book, overlap) in by_rescan {
+        let mut aligned = Vec::new();
+        join.align(&postings, 5, &keep, |b, o| aligned.push((b, o)));
+        assert_eq!(aligned.len(), 3);
+        for (book, overlap) in aligned {
             let direct = SequenceIndex::new(&x).align(
                 books[book as usize],
                 &mut crate::align::AlignScratch::default(),
@@ -1335,24 +1121,7 @@ mod tests {
 
     proptest::proptest! {
         #[test]
-        fn first_past_is_the_lists_partition_point(
-            mut parts in proptest::collection::vec(0u32..300, 0..400),
-            local in 0u32..320,
-            part_count in 0u32..400,
-        ) {
-            parts.sort_unstable();
-            let bytes: Vec<u8> = parts.iter().flat_map(|p| p.to_le_bytes()).collect();
-            let expected = parts.partition_point(|&p| p <= local);
-            proptest::prop_assert_eq!(first_past(U32s::new(&bytes), local, part_count), expected);
-        }
-    }
-
-    proptest::proptest! {
-        /// The fine grids are the same whether the kept parts' words are
-        /// looked up in X's or X's lists are scanned, for every kind of
-        /// probe, across runs.
-        #[test]
-        fn fine_grids_by_lookup_equal_fine_grids_by_scan(
+        fn fine_paths_by_lookup_equal_fine_paths_from_decoded_entries(
             sequences in proptest::collection::vec(
                 proptest::collection::vec(0u32..40, 0..90), 2..8),
             pick in 0usize..8,
@@ -1378,52 +1147,34 @@ mod tests {
                 _ => Probe::Hashes(refs[pick % refs.len()]),
             };
             join.count_bounded(&postings, &probe, |_| false);
-            join.refined = (join.candidates.iter().enumerate())
-                .filter(|(_, c)| c.counted > 0)
-                .map(|(at, _)| at as u32)
-                .collect();
-            let mut by_lookup = vec![0; join.refined.len() * FINE_BLOCKS];
-            join.fine_grids_by_lookup(&postings, &mut by_lookup);
-            let mut by_scan = vec![0; join.refined.len() * FINE_BLOCKS];
-            join.fine_grids_by_scan(&postings, &mut by_scan);
-            proptest::prop_assert_eq!(by_lookup, by_scan);
+            let everyone = |c: &Candidate| c.counted > 0;
+            join.refined = join.slot_kept(&everyone);
+            let decoded = join.grid_paths(join.refined.len(), FINE_BLOCKS);
+            let by_lookup = join.fine_paths_by_lookup(&postings);
+            proptest::prop_assert_eq!(by_lookup, decoded);
         }
     }
 
     #[test]
-    fn fine_ranges_match_fine_blocks() {
-        for len in [0usize, 1, 2, 63, 64, 65, 127, 128, 1000, 4097] {
-            let mut next = 0;
-            for block in 0..FINE_BLOCKS {
-                let range = block_range(block, len, FINE_BLOCKS);
-                assert_eq!(range.start, next, "len {len} block {block}");
-                for i in range.clone() {
-                    assert_eq!(fine_block(i as u32, len as u32), block, "len {len} i {i}");
-                }
-                next = range.end;
-            }
-            assert_eq!(next, len);
-        }
-    }
-
-    #[test]
-    fn block_ranges_match_block_of() {
+    fn block_ranges_match_fine_blocks_and_their_quarters() {
         use crate::storage::segment_books::block_of;
-        for len in [0usize, 1, 2, 7, 8, 9, 15, 16, 17, 63, 64, 65, 1000, 4097] {
-            let mut next = 0;
-            for block in 0..BLOCKS {
-                let range = block_range(block, len, BLOCKS);
-                assert_eq!(range.start, next, "len {len} block {block}");
-                for i in range.clone() {
-                    assert_eq!(
-                        block_of(i as u32, len as u32) as usize,
-                        block,
-                        "len {len} i {i}"
-                    );
+        for len in [0usize, 1, 2, 7, 8, 9, 15, 16, 17, 63, 64, 65, 127, 128, 1000, 4097] {
+            for (blocks, block_of) in [
+                (BLOCKS, block_of as fn(u32, u32) -> u8),
+                (FINE_BLOCKS, fine_block_of),
+            ] {
+                let mut next = 0;
+                for block in 0..blocks {
+                    let range = block_range(block, len, blocks);
+                    assert_eq!(range.start, next, "len {len} block {block}");
+                    for i in range.clone() {
+                        let expected = block_of(i as u32, len as u32) as usize;
+                        assert_eq!(expected, block, "len {len} i {i}");
+                    }
+                    next = range.end;
                 }
-                next = range.end;
+                assert_eq!(next, len);
             }
-            assert_eq!(next, len);
         }
     }
 

@@ -18,7 +18,7 @@ use crate::error::Result;
 use crate::storage::catalog::BookEntry;
 use crate::storage::page_files::PageLocator;
 use crate::storage::segment::Segment;
-use crate::storage::segment_books::U32s;
+use crate::storage::segment_books::PartHashes;
 
 /// The runs of a snapshot.
 #[derive(Debug)]
@@ -229,11 +229,12 @@ impl Runs {
     }
 
     /// The unique-word hashes of `part`, in text order.
-    pub(crate) fn part_hashes(&self, part: u32) -> U32s<'_> {
+    pub(crate) fn part_hashes(&self, part: u32) -> PartHashes<'_> {
         let (r, local) = self.locate_part(part);
         self.segments
             .get(r)
-            .map_or(U32s::default(), |s| s.part_hashes(local as usize))
+            .map(|s| s.part_hashes(local as usize))
+            .unwrap_or_default()
     }
 
     /// Runs over `groups` of sequences held in memory: each group one

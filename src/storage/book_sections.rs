@@ -5,23 +5,30 @@
 
 use super::catalog::BookEntry;
 use super::codec::Encode;
+use super::packed;
 use super::page_files::PageLocator;
+use super::posting_lists::{self, fine_block_of, List};
 use super::segment::Segment;
 use super::segment::{non_decreasing, strictly_increasing};
 use super::segment_books::{
-    block_of, decode_entry, end_range, BookSpans, SegmentBook, U32s, FLAG_PAGED, FLAG_SKETCHED,
-    LONG_LIST,
+    decode_entry, end_range, BookSpans, PartHashes, PartWords, SegmentBook, U32s, FLAG_PAGED,
+    FLAG_SKETCHED, LONG_LIST,
 };
 use crate::error::{Error, Result};
 use crate::repr::sketch::Table;
 use std::cmp::Reverse;
 
+/// The spans of a segment without book sections: every section empty.
+static NO_SPANS: BookSpans = BookSpans::EMPTY;
+
 /// Bytes of a [`BookEntry`] before its key's length.
 const ENTRY_KEY_AT: usize = 36;
 
 impl Segment {
-    fn spans(&self) -> BookSpans {
-        self.book_spans.unwrap_or_default()
+    /// Where the book sections lie (all empty when there are none).
+    #[inline]
+    fn spans(&self) -> &BookSpans {
+        self.book_spans.as_ref().unwrap_or(&NO_SPANS)
     }
 
     fn u32s(&self, at: usize, count: usize) -> U32s<'_> {
@@ -123,17 +130,22 @@ impl Segment {
     }
 
     /// The unique-word hashes of part `part`, in text order.
-    pub fn part_hashes(&self, part: usize) -> U32s<'_> {
-        let spans = self.spans();
-        self.u32s(spans.hashes_at, spans.elements)
-            .slice(self.element_range(part))
+    pub fn part_hashes(&self, part: usize) -> PartHashes<'_> {
+        PartHashes::new(self, self.part_words(part))
     }
 
     /// The word (see [`Self::word_hash`]) of each element of part `part`.
-    pub fn part_words(&self, part: usize) -> U32s<'_> {
+    pub fn part_words(&self, part: usize) -> PartWords<'_> {
         let spans = self.spans();
-        self.u32s(spans.element_words_at, spans.elements)
-            .slice(self.element_range(part))
+        let at = spans.element_words_at;
+        let len = packed::packed_len(spans.elements, spans.word_width);
+        let range = self.element_range(part);
+        PartWords::new(
+            self.bytes.get(at..at + len).unwrap_or(&[]),
+            spans.word_width,
+            range.start,
+            range.len(),
+        )
     }
 
     /// Distinct words of the segment's parts.
@@ -148,37 +160,74 @@ impl Segment {
     }
 
     /// The hash of word `word`.
+    #[inline]
     pub fn word_hash(&self, word: u32) -> u32 {
         let spans = self.spans();
         self.u32s(spans.word_hashes_at, spans.words)
             .get(word as usize)
     }
 
-    /// The entries of word `word`: a range of [`Self::entry_parts`],
-    /// [`Self::entry_indexes`] and [`Self::entry_blocks`].
-    pub fn word_entries(&self, word: u32) -> std::ops::Range<usize> {
+    /// The bytes of the posting lists.
+    fn list_bytes(&self) -> &[u8] {
         let spans = self.spans();
-        let ends = self.u32s(spans.word_ends_at, spans.words);
-        end_range(ends, word as usize, spans.elements)
+        self.bytes
+            .get(spans.lists_at..spans.lists_at + spans.lists_len)
+            .unwrap_or(&[])
     }
 
-    /// The part of every posting entry, word after word.
-    pub fn entry_parts(&self) -> U32s<'_> {
+    /// The bytes of word `word`'s list: where they start and end in the
+    /// lists' bytes (an empty range past the last word).
+    pub fn list_range(&self, word: u32) -> (u32, u32) {
         let spans = self.spans();
-        self.u32s(spans.entry_parts_at, spans.elements)
+        let ends = self.u32s(spans.list_ends_at, spans.words);
+        let range = end_range(ends, word as usize, spans.lists_len);
+        (range.start as u32, range.end as u32)
     }
 
-    /// The index in its part of every posting entry.
-    pub fn entry_indexes(&self) -> U32s<'_> {
-        let spans = self.spans();
-        self.u32s(spans.entry_indexes_at, spans.elements)
+    /// The posting list of word `word` (empty past the last word).
+    pub fn word_list(&self, word: u32) -> List<'_> {
+        self.list_at(self.list_range(word))
     }
 
-    /// The block of every posting entry.
-    pub fn entry_blocks(&self) -> &[u8] {
+    /// The posting list whose bytes are `range` of the lists' bytes
+    /// ([`Self::list_range`]). Its decoder is given the bytes up to the
+    /// end of the segment: a bit-packed value near the list's end is then
+    /// read with one eight-byte load (bits past the list are masked off).
+    #[inline]
+    pub fn list_at(&self, (start, end): (u32, u32)) -> List<'_> {
         let spans = self.spans();
-        let at = spans.entry_blocks_at;
-        self.bytes.get(at..at + spans.elements).unwrap_or(&[])
+        let at = spans.lists_at + start as usize;
+        match start < end {
+            true => List::read(self.bytes.get(at..).unwrap_or(&[])),
+            false => List::default(),
+        }
+    }
+
+    /// The entries of the list whose bytes are `range` of the lists'
+    /// bytes ([`Self::list_range`]), reading one byte of every cache line
+    /// it spans: a join reads these for all its lists first, reads that
+    /// depend on nothing, so the processor has many of them in flight at
+    /// once, and then finds each list in cache as it decodes them one
+    /// after another instead of waiting on each in turn.
+    #[inline]
+    pub fn touch_list(&self, (start, end): (u32, u32)) -> u32 {
+        let bytes = self.list_bytes();
+        let mut xor = 0;
+        for at in (start as usize + 64..end as usize).step_by(64) {
+            xor ^= bytes.get(at).copied().unwrap_or(0);
+        }
+        std::hint::black_box(xor);
+        self.list_at((start, end)).len()
+    }
+
+    /// Every word's posting list, word after word.
+    pub fn word_lists(&self) -> impl Iterator<Item = List<'_>> + '_ {
+        (0..self.word_count() as u32).map(|word| self.word_list(word))
+    }
+
+    /// Entries of word `word`'s posting list.
+    pub fn list_len(&self, word: u32) -> u32 {
+        self.word_list(word).len()
     }
 
     /// Words whose lists hold at least [`LONG_LIST`] entries, longest first.
@@ -285,11 +334,15 @@ impl Segment {
         Ok(())
     }
 
-    /// Parts, elements and postings: every element's word has its hash,
-    /// and each word's entries are its elements in (part, index) order,
-    /// each with its block. Walking the elements in order with a cursor
-    /// per word into that word's entries checks both at once: with as
-    /// many entries as elements, every entry is met exactly once.
+    /// Parts, elements and postings. The word hashes and list ends
+    /// strictly increase; every list decodes, with parts strictly
+    /// decreasing below the part count, to exactly its stored bytes when
+    /// encoded again; the lists hold one entry per element; and the
+    /// (word, part, fine block) triples of the lists are those of the
+    /// elements, compared as multisets by a sum of two seeded 64-bit
+    /// hashes of each triple (so memory does not grow with the segment).
+    /// The element words are packed at the width the word count gives,
+    /// with zero bits after the last.
     fn check_postings(&self, spans: &BookSpans) -> Result<()> {
         let disagree = || {
             self.corrupted(
@@ -302,41 +355,60 @@ impl Segment {
             return Err(self.corrupted("part or element ends out of order"));
         }
         let hashes = self.u32s(spans.word_hashes_at, spans.words);
-        let word_ends = self.u32s(spans.word_ends_at, spans.words);
-        let last_end = word_ends.iter().last().unwrap_or(0) as usize;
-        if !strictly_increasing(hashes.iter())
-            || !strictly_increasing(std::iter::once(0).chain(word_ends.iter()))
-            || last_end != spans.elements
-        {
+        if !strictly_increasing(hashes.iter()) {
             return Err(disagree());
         }
-        let mut next: Vec<u32> = std::iter::once(0)
-            .chain(word_ends.iter())
-            .take(spans.words)
-            .collect();
-        let (entry_parts, entry_indexes) = (self.entry_parts(), self.entry_indexes());
-        let blocks = self.entry_blocks();
+        let ends = self.u32s(spans.list_ends_at, spans.words);
+        if !strictly_increasing(std::iter::once(0).chain(ends.iter())) {
+            return Err(disagree());
+        }
+        let mut from_lists = Fingerprint::default();
+        let mut entries = 0u64;
+        let mut again = Vec::new();
+        for word in 0..spans.words as u32 {
+            let list = self.word_list(word);
+            let decoded = list.to_vec();
+            again.clear();
+            if !decoded.is_empty() {
+                posting_lists::encode(&decoded, &mut again);
+            }
+            let (start, end) = self.list_range(word);
+            let stored = self.list_bytes().get(start as usize..end as usize);
+            let parts_in_order = strictly_increasing(decoded.iter().rev().map(|e| e.0));
+            let below = decoded.first().is_some_and(|e| (e.0 as usize) < spans.parts);
+            if stored != Some(again.as_slice()) || !parts_in_order || !below {
+                return Err(disagree());
+            }
+            for &(part, block) in &decoded {
+                from_lists.add(word, part, block);
+            }
+            entries += decoded.len() as u64;
+        }
+        if entries != spans.elements as u64 {
+            return Err(disagree());
+        }
+        let mut from_elements = Fingerprint::default();
+        let mut words = Vec::new();
         for part in 0..spans.parts {
-            let len = self.part_len(part);
-            let words = self.part_words(part).iter();
-            for ((word, hash), index) in words.zip(self.part_hashes(part).iter()).zip(0u32..) {
-                let w = word as usize;
-                let Some(cursor) = next.get_mut(w) else {
-                    return Err(disagree());
-                };
-                let entry = *cursor as usize;
-                let expected = (part as u32, index, block_of(index, len));
-                let stored = (
-                    entry_parts.get(entry),
-                    entry_indexes.get(entry),
-                    blocks.get(entry).copied().unwrap_or(u8::MAX),
-                );
-                if hashes.get(w) != hash || entry >= word_ends.get(w) as usize || stored != expected
-                {
+            self.part_words(part).decode_into(&mut words);
+            let len = words.len() as u32;
+            for (&word, index) in words.iter().zip(0u32..) {
+                if word as usize >= spans.words {
                     return Err(disagree());
                 }
-                *cursor += 1;
+                from_elements.add(word, part as u32, fine_block_of(index, len));
             }
+        }
+        let packed_bits = spans.elements as u64 * u64::from(spans.word_width);
+        let packed_len = packed::packed_len(spans.elements, spans.word_width);
+        let last = self
+            .bytes
+            .get(spans.element_words_at + packed_len.saturating_sub(1))
+            .copied()
+            .unwrap_or(0);
+        let padding_clear = packed_bits % 8 == 0 || last >> (packed_bits % 8) == 0;
+        if from_lists != from_elements || !padding_clear {
+            return Err(disagree());
         }
         Ok(())
     }
@@ -344,7 +416,8 @@ impl Segment {
     /// The long words: each word of at least [`LONG_LIST`] entries once,
     /// longest first, then by number.
     fn check_long_words(&self, spans: &BookSpans) -> Result<()> {
-        let count = |w: u32| self.word_entries(w).len() as u32;
+        let lengths: Vec<u32> = self.word_lists().map(|list| list.len()).collect();
+        let count = |w: u32| lengths.get(w as usize).copied().unwrap_or(0);
         let long = (0..spans.words as u32)
             .filter(|&w| count(w) >= LONG_LIST)
             .count();
@@ -368,6 +441,23 @@ pub(super) fn key_of_entry(bytes: &[u8]) -> &[u8] {
     bytes
         .get(ENTRY_KEY_AT + 4..ENTRY_KEY_AT + 4 + len as usize)
         .unwrap_or(&[])
+}
+
+/// A multiset of (word, part, fine block) triples, as two sums of seeded
+/// hashes of its members.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Fingerprint(u64, u64);
+
+impl Fingerprint {
+    fn add(&mut self, word: u32, part: u32, block: u8) {
+        let mut bytes = [0u8; 9];
+        bytes[..4].copy_from_slice(&word.to_le_bytes());
+        bytes[4..8].copy_from_slice(&part.to_le_bytes());
+        bytes[8] = block;
+        let hash = |seed| xxhash_rust::xxh3::xxh3_64_with_seed(&bytes, seed);
+        self.0 = self.0.wrapping_add(hash(1));
+        self.1 = self.1.wrapping_add(hash(2));
+    }
 }
 
 /// The index of `value` in the sorted `values`, if there: word hashes are
@@ -442,10 +532,8 @@ mod tests {
         assert_eq!(segment.part_hashes(1).to_vec(), [40, 50, 10]);
         assert_eq!(segment.part_len(2), 0);
         let w = segment.find_word(40).unwrap();
-        let entries = segment.word_entries(w);
-        let parts: Vec<u32> = segment.entry_parts().slice(entries.clone()).to_vec();
-        let indexes: Vec<u32> = segment.entry_indexes().slice(entries).to_vec();
-        assert_eq!((parts, indexes), (vec![0, 1], vec![1, 0]));
+        // Index 1 of 2 lies in fine block 32 of 64; index 0 in block 0.
+        assert_eq!(segment.word_list(w).to_vec(), [(0, 32), (1, 0)]);
         assert_eq!(segment.part_words(1).get(0), w);
         assert!(segment.find_word(41).is_none());
         assert_eq!(segment.word_count(), 5);
@@ -467,7 +555,7 @@ mod tests {
         assert_eq!(merged.book_ids().collect::<Vec<_>>(), [3, 5, 9]);
         assert_eq!(merged.positions_of_key("a"), [2]);
         let w = merged.find_word(10).unwrap();
-        assert_eq!(merged.word_entries(w).len(), 3);
+        assert_eq!(merged.list_len(w), 3);
         assert_eq!(merged.part_hashes(3).to_vec(), [10, 99]);
     }
 
@@ -529,8 +617,8 @@ mod tests {
         let mut bytes = encode_segment(sample(), 2).unwrap();
         let segment = open(bytes.clone());
         let spans = segment.spans();
-        // Change one element hash; the postings no longer index it.
-        let at = spans.hashes_at;
+        // Change one element's word; the postings no longer index it.
+        let at = spans.element_words_at;
         bytes[at] ^= 1;
         let body_end = bytes.len() - crate::storage::format::CHECKSUM_LEN;
         let sum = crate::storage::format::checksum(&bytes[..body_end]);

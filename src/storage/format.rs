@@ -93,6 +93,14 @@ impl FormatVersion {
         self.0 >= 7
     }
 
+    /// Segments hold each part's sequence once, as bit-packed word
+    /// numbers, and posting lists of delta-coded, bit-packed blocks (from
+    /// format 10; formats 7 to 9 held fixed-width arrays, which this build
+    /// skips, reading such an index as one before format 7).
+    pub fn has_compact_postings(self) -> bool {
+        self.0 >= 10
+    }
+
     /// Bilingual dictionaries in `dictionaries/` and the catalog's
     /// `dictionaries` table (from format 8).
     pub fn has_dictionaries(self) -> bool {

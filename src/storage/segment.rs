@@ -341,7 +341,9 @@ struct TableSpan {
 /// layout: three key tables up to version 2, four from version 3 on, and
 /// book sections from version 7 on.
 pub fn same_layout(a: FormatVersion, b: FormatVersion) -> bool {
-    a.has_value_table() == b.has_value_table() && a.has_segment_books() == b.has_segment_books()
+    a.has_value_table() == b.has_value_table()
+        && a.has_segment_books() == b.has_segment_books()
+        && a.has_compact_postings() == b.has_compact_postings()
 }
 
 /// A segment whose layout was checked: every section lies inside its bytes
@@ -497,9 +499,12 @@ impl Segment {
                 books_at: cursor.skip(entry_count, 4, "posting entries")?,
             };
         }
-        let book_spans = if header.version.has_segment_books() {
+        let book_spans = if header.version.has_compact_postings() {
             Some(BookSpans::decode(&mut cursor, &bytes, book_count)?)
         } else {
+            if header.version.has_segment_books() {
+                BookSpans::skip_version_7(&mut cursor, &bytes, book_count)?;
+            }
             None
         };
         if cursor.remaining() != 0 {

@@ -1,24 +1,27 @@
-//! The book sections of a version-7 segment: what a reader holds for each
-//! book of the segment, read in place through a memory map instead of
-//! being loaded at open.
+//! The book sections of a segment (version 10 on): what a reader holds
+//! for each book of the segment, read in place through a memory map
+//! instead of being loaded at open.
 //!
 //! - **Book data**: a flags byte per book (sketched, paged), the book's
 //!   catalog entry ([`BookEntry`], as the catalog stores it) and its page
 //!   locator, and the books' positions sorted by key, for lookups by key.
-//! - **Parts**: each part's unique-word hashes in text order (the planner's
-//!   unit), with the word id of each element in the postings below.
-//! - **Postings**: the segment's distinct unique words, sorted by hash; for
-//!   each, its entries (part, index in the part, block of the index), one
-//!   per element of the segment's parts; and the words with the longest
-//!   lists, longest first, from which a reader finds the frequent words of
-//!   the whole index without reading every list.
+//! - **Words**: the segment's distinct unique words, sorted by hash, and
+//!   for each its posting list ([`super::posting_lists`]): the parts
+//!   holding it, each with the index of its element there.
+//! - **Parts**: each part's unique words in text order (the planner's
+//!   unit), as word numbers bit-packed at the fewest bits that number every
+//!   word: the sequence is stored once, its hashes in the word table.
+//! - **Long words**: the words with the longest lists, longest first, from
+//!   which a reader finds the frequent words of the whole index without
+//!   reading every list.
 //!
 //! Layout (all integers little-endian; `storage-format.md`, section 4.5):
 //!
 //! ```text
 //! n × u8 flags, n × u32 entry end, B bytes of entries, n × u32 key order
-//! n × u32 part end, P × u32 element end, N × u32 hash, N × u32 word
-//! u32 m, m × u32 word hash, m × u32 end, N × u32 part, N × u32 index, N × u8 block
+//! n × u32 part end, P × u32 element end
+//! u32 w, w × u32 word hash, w × u32 list end, Q bytes of lists
+//! ⌈N·b/8⌉ bytes of element words (b = bits of w − 1)
 //! u32 L, L × u32 long word
 //! ```
 //!
@@ -40,9 +43,10 @@ use crate::repr::{BookSketch, MinHashSig, SimHash128};
 const TABLES: usize = Table::ALL.len();
 
 /// Blocks per part in the block grid of the exact join's bound: the block
-/// of element `index` of a part of `len` elements is
-/// `index · BLOCKS / len`, stored beside each posting entry.
+/// of element `index` of a part of `len` elements is `index · BLOCKS /
+/// len`.
 pub const BLOCKS: usize = 16;
+use super::{packed, posting_lists};
 
 /// Words whose list holds at least this many entries are listed among a
 /// segment's long words.
@@ -182,6 +186,108 @@ impl<'a> U32s<'a> {
     }
 }
 
+/// The element words of one part, bit-packed, read in place.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PartWords<'a> {
+    /// The element words of the whole segment.
+    packed: &'a [u8],
+    width: u8,
+    start: usize,
+    len: usize,
+}
+
+impl<'a> PartWords<'a> {
+    /// Elements `start .. start + len` of the words packed at `width` bits
+    /// in `packed`.
+    pub(crate) fn new(packed: &'a [u8], width: u8, start: usize, len: usize) -> Self {
+        PartWords {
+            packed,
+            width,
+            start,
+            len,
+        }
+    }
+
+    /// Elements.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True when the part has none.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The word of element `i` (0 past the end).
+    #[inline]
+    pub fn get(&self, i: usize) -> u32 {
+        match i < self.len {
+            true => packed::get(self.packed, self.start + i, self.width),
+            false => 0,
+        }
+    }
+
+    /// The words in order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = u32> + 'a {
+        let words = *self;
+        (0..self.len).map(move |i| packed::get(words.packed, words.start + i, words.width))
+    }
+
+    /// The words, decoded a block at a time into `out` (cleared first).
+    pub fn decode_into(&self, out: &mut Vec<u32>) {
+        out.clear();
+        out.resize(self.len, 0);
+        let bit = self.start as u64 * u64::from(self.width);
+        let from = (bit / 8) as usize;
+        if bit % 8 == 0 {
+            packed::unpack(self.packed.get(from..).unwrap_or(&[]), self.width, out);
+        } else {
+            out.iter_mut().zip(self.iter()).for_each(|(o, w)| *o = w);
+        }
+    }
+}
+
+/// The unique-word hashes of one part, read in place: its element words
+/// looked up in the word table.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PartHashes<'s> {
+    segment: Option<&'s super::segment::Segment>,
+    words: PartWords<'s>,
+}
+
+impl<'s> PartHashes<'s> {
+    /// The hashes of `words`, elements of `segment`.
+    pub(crate) fn new(segment: &'s super::segment::Segment, words: PartWords<'s>) -> Self {
+        PartHashes {
+            segment: Some(segment),
+            words,
+        }
+    }
+
+    /// Elements.
+    pub fn len(&self) -> usize {
+        self.words.len()
+    }
+
+    /// True when the part has none.
+    pub fn is_empty(&self) -> bool {
+        self.words.is_empty()
+    }
+
+    /// The hashes in order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = u32> + 's {
+        let segment = self.segment;
+        self.words
+            .iter()
+            .map(move |word| segment.map_or(0, |s| s.word_hash(word)))
+    }
+
+    /// The hashes, copied.
+    pub fn to_vec(self) -> Vec<u32> {
+        self.iter().collect()
+    }
+}
+
 /// Range `j` under cumulative ends (`end[−1] = 0`), clamped to `total`
 /// and never reversed.
 pub fn end_range(ends: U32s<'_>, j: usize, total: usize) -> std::ops::Range<usize> {
@@ -209,16 +315,22 @@ pub(crate) struct BookSpans {
     pub(crate) parts: usize,
     pub(crate) element_ends_at: usize,
     pub(crate) elements: usize,
-    pub(crate) hashes_at: usize,
-    pub(crate) element_words_at: usize,
     pub(crate) words: usize,
     pub(crate) word_hashes_at: usize,
-    pub(crate) word_ends_at: usize,
-    pub(crate) entry_parts_at: usize,
-    pub(crate) entry_indexes_at: usize,
-    pub(crate) entry_blocks_at: usize,
+    pub(crate) list_ends_at: usize,
+    pub(crate) lists_at: usize,
+    pub(crate) lists_len: usize,
+    pub(crate) element_words_at: usize,
+    /// Bits of each element word: [`word_width`] of `words`.
+    pub(crate) word_width: u8,
     pub(crate) long_words: usize,
     pub(crate) long_words_at: usize,
+}
+
+/// Bits of an element word in a segment of `words` distinct words: the
+/// fewest that number them all.
+pub fn word_width(words: usize) -> u8 {
+    packed::bits(u32::try_from(words.saturating_sub(1)).unwrap_or(u32::MAX))
 }
 
 /// The last of `count` cumulative ends at `at` (0 when none), read before
@@ -234,6 +346,28 @@ fn last_end(bytes: &[u8], at: usize, count: usize) -> usize {
 }
 
 impl BookSpans {
+    /// No book sections: every section empty.
+    pub(crate) const EMPTY: BookSpans = BookSpans {
+        flags_at: 0,
+        entry_ends_at: 0,
+        entries_at: 0,
+        entries_len: 0,
+        key_order_at: 0,
+        part_ends_at: 0,
+        parts: 0,
+        element_ends_at: 0,
+        elements: 0,
+        words: 0,
+        word_hashes_at: 0,
+        list_ends_at: 0,
+        lists_at: 0,
+        lists_len: 0,
+        element_words_at: 0,
+        word_width: 0,
+        long_words: 0,
+        long_words_at: 0,
+    };
+
     /// Finds the sections of `books` books at the cursor, checking that
     /// each fits in the bytes; leaves the cursor after them.
     pub(crate) fn decode(cursor: &mut Cursor<'_>, bytes: &[u8], books: usize) -> Result<BookSpans> {
@@ -246,14 +380,14 @@ impl BookSpans {
         let parts = last_end(bytes, part_ends_at, books);
         let element_ends_at = cursor.skip(parts, 4, "element ends")?;
         let elements = last_end(bytes, element_ends_at, parts);
-        let hashes_at = cursor.skip(elements, 4, "element hashes")?;
-        let element_words_at = cursor.skip(elements, 4, "element words")?;
         let words = cursor.u32()? as usize;
         let word_hashes_at = cursor.skip(words, 4, "word hashes")?;
-        let word_ends_at = cursor.skip(words, 4, "word ends")?;
-        let entry_parts_at = cursor.skip(elements, 4, "posting parts")?;
-        let entry_indexes_at = cursor.skip(elements, 4, "posting indexes")?;
-        let entry_blocks_at = cursor.skip(elements, 1, "posting blocks")?;
+        let list_ends_at = cursor.skip(words, 4, "list ends")?;
+        let lists_len = last_end(bytes, list_ends_at, words);
+        let lists_at = cursor.skip(lists_len, 1, "posting lists")?;
+        let word_width = word_width(words);
+        let element_words_len = packed::packed_len(elements, word_width);
+        let element_words_at = cursor.skip(element_words_len, 1, "element words")?;
         let long_words = cursor.u32()? as usize;
         let long_words_at = cursor.skip(long_words, 4, "long words")?;
         Ok(BookSpans {
@@ -266,17 +400,43 @@ impl BookSpans {
             parts,
             element_ends_at,
             elements,
-            hashes_at,
-            element_words_at,
             words,
             word_hashes_at,
-            word_ends_at,
-            entry_parts_at,
-            entry_indexes_at,
-            entry_blocks_at,
+            list_ends_at,
+            lists_at,
+            lists_len,
+            element_words_at,
+            word_width,
             long_words,
             long_words_at,
         })
+    }
+
+    /// Skips the book sections of a version-7 to 9 segment (fixed-width
+    /// arrays: element hashes and words, posting parts, indexes and
+    /// blocks), checking that each fits in the bytes. This build does not
+    /// read them: it reads such an index from its catalog and barrels, as
+    /// it reads one before format 7, and upgrades it.
+    pub(crate) fn skip_version_7(
+        cursor: &mut Cursor<'_>,
+        bytes: &[u8],
+        books: usize,
+    ) -> Result<()> {
+        cursor.skip(books, 1, "book flags")?;
+        let entry_ends_at = cursor.skip(books, 4, "book entry ends")?;
+        cursor.skip(last_end(bytes, entry_ends_at, books), 1, "book entry bytes")?;
+        cursor.skip(books, 4, "key order positions")?;
+        let part_ends_at = cursor.skip(books, 4, "part ends")?;
+        let parts = last_end(bytes, part_ends_at, books);
+        let element_ends_at = cursor.skip(parts, 4, "element ends")?;
+        let elements = last_end(bytes, element_ends_at, parts);
+        cursor.skip(elements, 8, "element hashes and words")?;
+        let words = cursor.u32()? as usize;
+        cursor.skip(words, 8, "word hashes and ends")?;
+        cursor.skip(elements, 9, "posting parts, indexes and blocks")?;
+        let long_words = cursor.u32()? as usize;
+        cursor.skip(long_words, 4, "long words")?;
+        Ok(())
     }
 }
 
@@ -318,8 +478,8 @@ pub(super) fn put_u32s(out: &mut dyn Sink, values: impl Iterator<Item = u32>) ->
 #[allow(clippy::indexing_slicing)]
 /// Appends the book sections of `books` (in segment order: ids strictly
 /// increasing), consuming them: a part's hashes are overwritten by its
-/// words once written, so that encoding holds 12 bytes per element beyond
-/// the books (the sort keys). `InvalidArgument` when a count would not fit
+/// words, so that encoding holds the sort keys (8 bytes per element) and
+/// the posting lists beyond the books. `InvalidArgument` when a count would not fit
 /// a `u32`.
 pub fn encode(mut books: Vec<SegmentBook>, out: &mut dyn Sink) -> Result<()> {
     let too_large = || {
@@ -380,7 +540,6 @@ pub fn encode(mut books: Vec<SegmentBook>, out: &mut dyn Sink) -> Result<()> {
         }),
     )?;
     put_u32s(out, part_starts[1..].iter().map(|&e| e as u32))?;
-    put_u32s(out, elements_of(&books))?;
     // Postings: (hash, place) sorted, a place numbering (part, index)
     // in order, so a word's entries sort by part.
     let places = Places::new(&part_starts);
@@ -404,39 +563,65 @@ pub fn encode(mut books: Vec<SegmentBook>, out: &mut dyn Sink) -> Result<()> {
         }
         words += 1;
     }
-    put_u32s(out, elements_of(&books))?;
-    drop(books);
-    put_u32s(out, std::iter::once(words))?;
     let runs = || keys.chunk_by(|a, b| a >> 32 == b >> 32);
+    put_u32s(out, std::iter::once(words))?;
     put_u32s(out, runs().map(|run| (run[0] >> 32) as u32))?;
-    put_u32s(
-        out,
-        runs().scan(0u32, |end, run| {
-            *end += run.len() as u32;
-            Some(*end)
-        }),
-    )?;
-    put_u32s(out, keys.iter().map(|&key| locate(key).0 as u32))?;
-    put_u32s(out, keys.iter().map(|&key| locate(key).1))?;
-    let mut blocks = Vec::with_capacity(1 << 16);
-    for &key in &keys {
-        let (p, index) = locate(key);
-        let len = (part_starts[p + 1] - part_starts[p]) as u32;
-        blocks.push(block_of(index, len));
-        if blocks.len() >= 1 << 16 {
-            out.put(&blocks)?;
-            blocks.clear();
-        }
+    let mut lists = Vec::new();
+    let mut ends = Vec::with_capacity(words as usize);
+    let mut entries = Vec::new();
+    for run in runs() {
+        entries.clear();
+        entries.extend(run.iter().map(|&key| {
+            let (p, index) = locate(key);
+            let len = (part_starts[p + 1] - part_starts[p]) as u32;
+            (p as u32, posting_lists::fine_block_of(index, len))
+        }));
+        entries.reverse();
+        posting_lists::encode(&entries, &mut lists);
+        ends.push(u32::try_from(lists.len()).map_err(|_| lists_too_large())?);
     }
-    out.put(&blocks)?;
+    put_u32s(out, ends.into_iter())?;
+    out.put(&lists)?;
+    drop(lists);
     let mut long: Vec<(u32, u32)> = runs()
         .enumerate()
         .map(|(w, run)| (run.len() as u32, w as u32))
         .filter(|&(len, _)| len >= LONG_LIST)
         .collect();
+    drop(keys);
+    put_packed(out, elements_of(&books), word_width(words as usize))?;
+    drop(books);
     long.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
     put_u32s(out, std::iter::once(long.len() as u32))?;
     put_u32s(out, long.into_iter().map(|(_, w)| w))
+}
+
+/// The error for a segment whose posting lists would take 4 GiB or more.
+pub(super) fn lists_too_large() -> Error {
+    Error::InvalidArgument("a segment's posting lists would take 4 GiB or more".into())
+}
+
+/// Appends `values` bit-packed at `width` bits, a buffer at a time (a
+/// buffer holds a multiple of 8 values, so its bytes end on a value
+/// boundary).
+pub(super) fn put_packed(
+    out: &mut dyn Sink,
+    values: impl Iterator<Item = u32>,
+    width: u8,
+) -> Result<()> {
+    const CHUNK: usize = 1 << 14;
+    let mut chunk = Vec::with_capacity(CHUNK);
+    let mut bytes = Vec::with_capacity(CHUNK * 4);
+    for value in values {
+        chunk.push(value);
+        if chunk.len() == CHUNK {
+            packed::pack(chunk.drain(..), width, &mut bytes);
+            out.put(&bytes)?;
+            bytes.clear();
+        }
+    }
+    packed::pack(chunk, width, &mut bytes);
+    out.put(&bytes)
 }
 
 /// The low half of a postings sort key: an entry's part and its index in

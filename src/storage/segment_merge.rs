@@ -32,8 +32,11 @@ use super::catalog::BookEntry;
 use super::codec::Encode;
 use super::format::{FileHeader, FileKind};
 use super::page_files::PageLocator;
+use super::posting_lists::{self, Entry};
 use super::segment::{checksummed, write_streamed, Segment};
-use super::segment_books::{put_u32s, Sink, FLAG_PAGED, FLAG_SKETCHED, LONG_LIST};
+use super::segment_books::{
+    lists_too_large, put_packed, put_u32s, word_width, Sink, FLAG_PAGED, FLAG_SKETCHED, LONG_LIST,
+};
 use crate::error::{Error, Result};
 use crate::repr::sketch::Table;
 
@@ -135,60 +138,31 @@ impl Input<'_> {
         self.parts.get(part as usize).copied().unwrap_or(DROPPED)
     }
 
-    /// Calls `f` with `column` of each entry of word `word` the merge keeps,
-    /// in order (a part as its merged number, a block widened).
-    fn for_each_kept(
-        &self,
-        word: u32,
-        column: Column,
-        mut f: impl FnMut(u32) -> Result<()>,
-    ) -> Result<()> {
-        let range = self.segment.word_entries(word);
-        let parts = self.segment.entry_parts().slice(range.clone());
-        let kept = |i: usize| !self.drops || self.merged_part(parts.get(i)) != DROPPED;
-        match column {
-            Column::Part => parts
-                .iter()
-                .map(|part| self.merged_part(part))
-                .filter(|&part| part != DROPPED)
-                .try_for_each(f),
-            Column::Index => {
-                let indexes = self.segment.entry_indexes().slice(range);
-                (0..indexes.len())
-                    .filter(|&i| kept(i))
-                    .try_for_each(|i| f(indexes.get(i)))
+    /// Appends the entries of word `word` the merge keeps to `entries`, in
+    /// order, each part as its merged number.
+    fn kept_list(&self, word: u32, entries: &mut Vec<Entry>) {
+        self.segment.word_list(word).for_each(None, |part, block| {
+            let part = self.merged_part(part);
+            if part != DROPPED {
+                entries.push((part, block));
             }
-            Column::Block => {
-                let blocks = self.segment.entry_blocks().get(range).unwrap_or(&[]);
-                (0..blocks.len())
-                    .filter(|&i| kept(i))
-                    .try_for_each(|i| f(u32::from(blocks[i])))
-            }
-        }
+        });
     }
 
     /// How many of its entries of word `word` the merge keeps.
     fn kept_entries(&self, word: u32) -> u32 {
-        let range = self.segment.word_entries(word);
+        let list = self.segment.word_list(word);
         match self.drops {
-            false => range.len() as u32,
-            true => self
-                .segment
-                .entry_parts()
-                .slice(range)
-                .iter()
-                .filter(|&part| self.merged_part(part) != DROPPED)
-                .count() as u32,
+            false => list.len(),
+            true => {
+                let mut kept = 0;
+                list.for_each(None, |part, _| {
+                    kept += u32::from(self.merged_part(part) != DROPPED);
+                });
+                kept
+            }
         }
     }
-}
-
-/// A column of the postings.
-#[derive(Debug, Clone, Copy)]
-enum Column {
-    Part,
-    Index,
-    Block,
 }
 
 /// A merge planned: its inputs, and the counts its header and sections
@@ -451,7 +425,7 @@ impl<'s> Plan<'s> {
         books.into_iter().map(|(_, _, merged)| merged).collect()
     }
 
-    /// Part ends, element ends and the element hashes of the kept books.
+    /// Part ends and element ends of the kept books.
     fn encode_parts(&self, out: &mut dyn Sink) -> Result<()> {
         let mut end = 0u32;
         let part_ends = self.kept_books().map(|(input, position)| {
@@ -464,12 +438,7 @@ impl<'s> Plan<'s> {
             end += input.segment.part_len(part);
             end
         });
-        put_u32s(out, element_ends)?;
-        let mut buffer = Buffered::new(out);
-        for (input, part) in self.kept_parts() {
-            buffer.put(input.segment.part_hashes(part).as_bytes())?;
-        }
-        buffer.flush()
+        put_u32s(out, element_ends)
     }
 
     /// Every kept part as (input, its part number there), in order.
@@ -479,34 +448,44 @@ impl<'s> Plan<'s> {
         })
     }
 
-    /// Element words, the word table, the postings and the long words.
+    /// The word table, the posting lists, the element words and the long
+    /// words. The lists are encoded twice, once to find where each ends
+    /// and once to write them, so that no list but the current one is
+    /// held.
     fn encode_postings(&self, out: &mut dyn Sink) -> Result<()> {
         let words = self.word_table()?;
         let mut buffer = Buffered::new(out);
-        for (input, part) in self.kept_parts() {
-            for hash in input.segment.part_hashes(part).iter() {
-                let word = words.number(hash);
-                buffer.put(&word.to_le_bytes())?;
-            }
-        }
         buffer.put(&(words.hashes.len() as u32).to_le_bytes())?;
         for &hash in &words.hashes {
             buffer.put(&hash.to_le_bytes())?;
         }
-        let mut end = 0u32;
-        for &count in &words.counts {
-            end += count;
-            buffer.put(&end.to_le_bytes())?;
-        }
-        self.for_each_entry(Column::Part, |part| buffer.put(&part.to_le_bytes()))?;
-        self.for_each_entry(Column::Index, |index| buffer.put(&index.to_le_bytes()))?;
-        self.for_each_entry(Column::Block, |block| buffer.put(&[block as u8]))?;
+        let mut list = Vec::new();
+        let mut end = 0u64;
+        self.for_each_list(|entries| {
+            list.clear();
+            posting_lists::encode(entries, &mut list);
+            end += list.len() as u64;
+            let end = u32::try_from(end).map_err(|_| lists_too_large())?;
+            buffer.put(&end.to_le_bytes())
+        })?;
+        self.for_each_list(|entries| {
+            list.clear();
+            posting_lists::encode(entries, &mut list);
+            buffer.put(&list)
+        })?;
+        buffer.flush()?;
+        let element_words = self.kept_parts().flat_map(|(input, part)| {
+            let words = &words;
+            input
+                .segment
+                .part_hashes(part)
+                .iter()
+                .map(move |hash| words.number(hash))
+        });
+        put_packed(out, element_words, word_width(words.hashes.len()))?;
         let long = words.long();
-        buffer.put(&(long.len() as u32).to_le_bytes())?;
-        for word in long {
-            buffer.put(&word.to_le_bytes())?;
-        }
-        buffer.flush()
+        put_u32s(out, std::iter::once(long.len() as u32))?;
+        put_u32s(out, long.into_iter())
     }
 
     /// Each input's word hashes, as a [`KWay`] reads them.
@@ -538,14 +517,22 @@ impl<'s> Plan<'s> {
         Ok(words)
     }
 
-    /// Calls `f` with `column` of every kept posting entry, word after word
-    /// in hash order, input after input within a word.
-    fn for_each_entry(&self, column: Column, mut f: impl FnMut(u32) -> Result<()>) -> Result<()> {
+    /// Calls `f` with the kept entries of every word that keeps any, word
+    /// after word in hash order, input after input within a word.
+    fn for_each_list(&self, mut f: impl FnMut(&[Entry]) -> Result<()>) -> Result<()> {
         let (lens, hash) = self.word_sources();
+        let mut entries = Vec::new();
         KWay::new(&lens).for_each(hash, |_, group| {
-            group
-                .iter()
-                .try_for_each(|&(s, w)| self.inputs[s].for_each_kept(w as u32, column, &mut f))
+            entries.clear();
+            for &(s, w) in group {
+                self.inputs[s].kept_list(w as u32, &mut entries);
+            }
+            // Lists hold their parts in decreasing order.
+            entries.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+            match entries.is_empty() {
+                true => Ok(()),
+                false => f(&entries),
+            }
         })
     }
 }
