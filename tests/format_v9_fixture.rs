@@ -83,12 +83,22 @@ fn the_version_9_fixture_opens_read_only_verifies_and_writes_nothing() {
 }
 
 #[test]
-fn a_copy_of_the_version_9_fixture_takes_another_book_of_word_images() {
+fn a_copy_of_the_version_9_fixture_upgrades_and_takes_another_book_of_word_images() {
     let dir = common::fixture_copy("v9");
-    let index = Index::open(dir.path()).unwrap();
+    // Format 10 rewrites the segments: a write waits for the upgrade.
     let page = fixture().join("pages/scan-0001.png");
     let files = [stemmata::images::pages::PageFiles::beside(&page).unwrap()];
     let options = stemmata::images::learn::LearnOptions::default();
+    let refused =
+        Index::open(dir.path())
+            .unwrap()
+            .add_word_images("again", &files, &options, &|_| {});
+    assert!(matches!(
+        refused,
+        Err(stemmata::Error::OldFormat { found: 9, .. })
+    ));
+    let (index, stats) = Index::upgrade(dir.path()).unwrap();
+    assert_eq!((stats.from_version, stats.to_version), (9, 10));
     index
         .add_word_images("again", &files, &options, &|_| {})
         .unwrap();

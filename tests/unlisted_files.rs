@@ -10,7 +10,7 @@ use stemmata::Index;
 
 /// The format-9 fixture: books, a dictionary and a book of word images.
 fn fixture() -> tempfile::TempDir {
-    common::fixture_copy("v9")
+    common::fixture_copy("v10")
 }
 
 const PLANTED: [&str; 7] = [

@@ -2,15 +2,16 @@
 //!
 //! Every segment (one per load batch, merged by compactions: the runs of a
 //! log-structured merge) holds the posting lists of its own parts: for each
-//! word, the parts whose sequence holds it, with its index and block in
-//! each ([`crate::storage::segment_books`]). The join reads them in place,
-//! run after run; a word's list in the whole index is the concatenation of
-//! its lists in the runs, and parts are numbered run after run, so nothing
-//! is merged at query time. Joining a sequence X runs in two passes over
-//! X's lists: the first counts |X ∩ Y| for every part Y at once; the
-//! second, only for the parts whose bound survives, gathers the indexes in
-//! Y of the common words in X's order, whose longest increasing
-//! subsequence is |LCS(X, Y)|.
+//! word, the parts whose sequence holds it, in decreasing order, each with
+//! the element's fine block ([`crate::storage::posting_lists`]). The join
+//! reads them in place, run after run; a word's list in the whole index is
+//! the concatenation of its lists in the runs, and parts are numbered run
+//! after run, so nothing is merged at query time. Joining a sequence X
+//! decodes X's lists once, element after element, counting |X ∩ Y| for
+//! every part Y at once; the block grids of the parts whose bound survives
+//! are filled from the decoded entries; and each part kept after them is
+//! aligned by looking its own sequence's words up in X's, whose longest
+//! increasing subsequence is |LCS(X, Y)|.
 //!
 //! **Frequent words.** A word unique in more parts than a cap (see
 //! [`default_frequent_word_cap`]; its lists summed over the runs) is
@@ -24,12 +25,16 @@
 //! ([`Frequent`]). Alignment then looks each kept part's words up,
 //! frequent ones included, so verified overlaps are exact.
 //!
-//! **Block bound.** The first pass also counts common words per cell of a
-//! [`BLOCKS`]×[`BLOCKS`] grid (block of X × block of Y, by sequence index).
-//! The common words of an increasing subsequence visit cells along a
-//! monotone path, so the heaviest monotone path through the grid bounds
-//! |LCS| from above. For common words in random order it is about an
-//! eighth of |X ∩ Y|; for a copy it equals it. The planner prunes with it.
+//! **Block bound.** The decoded entries are then counted per cell of a
+//! [`BLOCKS`]×[`BLOCKS`] grid (block of X × block of Y, by sequence index)
+//! for the candidates the common count leaves within reach. The common
+//! words of an increasing subsequence visit cells along a monotone path,
+//! so the heaviest monotone path through the grid bounds |LCS| from
+//! above. For common words in random order it is about an eighth of
+//! |X ∩ Y|; for a copy it equals it. The candidates still within reach,
+//! when they hold more elements than X's lists hold entries, get a
+//! [`FINE_BLOCKS`]×[`FINE_BLOCKS`] grid too, whose path bounds random order
+//! to about a thirty-second. The planner prunes with them.
 //!
 //! **The word sample** of approximate mode is the same lists, filtered:
 //! only the words of the sample, and none listed in more parts than the
@@ -42,10 +47,10 @@ use nohash_hasher::BuildNoHashHasher;
 use super::runs::Runs;
 use crate::align::{lis_span, ElementIndex, Overlap, Score};
 use crate::batch::in_word_sample;
-pub use crate::storage::posting_lists::FINE_BLOCKS;
 #[cfg(test)]
 use crate::storage::posting_lists::fine_block_of;
 use crate::storage::posting_lists::List;
+pub use crate::storage::posting_lists::FINE_BLOCKS;
 use crate::storage::segment::Segment;
 pub use crate::storage::segment_books::BLOCKS;
 use crate::storage::segment_books::LONG_LIST;
@@ -336,7 +341,7 @@ impl Resolved {
         let cap = vocabulary.cap() as usize;
         // A list has at most one entry per part: with no more parts than
         // the cap, no word is frequent.
-        let none_frequent = runs.part_count() as usize <= cap;
+        let none_frequent = runs.part_count() <= cap;
         let mut is_frequent: Vec<bool> = (0..hashes.len())
             .map(|i| {
                 let total: usize = (segments.iter().zip(&words))
@@ -786,7 +791,8 @@ impl Join {
     #[cfg(test)]
     fn fine_paths_by_lookup(&mut self, postings: &Postings<'_>) -> Vec<u32> {
         let x_len = self.resolved.hashes.len() as u32;
-        let mut x_by_hash: Vec<(u32, u32)> = self.resolved.hashes.iter().copied().zip(0..).collect();
+        let mut x_by_hash: Vec<(u32, u32)> =
+            self.resolved.hashes.iter().copied().zip(0..).collect();
         x_by_hash.sort_unstable();
         let index_in_x = ElementIndex::of(x_by_hash.iter().map(|&(hash, _)| hash));
         let mut paths = vec![0; self.refined.len() * FINE_BLOCKS];
@@ -1157,11 +1163,14 @@ mod tests {
 
     #[test]
     fn block_ranges_match_fine_blocks_and_their_quarters() {
-        use crate::storage::segment_books::block_of;
-        for len in [0usize, 1, 2, 7, 8, 9, 15, 16, 17, 63, 64, 65, 127, 128, 1000, 4097] {
+        // The coarse block of the grids is the fine block's quarter.
+        let coarse = |i: u32, len: u32| fine_block_of(i, len) >> 2;
+        for len in [
+            0usize, 1, 2, 7, 8, 9, 15, 16, 17, 63, 64, 65, 127, 128, 1000, 4097,
+        ] {
             for (blocks, block_of) in [
-                (BLOCKS, block_of as fn(u32, u32) -> u8),
-                (FINE_BLOCKS, fine_block_of),
+                (BLOCKS, &coarse as &dyn Fn(u32, u32) -> u8),
+                (FINE_BLOCKS, &fine_block_of),
             ] {
                 let mut next = 0;
                 for block in 0..blocks {

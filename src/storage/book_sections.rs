@@ -375,7 +375,9 @@ impl Segment {
             let (start, end) = self.list_range(word);
             let stored = self.list_bytes().get(start as usize..end as usize);
             let parts_in_order = strictly_increasing(decoded.iter().rev().map(|e| e.0));
-            let below = decoded.first().is_some_and(|e| (e.0 as usize) < spans.parts);
+            let below = decoded
+                .first()
+                .is_some_and(|e| (e.0 as usize) < spans.parts);
             if stored != Some(again.as_slice()) || !parts_in_order || !below {
                 return Err(disagree());
             }
@@ -406,7 +408,7 @@ impl Segment {
             .get(spans.element_words_at + packed_len.saturating_sub(1))
             .copied()
             .unwrap_or(0);
-        let padding_clear = packed_bits % 8 == 0 || last >> (packed_bits % 8) == 0;
+        let padding_clear = packed_bits.is_multiple_of(8) || last >> (packed_bits % 8) == 0;
         if from_lists != from_elements || !padding_clear {
             return Err(disagree());
         }
@@ -474,7 +476,7 @@ mod tests {
     use crate::repr::sketch::Table;
     use crate::repr::{MinHashSig, SimHash128};
     use crate::storage::segment::encode as encode_segment;
-    use crate::storage::segment_books::{block_of, SketchRecord};
+    use crate::storage::segment_books::SketchRecord;
     use crate::storage::segment_merge::{merge, Fate};
     use std::path::Path;
 
@@ -532,8 +534,9 @@ mod tests {
         assert_eq!(segment.part_hashes(1).to_vec(), [40, 50, 10]);
         assert_eq!(segment.part_len(2), 0);
         let w = segment.find_word(40).unwrap();
-        // Index 1 of 2 lies in fine block 32 of 64; index 0 in block 0.
-        assert_eq!(segment.word_list(w).to_vec(), [(0, 32), (1, 0)]);
+        // Parts in decreasing order: index 0 of 3 lies in fine block 0,
+        // index 1 of 2 in block 32 of 64.
+        assert_eq!(segment.word_list(w).to_vec(), [(1, 0), (0, 32)]);
         assert_eq!(segment.part_words(1).get(0), w);
         assert!(segment.find_word(41).is_none());
         assert_eq!(segment.word_count(), 5);
@@ -625,13 +628,5 @@ mod tests {
         bytes[body_end..].copy_from_slice(&sum.to_le_bytes());
         let error = Segment::decode(bytes, Path::new("seg")).unwrap_err();
         assert!(error.to_string().contains("disagree"), "{error}");
-    }
-
-    #[test]
-    fn block_of_is_below_blocks() {
-        assert_eq!(block_of(0, 0), 0);
-        assert_eq!(block_of(15, 16), 15);
-        assert_eq!(block_of(99, 16), 15);
-        assert_eq!(block_of(8, 16), 8);
     }
 }

@@ -102,8 +102,8 @@ fn load_u64(bytes: &[u8], at: usize) -> u64 {
         Some(eight) => u64::from_le_bytes(eight.try_into().unwrap_or([0; 8])),
         None => {
             let mut eight = [0u8; 8];
-            if let Some(rest) = bytes.get(at..) {
-                eight[..rest.len()].copy_from_slice(rest);
+            for (byte, &value) in eight.iter_mut().zip(bytes.get(at..).unwrap_or(&[])) {
+                *byte = value;
             }
             u64::from_le_bytes(eight)
         }

@@ -195,7 +195,9 @@ fn decode_block(
     f(part, block(values.get(0)));
     for i in 1..count {
         let value = values.get(i);
-        part = part.wrapping_sub((value >> BLOCK_BITS) as u32).wrapping_sub(1);
+        part = part
+            .wrapping_sub((value >> BLOCK_BITS) as u32)
+            .wrapping_sub(1);
         if u64::from(part) < from {
             return None;
         }

@@ -36,17 +36,17 @@ use std::path::Path;
 use super::catalog::BookEntry;
 use super::codec::{Cursor, Decode, Encode};
 use super::page_files::PageLocator;
+use super::{packed, posting_lists};
 use crate::error::{Error, Result};
 use crate::repr::sketch::Table;
 use crate::repr::{BookSketch, MinHashSig, SimHash128};
 
 const TABLES: usize = Table::ALL.len();
 
-/// Blocks per part in the block grid of the exact join's bound: the block
-/// of element `index` of a part of `len` elements is `index · BLOCKS /
-/// len`.
+/// Blocks per part in the coarse grid of the exact join's bound: the
+/// coarse block of an element is its fine block's quarter
+/// ([`super::posting_lists::fine_block_of`]), `index · BLOCKS / len`.
 pub const BLOCKS: usize = 16;
-use super::{packed, posting_lists};
 
 /// Words whose list holds at least this many entries are listed among a
 /// segment's long words.
@@ -57,11 +57,6 @@ pub const LONG_LIST: u32 = 64;
 pub const FLAG_SKETCHED: u8 = 1;
 /// Flag bit: a page locator follows the book's entry.
 pub const FLAG_PAGED: u8 = 2;
-
-/// The block of element `index` in a part of `len` elements.
-pub fn block_of(index: u32, len: u32) -> u8 {
-    (u64::from(index) * BLOCKS as u64 / u64::from(len.max(1))).min(BLOCKS as u64 - 1) as u8
-}
 
 /// The sketch of one book and its band keys, ready for a segment.
 #[derive(Debug, Clone)]
@@ -239,7 +234,7 @@ impl<'a> PartWords<'a> {
         out.resize(self.len, 0);
         let bit = self.start as u64 * u64::from(self.width);
         let from = (bit / 8) as usize;
-        if bit % 8 == 0 {
+        if bit.is_multiple_of(8) {
             packed::unpack(self.packed.get(from..).unwrap_or(&[]), self.width, out);
         } else {
             out.iter_mut().zip(self.iter()).for_each(|(o, w)| *o = w);
@@ -566,21 +561,45 @@ pub fn encode(mut books: Vec<SegmentBook>, out: &mut dyn Sink) -> Result<()> {
     let runs = || keys.chunk_by(|a, b| a >> 32 == b >> 32);
     put_u32s(out, std::iter::once(words))?;
     put_u32s(out, runs().map(|run| (run[0] >> 32) as u32))?;
-    let mut lists = Vec::new();
-    let mut ends = Vec::with_capacity(words as usize);
+    // Each list is encoded twice, once for where it ends and once to
+    // write it, so that no list but the current one is held.
     let mut entries = Vec::new();
-    for run in runs() {
+    let mut list = Vec::new();
+    let mut encode_list = |run: &[u64], list: &mut Vec<u8>| {
         entries.clear();
-        entries.extend(run.iter().map(|&key| {
+        entries.extend(run.iter().rev().map(|&key| {
             let (p, index) = locate(key);
             let len = (part_starts[p + 1] - part_starts[p]) as u32;
             (p as u32, posting_lists::fine_block_of(index, len))
         }));
-        entries.reverse();
-        posting_lists::encode(&entries, &mut lists);
-        ends.push(u32::try_from(lists.len()).map_err(|_| lists_too_large())?);
+        list.clear();
+        posting_lists::encode(&entries, list);
+    };
+    let mut end = 0u64;
+    let mut ends = Vec::with_capacity(1 << 14);
+    for run in runs() {
+        encode_list(run, &mut list);
+        end += list.len() as u64;
+        ends.extend_from_slice(
+            &u32::try_from(end)
+                .map_err(|_| lists_too_large())?
+                .to_le_bytes(),
+        );
+        if ends.len() >= 1 << 16 {
+            out.put(&ends)?;
+            ends.clear();
+        }
     }
-    put_u32s(out, ends.into_iter())?;
+    out.put(&ends)?;
+    let mut lists = Vec::with_capacity(1 << 16);
+    for run in runs() {
+        encode_list(run, &mut list);
+        lists.extend_from_slice(&list);
+        if lists.len() >= 1 << 16 {
+            out.put(&lists)?;
+            lists.clear();
+        }
+    }
     out.put(&lists)?;
     drop(lists);
     let mut long: Vec<(u32, u32)> = runs()

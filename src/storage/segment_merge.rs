@@ -528,7 +528,7 @@ impl<'s> Plan<'s> {
                 self.inputs[s].kept_list(w as u32, &mut entries);
             }
             // Lists hold their parts in decreasing order.
-            entries.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+            entries.sort_unstable_by_key(|&(part, _)| std::cmp::Reverse(part));
             match entries.is_empty() {
                 true => Ok(()),
                 false => f(&entries),
