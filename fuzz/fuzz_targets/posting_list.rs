@@ -17,7 +17,9 @@ fuzz_target!(|data: &[u8]| {
     let list = List::read(bytes);
     let entries = list.to_vec();
     assert!(entries.len() <= list.len() as usize);
-    assert!(entries.iter().all(|&(_, block)| usize::from(block) < FINE_BLOCKS));
+    assert!(entries
+        .iter()
+        .all(|&(_, block)| usize::from(block) < FINE_BLOCKS));
     let after = entries.get(usize::from(pick)).map(|&(part, _)| part);
     let mut past = 0usize;
     list.for_each(after, |part, _| {

@@ -75,14 +75,21 @@ fn read_unchecked(segment: &Segment) {
         let list = segment.word_list(word);
         let mut count = 0u32;
         list.for_each(None, |_, _| count += 1);
-        assert!(count <= list.len(), "a list yields more entries than it counts");
+        assert!(
+            count <= list.len(),
+            "a list yields more entries than it counts"
+        );
         list.for_each(Some(word), |_, _| {});
-        list.for_each_part(Some(word / 2), |_| {});
+        list.for_each(Some(word / 2), |_, block| assert!(block < 64));
     }
     for hash in [0, 1, u32::MAX] {
         let _ = segment.find_word(hash);
     }
-    let _ = segment.word_lists().take(4096).map(|list| list.len()).count();
+    let _ = segment
+        .word_lists()
+        .take(4096)
+        .map(|list| list.len())
+        .count();
     for word in segment.long_words().iter().take(64) {
         let _ = segment.list_len(word);
     }
@@ -169,12 +176,14 @@ fn check_decoded(data: &[u8], segment: &Segment) {
             let words = segment.part_words(part);
             assert_eq!(hashes.len(), segment.part_len(part) as usize);
             assert_eq!(words.len(), hashes.len());
+            let len = hashes.len() as u32;
             for (index, (hash, word)) in hashes.iter().zip(words.iter()).enumerate() {
                 assert_eq!(segment.find_word(hash), Some(word));
                 assert_eq!(segment.word_hash(word), hash);
                 let entries = segment.word_list(word).to_vec();
+                let block = stemmata::storage::posting_lists::fine_block_of(index as u32, len);
                 assert!(
-                    entries.contains(&(part as u32, index as u32)),
+                    entries.contains(&(part as u32, block)),
                     "an element missing from its word's postings"
                 );
                 let mut past = Vec::new();
@@ -182,7 +191,10 @@ fn check_decoded(data: &[u8], segment: &Segment) {
                     .word_list(word)
                     .for_each(Some(part as u32), |p, i| past.push((p, i)));
                 assert!(past.iter().all(|&(p, _)| p as usize > part));
-                assert_eq!(past.len(), entries.iter().filter(|e| e.0 as usize > part).count());
+                assert_eq!(
+                    past.len(),
+                    entries.iter().filter(|e| e.0 as usize > part).count()
+                );
             }
             elements += hashes.len();
         }
