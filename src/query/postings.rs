@@ -614,7 +614,7 @@ impl Join {
         // A cell counts at most one block of X; past u16 the grid is skipped
         // and the bound stays the common count.
         if self.resolved.hashes.len().div_ceil(BLOCKS) <= u16::MAX as usize {
-            self.fill_grids(postings, &worth);
+            self.fill_grids(&worth);
             self.refine_grids(postings, &worth);
         }
         &self.candidates
@@ -678,25 +678,25 @@ impl Join {
         end(elements.start)..end(elements.end)
     }
 
-    /// Gives the candidates `worth` keeps slots `0..` and returns their
-    /// places in `candidates`.
-    fn slot_kept(&mut self, worth: &impl Fn(&Candidate) -> bool) -> Vec<u32> {
-        let mut kept = Vec::new();
-        for (at, candidate) in self.candidates.iter().enumerate() {
-            if candidate.counted > 0 && worth(candidate) {
-                self.slot[candidate.book as usize] = kept.len() as u32;
-                kept.push(at as u32);
-            }
-        }
-        kept
+    /// The places in `candidates` of the candidates `worth` keeps.
+    fn kept_places(&self, worth: &impl Fn(&Candidate) -> bool) -> Vec<u32> {
+        (self.candidates.iter().enumerate())
+            .filter(|(_, candidate)| candidate.counted > 0 && worth(candidate))
+            .map(|(at, _)| at as u32)
+            .collect()
     }
 
-    /// The heaviest monotone path of each slotted candidate through its
+    /// The heaviest monotone path of each candidate at `places` (its place
+    /// k in `places` its slot while the grid is filled) through its
     /// `blocks`×`blocks` grid (`blocks` = [`BLOCKS`] or [`FINE_BLOCKS`]),
     /// from the decoded entries: the grid is walked one row (block of X)
     /// at a time, so a kept part holds one row of counts and its paths so
     /// far, which keeps the scattered increments in cache.
-    fn grid_paths(&mut self, slotted: usize, blocks: usize) -> Vec<u32> {
+    fn grid_paths(&mut self, places: &[u32], blocks: usize) -> Vec<u32> {
+        let slotted = places.len();
+        for (k, &at) in places.iter().enumerate() {
+            self.slot[self.candidates[at as usize].book as usize] = k as u32;
+        }
         let shift = match blocks {
             BLOCKS => 2,
             _ => 0,
@@ -728,21 +728,23 @@ impl Join {
                 extend_paths(paths, row);
             }
         }
+        for &at in places {
+            self.slot[self.candidates[at as usize].book as usize] = NONE;
+        }
         paths
     }
 
     /// Second pass, for the candidates `worth` keeps: their common words
     /// counted per cell of the [`BLOCKS`] grid, and their LCS bound lowered
     /// to the heaviest monotone path through it.
-    fn fill_grids(&mut self, _postings: &Postings<'_>, worth: &impl Fn(&Candidate) -> bool) {
-        let kept = self.slot_kept(worth);
+    fn fill_grids(&mut self, worth: &impl Fn(&Candidate) -> bool) {
+        let kept = self.kept_places(worth);
         if kept.is_empty() {
             return;
         }
-        let paths = self.grid_paths(kept.len(), BLOCKS);
+        let paths = self.grid_paths(&kept, BLOCKS);
         for (k, &at) in kept.iter().enumerate() {
             let candidate = &mut self.candidates[at as usize];
-            self.slot[candidate.book as usize] = NONE;
             candidate.lcs_at_most = paths[k * BLOCKS + BLOCKS - 1] + candidate.frequent_at_most;
         }
         self.paths = paths;
@@ -755,7 +757,7 @@ impl Join {
     /// fine path is a coarse path over no more words: the bound only
     /// tightens.
     fn refine_grids(&mut self, postings: &Postings<'_>, worth: &impl Fn(&Candidate) -> bool) {
-        self.refined = self.slot_kept(worth);
+        self.refined = self.kept_places(worth);
         if self.refined.is_empty() {
             return;
         }
@@ -766,15 +768,13 @@ impl Join {
         // refine only when they hold more elements than X's lists hold
         // entries.
         if lookups <= self.entries_scanned() {
-            for &at in &self.refined {
-                self.slot[self.candidates[at as usize].book as usize] = NONE;
-            }
             return;
         }
-        let paths = self.grid_paths(self.refined.len(), FINE_BLOCKS);
+        let refined = std::mem::take(&mut self.refined);
+        let paths = self.grid_paths(&refined, FINE_BLOCKS);
+        self.refined = refined;
         for (k, &at) in self.refined.iter().enumerate() {
             let candidate = &mut self.candidates[at as usize];
-            self.slot[candidate.book as usize] = NONE;
             let heaviest = paths[k * FINE_BLOCKS + FINE_BLOCKS - 1] + candidate.frequent_at_most;
             candidate.lcs_at_most = candidate.lcs_at_most.min(heaviest);
         }
@@ -1154,8 +1154,9 @@ mod tests {
             };
             join.count_bounded(&postings, &probe, |_| false);
             let everyone = |c: &Candidate| c.counted > 0;
-            join.refined = join.slot_kept(&everyone);
-            let decoded = join.grid_paths(join.refined.len(), FINE_BLOCKS);
+            join.refined = join.kept_places(&everyone);
+            let refined = join.refined.clone();
+            let decoded = join.grid_paths(&refined, FINE_BLOCKS);
             let by_lookup = join.fine_paths_by_lookup(&postings);
             proptest::prop_assert_eq!(by_lookup, decoded);
         }
