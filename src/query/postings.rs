@@ -338,42 +338,44 @@ impl Resolved {
                     .collect(),
             })
             .collect();
+        let list_of = |segment: &Segment, word: u32| match word {
+            NONE => NO_LIST,
+            word => segment.list_range(word),
+        };
+        let mut lists: Vec<Vec<(u32, u32)>> = (segments.iter().zip(&words))
+            .map(|(segment, words)| words.iter().map(|&w| list_of(segment, w)).collect())
+            .collect();
         let cap = vocabulary.cap() as usize;
         // A list has at most one entry per part: with no more parts than
-        // the cap, no word is frequent.
-        let none_frequent = runs.part_count() <= cap;
-        let mut is_frequent: Vec<bool> = (0..hashes.len())
-            .map(|i| {
-                let total: usize = (segments.iter().zip(&words))
-                    .filter(|(_, w)| w[i] != NONE)
-                    .map(|(s, w)| s.list_len(w[i]) as usize)
-                    .sum();
-                !none_frequent && total > cap
-            })
-            .collect();
-        let mut frequent = is_frequent.iter().filter(|&&f| f).count() as u32;
-        if matches!(vocabulary, Vocabulary::Sample { .. }) && frequent > 0 {
-            let kept: Vec<bool> = (0..hashes.len())
-                .map(|i| !is_frequent[i] && words.iter().any(|w| w[i] != NONE))
+        // the cap, no word is frequent, and no list need be read here.
+        let mut frequent = 0;
+        if runs.part_count() > cap {
+            let is_frequent: Vec<bool> = (0..hashes.len())
+                .map(|i| {
+                    let total: usize = (segments.iter().zip(&lists))
+                        .map(|(s, lists)| s.list_at(lists[i]).len() as usize)
+                        .sum();
+                    total > cap
+                })
                 .collect();
-            leave_out(&kept, &mut hashes, &mut groups, &mut words);
-            is_frequent.clear();
-            is_frequent.resize(hashes.len(), false);
-            frequent = 0;
+            frequent = is_frequent.iter().filter(|&&f| f).count() as u32;
+            if matches!(vocabulary, Vocabulary::Sample { .. }) && frequent > 0 {
+                let kept: Vec<bool> = (0..hashes.len())
+                    .map(|i| !is_frequent[i] && words.iter().any(|w| w[i] != NONE))
+                    .collect();
+                leave_out(&kept, &mut hashes, &mut groups, &mut words);
+                lists = (segments.iter().zip(&words))
+                    .map(|(segment, words)| words.iter().map(|&w| list_of(segment, w)).collect())
+                    .collect();
+                frequent = 0;
+            } else {
+                for lists in &mut lists {
+                    for (list, _) in lists.iter_mut().zip(&is_frequent).filter(|(_, &f)| f) {
+                        *list = NO_LIST;
+                    }
+                }
+            }
         }
-        let lists = segments
-            .iter()
-            .zip(&words)
-            .map(|(segment, words)| {
-                (words.iter().zip(&is_frequent))
-                    .map(|(&word, &frequent)| match word {
-                        NONE => NO_LIST,
-                        _ if frequent => NO_LIST,
-                        word => segment.list_range(word),
-                    })
-                    .collect()
-            })
-            .collect();
         Resolved {
             hashes,
             groups,
@@ -389,23 +391,48 @@ impl Resolved {
         self.groups.as_ref().map_or(e as u32, |groups| groups[e])
     }
 
-    /// Calls `f` with the part (numbered within run `r`, whose segment
-    /// is `segment`) and fine block of each entry of element `i`'s list
-    /// there: none when the word is not there (or frequent), else its
-    /// list, past the probe's own part for a probe against later parts.
+    /// Element `i`'s list in run `r` (whose segment is `segment`) and
+    /// the part its entries must be past: none when the word is not there
+    /// (or frequent) or, for a probe against later parts, when the run
+    /// comes before the probe's; else its list, past the probe's own part
+    /// in the probe's run.
     #[inline]
-    fn decode(&self, segment: &Segment, r: usize, i: usize, f: impl FnMut(u32, u8)) {
+    fn list<'s>(
+        &self,
+        segment: &'s Segment,
+        r: usize,
+        i: usize,
+    ) -> Option<(List<'s>, Option<u32>)> {
         let at = self.lists[r][i];
         if at == NO_LIST {
-            return;
+            return None;
         }
         let after = match self.after {
-            Some((run, _)) if r < run => return,
+            Some((run, _)) if r < run => return None,
             Some((run, local)) if r == run => Some(local),
             _ => None,
         };
-        segment.list_at(at).for_each(after, f);
+        Some((segment.list_at(at), after))
     }
+}
+
+/// Keeps, in order, the entries (`parts` and the start of `blocks`) whose
+/// part is below `limit`, the run's part count, which only a damaged list
+/// passes: how many.
+#[inline]
+fn keep_parts_below(limit: u32, parts: &mut [u32], blocks: &mut [u8]) -> usize {
+    if parts.iter().all(|&part| part < limit) {
+        return parts.len();
+    }
+    let mut kept = 0;
+    for i in 0..parts.len().min(blocks.len()) {
+        if parts[i] < limit {
+            parts[kept] = parts[i];
+            blocks[kept] = blocks[i];
+            kept += 1;
+        }
+    }
+    kept
 }
 
 /// Leaves out the elements `kept` does not keep, as the word sample does
@@ -447,12 +474,27 @@ fn block_range(block: usize, len: usize, blocks: usize) -> std::ops::Range<usize
 /// Extends heaviest monotone paths by one row of the block grid: `paths[by]`
 /// is the heaviest path through the rows so far ending in column `by`;
 /// `row` holds the next row's cell counts and is left zeroed.
+///
+/// Paths never decrease along a row, so the row's cells before its first
+/// count leave them as they are, and past its last count a path becomes
+/// the larger of itself and the path at that count: only the columns
+/// between wait on each other, and a row of zeros is skipped.
 fn extend_paths(paths: &mut [u32], row: &mut [u16]) {
+    let Some(first) = row.iter().position(|&count| count != 0) else {
+        return;
+    };
+    let last = row.iter().rposition(|&count| count != 0).unwrap_or(first);
     let mut left = 0;
-    for (path, count) in paths.iter_mut().zip(row.iter_mut()) {
+    for (path, count) in (paths.iter_mut().zip(row.iter_mut()))
+        .take(last + 1)
+        .skip(first)
+    {
         let value = u32::from(std::mem::take(count)) + (*path).max(left);
         *path = value;
         left = value;
+    }
+    for path in paths.iter_mut().skip(last + 1) {
+        *path = (*path).max(left);
     }
 }
 
@@ -503,7 +545,8 @@ pub struct Join {
     x_by_word: Vec<(Vec<(u32, u32)>, ElementIndex)>,
     x_indexed: Vec<bool>,
     /// The entries the count decoded, element of X after element: each
-    /// one's part (numbered across the runs) and its fine block.
+    /// one's part (numbered across the runs) and its fine block, up to
+    /// the last of `element_ends` (the buffers may be longer).
     entry_parts: Vec<u32>,
     entry_blocks: Vec<u8>,
     /// Where each element's entries end in `entry_parts`.
@@ -555,7 +598,7 @@ impl Join {
     /// Posting entries the last [`count`](Self::count) scanned: the join's
     /// work, the same on every run.
     pub fn entries_scanned(&self) -> u64 {
-        self.entry_parts.len() as u64
+        self.element_ends.last().map_or(0, |&n| u64::from(n))
     }
 
     /// Elements of the last counted probe whose word is frequent (skipped
@@ -627,45 +670,51 @@ impl Join {
     fn decode_and_count(&mut self, postings: &Postings<'_>) {
         self.frequent_in_x = self.resolved.frequent;
         let segments = postings.runs.segments();
+        // Every list's header first: reads that depend on nothing, which
+        // the processor keeps in flight together, and then the decoder
+        // finds each list's first line in cache.
         let mut most = 0usize;
         for (segment, lists) in segments.iter().zip(&self.resolved.lists) {
             for &list in lists {
-                most += segment.touch_list(list) as usize;
+                most += segment.list_at(list).len() as usize;
             }
         }
-        self.entry_parts.resize(most, 0);
-        self.entry_blocks.resize(most, 0);
+        // Grown, never shrunk: nothing past `element_ends`' last is read.
+        if self.entry_parts.len() < most {
+            self.entry_parts.resize(most, 0);
+            self.entry_blocks.resize(most, 0);
+        }
         self.element_ends.clear();
         let (parts, blocks) = (&mut self.entry_parts[..], &mut self.entry_blocks[..]);
         let (counts, touched) = (&mut self.counts[..], &mut self.touched[..]);
         let (mut n, mut new) = (0, 0);
         for i in 0..self.resolved.hashes.len() {
             for (r, segment) in segments.iter().enumerate() {
+                let Some((list, after)) = self.resolved.list(segment, r, i) else {
+                    continue;
+                };
                 let base = postings.runs.part_base(r);
                 let local_parts = segment.part_count() as u32;
-                self.resolved.decode(segment, r, i, |local, block| {
-                    // A damaged list may name parts past the run's, or
-                    // hold more entries than it says.
-                    if local < local_parts && n < most {
-                        let part = base + local;
-                        parts[n] = part;
-                        blocks[n] = block;
-                        n += 1;
-                        // Counted without a branch: every entry writes its
-                        // part after the touched ones, which only a first
-                        // count keeps.
-                        let count = &mut counts[part as usize];
-                        touched[new] = part;
-                        new += usize::from(*count == 0);
-                        *count += 1;
-                    }
-                });
+                let got = list.decode_into(after, &mut parts[n..], &mut blocks[n..]);
+                let got = keep_parts_below(local_parts, &mut parts[n..n + got], &mut blocks[n..]);
+                let fresh = &mut parts[n..n + got];
+                for part in fresh.iter_mut() {
+                    *part += base;
+                }
+                for &part in fresh.iter() {
+                    // Counted without a branch: every entry writes its part
+                    // after the touched ones, which only a first count
+                    // keeps.
+                    let count = &mut counts[part as usize];
+                    touched[new] = part;
+                    new += usize::from(*count == 0);
+                    *count += 1;
+                }
+                n += got;
             }
             self.element_ends.push(n as u32);
         }
         self.touched_len = new;
-        self.entry_parts.truncate(n);
-        self.entry_blocks.truncate(n);
     }
 
     /// The decoded entries of elements `elements` of X: a range of
@@ -687,30 +736,28 @@ impl Join {
     }
 
     /// The heaviest monotone path of each candidate at `places` (its place
-    /// k in `places` its slot while the grid is filled) through its
-    /// `blocks`×`blocks` grid (`blocks` = [`BLOCKS`] or [`FINE_BLOCKS`]),
-    /// from the decoded entries: the grid is walked one row (block of X)
-    /// at a time, so a kept part holds one row of counts and its paths so
-    /// far, which keeps the scattered increments in cache.
-    fn grid_paths(&mut self, places: &[u32], blocks: usize) -> Vec<u32> {
+    /// k in `places` its slot while the grid is filled) through its `B`×`B`
+    /// grid (`B` = [`BLOCKS`] or [`FINE_BLOCKS`]), from the decoded
+    /// entries: the grid is walked one row (block of X) at a time, so a
+    /// kept part holds one row of counts and its paths so far, which keeps
+    /// the scattered increments in cache.
+    fn grid_paths<const B: usize>(&mut self, places: &[u32]) -> Vec<u32> {
         let slotted = places.len();
         for (k, &at) in places.iter().enumerate() {
             self.slot[self.candidates[at as usize].book as usize] = k as u32;
         }
-        let shift = match blocks {
-            BLOCKS => 2,
-            _ => 0,
-        };
+        // A stored fine block's quarter is its coarse block.
+        let shift = (FINE_BLOCKS / B).trailing_zeros();
         let mut paths = std::mem::take(&mut self.paths);
         paths.clear();
-        paths.resize(slotted * blocks, 0);
+        paths.resize(slotted * B, 0);
         // One row more, which the entries of parts without a slot count
         // into and nothing reads: no branch on whether a part has one.
         self.row.clear();
-        self.row.resize((slotted + 1) * blocks, 0);
+        self.row.resize((slotted + 1) * B, 0);
         let x_len = self.resolved.hashes.len();
-        for block in 0..blocks {
-            let elements = block_range(block, x_len, blocks);
+        for block in 0..B {
+            let elements = block_range(block, x_len, B);
             if elements.is_empty() {
                 continue;
             }
@@ -718,13 +765,13 @@ impl Join {
             let parts = &self.entry_parts[entries.clone()];
             for (&part, &by) in parts.iter().zip(&self.entry_blocks[entries]) {
                 let k = (self.slot[part as usize] as usize).min(slotted);
-                let cell = &mut self.row[k * blocks + (by >> shift) as usize];
-                *cell = cell.saturating_add(1);
+                // A cell counts at most one entry per element of the row's
+                // block, which the caller keeps within u16 (the spare row
+                // may wrap: nothing reads it).
+                let cell = &mut self.row[k * B + (by >> shift) as usize];
+                *cell = cell.wrapping_add(1);
             }
-            for (paths, row) in paths
-                .chunks_exact_mut(blocks)
-                .zip(self.row.chunks_exact_mut(blocks))
-            {
+            for (paths, row) in paths.chunks_exact_mut(B).zip(self.row.chunks_exact_mut(B)) {
                 extend_paths(paths, row);
             }
         }
@@ -742,7 +789,7 @@ impl Join {
         if kept.is_empty() {
             return;
         }
-        let paths = self.grid_paths(&kept, BLOCKS);
+        let paths = self.grid_paths::<BLOCKS>(&kept);
         for (k, &at) in kept.iter().enumerate() {
             let candidate = &mut self.candidates[at as usize];
             candidate.lcs_at_most = paths[k * BLOCKS + BLOCKS - 1] + candidate.frequent_at_most;
@@ -771,7 +818,7 @@ impl Join {
             return;
         }
         let refined = std::mem::take(&mut self.refined);
-        let paths = self.grid_paths(&refined, FINE_BLOCKS);
+        let paths = self.grid_paths::<FINE_BLOCKS>(&refined);
         self.refined = refined;
         for (k, &at) in self.refined.iter().enumerate() {
             let candidate = &mut self.candidates[at as usize];
@@ -1127,6 +1174,25 @@ mod tests {
 
     proptest::proptest! {
         #[test]
+        fn heaviest_path_is_the_grids_dynamic_program(
+            rows in proptest::collection::vec(
+                proptest::option::of(proptest::collection::vec(0u16..4, BLOCKS)), BLOCKS),
+        ) {
+            // Rows of zeros (None) among others: the extension skips them.
+            let cells: Vec<u16> = (rows.iter())
+                .flat_map(|row| row.clone().unwrap_or_else(|| vec![0; BLOCKS]))
+                .collect();
+            let mut best = [[0u32; BLOCKS + 1]; BLOCKS + 1];
+            for i in 1..=BLOCKS {
+                for j in 1..=BLOCKS {
+                    let cell = u32::from(cells[(i - 1) * BLOCKS + j - 1]);
+                    best[i][j] = cell + best[i - 1][j].max(best[i][j - 1]);
+                }
+            }
+            proptest::prop_assert_eq!(heaviest_monotone_path(&cells), best[BLOCKS][BLOCKS]);
+        }
+
+        #[test]
         fn fine_paths_by_lookup_equal_fine_paths_from_decoded_entries(
             sequences in proptest::collection::vec(
                 proptest::collection::vec(0u32..40, 0..90), 2..8),
@@ -1156,7 +1222,7 @@ mod tests {
             let everyone = |c: &Candidate| c.counted > 0;
             join.refined = join.kept_places(&everyone);
             let refined = join.refined.clone();
-            let decoded = join.grid_paths(&refined, FINE_BLOCKS);
+            let decoded = join.grid_paths::<FINE_BLOCKS>(&refined);
             let by_lookup = join.fine_paths_by_lookup(&postings);
             proptest::prop_assert_eq!(by_lookup, decoded);
         }

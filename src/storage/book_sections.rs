@@ -203,23 +203,6 @@ impl Segment {
         }
     }
 
-    /// The entries of the list whose bytes are `range` of the lists'
-    /// bytes ([`Self::list_range`]), reading one byte of every cache line
-    /// it spans: a join reads these for all its lists first, reads that
-    /// depend on nothing, so the processor has many of them in flight at
-    /// once, and then finds each list in cache as it decodes them one
-    /// after another instead of waiting on each in turn.
-    #[inline]
-    pub fn touch_list(&self, (start, end): (u32, u32)) -> u32 {
-        let bytes = self.list_bytes();
-        let mut xor = 0;
-        for at in (start as usize + 64..end as usize).step_by(64) {
-            xor ^= bytes.get(at).copied().unwrap_or(0);
-        }
-        std::hint::black_box(xor);
-        self.list_at((start, end)).len()
-    }
-
     /// Every word's posting list, word after word.
     pub fn word_lists(&self) -> impl Iterator<Item = List<'_>> + '_ {
         (0..self.word_count() as u32).map(|word| self.word_list(word))

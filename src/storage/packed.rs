@@ -95,8 +95,10 @@ impl<'b> Unpacker<'b> {
 }
 
 /// The eight bytes at `at` as a little-endian `u64`, bytes past the end
-/// read as zero.
-#[inline]
+/// read as zero. Out of line: near the end of the bytes only, so the
+/// loops that call [`Unpacker::get`] stay small.
+#[cold]
+#[inline(never)]
 fn load_u64(bytes: &[u8], at: usize) -> u64 {
     match bytes.get(at..at + 8) {
         Some(eight) => u64::from_le_bytes(eight.try_into().unwrap_or([0; 8])),

@@ -149,37 +149,96 @@ impl<'a> List<'a> {
     /// entry when `None`).
     #[inline]
     pub fn for_each(&self, after: Option<u32>, mut f: impl FnMut(u32, u8)) {
-        let len = self.len as usize;
-        let mut previous = None;
-        let mut at = 0;
-        let from = after.map_or(0, |a| u64::from(a) + 1);
-        for k in 0..len.div_ceil(LIST_BLOCK) {
-            let count = (len - k * LIST_BLOCK).min(LIST_BLOCK);
-            let bytes = self.body.get(at..).unwrap_or(&[]);
-            match decode_block(bytes, count, previous, from, &mut f) {
-                Some((last, used)) => {
-                    previous = Some(last);
-                    at += used;
-                }
-                None => return,
+        let mut parts = [0; LIST_BLOCK];
+        let mut blocks = [0; LIST_BLOCK];
+        let mut walk = Walk::new(self, after);
+        while let Some(n) = walk.next_block(&mut parts, &mut blocks) {
+            for (&part, &block) in parts.iter().zip(&blocks).take(n) {
+                f(part, block);
             }
         }
+    }
+
+    /// The entries [`for_each`](Self::for_each) would call with, written
+    /// to the start of `parts` and `blocks` (as many as they hold, a block
+    /// at a time by a loop that does nothing else): how many.
+    #[inline]
+    pub fn decode_into(&self, after: Option<u32>, parts: &mut [u32], blocks: &mut [u8]) -> usize {
+        let mut walk = Walk::new(self, after);
+        let mut n = 0;
+        while let Some(written) = walk.next_block(
+            parts.get_mut(n..).unwrap_or_default(),
+            blocks.get_mut(n..).unwrap_or_default(),
+        ) {
+            n += written;
+        }
+        n
+    }
+}
+
+/// A list read a block at a time, from its head to the first entry not
+/// past a part.
+struct Walk<'a> {
+    body: &'a [u8],
+    /// Entries of the blocks not yet read (none once a walk stops).
+    left: usize,
+    /// Where the next block starts in `body`.
+    at: usize,
+    /// The last part read.
+    previous: Option<u32>,
+    /// The least part the walk yields.
+    from: u64,
+}
+
+impl<'a> Walk<'a> {
+    #[inline]
+    fn new(list: &List<'a>, after: Option<u32>) -> Self {
+        Walk {
+            body: list.body,
+            left: list.len as usize,
+            at: 0,
+            previous: None,
+            from: after.map_or(0, |a| u64::from(a) + 1),
+        }
+    }
+
+    /// Decodes the next block's entries into the start of `parts` and
+    /// `blocks` (as many as they hold); `None` when none is left.
+    #[inline]
+    fn next_block(&mut self, parts: &mut [u32], blocks: &mut [u8]) -> Option<usize> {
+        if self.left == 0 {
+            return None;
+        }
+        let count = self.left.min(LIST_BLOCK);
+        let bytes = self.body.get(self.at..).unwrap_or(&[]);
+        let (written, next) = decode_block(bytes, count, self.previous, self.from, parts, blocks);
+        match next {
+            Some((last, used)) => {
+                self.previous = Some(last);
+                self.at += used;
+                self.left -= count;
+            }
+            None => self.left = 0,
+        }
+        Some(written)
     }
 }
 
 /// Decodes a block of `count` entries (`bytes`: its bytes, then possibly
-/// more) after an entry of `previous`, calling `f` with the part and fine
-/// block of each while its part is at least `from`; returns its last part
-/// and its length in bytes, or `None` when it stopped at a part below
-/// `from`.
+/// more) after an entry of `previous` into `parts` and `blocks`, up to the
+/// first whose part is below `from` or as many as they hold; returns how
+/// many it wrote and, when it read the whole block, its last part and its
+/// length in bytes.
 #[inline]
 fn decode_block(
     bytes: &[u8],
     count: usize,
     previous: Option<u32>,
     from: u64,
-    f: &mut impl FnMut(u32, u8),
-) -> Option<(u32, usize)> {
+    parts: &mut [u32],
+    blocks: &mut [u8],
+) -> (usize, Option<(u32, usize)>) {
+    const BLOCK_MASK: u64 = (1 << BLOCK_BITS) - 1;
     let width = bytes.first().map_or(0, |&w| w.min(MAX_WIDTH));
     let mut at = 1;
     let first_gap = packed::read_varint32(bytes, &mut at).unwrap_or(0);
@@ -188,22 +247,32 @@ fn decode_block(
         Some(previous) => previous.wrapping_sub(first_gap).wrapping_sub(1),
         None => first_gap,
     };
-    let block = |value: u64| (value & ((1 << BLOCK_BITS) - 1)) as u8;
+    let mut slots = parts.iter_mut().zip(blocks.iter_mut()).take(count);
+    let Some((first_part, first_block)) = slots.next() else {
+        return (0, None);
+    };
     if u64::from(part) < from {
-        return None;
+        return (0, None);
     }
-    f(part, block(values.get(0)));
-    for i in 1..count {
+    *first_part = part;
+    *first_block = (values.get(0) & BLOCK_MASK) as u8;
+    let mut written = 1;
+    for (i, (slot_part, slot_block)) in (1..).zip(slots) {
         let value = values.get(i);
         part = part
             .wrapping_sub((value >> BLOCK_BITS) as u32)
             .wrapping_sub(1);
         if u64::from(part) < from {
-            return None;
+            return (written, None);
         }
-        f(part, block(value));
+        *slot_part = part;
+        *slot_block = (value & BLOCK_MASK) as u8;
+        written += 1;
     }
-    Some((part, at + packed::packed_len(count, width)))
+    match written == count {
+        true => (written, Some((part, at + packed::packed_len(count, width)))),
+        false => (written, None),
+    }
 }
 
 #[cfg(test)]
