@@ -23,16 +23,12 @@
 //! format: this build reads it but cannot load into it (its sketches or
 //! page signatures would need the texts).
 //!
-//! A format-7 or format-8 index is upgraded by making its `dictionaries/`
-//! and `images/` directories and one catalog transaction that creates the
-//! `dictionaries` and `word_images` tables and sets the format version:
-//! its files stay as they are.
-//!
-//! A format-5 or format-6 index (redb's file format 3 already) is upgraded
-//! by writing one segment that holds every live book's book sections
-//! (entry, page locator, sequences read from the barrels, sketch from the
-//! old segments: the reader's format-7 runs) and one catalog transaction
-//! that lists it in place of the old segments, sets the format version and,
+//! A format-5 to format-9 index (redb's file format 3 already) is upgraded
+//! by writing one segment that holds every live book's book sections in
+//! format 10's layout (entry, page locator, sequences read from the
+//! barrels, sketch from the old segments) and one catalog transaction that
+//! lists it in place of the old segments, creates the tables formats 8 and
+//! 9 add (their directories made before it), sets the format version and,
 //! for format 5, the default part options; the old segment files are
 //! removed after it. Formats 3 and 4 get the same segment after their
 //! conversion. A damaged listed segment stops the upgrade before anything

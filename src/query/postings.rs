@@ -49,8 +49,8 @@ use crate::align::{lis_span, ElementIndex, Overlap, Score};
 use crate::batch::in_word_sample;
 #[cfg(test)]
 use crate::storage::posting_lists::fine_block_of;
-use crate::storage::posting_lists::List;
 pub use crate::storage::posting_lists::FINE_BLOCKS;
+use crate::storage::posting_lists::{self, List};
 use crate::storage::segment::Segment;
 pub use crate::storage::segment_books::BLOCKS;
 use crate::storage::segment_books::LONG_LIST;
@@ -280,6 +280,11 @@ struct Resolved {
 /// No list to scan.
 const NO_LIST: (u32, u32) = (0, 0);
 
+/// The most entries the list whose bytes are `range` can hold.
+fn most_entries((start, end): (u32, u32)) -> usize {
+    posting_lists::most_entries(end.saturating_sub(start) as usize)
+}
+
 impl Resolved {
     fn of(postings: &Postings<'_>, probe: &Probe<'_>) -> Resolved {
         let runs = postings.runs;
@@ -347,15 +352,19 @@ impl Resolved {
             .collect();
         let cap = vocabulary.cap() as usize;
         // A list has at most one entry per part: with no more parts than
-        // the cap, no word is frequent, and no list need be read here.
+        // the cap, no word is frequent, and no list need be read here. Nor
+        // need lists whose bytes cannot hold more entries than the cap.
         let mut frequent = 0;
         if runs.part_count() > cap {
             let is_frequent: Vec<bool> = (0..hashes.len())
                 .map(|i| {
-                    let total: usize = (segments.iter().zip(&lists))
-                        .map(|(s, lists)| s.list_at(lists[i]).len() as usize)
-                        .sum();
-                    total > cap
+                    let most: usize = lists.iter().map(|lists| most_entries(lists[i])).sum();
+                    let total = || -> usize {
+                        (segments.iter().zip(&lists))
+                            .map(|(s, lists)| s.list_at(lists[i]).len() as usize)
+                            .sum()
+                    };
+                    most > cap && total() > cap
                 })
                 .collect();
             frequent = is_frequent.iter().filter(|&&f| f).count() as u32;
@@ -480,6 +489,10 @@ fn block_range(block: usize, len: usize, blocks: usize) -> std::ops::Range<usize
 /// the larger of itself and the path at that count: only the columns
 /// between wait on each other, and a row of zeros is skipped.
 fn extend_paths(paths: &mut [u32], row: &mut [u16]) {
+    // Most rows of a sparse grid are empty: found without a branch per cell.
+    if row.iter().fold(0, |any, &count| any | count) == 0 {
+        return;
+    }
     let Some(first) = row.iter().position(|&count| count != 0) else {
         return;
     };

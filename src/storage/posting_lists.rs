@@ -48,6 +48,13 @@ const BLOCK_BITS: u32 = 6;
 /// fine block.
 const MAX_WIDTH: u8 = 32 + BLOCK_BITS as u8;
 
+/// The most entries a list of `bytes` bytes can hold: every value takes
+/// [`BLOCK_BITS`] bits or more (a list read from fewer bytes than its
+/// count needs is damaged).
+pub fn most_entries(bytes: usize) -> usize {
+    bytes * 8 / BLOCK_BITS as usize
+}
+
 /// The fewest bytes a block takes: its width and a one-byte first gap.
 const MIN_BLOCK: usize = 2;
 
@@ -310,6 +317,7 @@ mod tests {
             encode(&entries, &mut bytes);
             let list = List::read(&bytes);
             prop_assert_eq!(list.len() as usize, entries.len());
+            prop_assert!(entries.len() <= most_entries(bytes.len()));
             prop_assert_eq!(list.to_vec(), entries.clone());
             let after = entries[after.index(entries.len())].0;
             let mut past = Vec::new();
