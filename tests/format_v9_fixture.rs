@@ -11,8 +11,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use stemmata::images::spot::SpotOptions;
-use stemmata::storage::format::MAGIC;
-use stemmata::{Index, Mode, QueryOptions};
+use stemmata::Index;
 
 fn fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/v9")
@@ -20,66 +19,7 @@ fn fixture() -> PathBuf {
 
 #[test]
 fn the_version_9_fixture_opens_read_only_verifies_and_writes_nothing() {
-    let dir = fixture().join("index");
-    let before = common::snapshot_files(&dir);
-    let index = Index::open_read_only(&dir).unwrap();
-    assert_eq!(index.format_version(), 9);
-    let verified = index.verify().unwrap();
-    assert_eq!(
-        (
-            verified.books,
-            verified.records,
-            verified.segments,
-            verified.dictionaries,
-            verified.image_books,
-        ),
-        (4, 8, 1, 1, 1)
-    );
-    for (sub, kinds) in [
-        ("barrels", &[1u8][..]),
-        ("segments", &[2]),
-        ("pages", &[3]),
-        ("dictionaries", &[4]),
-        ("images", &[5, 6, 7]),
-    ] {
-        for entry in std::fs::read_dir(dir.join(sub)).unwrap() {
-            let bytes = std::fs::read(entry.unwrap().path()).unwrap();
-            assert_eq!((&bytes[..8], &bytes[8..10]), (&MAGIC[..], &[9u8, 0][..]));
-            assert!(kinds.contains(&bytes[10]), "{sub}: kind {}", bytes[10]);
-        }
-    }
-    let books = index.image_books().unwrap();
-    assert_eq!(books.len(), 1);
-    assert_eq!(
-        (books[0].key.as_str(), books[0].pages, books[0].words),
-        ("scan", 1, 32)
-    );
-    let search = index.word_images().unwrap().unwrap();
-    assert_eq!((search.books(), search.images()), (1, 32));
-    let hits = search.spot("garden", &SpotOptions::default(), 2).unwrap();
-    assert!(hits.iter().all(|h| h.ocr.starts_with("garden")), "{hits:?}");
-    assert!(hits
-        .iter()
-        .all(|h| h.key == "scan" && h.page == 1 && h.page_name == "scan-0001.png"));
-    let crops = search.crops(&hits).unwrap();
-    assert!(crops.iter().all(|c| c.height() == 32 && c.width() > 100));
-    drop(search);
-    let reader = index.reader().unwrap();
-    let keys: Vec<&str> = reader.books().iter().map(|b| b.key.as_str()).collect();
-    assert_eq!(keys, ["alpha", "beta", "gamma", "volume"]);
-    for mode in [Mode::Exact, Mode::Approximate] {
-        let hits = reader
-            .query_key("alpha", &QueryOptions::default().mode(mode))
-            .unwrap()
-            .hits;
-        assert!(hits.iter().any(|h| h.key == "volume"), "{mode:?}");
-    }
-    drop(reader);
-    drop(index);
-    assert!(
-        common::snapshot_files(&dir) == before,
-        "a read-only open wrote"
-    );
+    common::assert_word_image_fixture_reads(&fixture().join("index"), 9);
 }
 
 #[test]

@@ -131,7 +131,9 @@ impl Segment {
 
     /// The unique-word hashes of part `part`, in text order.
     pub fn part_hashes(&self, part: usize) -> PartHashes<'_> {
-        PartHashes::new(self, self.part_words(part))
+        let spans = self.spans();
+        let word_hashes = self.u32s(spans.word_hashes_at, spans.words);
+        PartHashes::new(word_hashes, self.part_words(part))
     }
 
     /// The word (see [`Self::word_hash`]) of each element of part `part`.

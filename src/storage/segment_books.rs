@@ -243,20 +243,18 @@ impl<'a> PartWords<'a> {
 }
 
 /// The unique-word hashes of one part, read in place: its element words
-/// looked up in the word table.
+/// looked up in the segment's word table.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct PartHashes<'s> {
-    segment: Option<&'s super::segment::Segment>,
+    /// The word table's hashes, by word.
+    word_hashes: U32s<'s>,
     words: PartWords<'s>,
 }
 
 impl<'s> PartHashes<'s> {
-    /// The hashes of `words`, elements of `segment`.
-    pub(crate) fn new(segment: &'s super::segment::Segment, words: PartWords<'s>) -> Self {
-        PartHashes {
-            segment: Some(segment),
-            words,
-        }
+    /// The hashes of `words` in the table `word_hashes`.
+    pub(crate) fn new(word_hashes: U32s<'s>, words: PartWords<'s>) -> Self {
+        PartHashes { word_hashes, words }
     }
 
     /// Elements.
@@ -271,10 +269,10 @@ impl<'s> PartHashes<'s> {
 
     /// The hashes in order.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = u32> + 's {
-        let segment = self.segment;
+        let word_hashes = self.word_hashes;
         self.words
             .iter()
-            .map(move |word| segment.map_or(0, |s| s.word_hash(word)))
+            .map(move |word| word_hashes.get(word as usize))
     }
 
     /// The hashes, copied.

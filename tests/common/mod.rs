@@ -285,3 +285,74 @@ pub fn letters(mut n: u32) -> String {
         }
     }
 }
+
+/// Checks the fixture index in `dir`, written by format `version` (9 on:
+/// four books, a dictionary and a book of word images, as
+/// `tests/fixtures/v9/README.md` makes them): it opens read-only without
+/// writing a byte, verifies, its files carry the version, the book of
+/// word images is listed and searched, and a book is found inside the
+/// volume in both modes.
+pub fn assert_word_image_fixture_reads(dir: &Path, version: u16) {
+    use stemmata::images::spot::SpotOptions;
+    use stemmata::storage::format::MAGIC;
+    use stemmata::{Mode, QueryOptions};
+    let before = snapshot_files(dir);
+    let index = Index::open_read_only(dir).unwrap();
+    assert_eq!(index.format_version(), version);
+    let verified = index.verify().unwrap();
+    assert_eq!(
+        (
+            verified.books,
+            verified.records,
+            verified.segments,
+            verified.dictionaries,
+            verified.image_books,
+        ),
+        (4, 8, 1, 1, 1)
+    );
+    for (sub, kinds) in [
+        ("barrels", &[1u8][..]),
+        ("segments", &[2]),
+        ("pages", &[3]),
+        ("dictionaries", &[4]),
+        ("images", &[5, 6, 7]),
+    ] {
+        for entry in std::fs::read_dir(dir.join(sub)).unwrap() {
+            let bytes = std::fs::read(entry.unwrap().path()).unwrap();
+            assert_eq!(
+                (&bytes[..8], &bytes[8..10]),
+                (&MAGIC[..], &version.to_le_bytes()[..])
+            );
+            assert!(kinds.contains(&bytes[10]), "{sub}: kind {}", bytes[10]);
+        }
+    }
+    let books = index.image_books().unwrap();
+    assert_eq!(books.len(), 1);
+    assert_eq!(
+        (books[0].key.as_str(), books[0].pages, books[0].words),
+        ("scan", 1, 32)
+    );
+    let search = index.word_images().unwrap().unwrap();
+    assert_eq!((search.books(), search.images()), (1, 32));
+    let hits = search.spot("garden", &SpotOptions::default(), 2).unwrap();
+    assert!(hits.iter().all(|h| h.ocr.starts_with("garden")), "{hits:?}");
+    assert!(hits
+        .iter()
+        .all(|h| h.key == "scan" && h.page == 1 && h.page_name == "scan-0001.png"));
+    let crops = search.crops(&hits).unwrap();
+    assert!(crops.iter().all(|c| c.height() == 32 && c.width() > 100));
+    drop(search);
+    let reader = index.reader().unwrap();
+    let keys: Vec<&str> = reader.books().iter().map(|b| b.key.as_str()).collect();
+    assert_eq!(keys, ["alpha", "beta", "gamma", "volume"]);
+    for mode in [Mode::Exact, Mode::Approximate] {
+        let hits = reader
+            .query_key("alpha", &QueryOptions::default().mode(mode))
+            .unwrap()
+            .hits;
+        assert!(hits.iter().any(|h| h.key == "volume"), "{mode:?}");
+    }
+    drop(reader);
+    drop(index);
+    assert!(snapshot_files(dir) == before, "a read-only open wrote");
+}
