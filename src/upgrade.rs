@@ -23,10 +23,15 @@
 //! format: this build reads it but cannot load into it (its sketches or
 //! page signatures would need the texts).
 //!
+//! A format-10 index is upgraded by one catalog transaction: its segments
+//! have format 11's layout, and its barrel records (which hold the hashes
+//! too) are read as they are.
+//!
 //! A format-5 to format-9 index (redb's file format 3 already) is upgraded
 //! by writing one segment that holds every live book's book sections in
-//! format 10's layout (entry, page locator, sequences read from the
-//! barrels, sketch from the old segments) and one catalog transaction that
+//! the compact layout of format 10 (entry, page locator, sequences read
+//! from the hashes its barrel records hold, sketch from the old segments)
+//! and one catalog transaction that
 //! lists it in place of the old segments, creates the tables formats 8 and
 //! 9 add (their directories made before it), sets the format version and,
 //! for format 5, the default part options; the old segment files are
@@ -200,9 +205,15 @@ pub(crate) fn upgrade(dir: &Path) -> Result<UpgradeStats> {
             let mut warnings = Vec::new();
             if upgraded {
                 prepare_new_dirs(store.dir())?;
-                // Every older segment is rewritten: format 10 stores
-                // sequences and postings compactly.
-                let swap = rebuild_segments(&store)?;
+                // Segments before format 10 are rewritten: format 10 stores
+                // sequences and postings compactly. A format-10 index keeps
+                // its segments and its barrels (whose records, holding the
+                // hashes too, are read as they are).
+                let swap = if from.has_compact_postings() {
+                    SegmentSwap::default()
+                } else {
+                    rebuild_segments(&store)?
+                };
                 store
                     .catalog()
                     .upgrade(FormatVersion::CURRENT, &[], &[], &swap)?;

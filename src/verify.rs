@@ -12,6 +12,7 @@ use std::path::PathBuf;
 use crate::error::{Error, IoContext, Result};
 use crate::repr::sketch::{value_keys, BandLayout, SketchOptions, Table};
 use crate::repr::MinHashSig;
+use crate::storage::barrel::Record;
 use crate::storage::catalog::{BookEntry, Catalog, CatalogSnapshot, StoredPages};
 use crate::storage::page_files::PageFileReader;
 use crate::storage::segment::{Segment, Unreadable};
@@ -151,15 +152,12 @@ impl Verifier<'_> {
             }
         }
         stats.bytes = snapshot.barrels()?.iter().map(|&(_, len)| len).sum();
-        // Each book's sequences, read once here, are kept as a digest for
-        // the segment check below.
+        // Each book's part lengths (and hashes, in records written before
+        // format 11), read once here, are kept for the segment check below.
         let mut sequences = HashMap::with_capacity(books.len());
         for (id, entry) in &books {
             let parts = self.store.book_record(&barrels, *id, entry)?;
-            sequences.insert(
-                *id,
-                sequences_digest(parts.iter().map(|p| p.hashes.iter().copied())),
-            );
+            sequences.insert(*id, BarrelParts::of(&parts));
             if snapshot.id_of(&entry.key)? != Some(*id) {
                 return Err(Error::corrupted(
                     self.store.catalog().path().to_path_buf(),
@@ -427,12 +425,17 @@ impl Verifier<'_> {
                 entry.key
             )));
         }
-        let held = sequences_digest(
-            segment
-                .book_parts(slot)
-                .map(|at| segment.part_hashes(at).iter()),
-        );
-        if check.sequences.get(&id) != Some(&held) {
+        let parts: Vec<_> = (segment.book_parts(slot))
+            .map(|at| segment.part_hashes(at))
+            .collect();
+        let lengths = lengths_digest(parts.iter().map(|part| part.len()));
+        let same = check.sequences.get(&id).is_some_and(|barrel| {
+            barrel.lengths == lengths
+                && (barrel.hashes).is_none_or(|digest| {
+                    digest == hashes_digest(parts.iter().map(|part| part.iter()))
+                })
+        });
+        if !same {
             return Err(corrupted(format!(
                 "the sequences of book {:?} (id {id}) disagree with its barrel records",
                 entry.key
@@ -442,9 +445,39 @@ impl Verifier<'_> {
     }
 }
 
-/// A digest of a book's parts' sequences (their hashes, each part's length
-/// first), to compare two copies without holding either.
-fn sequences_digest<P: Iterator<Item = u32>>(parts: impl Iterator<Item = P>) -> u64 {
+/// What a book's barrel records say of its sequences, to check its
+/// segment against without holding the records.
+struct BarrelParts {
+    /// A digest of the elements of each part.
+    lengths: u64,
+    /// A digest of the parts' hashes, when its records hold them (written
+    /// before format 11; from then on the segment alone holds them).
+    hashes: Option<u64>,
+}
+
+impl BarrelParts {
+    fn of(records: &[Record]) -> BarrelParts {
+        let hashes = (records.iter().all(|r| r.hashes.is_some()))
+            .then(|| hashes_digest((records.iter()).map(|r| r.hashes.iter().flatten().copied())));
+        BarrelParts {
+            lengths: lengths_digest(records.iter().map(Record::elements)),
+            hashes,
+        }
+    }
+}
+
+/// A digest of a book's parts' lengths.
+fn lengths_digest(lengths: impl Iterator<Item = usize>) -> u64 {
+    let mut digest = xxhash_rust::xxh3::Xxh3Default::new();
+    for len in lengths {
+        digest.update(&(len as u64).to_le_bytes());
+    }
+    digest.digest()
+}
+
+/// A digest of a book's parts' hashes (each part's length first), to
+/// compare two copies without holding either.
+fn hashes_digest<P: Iterator<Item = u32>>(parts: impl Iterator<Item = P>) -> u64 {
     let mut digest = xxhash_rust::xxh3::Xxh3Default::new();
     for part in parts {
         let hashes: Vec<u8> = part.flat_map(u32::to_le_bytes).collect();
@@ -460,8 +493,8 @@ struct SegmentCheck<'a> {
     dead: HashSet<u32>,
     /// Each live book's page locator.
     locators: HashMap<u32, crate::storage::page_files::PageLocator>,
-    /// A digest of each live book's sequences, read from its barrel records.
-    sequences: &'a HashMap<u32, u64>,
+    /// What each live book's barrel records say of its sequences.
+    sequences: &'a HashMap<u32, BarrelParts>,
     /// The listed segments and their lengths.
     listed: &'a [(u32, u64)],
     /// The live books.

@@ -10,7 +10,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use stemmata::storage::format::MAGIC;
+use stemmata::storage::format::{FORMAT_VERSION, MAGIC};
 use stemmata::{Document, Index, Mode, QueryOptions, WordRange};
 
 fn fixture() -> PathBuf {
@@ -120,7 +120,7 @@ fn a_copy_of_the_version_6_fixture_upgrades_to_the_current_format_with_the_same_
     let dir = common::fixture_copy("v6");
     let before = answers(&Index::open_read_only(dir.path()).unwrap());
     let (index, stats) = Index::upgrade(dir.path()).unwrap();
-    assert_eq!((stats.from_version, stats.to_version), (6, 10));
+    assert_eq!((stats.from_version, stats.to_version), (6, FORMAT_VERSION));
     // The index's own part options are kept, not reset to the defaults.
     let parts = index.part_options();
     assert_eq!((parts.volume_words, parts.part_words), (64, 32));
@@ -135,7 +135,7 @@ fn a_copy_of_the_version_6_fixture_upgrades_to_the_current_format_with_the_same_
         .map(|e| std::fs::read(e.unwrap().path()).unwrap())
         .next()
         .unwrap();
-    assert_eq!(&segment[8..12], &[10u8, 0, 2, 0][..]);
+    assert_eq!(&segment[8..12], &[FORMAT_VERSION as u8, 0, 2, 0][..]);
     assert!(dir.path().join("dictionaries").is_dir());
     // It takes loads, and deletes list the dead.
     common::load_docs(&index, documents().into_iter().take(1).collect(), 10);

@@ -10,7 +10,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use stemmata::storage::format::MAGIC;
+use stemmata::storage::format::{FORMAT_VERSION, MAGIC};
 use stemmata::{Document, Index, Mode, QueryOptions, WordRange};
 
 fn fixture() -> PathBuf {
@@ -117,8 +117,8 @@ fn a_copy_of_the_version_7_fixture_upgrades_to_the_current_format_keeping_its_fi
         .add_dictionary(Path::new("no-such.index"))
         .is_err());
     let (index, stats) = Index::upgrade(dir.path()).unwrap();
-    assert_eq!((stats.from_version, stats.to_version), (7, 10));
-    assert_eq!(index.format_version(), 10);
+    assert_eq!((stats.from_version, stats.to_version), (7, FORMAT_VERSION));
+    assert_eq!(index.format_version(), FORMAT_VERSION);
     assert!(dir.path().join("dictionaries").is_dir());
     assert!(dir.path().join("images").is_dir());
     assert!(index.image_books().unwrap().is_empty());

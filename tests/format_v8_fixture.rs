@@ -11,7 +11,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use stemmata::repr::unique_words::word_hash;
-use stemmata::storage::format::MAGIC;
+use stemmata::storage::format::{FORMAT_VERSION, MAGIC};
 use stemmata::{Index, Mode, QueryOptions};
 
 fn fixture() -> PathBuf {
@@ -97,8 +97,8 @@ fn a_copy_of_the_version_8_fixture_upgrades_keeping_its_files_but_segments() {
     let dir = common::fixture_copy("v8");
     let before = common::snapshot_files(dir.path());
     let (index, stats) = Index::upgrade(dir.path()).unwrap();
-    assert_eq!((stats.from_version, stats.to_version), (8, 10));
-    assert_eq!(index.format_version(), 10);
+    assert_eq!((stats.from_version, stats.to_version), (8, FORMAT_VERSION));
+    assert_eq!(index.format_version(), FORMAT_VERSION);
     assert!(dir.path().join("images").is_dir());
     assert!(index.image_books().unwrap().is_empty());
     assert!(index.word_images().unwrap().is_none());

@@ -8,9 +8,10 @@ use std::path::{Path, PathBuf};
 
 use stemmata::Index;
 
-/// The format-9 fixture: books, a dictionary and a book of word images.
+/// The current format's fixture: books, a dictionary and a book of word
+/// images.
 fn fixture() -> tempfile::TempDir {
-    common::fixture_copy("v10")
+    common::fixture_copy("v11")
 }
 
 const PLANTED: [&str; 7] = [

@@ -399,8 +399,8 @@ pub(crate) fn extract_document(
 }
 
 /// The work of a worker thread after [`extract_document`] (or
-/// [`book_from_features`]): each part's sequence compressed into its
-/// record.
+/// [`book_from_features`]): each part's word positions compressed into
+/// its record (its hashes go to the segment).
 fn prepare(book: ExtractedBook) -> Result<Prepared> {
     let bad = |reason: &str| Error::BadDocument {
         source_name: book.document.source_name.clone(),
@@ -411,7 +411,7 @@ fn prepare(book: ExtractedBook) -> Result<Prepared> {
     let mut part_hashes = Vec::with_capacity(book.parts.len());
     let mut encoded = Vec::with_capacity(book.parts.len());
     for part in book.parts {
-        encoded.push(EncodedSequence::encode(&part)?);
+        encoded.push(EncodedSequence::encode(&part.positions)?);
         part_hashes.push(part.hashes);
     }
     // A book's records are read in one piece, whose length is a u32.

@@ -414,7 +414,9 @@ impl Reader {
         self.parts_of_slot(self.slot_of(key)?)
     }
 
-    /// The parts of the book in `slot`, read from its barrel records.
+    /// The parts of the book in `slot`: each part's elements from its
+    /// segment (or from a record written before format 11, which holds
+    /// them), its word positions from its barrel record.
     pub(crate) fn parts_of_slot(&self, slot: u32) -> Result<Vec<UniqueWordSeq>> {
         let (entry, _) = self.runs.entry(slot)?;
         let book = BookRef {
@@ -422,7 +424,41 @@ impl Reader {
             key: &entry.key,
             unique_words: entry.unique_words,
         };
-        self.files.book_record(book, RecordPlace::of(&entry))
+        let records = self.files.book_record(book, RecordPlace::of(&entry))?;
+        let parts = self.part_range(slot);
+        if records.len() != parts.len() {
+            return Err(self.parts_disagree(&entry.key, records.len(), parts.len()));
+        }
+        (records.into_iter().zip(parts))
+            .map(|(record, part)| {
+                let hashes = match record.hashes {
+                    Some(hashes) => hashes,
+                    None => self.runs.part_hashes(part).to_vec(),
+                };
+                if hashes.len() != record.positions.len() {
+                    return Err(self.parts_disagree(
+                        &entry.key,
+                        record.positions.len(),
+                        hashes.len(),
+                    ));
+                }
+                Ok(UniqueWordSeq {
+                    hashes,
+                    positions: record.positions,
+                })
+            })
+            .collect()
+    }
+
+    /// The error for a book whose barrel records (`in_barrel` parts or
+    /// elements) disagree with its segment (`in_segment`).
+    fn parts_disagree(&self, key: &str, in_barrel: usize, in_segment: usize) -> Error {
+        Error::corrupted(
+            self.store.catalog().path().to_path_buf(),
+            format!(
+                "book {key:?}: its barrel records hold {in_barrel} parts or elements where its segment holds {in_segment}"
+            ),
+        )
     }
 
     /// The page signatures of the book in `slot`: `None` when it has none.

@@ -1,4 +1,5 @@
-//! Barrels: append-only files of unique-word sequences, one record per book.
+//! Barrels: append-only files of word positions, one record per part of a
+//! book.
 //!
 //! A book is one record, or (from format 6) one record per part written
 //! one after another, which its catalog entry spans together
@@ -6,9 +7,13 @@
 //!
 //! A record is a 24-byte header (stored length, raw length, book id, element
 //! count, XXH3-64 checksum of the header's first 16 bytes and the frame)
-//! followed by a zstd frame of the element hashes and position deltas. A
-//! barrel is an append-only file ([`super::append`]): a record counts only
-//! once a catalog commit records a barrel length covering it.
+//! followed by a zstd frame of the part's position deltas: the word
+//! positions of its unique-word sequence, whose elements (the words) the
+//! segments hold ([`super::segment_books`]). Records written before format
+//! 11 hold the element hashes too, before the deltas; they are still read
+//! (an upgrade from formats 3 to 9 builds segments from them). A barrel is
+//! an append-only file ([`super::append`]): a record counts only once a
+//! catalog commit records a barrel length covering it.
 
 use byteorder::{ByteOrder, LittleEndian};
 use std::fs::File;
@@ -21,7 +26,6 @@ use super::codec::{put_u32, put_u64, Cursor, Decode, Encode};
 use super::format::{FileKind, HEADER_LEN};
 use super::mapped::MappedBytes;
 use crate::error::{Error, Result};
-use crate::repr::UniqueWordSeq;
 
 /// Size of a record header.
 pub const RECORD_HEADER_LEN: usize = 24;
@@ -30,41 +34,40 @@ pub const MAX_RECORD_ELEMENTS: u32 = 1 << 26;
 /// zstd level for records.
 const ZSTD_LEVEL: i32 = 3;
 
-/// A sequence compressed for storage, not yet placed in a barrel.
+/// A part's word positions compressed for storage, not yet placed in a
+/// barrel.
 #[derive(Debug, Clone)]
 pub struct EncodedSequence {
     frame: Vec<u8>,
     elements: u32,
+    /// Bytes per element once decompressed: 4 (position deltas), or 8
+    /// (hashes, then deltas) in a record of the layout before format 11.
+    raw_per_element: u32,
 }
 
 impl EncodedSequence {
-    /// Compresses `sequence`: hashes, then position deltas, as u32 LE. An
-    /// error only when zstd fails (out of memory).
-    pub fn encode(sequence: &UniqueWordSeq) -> Result<Self> {
+    /// Compresses the increasing word `positions` of a part's unique-word
+    /// sequence as u32 LE deltas. An error only when zstd fails (out of
+    /// memory).
+    pub fn encode(positions: &[u32]) -> Result<Self> {
+        let mut raw = vec![0u8; 4 * positions.len()];
+        write_deltas(positions, &mut raw);
+        Self::compress(&raw, positions.len(), 4)
+    }
+
+    /// A record of the layout before format 11 (the hashes, then the
+    /// position deltas), for tests of the readers that still read it.
+    #[cfg(test)]
+    pub fn encode_with_hashes(sequence: &crate::repr::UniqueWordSeq) -> Result<Self> {
         let n = sequence.len();
         let mut raw = vec![0u8; 8 * n];
         let (hashes, deltas) = raw.split_at_mut(4 * n);
         LittleEndian::write_u32_into(&sequence.hashes, hashes);
         write_deltas(&sequence.positions, deltas);
-        Self::compress(&raw, n)
+        Self::compress(&raw, n, 8)
     }
 
-    /// [`encode`](Self::encode), freeing each array of `sequence` once it
-    /// is copied: for a large book, the sequence and its uncompressed bytes
-    /// are never in memory whole at once.
-    pub fn encode_owned(sequence: UniqueWordSeq) -> Result<Self> {
-        let n = sequence.len();
-        let UniqueWordSeq { hashes, positions } = sequence;
-        let mut raw = vec![0u8; 8 * n];
-        let (hashes_out, deltas) = raw.split_at_mut(4 * n);
-        LittleEndian::write_u32_into(&hashes, hashes_out);
-        drop(hashes);
-        write_deltas(&positions, deltas);
-        drop(positions);
-        Self::compress(&raw, n)
-    }
-
-    fn compress(raw: &[u8], elements: usize) -> Result<Self> {
+    fn compress(raw: &[u8], elements: usize, raw_per_element: u32) -> Result<Self> {
         let frame = zstd::bulk::compress(raw, ZSTD_LEVEL).map_err(|e| {
             Error::InvalidArgument(format!(
                 "zstd could not compress a sequence of {elements} elements: {e}"
@@ -73,6 +76,7 @@ impl EncodedSequence {
         Ok(EncodedSequence {
             frame,
             elements: elements as u32,
+            raw_per_element,
         })
     }
 
@@ -85,7 +89,7 @@ impl EncodedSequence {
     pub fn encode_into(&self, book_id: u32, out: &mut Vec<u8>) {
         let mut header = RecordHeader {
             stored_len: self.frame.len() as u32,
-            raw_len: 8 * self.elements,
+            raw_len: self.raw_per_element * self.elements,
             book_id,
             elements: self.elements,
             checksum: 0,
@@ -163,15 +167,25 @@ fn record_checksum(header: &[u8], frame: &[u8]) -> u64 {
     hasher.digest()
 }
 
-/// A decoded record.
+/// A decoded record: one part of a book.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Record {
     /// The book the record belongs to.
     pub book_id: u32,
-    /// Its unique-word sequence.
-    pub sequence: UniqueWordSeq,
+    /// The word positions of the part's unique-word sequence, increasing.
+    pub positions: Vec<u32>,
+    /// The sequence's element hashes, held by records written before
+    /// format 11 only (the segments hold them from format 7 on).
+    pub hashes: Option<Vec<u32>>,
     /// Bytes the record takes, header included.
     pub len: u64,
+}
+
+impl Record {
+    /// Elements of the part's sequence.
+    pub fn elements(&self) -> usize {
+        self.positions.len()
+    }
 }
 
 /// Decodes the record at the start of `bytes`, found at byte `offset` of
@@ -198,14 +212,17 @@ pub fn decode_record(bytes: &[u8], offset: u64, path: &Path) -> Result<Record> {
             got: sum,
         });
     }
-    if elements > MAX_RECORD_ELEMENTS || raw_len as u64 != 8 * elements as u64 {
+    let with_hashes = raw_len as u64 == 8 * elements as u64 && elements > 0;
+    if elements > MAX_RECORD_ELEMENTS || !(with_hashes || raw_len as u64 == 4 * elements as u64) {
         return Err(corrupted(format!(
             "record claims {elements} elements in {raw_len} raw bytes"
         )));
     }
     // A frame of distinct 32-bit hashes cannot shrink 64-fold; refusing larger
-    // claims keeps a damaged length from driving a huge allocation.
-    if raw_len as u64 > 64 * stored_len as u64 + 64 {
+    // claims keeps a damaged length from driving a huge allocation. Position
+    // deltas alone may shrink further (a run of consecutive positions):
+    // their buffer is bounded by the element limit.
+    if with_hashes && raw_len as u64 > 64 * stored_len as u64 + 64 {
         return Err(corrupted(format!(
             "raw length {raw_len} impossible for a {stored_len}-byte frame"
         )));
@@ -218,11 +235,19 @@ pub fn decode_record(bytes: &[u8], offset: u64, path: &Path) -> Result<Record> {
             raw.len()
         )));
     }
-    let sequence = decode_payload(&raw, elements as usize)
-        .ok_or_else(|| corrupted("positions do not increase".into()))?;
+    let n = elements as usize;
+    let (hashes, deltas) = raw.split_at(if with_hashes { 4 * n } else { 0 });
+    let positions =
+        decode_positions(deltas).ok_or_else(|| corrupted("positions do not increase".into()))?;
+    let hashes = with_hashes.then(|| {
+        let mut out = vec![0u32; n];
+        LittleEndian::read_u32_into(hashes, &mut out);
+        out
+    });
     Ok(Record {
         book_id,
-        sequence,
+        positions,
+        hashes,
         len: (RECORD_HEADER_LEN + stored_len) as u64,
     })
 }
@@ -247,13 +272,12 @@ pub fn decode_records(bytes: &[u8], offset: u64, path: &Path) -> Result<Vec<Reco
     Ok(records)
 }
 
-fn decode_payload(raw: &[u8], n: usize) -> Option<UniqueWordSeq> {
-    let (hash_bytes, delta_bytes) = raw.split_at(4 * n);
-    let mut hashes = vec![0u32; n];
-    LittleEndian::read_u32_into(hash_bytes, &mut hashes);
-    let mut positions = Vec::with_capacity(n);
+/// The positions whose u32 LE deltas are `bytes`: `None` unless they
+/// strictly increase without overflowing a u32.
+fn decode_positions(bytes: &[u8]) -> Option<Vec<u32>> {
+    let mut positions = Vec::with_capacity(bytes.len() / 4);
     let mut position: u32 = 0;
-    for (i, delta) in delta_bytes.chunks_exact(4).enumerate() {
+    for (i, delta) in bytes.chunks_exact(4).enumerate() {
         let delta = LittleEndian::read_u32(delta);
         if i > 0 && delta == 0 {
             return None;
@@ -261,7 +285,7 @@ fn decode_payload(raw: &[u8], n: usize) -> Option<UniqueWordSeq> {
         position = position.checked_add(delta)?;
         positions.push(position);
     }
-    Some(UniqueWordSeq { hashes, positions })
+    Some(positions)
 }
 
 /// One barrel opened for reading single records on demand: for readers
@@ -458,13 +482,15 @@ impl BarrelReader {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::repr::UniqueWordSeq;
     use proptest::prelude::*;
 
-    fn sequence(n: u32) -> UniqueWordSeq {
-        UniqueWordSeq {
-            hashes: (0..n).map(|i| i.wrapping_mul(2654435761)).collect(),
-            positions: (0..n).map(|i| i * 3 + 1).collect(),
-        }
+    fn positions(n: u32) -> Vec<u32> {
+        (0..n).map(|i| i * 3 + 1).collect()
+    }
+
+    fn encode(n: u32) -> EncodedSequence {
+        EncodedSequence::encode(&positions(n)).unwrap()
     }
 
     #[test]
@@ -472,20 +498,21 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("000001.brl");
         let mut writer = BarrelWriter::create(&path).unwrap();
-        let first = writer.append(7, &EncodedSequence::encode(&sequence(100)).unwrap());
+        let first = writer.append(7, &encode(100));
         let committed = writer.sync().unwrap();
-        writer.append(8, &EncodedSequence::encode(&sequence(50)).unwrap());
+        writer.append(8, &encode(50));
         writer.sync().unwrap();
         drop(writer);
 
         let reader = BarrelReader::open(&path, committed).unwrap();
         let record = reader.record_at(first).unwrap();
-        assert_eq!((record.book_id, record.sequence), (7, sequence(100)));
+        assert_eq!((record.book_id, &record.positions), (7, &positions(100)));
+        assert_eq!(record.hashes, None);
         assert_eq!(reader.records().count(), 1);
 
         let mut writer = BarrelWriter::append_to(&path, committed).unwrap();
         assert_eq!(std::fs::metadata(&path).unwrap().len(), committed);
-        let second = writer.append(9, &EncodedSequence::encode(&sequence(5)).unwrap());
+        let second = writer.append(9, &encode(5));
         let committed = writer.sync().unwrap();
         let reader = BarrelReader::open(&path, committed).unwrap();
         assert_eq!(reader.record_at(second).unwrap().book_id, 9);
@@ -497,7 +524,7 @@ mod tests {
         let path = dir.path().join("000001.brl");
         std::fs::write(&path, vec![0xAB; 100]).unwrap();
         let mut writer = BarrelWriter::create(&path).unwrap();
-        let offset = writer.append(3, &EncodedSequence::encode(&sequence(10)).unwrap());
+        let offset = writer.append(3, &encode(10));
         let committed = writer.sync().unwrap();
         assert_eq!(std::fs::metadata(&path).unwrap().len(), committed);
         let reader = BarrelReader::open(&path, committed).unwrap();
@@ -509,10 +536,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("000001.brl");
         let mut writer = BarrelWriter::create(&path).unwrap();
-        let (first, second) = (
-            EncodedSequence::encode(&sequence(5)).unwrap(),
-            EncodedSequence::encode(&sequence(9)).unwrap(),
-        );
+        let (first, second) = (encode(5), encode(9));
         writer.append(1, &first);
         let offset = writer.append(2, &second);
         let committed = writer.sync().unwrap();
@@ -523,8 +547,8 @@ mod tests {
             .unwrap();
         assert_eq!(records.len(), 1);
         assert_eq!(
-            (records[0].book_id, &records[0].sequence),
-            (2, &sequence(9))
+            (records[0].book_id, &records[0].positions),
+            (2, &positions(9))
         );
         for (offset, len) in [
             (offset, len - 1),
@@ -546,10 +570,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("000001.brl");
         let mut writer = BarrelWriter::create(&path).unwrap();
-        let parts: Vec<_> = [4, 7, 2]
-            .map(|n| EncodedSequence::encode(&sequence(n)).unwrap())
-            .into();
-        writer.append(1, &EncodedSequence::encode(&sequence(3)).unwrap());
+        let parts: Vec<_> = [4, 7, 2].map(encode).into();
+        writer.append(1, &encode(3));
         let offset = writer.append(2, &parts[0]);
         for part in &parts[1..] {
             writer.append(2, part);
@@ -558,7 +580,7 @@ mod tests {
         let len: u64 = parts.iter().map(EncodedSequence::record_len).sum();
         let mut file = BarrelFile::open(&path, committed).unwrap();
         let records = file.read_records(offset, len as u32).unwrap();
-        let lengths: Vec<usize> = records.iter().map(|r| r.sequence.len()).collect();
+        let lengths: Vec<usize> = records.iter().map(Record::elements).collect();
         assert_eq!(lengths, [4, 7, 2]);
         assert!(records.iter().all(|r| r.book_id == 2));
         let reader = BarrelReader::open(&path, committed).unwrap();
@@ -569,11 +591,37 @@ mod tests {
     }
 
     #[test]
+    fn a_run_of_consecutive_positions_shrinks_past_the_hash_records_limit() {
+        let run: Vec<u32> = (0..100_000).collect();
+        let mut bytes = Vec::new();
+        EncodedSequence::encode(&run)
+            .unwrap()
+            .encode_into(4, &mut bytes);
+        assert!(bytes.len() * 64 < 4 * run.len(), "{} bytes", bytes.len());
+        let record = decode_record(&bytes, 16, Path::new("b")).unwrap();
+        assert_eq!(record.positions, run);
+    }
+
+    #[test]
+    fn an_element_count_that_fits_neither_layout_is_refused() {
+        let mut bytes = Vec::new();
+        encode(6).encode_into(1, &mut bytes);
+        // elements 5 against raw_len 24: neither 4 nor 8 bytes an element.
+        bytes[12] = 5;
+        let mut header = RecordHeader::decode(&mut Cursor::at(&bytes, Path::new("b"), 0)).unwrap();
+        header.checksum = header.checksum_with(&bytes[RECORD_HEADER_LEN..]);
+        bytes[16..24].copy_from_slice(&header.checksum.to_le_bytes());
+        let error = decode_record(&bytes, 16, Path::new("b")).unwrap_err();
+        assert!(
+            error.to_string().contains("5 elements in 24 raw bytes"),
+            "{error}"
+        );
+    }
+
+    #[test]
     fn flipped_byte_is_a_checksum_mismatch() {
         let mut bytes = Vec::new();
-        EncodedSequence::encode(&sequence(20))
-            .unwrap()
-            .encode_into(1, &mut bytes);
+        encode(20).encode_into(1, &mut bytes);
         for at in [8, 12, RECORD_HEADER_LEN + 3] {
             let mut damaged = bytes.clone();
             damaged[at] ^= 0x40;
@@ -594,10 +642,18 @@ mod tests {
             let positions = gaps[..hashes.len()].iter().map(|g| { position += g; position }).collect();
             let seq = UniqueWordSeq { hashes, positions };
             let mut bytes = Vec::new();
-            EncodedSequence::encode(&seq).unwrap().encode_into(id, &mut bytes);
+            EncodedSequence::encode(&seq.positions).unwrap().encode_into(id, &mut bytes);
             let record = decode_record(&bytes, 16, Path::new("b")).unwrap();
             prop_assert_eq!(record.len as usize, bytes.len());
-            prop_assert_eq!((record.book_id, record.sequence), (id, seq));
+            prop_assert_eq!((record.book_id, &record.positions, &record.hashes), (id, &seq.positions, &None));
+            // A record of the layout before format 11 reads back with its
+            // hashes.
+            bytes.clear();
+            EncodedSequence::encode_with_hashes(&seq).unwrap().encode_into(id, &mut bytes);
+            let record = decode_record(&bytes, 16, Path::new("b")).unwrap();
+            prop_assert_eq!(record.len as usize, bytes.len());
+            let hashes = (!seq.is_empty()).then(|| seq.hashes.clone());
+            prop_assert_eq!((record.book_id, record.positions, record.hashes), (id, seq.positions, hashes));
         }
 
         #[test]

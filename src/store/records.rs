@@ -1,6 +1,6 @@
 //! Reading a book's stored records, each checked to belong to its book:
-//! its barrel records (the unique-word sequence of each of its parts, one
-//! record per part) and its page signatures.
+//! its barrel records (the word positions of each of its parts' unique-word
+//! sequences, one record per part) and its page signatures.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -8,7 +8,7 @@ use std::sync::Mutex;
 
 use super::Store;
 use crate::error::{Error, Result};
-use crate::repr::{MinHashSig, UniqueWordSeq};
+use crate::repr::MinHashSig;
 use crate::storage::barrel::{BarrelFile, BarrelReader, Record};
 use crate::storage::catalog::{BookEntry, CatalogSnapshot, StoredPages};
 use crate::storage::page_files::{PageFileReader, PageLocator};
@@ -37,26 +37,26 @@ impl Store {
             .collect()
     }
 
-    /// The parts of book `id`, checked to belong to it.
+    /// The records of book `id` (one a part), checked to belong to it.
     pub(crate) fn book_record(
         &self,
         barrels: &HashMap<u32, BarrelReader>,
         id: u32,
         entry: &BookEntry,
-    ) -> Result<Vec<UniqueWordSeq>> {
+    ) -> Result<Vec<Record>> {
         let reader = barrels
             .get(&entry.barrel)
             .ok_or_else(|| self.unknown_barrel(entry))?;
         self.record_in(reader, id, entry)
     }
 
-    /// The parts of book `id` in `barrel`, checked to belong to it.
+    /// The records of book `id` in `barrel`, checked to belong to it.
     pub(crate) fn record_in(
         &self,
         barrel: &BarrelReader,
         id: u32,
         entry: &BookEntry,
-    ) -> Result<Vec<UniqueWordSeq>> {
+    ) -> Result<Vec<Record>> {
         let records = barrel.records_in(entry.offset, entry.record_len)?;
         owned_by(
             records,
@@ -150,13 +150,9 @@ impl RecordFiles {
         })
     }
 
-    /// The parts of `book` read alone from its barrel at `place`, checked
-    /// to belong to it.
-    pub(crate) fn book_record(
-        &self,
-        book: BookRef<'_>,
-        place: RecordPlace,
-    ) -> Result<Vec<UniqueWordSeq>> {
+    /// The records of `book` (one a part) read alone from its barrel at
+    /// `place`, checked to belong to it.
+    pub(crate) fn book_record(&self, book: BookRef<'_>, place: RecordPlace) -> Result<Vec<Record>> {
         let barrel = self
             .barrels
             .get(&place.barrel)
@@ -209,8 +205,10 @@ impl RecordFiles {
     }
 }
 
-/// The unique-word hashes of every part of every book of `entries`, in their order, read
-/// one barrel at a time (`committed`: each barrel's committed length), so
+/// The unique-word hashes of every part of every book of `entries`, in
+/// their order, from records written before format 11 (which held them;
+/// an upgrade from formats 3 to 9 builds segments from them), read one
+/// barrel at a time (`committed`: each barrel's committed length), so
 /// that at most one barrel (up to
 /// [`crate::load::LoadOptions::max_barrel_bytes`]) is in memory at once.
 // Slots index `entries` and `hashes`, both of its length.
@@ -235,11 +233,29 @@ pub(crate) fn read_hashes(
             hashes[slot] = store
                 .record_in(&reader, *id, entry)?
                 .into_iter()
-                .map(|part| part.hashes)
-                .collect();
+                .map(|part| hashes_of_old_record(part, reader.path(), entry))
+                .collect::<Result<_>>()?;
         }
     }
     Ok(hashes)
+}
+
+/// The element hashes of `record`, one of `entry`'s in the barrel at
+/// `path`, written before format 11: `Corrupted` when it holds positions
+/// only (an index older than format 10 has no such record).
+fn hashes_of_old_record(record: Record, path: &Path, entry: &BookEntry) -> Result<Vec<u32>> {
+    match record.hashes {
+        Some(hashes) => Ok(hashes),
+        None if record.positions.is_empty() => Ok(Vec::new()),
+        None => Err(Error::corrupted_at(
+            path.to_path_buf(),
+            entry.offset,
+            format!(
+                "book {:?} has a record without hashes (format 11's) in an index of an older format",
+                entry.key
+            ),
+        )),
+    }
 }
 
 /// The parts held by `records`, found at `offset` of `path`, if they are
@@ -252,8 +268,8 @@ fn owned_by(
     id: u32,
     key: &str,
     unique_words: u32,
-) -> Result<Vec<UniqueWordSeq>> {
-    let elements: u64 = records.iter().map(|r| r.sequence.len() as u64).sum();
+) -> Result<Vec<Record>> {
+    let elements: u64 = records.iter().map(|r| r.elements() as u64).sum();
     let stranger = records.iter().find(|r| r.book_id != id);
     if stranger.is_some() || elements != u64::from(unique_words) {
         let owner = stranger.map_or(id, |r| r.book_id);
@@ -265,5 +281,5 @@ fn owned_by(
             ),
         ));
     }
-    Ok(records.into_iter().map(|r| r.sequence).collect())
+    Ok(records)
 }

@@ -1,0 +1,54 @@
+//! An index written by format version 11 (`tests/fixtures/v11`, made by the
+//! command line as its README says) stays readable: it opens read-only
+//! without writing a byte, verifies its books, its dictionary and its word
+//! images, lists the book of word images, finds a word on the scanned page
+//! with its box and crop, and finds a book bound inside the volume. A later
+//! format must keep reading it or upgrade it; either way this test says so
+//! before a release does.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use stemmata::images::spot::SpotOptions;
+use stemmata::Index;
+
+fn fixture() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/v11")
+}
+
+#[test]
+fn the_version_11_fixture_opens_read_only_verifies_and_writes_nothing() {
+    common::assert_word_image_fixture_reads(&fixture().join("index"), 11);
+}
+
+#[test]
+fn a_copy_of_the_version_11_fixture_takes_another_book_of_word_images() {
+    let dir = common::fixture_copy("v11");
+    let index = Index::open(dir.path()).unwrap();
+    let page = fixture().join("pages/scan-0001.png");
+    let files = [stemmata::images::pages::PageFiles::beside(&page).unwrap()];
+    let options = stemmata::images::learn::LearnOptions::default();
+    index
+        .add_word_images("again", &files, &options, &|_| {})
+        .unwrap();
+    let search = index.word_images().unwrap().unwrap();
+    assert_eq!((search.books(), search.images()), (2, 64));
+    // The vocabulary is the fixture's (branching 4), not relearned.
+    let hits = search.spot("garden", &SpotOptions::default(), 4).unwrap();
+    assert!(hits.iter().all(|h| h.ocr.starts_with("garden")), "{hits:?}");
+    drop(search);
+    assert_eq!(index.verify().unwrap().image_books, 2);
+}
+
+#[test]
+fn the_version_11_fixtures_barrel_records_hold_positions_alone() {
+    use stemmata::storage::barrel::BarrelReader;
+    let path = fixture().join("index/barrels/000001.brl");
+    let len = std::fs::metadata(&path).unwrap().len();
+    let reader = BarrelReader::open(&path, len).unwrap();
+    let records: Vec<_> = reader.records().map(|r| r.unwrap().1).collect();
+    assert_eq!(records.len(), 8);
+    assert!(records.iter().all(|r| r.hashes.is_none()), "{records:?}");
+    assert!(records.iter().any(|r| !r.positions.is_empty()));
+}
