@@ -294,9 +294,9 @@ impl Reader {
 
     /// Every live book's features, in id order, with its id: what
     /// [`crate::batch::features`] gives of its document, read from the
-    /// index (sequences from the barrels, simhash, min-hash signature and
-    /// band keys from the segments, page signatures from the page files,
-    /// the rest from the book's entry), so that
+    /// index (sequences, simhash, min-hash signature and band keys from
+    /// the segments, word positions from the barrels, page signatures from
+    /// the page files, the rest from the book's entry), so that
     /// [`crate::BulkLoader::add_features`] rebuilds the book. But an index
     /// keeps neither a book's bytes, nor its invalid UTF-8 sequences, nor
     /// its encoding: those are 0, 0 and empty; and it keeps each page
