@@ -9,11 +9,14 @@
 //! in one catalog transaction that points every moved book's entry and
 //! page locator at its new record and replaces the old files by the new
 //! ones in `barrels` and `page_files`; only then are the old files
-//! removed. It then merges the segments without their dead sketches (the
-//! segment compaction of [`crate::store::segments`], with no threshold) and
-//! compacts the catalog database. Files without dead bytes are left alone,
-//! so compacting a compact index writes nothing but the catalog's own
-//! compaction.
+//! removed. Barrels created before format 11 are rewritten too, whatever
+//! they hold, and their records that hold the element hashes beside the
+//! positions are written with the positions alone (the segments hold the
+//! elements; the moved entries take the new record lengths). It then merges
+//! the segments without their dead sketches (the segment compaction of
+//! [`crate::store::segments`], with no threshold) and compacts the catalog
+//! database. Other files without dead bytes are left alone, so compacting a
+//! compact index writes nothing but the catalog's own compaction.
 //!
 //! A crash before the transaction leaves new files that no commit lists:
 //! readers never read them, and the next writer (a load or a compaction)
@@ -31,7 +34,7 @@ use std::sync::Arc;
 
 use crate::error::{Error, IoContext, Result};
 use crate::storage::append::{self, AppendWriter};
-use crate::storage::barrel::BarrelReader;
+use crate::storage::barrel::{BarrelReader, EncodedSequence, Record};
 use crate::storage::catalog::{BookEntry, Relocation, StoredPages};
 use crate::storage::format::{FileKind, HEADER_LEN};
 use crate::storage::page_files::PageLocator;
@@ -159,7 +162,8 @@ pub(crate) fn compact_files(
     for (_, locator) in &locators {
         *live_page_bytes.entry(locator.file).or_default() += u64::from(locator.len);
     }
-    let rewrite_barrels = with_dead_bytes(&barrels, &live_barrel_bytes);
+    let mut rewrite_barrels = with_dead_bytes(&barrels, &live_barrel_bytes);
+    rewrite_barrels.extend(created_before_positions_only(store, &barrels));
     let rewrite_pages = with_dead_bytes(&page_files, &live_page_bytes);
     let total: u64 = rewrite_barrels
         .keys()
@@ -191,12 +195,17 @@ pub(crate) fn compact_files(
             let mut in_barrel = moving.remove(&number).unwrap_or_default();
             in_barrel.sort_by_key(|(_, entry)| entry.offset);
             for (id, entry) in in_barrel {
-                store.record_in(&reader, *id, entry)?;
-                let bytes = reader.record_bytes(entry.offset, entry.record_len)?;
-                let (barrel, offset) = out.append(bytes)?;
+                let records = store.record_in(&reader, *id, entry)?;
+                let bytes = match positions_only(*id, &records)? {
+                    Some(bytes) => std::borrow::Cow::Owned(bytes),
+                    None => reader.record_bytes(entry.offset, entry.record_len)?.into(),
+                };
+                let (barrel, offset) = out.append(&bytes)?;
                 let moved = BookEntry {
                     barrel,
                     offset,
+                    // No longer than the records it replaces.
+                    record_len: bytes.len() as u32,
                     ..entry.clone()
                 };
                 relocation.books.push((*id, moved));
@@ -389,6 +398,38 @@ fn with_dead_bytes(listed: &[(u32, u64)], live: &HashMap<u32, u64>) -> BTreeMap<
         .filter(|&&(n, len)| len > HEADER_LEN as u64 + live.get(&n).copied().unwrap_or(0))
         .copied()
         .collect()
+}
+
+/// The listed `barrels` created before format 11, whose records may hold
+/// the element hashes beside the positions: a compaction rewrites them
+/// without the hashes (the segments hold the elements).
+fn created_before_positions_only(store: &Store, barrels: &[(u32, u64)]) -> Vec<(u32, u64)> {
+    // A barrel that cannot be opened is left alone, as before: `verify`
+    // names it, and a rewrite would stop at its first record.
+    barrels
+        .iter()
+        .copied()
+        .filter(|&(number, committed)| {
+            let path = store.barrel_path(number);
+            append::open_with_header(&path, FileKind::Barrel, committed)
+                .is_ok_and(|(_, header)| !header.version.has_positions_only_records())
+        })
+        .collect()
+}
+
+/// A book's `records` (those of book `id`) encoded again with their
+/// positions alone, when any holds hashes (written before format 11);
+/// `None` when they hold positions alone already and are copied as they
+/// are.
+fn positions_only(id: u32, records: &[Record]) -> Result<Option<Vec<u8>>> {
+    if records.iter().all(|r| r.hashes.is_none()) {
+        return Ok(None);
+    }
+    let mut bytes = Vec::new();
+    for record in records {
+        EncodedSequence::encode(&record.positions)?.encode_into(id, &mut bytes);
+    }
+    Ok(Some(bytes))
 }
 
 /// Reports copied bytes.

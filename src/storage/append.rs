@@ -18,10 +18,19 @@ use crate::error::{Error, Result};
 /// at least its `committed_len` bytes and starts with a header of that
 /// kind; the file is left positioned after the header.
 pub(crate) fn open_checked(path: &Path, kind: FileKind, committed_len: u64) -> Result<File> {
+    open_with_header(path, kind, committed_len).map(|(file, _)| file)
+}
+
+/// [`open_checked`], with the file's header.
+pub(crate) fn open_with_header(
+    path: &Path,
+    kind: FileKind,
+    committed_len: u64,
+) -> Result<(File, FileHeader)> {
     let mut file = File::open(path).at(path)?;
     let on_disk = file.metadata().at(path)?.len();
-    check_opened(&mut file, on_disk, path, kind, committed_len)?;
-    Ok(file)
+    let header = check_opened(&mut file, on_disk, path, kind, committed_len)?;
+    Ok((file, header))
 }
 
 /// Checks the just opened `file` at `path`, `on_disk` bytes long: at least
@@ -32,7 +41,7 @@ fn check_opened(
     path: &Path,
     kind: FileKind,
     committed_len: u64,
-) -> Result<()> {
+) -> Result<FileHeader> {
     if on_disk < committed_len {
         return Err(Error::corrupted_at(
             path.to_path_buf(),
@@ -45,7 +54,7 @@ fn check_opened(
     }
     let mut header = [0u8; HEADER_LEN];
     file.read_exact(&mut header).at(path)?;
-    FileHeader::decode_from(&header, kind, path).map(drop)
+    FileHeader::decode_from(&header, kind, path)
 }
 
 /// Reads the `len` bytes at `offset` of `file` (at `path`), which must lie

@@ -23,7 +23,7 @@ use xxhash_rust::xxh3::Xxh3;
 
 use super::append::{self, AppendWriter};
 use super::codec::{put_u32, put_u64, Cursor, Decode, Encode};
-use super::format::{FileKind, HEADER_LEN};
+use super::format::{FileKind, FormatVersion, HEADER_LEN};
 use super::mapped::MappedBytes;
 use crate::error::{Error, Result};
 
@@ -376,6 +376,8 @@ pub struct BarrelReader {
     path: PathBuf,
     file: MappedBytes,
     committed: usize,
+    /// The format version of the writer that created the barrel.
+    created_by: FormatVersion,
 }
 
 /// Barrels smaller than this are read, larger ones mapped.
@@ -385,7 +387,8 @@ impl BarrelReader {
     /// Opens the first `committed_len` bytes of the barrel at `path` and
     /// checks its header.
     pub fn open(path: &Path, committed_len: u64) -> Result<Self> {
-        drop(append::open_checked(path, FileKind::Barrel, committed_len)?);
+        let (file, header) = append::open_with_header(path, FileKind::Barrel, committed_len)?;
+        drop(file);
         let file = MappedBytes::open(path, MAP_AT_LEAST)?;
         let committed = usize::try_from(committed_len)
             .ok()
@@ -400,7 +403,15 @@ impl BarrelReader {
             path: path.to_path_buf(),
             file,
             committed,
+            created_by: header.version,
         })
+    }
+
+    /// The format version of the writer that created the barrel: one
+    /// created before format 11 may hold records with hashes (later loads
+    /// append records of positions alone to it).
+    pub fn created_by(&self) -> FormatVersion {
+        self.created_by
     }
 
     /// The committed bytes.

@@ -101,6 +101,12 @@ impl FormatVersion {
         self.0 >= 10
     }
 
+    /// Barrel records of word positions alone (from format 11; a barrel
+    /// created before may hold records with the element hashes too).
+    pub fn has_positions_only_records(self) -> bool {
+        self.0 >= 11
+    }
+
     /// Bilingual dictionaries in `dictionaries/` and the catalog's
     /// `dictionaries` table (from format 8).
     pub fn has_dictionaries(self) -> bool {
