@@ -10,7 +10,6 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use stemmata::images::spot::SpotOptions;
 use stemmata::Index;
 
 fn fixture() -> PathBuf {
@@ -26,19 +25,7 @@ fn the_version_11_fixture_opens_read_only_verifies_and_writes_nothing() {
 fn a_copy_of_the_version_11_fixture_takes_another_book_of_word_images() {
     let dir = common::fixture_copy("v11");
     let index = Index::open(dir.path()).unwrap();
-    let page = fixture().join("pages/scan-0001.png");
-    let files = [stemmata::images::pages::PageFiles::beside(&page).unwrap()];
-    let options = stemmata::images::learn::LearnOptions::default();
-    index
-        .add_word_images("again", &files, &options, &|_| {})
-        .unwrap();
-    let search = index.word_images().unwrap().unwrap();
-    assert_eq!((search.books(), search.images()), (2, 64));
-    // The vocabulary is the fixture's (branching 4), not relearned.
-    let hits = search.spot("garden", &SpotOptions::default(), 4).unwrap();
-    assert!(hits.iter().all(|h| h.ocr.starts_with("garden")), "{hits:?}");
-    drop(search);
-    assert_eq!(index.verify().unwrap().image_books, 2);
+    common::assert_takes_fixture_page_again(&index, &fixture());
 }
 
 #[test]

@@ -10,7 +10,6 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use stemmata::images::spot::SpotOptions;
 use stemmata::storage::format::FORMAT_VERSION;
 use stemmata::Index;
 
@@ -27,27 +26,12 @@ fn the_version_9_fixture_opens_read_only_verifies_and_writes_nothing() {
 fn a_copy_of_the_version_9_fixture_upgrades_and_takes_another_book_of_word_images() {
     let dir = common::fixture_copy("v9");
     // Format 10 rewrites the segments: a write waits for the upgrade.
-    let page = fixture().join("pages/scan-0001.png");
-    let files = [stemmata::images::pages::PageFiles::beside(&page).unwrap()];
-    let options = stemmata::images::learn::LearnOptions::default();
-    let refused =
-        Index::open(dir.path())
-            .unwrap()
-            .add_word_images("again", &files, &options, &|_| {});
+    let refused = common::add_fixture_page_again(&Index::open(dir.path()).unwrap(), &fixture());
     assert!(matches!(
         refused,
         Err(stemmata::Error::OldFormat { found: 9, .. })
     ));
     let (index, stats) = Index::upgrade(dir.path()).unwrap();
     assert_eq!((stats.from_version, stats.to_version), (9, FORMAT_VERSION));
-    index
-        .add_word_images("again", &files, &options, &|_| {})
-        .unwrap();
-    let search = index.word_images().unwrap().unwrap();
-    assert_eq!((search.books(), search.images()), (2, 64));
-    // The vocabulary is the fixture's (branching 4), not relearned.
-    let hits = search.spot("garden", &SpotOptions::default(), 4).unwrap();
-    assert!(hits.iter().all(|h| h.ocr.starts_with("garden")), "{hits:?}");
-    drop(search);
-    assert_eq!(index.verify().unwrap().image_books, 2);
+    common::assert_takes_fixture_page_again(&index, &fixture());
 }

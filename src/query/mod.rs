@@ -415,8 +415,9 @@ impl Reader {
     }
 
     /// The parts of the book in `slot`: each part's elements from its
-    /// segment (or from a record written before format 11, which holds
-    /// them), its word positions from its barrel record.
+    /// segment, its word positions from its barrel record (the hashes a
+    /// record written before format 11 holds too are the segment's,
+    /// `verify` checks).
     pub(crate) fn parts_of_slot(&self, slot: u32) -> Result<Vec<UniqueWordSeq>> {
         let (entry, _) = self.runs.entry(slot)?;
         let book = BookRef {
@@ -431,10 +432,7 @@ impl Reader {
         }
         (records.into_iter().zip(parts))
             .map(|(record, part)| {
-                let hashes = match record.hashes {
-                    Some(hashes) => hashes,
-                    None => self.runs.part_hashes(part).to_vec(),
-                };
+                let hashes = self.runs.part_hashes(part).to_vec();
                 if hashes.len() != record.positions.len() {
                     return Err(self.parts_disagree(
                         &entry.key,

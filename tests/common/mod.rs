@@ -356,3 +356,30 @@ pub fn assert_word_image_fixture_reads(dir: &Path, version: u16) {
     drop(index);
     assert!(snapshot_files(dir) == before, "a read-only open wrote");
 }
+
+/// Adding the scanned page of the word-image fixture `fixture` (format 9
+/// on: `fixture/pages/scan-0001.png` and its hOCR) to `index` as book
+/// `again`.
+pub fn add_fixture_page_again(index: &Index, fixture: &Path) -> stemmata::Result<()> {
+    let page = fixture.join("pages/scan-0001.png");
+    let files = [stemmata::images::pages::PageFiles::beside(&page).unwrap()];
+    let options = stemmata::images::learn::LearnOptions::default();
+    index
+        .add_word_images("again", &files, &options, &|_| {})
+        .map(drop)
+}
+
+/// The fixture page added again ([`add_fixture_page_again`]) to a copy of
+/// a word-image fixture: two books of 32 word images each, the query
+/// `garden` finds `garden` words with the fixture's vocabulary (branching
+/// 4, not relearned), and the index verifies.
+pub fn assert_takes_fixture_page_again(index: &Index, fixture: &Path) {
+    use stemmata::images::spot::SpotOptions;
+    add_fixture_page_again(index, fixture).unwrap();
+    let search = index.word_images().unwrap().unwrap();
+    assert_eq!((search.books(), search.images()), (2, 64));
+    let hits = search.spot("garden", &SpotOptions::default(), 4).unwrap();
+    assert!(hits.iter().all(|h| h.ocr.starts_with("garden")), "{hits:?}");
+    drop(search);
+    assert_eq!(index.verify().unwrap().image_books, 2);
+}
