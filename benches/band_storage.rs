@@ -54,6 +54,7 @@ fn books(records: &[SketchRecord]) -> Vec<SegmentBook> {
             },
             pages: None,
             parts: vec![Vec::new()],
+            passages: Vec::new(),
         })
         .collect()
 }

@@ -119,6 +119,7 @@ fn load(dir: &Path, docs: Vec<Document>, batch: usize, acked: &mut usize) -> Res
         threads: 1,
         batch_books: batch,
         max_barrel_bytes: SMALL_FILES,
+        passages: None,
     })?;
     loader.on_progress(|event| {
         if let LoadEvent::Committed { .. } = event {

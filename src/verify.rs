@@ -283,7 +283,9 @@ impl Verifier<'_> {
     fn check_segment_shape(&self, segment: &Segment, sketch: &SketchOptions) -> Result<()> {
         let corrupted = |what: String| Error::corrupted(segment.path().to_path_buf(), what);
         let version = self.store.format_version();
-        if !crate::storage::segment::same_layout(segment.version(), version) {
+        if !crate::storage::segment::same_layout(segment.version(), version)
+            || segment.version().number() > version.number()
+        {
             return Err(corrupted(format!(
                 "segment of format version {} in an index of version {version}",
                 segment.version()

@@ -10,6 +10,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
+use stemmata::storage::format::FORMAT_VERSION;
 use stemmata::Index;
 
 fn fixture() -> PathBuf {
@@ -22,10 +23,40 @@ fn the_version_11_fixture_opens_read_only_verifies_and_writes_nothing() {
 }
 
 #[test]
-fn a_copy_of_the_version_11_fixture_takes_another_book_of_word_images() {
+fn a_copy_of_the_version_11_fixture_upgrades_and_takes_another_book_of_word_images() {
     let dir = common::fixture_copy("v11");
-    let index = Index::open(dir.path()).unwrap();
+    // Format 12 writes segments with passages: a write waits for the
+    // upgrade, which is one catalog transaction.
+    let refused = common::add_fixture_page_again(&Index::open(dir.path()).unwrap(), &fixture());
+    assert!(matches!(
+        refused,
+        Err(stemmata::Error::OldFormat { found: 11, .. })
+    ));
+    let segments = dir.path().join("segments");
+    let before = common::snapshot_files(&segments);
+    let (index, stats) = Index::upgrade(dir.path()).unwrap();
+    assert_eq!((stats.from_version, stats.to_version), (11, FORMAT_VERSION));
+    assert_eq!(common::snapshot_files(&segments), before, "segments kept");
     common::assert_takes_fixture_page_again(&index, &fixture());
+}
+
+#[test]
+fn an_upgraded_copy_of_the_version_11_fixture_reads_its_books_without_passages_and_verifies() {
+    let dir = common::fixture_copy("v11");
+    let (index, _) = Index::upgrade(dir.path()).unwrap();
+    let verified = index.verify().unwrap();
+    assert_eq!(verified.books, 4);
+    let segment =
+        stemmata::storage::segment::Segment::open_checked(&dir.path().join("segments/000001.seg"))
+            .unwrap();
+    assert!(!segment.stores_passages());
+    let passages = segment.passage_view().unwrap();
+    assert!((0..segment.book_count()).all(|p| passages.book_parts(p).is_empty()));
+    // A compaction writes the books again in a version-12 segment, still
+    // without passages (they need the texts).
+    let mut index = index;
+    index.compact().unwrap();
+    assert_eq!(index.verify().unwrap().books, 4);
 }
 
 #[test]

@@ -449,6 +449,12 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
     let (index, _dir, _temp) = new_index(args.index.as_deref())?;
 
     let started = Instant::now();
+    // Dictionaries first: a load into an index holding one stores the
+    // books' passages, which translation search needs for works inside
+    // volumes.
+    for path in &args.dictionary {
+        index.add_dictionary(path)?;
+    }
     let progress = bar(
         corpus.books.len() as u64,
         "loading",
@@ -467,9 +473,6 @@ pub fn run(args: EvalArgs) -> Result<ExitCode> {
     loader.extend(corpus.documents())?;
     loader.finish()?;
     progress.finish_and_clear();
-    for path in &args.dictionary {
-        index.add_dictionary(path)?;
-    }
     let load_seconds = started.elapsed().as_secs_f64();
 
     let reader = index.reader()?.with_pivot_translations(!args.no_pivot);

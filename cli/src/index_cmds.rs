@@ -237,6 +237,15 @@ pub struct LoadArgs {
     /// Books per catalog commit.
     #[arg(long, default_value_t = 1000)]
     pub batch_books: usize,
+    /// Also store the books as passages (runs of 2,048 words), which
+    /// translation search needs to find a translated work inside a volume,
+    /// even when the index holds no dictionary yet [default: when it holds
+    /// one].
+    #[arg(long, conflicts_with = "no_passages")]
+    pub passages: bool,
+    /// Do not store passages, even when the index holds a dictionary.
+    #[arg(long)]
+    pub no_passages: bool,
     /// Exit with status 2 when any document was skipped.
     #[arg(long)]
     pub strict: bool,
@@ -331,6 +340,9 @@ pub fn load(args: LoadArgs) -> Result<ExitCode> {
     let mut options = LoadOptions::default().batch_books(args.batch_books);
     if let Some(threads) = args.threads {
         options.threads = threads;
+    }
+    if args.passages || args.no_passages {
+        options = options.passages(args.passages);
     }
     let progress = bar(total_bytes, "loading", args.quiet || args.json);
     progress.set_style(

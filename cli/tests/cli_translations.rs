@@ -191,3 +191,89 @@ fn a_glossary_of_the_dictionary_is_no_translation_of_anything() {
         (&"de1".into(), &"en1".into())
     );
 }
+
+/// An index at `dir/vol` of an English volume that binds the original of
+/// the German book `de1` (English words 0..600) near its start and holds
+/// the same words again, shuffled, 3,000 words later (so that none is
+/// unique in the volume, only in its first passage), beside `de1`; the
+/// dictionary added before the load unless `load_args` says otherwise.
+fn volume_index(dir: &Path, dictionary_first: bool, load_args: &[&str]) {
+    let mut shuffled: Vec<u32> = (0..600).collect();
+    shuffled.sort_by_key(|&i| i.wrapping_mul(0x2545_F491) % 997);
+    let volume = [
+        text(0..600, english),
+        text(5000..8000, english),
+        text(shuffled.into_iter(), english),
+    ]
+    .join(" ");
+    let mut jsonl = String::new();
+    for (key, language, text) in [("vol", "en", volume), ("de1", "de", text(0..600, german))] {
+        jsonl.push_str(
+            &serde_json::json!({"key": key, "language": language, "text": text}).to_string(),
+        );
+        jsonl.push('\n');
+    }
+    std::fs::write(dir.join("vol.jsonl"), jsonl).unwrap();
+    let entries: Vec<(String, String)> = (0..8000)
+        .map(|i| (english(i), format!("{}\n{}\n", english(i), german(i))))
+        .collect();
+    let entries: Vec<(&str, &str)> = entries
+        .iter()
+        .map(|(h, t)| (h.as_str(), t.as_str()))
+        .collect();
+    let dictionary = common::write_dictd(dir, "freedict-eng-deu", &entries);
+    let add = ["dictionary", "add", "vol", dictionary.to_str().unwrap()];
+    run(dir, &["create", "vol"]);
+    if dictionary_first {
+        run(dir, &add);
+    }
+    let mut load = vec!["load", "vol", "vol.jsonl", "-q"];
+    load.extend(load_args);
+    run(dir, &load);
+    if !dictionary_first {
+        let output = common::run(common::cli().args(add).current_dir(dir));
+        let stderr = common::stderr(&output);
+        assert!(
+            stderr.contains("2 books loaded before") && stderr.contains("passages"),
+            "{stderr}"
+        );
+    }
+}
+
+fn volume_hits(dir: &Path) -> Vec<Value> {
+    let args = ["query", "vol", "--key", "de1", "--translations", "--json"];
+    let out: Value = serde_json::from_str(&run(dir, &args)).unwrap();
+    out["hits"].as_array().unwrap().clone()
+}
+
+#[test]
+fn a_translated_work_inside_a_volume_is_found_through_the_passages() {
+    let dir = tempfile::tempdir().unwrap();
+    volume_index(dir.path(), true, &[]);
+    let found = volume_hits(dir.path());
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0]["key"], "vol");
+    assert_eq!(found[0]["relation"], "translation");
+    assert_eq!(found[0]["shape"], "contained");
+    assert_eq!(found[0]["container"], "b");
+    // Located where the original lies: the volume's first 600 words.
+    let words = &found[0]["hit_words"];
+    assert!(words[0].as_u64().unwrap() < 50, "{words}");
+    assert!((550..700).contains(&words[1].as_u64().unwrap()), "{words}");
+}
+
+#[test]
+fn without_passages_the_work_inside_the_volume_is_missed() {
+    // Its words are not unique in the volume: the parts alone miss it,
+    // whether the load was told not to store passages or the dictionary
+    // came after it (which `dictionary add` warns about).
+    for (dictionary_first, load_args) in [(true, &["--no-passages"][..]), (false, &[])] {
+        let dir = tempfile::tempdir().unwrap();
+        volume_index(dir.path(), dictionary_first, load_args);
+        assert!(volume_hits(dir.path()).is_empty(), "{load_args:?}");
+    }
+    // `--passages` stores them without a dictionary.
+    let dir = tempfile::tempdir().unwrap();
+    volume_index(dir.path(), false, &["--passages"]);
+    assert_eq!(volume_hits(dir.path()).len(), 1);
+}

@@ -3,7 +3,8 @@
 //! must answer every accessor without panicking and agree with itself:
 //! `books` yields `book_count` ids in increasing order, each book's keys are
 //! sorted, `entries` and `lookup` give the same sorted postings, the book
-//! sections (version 10 on) give each book's entry, parts and postings, and
+//! sections (version 10 on) give each book's entry, parts and postings (and
+//! passages, version 12 on, read as parts through the passage view), and
 //! merging the segment alone with every book live gives back a segment with
 //! the same content (the same bytes when the header carries the current
 //! version).
@@ -164,9 +165,32 @@ fn check_decoded(data: &[u8], segment: &Segment) {
         }
         return;
     }
-    // The book sections of a checked segment agree with themselves.
+    // The book sections of a checked segment agree with themselves, its
+    // passages too.
+    check_units(segment, books.len());
+    if segment.stores_passages() {
+        let passages = segment.passage_view().expect("a segment with books has a passage view");
+        check_units(&passages, books.len());
+    }
+
+    let merged = merge(&[segment], |_| Fate::Keep).expect("a decoded segment fits one segment");
+    let again = Segment::decode(merged.clone(), Path::new("fuzz")).expect("a merge decodes");
+    assert_eq!(again.hashes_per_book(), k);
+    assert!(again.books().eq(books.iter().cloned()));
+    let remerged = merge(&[&again], |_| Fate::Keep).expect("a merge merges");
+    assert!(remerged == merged, "merging a merge changes it");
+    // A checked segment is the encoder's bytes for its books, so a merge of
+    // it alone gives them back when the header carries the current version.
+    if data[8..10] == FORMAT_VERSION.to_le_bytes() {
+        assert!(merged == data, "a merge of one segment is not canonical");
+    }
+}
+
+/// The units (parts, or passages through a passage view) of the `books`
+/// books of a checked segment agree with its word table and postings.
+fn check_units(segment: &Segment, books: usize) {
     let mut elements = 0;
-    for position in 0..books.len() {
+    for position in 0..books {
         let (entry, _) = segment.entry(position).expect("a checked entry decodes");
         assert_eq!(segment.key_bytes(position), entry.key.as_bytes());
         assert!(segment.positions_of_key(&entry.key).contains(&position));
@@ -201,23 +225,14 @@ fn check_decoded(data: &[u8], segment: &Segment) {
     }
     let listed: usize = segment.word_lists().map(|list| list.len() as usize).sum();
     assert_eq!(listed, elements);
-
-    let merged = merge(&[segment], |_| Fate::Keep).expect("a decoded segment fits one segment");
-    let again = Segment::decode(merged.clone(), Path::new("fuzz")).expect("a merge decodes");
-    assert_eq!(again.hashes_per_book(), k);
-    assert!(again.books().eq(books.iter().cloned()));
-    let remerged = merge(&[&again], |_| Fate::Keep).expect("a merge merges");
-    assert!(remerged == merged, "merging a merge changes it");
-    // A checked segment is the encoder's bytes for its books, so a merge of
-    // it alone gives them back when the header carries the current version.
-    if data[8..10] == FORMAT_VERSION.to_le_bytes() {
-        assert!(merged == data, "a merge of one segment is not canonical");
-    }
 }
 
 fn check(data: &[u8]) {
     if let Ok(segment) = Segment::in_memory(data.to_vec(), Path::new("fuzz")) {
         read_unchecked(&segment);
+        if let Some(passages) = segment.passage_view() {
+            read_unchecked(&passages);
+        }
     }
     if let Ok(segment) = Segment::decode(data.to_vec(), Path::new("fuzz")) {
         check_decoded(data, &segment);

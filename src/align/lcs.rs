@@ -178,6 +178,21 @@ impl Overlap {
         };
         share(self.span_x, self.len_x).max(share(self.span_y, self.len_y))
     }
+
+    /// The evidence of the match: how far its LCS exceeds the longest
+    /// increasing run that chance gives so many common elements, over the
+    /// scale of that run's spread, z = (|LCS| − 2√c) / c^(1/6) (c the
+    /// common count; 2√c and c^(1/6) are the mean and the scale of the
+    /// longest increasing subsequence of c random pairs). 0 without common
+    /// elements. A pair of small units matched by a few words has little
+    /// evidence however large a share of them it covers.
+    pub fn evidence(&self) -> f64 {
+        if self.common == 0 {
+            return 0.0;
+        }
+        let c = f64::from(self.common);
+        (f64::from(self.lcs) - 2.0 * c.sqrt()) / c.powf(1.0 / 6.0)
+    }
 }
 
 /// Buffers [`SequenceIndex::align`] reuses between calls: the common

@@ -52,7 +52,13 @@ use crate::repr::sketch::Table;
 /// The features of `document`, as the loader computes them with `options`;
 /// an error for what the loader refuses (a bad key, no words, binary text).
 pub fn features(document: Document, options: &FeatureOptions) -> Result<BookFeatures> {
-    let book = extract_document(document, &options.extract, &options.sketch, &options.parts)?;
+    let book = extract_document(
+        document,
+        &options.extract,
+        &options.sketch,
+        &options.parts,
+        false,
+    )?;
     Ok(BookFeatures {
         keys: book.sketch.keys,
         simhash: book.sketch.simhash,

@@ -338,6 +338,8 @@ pub(crate) fn book_from_features(
         },
         bytes: features.bytes,
         parts: features.parts,
+        // Features made outside an index carry no passages.
+        passages: Vec::new(),
         unique_words,
         words: features.words,
         pages: features.pages,

@@ -37,6 +37,7 @@ use crate::error::{Error, Result};
 use crate::keys;
 use crate::lang;
 use crate::repr::parts::parts_of;
+use crate::repr::passages::passages_of;
 use crate::repr::sketch::Sketcher;
 use crate::repr::unique_words::extract_with;
 use crate::repr::{ExtractOptions, MinHashSig, PartOptions, SketchOptions, UniqueWordSeq};
@@ -136,6 +137,12 @@ pub struct LoadOptions {
     /// A barrel or page file is closed and a new one started once it
     /// exceeds this size. Default 1 GiB.
     pub max_barrel_bytes: u64,
+    /// Whether books are also stored as passages
+    /// ([`crate::repr::passages`]), the unit translation search needs to
+    /// find a translated work inside a volume. Default `None`: when the
+    /// index holds a dictionary ([`crate::Index::add_dictionary`]), so an
+    /// index without one is as small as before.
+    pub passages: Option<bool>,
 }
 
 impl Default for LoadOptions {
@@ -144,6 +151,7 @@ impl Default for LoadOptions {
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             batch_books: 1000,
             max_barrel_bytes: crate::store::layout::DEFAULT_MAX_FILE_BYTES,
+            passages: None,
         }
     }
 }
@@ -164,6 +172,13 @@ impl LoadOptions {
     /// Size past which a barrel or page file is closed and a new one started.
     pub fn max_barrel_bytes(mut self, bytes: u64) -> Self {
         self.max_barrel_bytes = bytes;
+        self
+    }
+
+    /// Stores books as passages too (`true`) or not (`false`), whether
+    /// or not the index holds a dictionary (see [`Self::passages`]).
+    pub fn passages(mut self, passages: bool) -> Self {
+        self.passages = Some(passages);
         self
     }
 }
@@ -288,6 +303,8 @@ struct Prepared {
     page_signatures: Vec<MinHashSig>,
     /// Each part's unique-word hashes, for the segment's book sections.
     part_hashes: Vec<Vec<u32>>,
+    /// Each passage's unique-word hashes, likewise.
+    passages: Vec<Vec<u32>>,
 }
 
 /// A document checked, decoded and turned into features, nothing encoded
@@ -303,6 +320,9 @@ pub(crate) struct ExtractedBook {
     pub parts: Vec<UniqueWordSeq>,
     /// Its parts' unique words together.
     pub unique_words: u32,
+    /// Its passages' unique-word hashes ([`crate::repr::passages`]): none
+    /// unless the load stores passages.
+    pub passages: Vec<Vec<u32>>,
     pub words: u64,
     pub pages: u32,
     pub distinct_words: u32,
@@ -316,14 +336,15 @@ pub(crate) struct ExtractedBook {
 
 /// Checks, decodes and extracts one document: its key and text checked,
 /// its language found when not given, one tokenising pass for the
-/// unique-word extraction and the sketch, the sequence cut into parts.
-/// The text is held once: decoded in place when it is UTF-8, and freed
-/// before this returns.
+/// unique-word extraction and the sketch, the sequence cut into parts
+/// (and into passages when `with_passages`). The text is held once:
+/// decoded in place when it is UTF-8, and freed before this returns.
 pub(crate) fn extract_document(
     mut document: Document,
     options: &ExtractOptions,
     sketch_options: &SketchOptions,
     part_options: &PartOptions,
+    with_passages: bool,
 ) -> Result<ExtractedBook> {
     let source_name = document.source_name.clone();
     let bad = |reason: &str| Error::BadDocument {
@@ -365,6 +386,13 @@ pub(crate) fn extract_document(
     if features.words >= u32::MAX as u64 || features.sequence.len() > MAX_RECORD_ELEMENTS as usize {
         return Err(bad("too long: over 2^32 words or 2^26 unique words"));
     }
+    let passages = match with_passages {
+        true => passages_of(&decoded.text, book_words.as_ref(), features.words, options)
+            .into_iter()
+            .map(|passage| passage.hashes)
+            .collect(),
+        false => Vec::new(),
+    };
     let parts = parts_of(
         &decoded.text,
         book_words.as_ref(),
@@ -388,6 +416,7 @@ pub(crate) fn extract_document(
         bytes,
         parts,
         unique_words: unique_words as u32,
+        passages,
         words: features.words,
         pages: features.pages,
         distinct_words: features.distinct_words,
@@ -421,6 +450,7 @@ fn prepare(book: ExtractedBook) -> Result<Prepared> {
         sketch: book.sketch,
         page_signatures: book.page_signatures,
         part_hashes,
+        passages: book.passages,
         unique_words: book.unique_words,
         record_len,
         parts: encoded,
@@ -535,6 +565,11 @@ impl<'p> BulkLoader<'p> {
         let (done_tx, done_rx) = unbounded::<Done>();
         let extract_options = *store.extract_options();
         let part_options = *store.part_options();
+        // Passages serve translation search only, which needs a dictionary.
+        let with_passages = match options.passages {
+            Some(passages) => passages,
+            None => !crate::store::dictionaries::list(&store)?.is_empty(),
+        };
         let workers = (0..options.threads)
             .map(|_| {
                 let (rx, tx) = (work_rx.clone(), done_tx.clone());
@@ -547,6 +582,7 @@ impl<'p> BulkLoader<'p> {
                                     &extract_options,
                                     &sketch_options,
                                     &part_options,
+                                    with_passages,
                                 ),
                                 Item::Book(book) => Ok(*book),
                             })
@@ -760,6 +796,7 @@ impl<'p> BulkLoader<'p> {
             entry: entry.clone(),
             pages: page_locator,
             parts: prepared.part_hashes,
+            passages: prepared.passages,
         });
         self.batch.insert.push((id, entry));
         if self.batch.insert.len() >= self.options.batch_books {

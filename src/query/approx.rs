@@ -223,7 +223,11 @@ impl Reader {
                 self.part_range(slot).map(Probe::PartAgainstLater).collect()
             }
             QueryBook::Stored(slot) => self.part_range(slot).map(Probe::Part).collect(),
-            QueryBook::Text(parts) => parts.iter().map(|p| Probe::Hashes(&p.hashes)).collect(),
+            QueryBook::Text(text) => text
+                .parts
+                .iter()
+                .map(|p| Probe::Hashes(&p.hashes))
+                .collect(),
         };
         self.sampled_pairs_of(&probes, join, wanted)
     }

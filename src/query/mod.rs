@@ -34,6 +34,7 @@ pub use relations::RelationInput;
 use std::sync::{Arc, OnceLock};
 
 use crate::error::{Error, Result};
+use crate::repr::passages::passages_of;
 use crate::repr::{parts::parts_of, unique_words::extract_with, UniqueWordSeq};
 use crate::storage::catalog::CatalogSnapshot;
 use crate::storage::segment::{self, Segment, Unreadable};
@@ -42,7 +43,7 @@ use crate::store::{BookRef, RecordPlace, Store};
 use crate::text::decode;
 use approx::Sketches;
 use postings::{Frequent, Postings};
-use query_book::QueryBook;
+use query_book::{QueryBook, QueryText};
 use runs::Runs;
 
 /// What a reader knows about one book.
@@ -140,6 +141,10 @@ pub struct Reader {
     files: RecordFiles,
     /// The index: its options and directory.
     store: Arc<Store>,
+    /// The same snapshot seen through its books' passages, built on the
+    /// first translation search: `None` when no segment stores passages
+    /// (and in the view itself).
+    passages: OnceLock<Option<Box<Reader>>>,
 }
 
 impl std::fmt::Debug for Reader {
@@ -199,7 +204,34 @@ impl Reader {
             damaged_segment,
             files,
             store: store.clone(),
+            passages: OnceLock::new(),
         })
+    }
+
+    /// The snapshot seen through its books' passages
+    /// ([`crate::repr::passages`]): a reader whose units are passages
+    /// where this one's are parts, for translation search. It reads no
+    /// records (passages have none) and has no sketches. `None` when no
+    /// segment stores passages.
+    pub(crate) fn passage_reader(&self) -> Option<&Reader> {
+        self.passages
+            .get_or_init(|| {
+                let runs = self.runs.passage_view()?;
+                Some(Box::new(Reader {
+                    frequent_word_cap: postings::default_frequent_word_cap(runs.part_count()),
+                    runs,
+                    books: OnceLock::new(),
+                    frequent: OnceLock::new(),
+                    languages: OnceLock::new(),
+                    lexicons: translations::LexiconCache::default(),
+                    sketches: None,
+                    damaged_segment: None,
+                    files: RecordFiles::none(&self.store),
+                    store: self.store.clone(),
+                    passages: OnceLock::from(None),
+                }))
+            })
+            .as_deref()
     }
 
     /// The unique-word postings, every word read, frequent words counted
@@ -549,9 +581,9 @@ impl Reader {
     /// is a volume) with the index's options. Its language is detected
     /// ([`crate::lang::detect`]).
     pub fn query_text(&self, text: &[u8], options: &QueryOptions) -> Result<QueryResult> {
-        let parts = self.text_parts(text);
-        let query = QueryBook::Text(&parts);
         let decoded = decode(text);
+        let query_text = self.query_text_of(&decoded.text, options.translations);
+        let query = QueryBook::Text(&query_text);
         let mut result = match options.mode {
             Mode::Exact => self.query_exact(&query, options),
             Mode::Approximate => {
@@ -571,12 +603,16 @@ impl Reader {
         self.parts_and_words(&decode(text).text).0
     }
 
-    /// The parts of a decoded text, as a load would store them, and its
-    /// word count.
-    fn parts_and_words(&self, text: &str) -> (Vec<UniqueWordSeq>, u64) {
+    /// A decoded text as a load would store it, its passages cut too when
+    /// `with_passages`.
+    pub(crate) fn query_text_of(&self, text: &str, with_passages: bool) -> QueryText {
         let options = self.store.extract_options();
         let (features, book_words) = extract_with(text, options, |_| {});
         let words = features.words;
+        let passages = match with_passages {
+            true => passages_of(text, book_words.as_ref(), words, options),
+            false => Vec::new(),
+        };
         let parts = parts_of(
             text,
             book_words.as_ref(),
@@ -585,7 +621,18 @@ impl Reader {
             options,
             self.store.part_options(),
         );
-        (parts, words)
+        QueryText {
+            parts,
+            passages,
+            words,
+        }
+    }
+
+    /// The parts of a decoded text, as a load would store them, and its
+    /// word count.
+    fn parts_and_words(&self, text: &str) -> (Vec<UniqueWordSeq>, u64) {
+        let query_text = self.query_text_of(text, false);
+        (query_text.parts, query_text.words)
     }
 }
 

@@ -23,7 +23,7 @@ use super::clusters::Clusters;
 use super::planner::{BestPerBook, Explain, QueryOptions, Relationship};
 use super::postings::{Candidate, Join, Probe};
 use super::query_book::QueryBook;
-use super::translations::Languages;
+use super::translations::{Languages, LocatedBook};
 use super::{BookInfo, Mode, Reader};
 use crate::align::{Overlap, Score};
 use crate::batch::Location;
@@ -141,6 +141,8 @@ struct SlotPair {
     overlap: Overlap,
     location: Location,
     relation: Option<Relationship>,
+    /// The pair of passages a translation pair was found by, if any.
+    passages: Option<(u32, u32)>,
 }
 
 /// A related pair of stored books. In a full run `a` was loaded before `b`;
@@ -332,6 +334,7 @@ impl BookPairs {
                     ..Location::default()
                 },
                 relation,
+                passages: r.passages,
             })
             .collect()
     }
@@ -537,12 +540,22 @@ impl Reader {
             return Ok(());
         }
         let a_parts = self.parts_of_slot(a)?;
+        let a_words = self.languages().words(a);
+        let a_passages = match pairs.iter().any(|p| p.passages.is_some()) {
+            true => self.stored_passages(a, a_words),
+            false => Vec::new(),
+        };
+        let a_book = LocatedBook {
+            parts: &a_parts,
+            passages: &a_passages,
+            words: a_words,
+        };
         for pair in pairs {
             let parts = (pair.location.part_x, pair.location.part_y);
             pair.location = match pair.relation {
                 Some(Relationship::Translation) => {
                     let from = self.languages().of(a).to_string();
-                    self.locate_translated(&a_parts, &from, pair.b, parts)?
+                    self.locate_translated(&a_book, &from, pair.b, parts, pair.passages)?
                 }
                 None => self.locate_parts(&a_parts, pair.b, parts)?,
             };

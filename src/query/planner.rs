@@ -87,7 +87,19 @@ pub struct QueryOptions {
     /// two sequences count: set for translation search (see
     /// [`QueryOptions::for_translations`]).
     pub(crate) spanning_only: bool,
+    /// Verified pairs need at least this evidence
+    /// ([`crate::align::Overlap::evidence`]); 0 admits every pair.
+    pub(crate) min_evidence: f64,
+    /// The least evidence of a pair found passage to passage by
+    /// translation search. Default [`MIN_PASSAGE_EVIDENCE`].
+    pub(crate) passage_evidence: f64,
 }
+
+/// The least evidence ([`crate::align::Overlap::evidence`]) a pair of
+/// passages needs to count in translation search (`translations.rs`): a
+/// tiny passage (a book's last few words) matched by a handful of words
+/// covers a large share of itself by chance, but cannot reach it.
+pub(crate) const MIN_PASSAGE_EVIDENCE: f64 = 4.0;
 
 impl Default for QueryOptions {
     fn default() -> Self {
@@ -106,6 +118,8 @@ impl QueryOptions {
             translations: false,
             translation_min_score: score.translation_threshold(),
             spanning_only: false,
+            min_evidence: 0.0,
+            passage_evidence: MIN_PASSAGE_EVIDENCE,
         }
     }
 
@@ -155,10 +169,30 @@ impl QueryOptions {
         }
     }
 
+    /// Whether a candidate may still reach the least evidence: its
+    /// evidence can be at most (min(L, c) − 2√c) / c^(1/6) at c the common
+    /// count clamped to what counting found and `L` the LCS bound (the
+    /// expression rises with c up to L and falls after it).
+    pub(crate) fn may_admit(&self, candidate: &Candidate) -> bool {
+        if self.min_evidence <= 0.0 {
+            return true;
+        }
+        let most = candidate.counted + candidate.frequent_at_most;
+        let lcs = candidate.lcs_at_most;
+        let common = lcs.clamp(candidate.counted, most).max(1);
+        let at_most = Overlap {
+            common,
+            lcs: lcs.min(common),
+            ..Overlap::default()
+        };
+        at_most.evidence() >= self.min_evidence
+    }
+
     /// Whether a verified pair with this overlap may count (see
     /// [`QueryOptions::for_translations`]).
     pub(crate) fn admits(&self, overlap: &Overlap) -> bool {
-        !self.spanning_only || overlap.span_share() >= MIN_SPAN_SHARE
+        (!self.spanning_only || overlap.span_share() >= MIN_SPAN_SHARE)
+            && (self.min_evidence <= 0.0 || overlap.evidence() >= self.min_evidence)
     }
 }
 
@@ -291,6 +325,10 @@ pub(crate) struct Ranked {
     pub overlap: Overlap,
     /// The query's part and the book's part (indexes within each book).
     pub parts: (u32, u32),
+    /// The query's passage and the book's passage (indexes within each
+    /// book) when translation search found the pair passage to passage
+    /// (`parts` then holds the parts that contain them).
+    pub passages: Option<(u32, u32)>,
 }
 
 impl Ranked {
@@ -323,6 +361,11 @@ impl BestPerBook {
         }
     }
 
+    /// The best score of the book in `slot` so far.
+    fn score_of(&self, slot: u32) -> Option<f64> {
+        self.best.get(&slot).map(|r| r.score)
+    }
+
     /// The `k`-th best book score so far, once `k` books are scored (never
     /// for `k` = 0): a book needs at least it to enter the top `k`.
     fn floor(&self, k: usize) -> Option<f64> {
@@ -353,7 +396,11 @@ impl Reader {
                 .part_range(slot)
                 .map(|part| Cow::Owned(self.runs().part_hashes(part).to_vec()))
                 .collect(),
-            QueryBook::Text(parts) => parts.iter().map(|p| Cow::Borrowed(&p.hashes[..])).collect(),
+            QueryBook::Text(text) => text
+                .parts
+                .iter()
+                .map(|p| Cow::Borrowed(&p.hashes[..]))
+                .collect(),
         }
     }
 
@@ -378,7 +425,7 @@ impl Reader {
                 stored = self.parts_of_slot(slot)?;
                 stored.as_slice()
             }
-            QueryBook::Text(parts) => parts,
+            QueryBook::Text(text) => &text.parts,
         };
         ranked
             .into_iter()
@@ -444,6 +491,7 @@ impl Reader {
             slot,
             overlap,
             parts: (query_part, part.saturating_sub(self.part_range(slot).start)),
+            passages: None,
         }
     }
 
@@ -466,7 +514,11 @@ impl Reader {
         };
         let probes: Vec<Probe<'_>> = match *query {
             QueryBook::Stored(slot) => self.part_range(slot).map(Probe::Part).collect(),
-            QueryBook::Text(parts) => parts.iter().map(|p| Probe::Hashes(&p.hashes)).collect(),
+            QueryBook::Text(text) => text
+                .parts
+                .iter()
+                .map(|p| Probe::Hashes(&p.hashes))
+                .collect(),
         };
         let lens: Vec<u32> = hashes.iter().map(|h| h.len() as u32).collect();
         let exclude = query.slot();
@@ -507,13 +559,21 @@ impl Reader {
         let postings = self.postings();
         let mut join = Join::new(self.part_count());
         let mut bounded: Vec<(f64, u32, Candidate)> = Vec::new();
+        let searched = |part: u32| {
+            let slot = self.book_of_part(part);
+            !self.runs().is_dead(slot) && wanted(slot)
+        };
         for (q, probe) in probes.iter().enumerate() {
             let len_x = lens[q];
-            let qualifies =
-                |c: &Candidate| Self::qualifies(self.bound(options.score, len_x, c), options);
+            // Bounds are computed only for the candidates that may count,
+            // the cheapest test first.
+            let qualifies = |c: &Candidate| {
+                searched(c.book)
+                    && options.may_admit(c)
+                    && Self::qualifies(self.bound(options.score, len_x, c), options)
+            };
             for candidate in join.count_bounded(&postings, probe, qualifies) {
-                let slot = self.book_of_part(candidate.book);
-                if self.runs().is_dead(slot) || !wanted(slot) {
+                if !searched(candidate.book) {
                     continue;
                 }
                 explain.candidates += 1;
@@ -551,14 +611,34 @@ impl Reader {
                 });
             }
         };
-        let (first, rest) = bounded.split_at(first_round);
-        verify(first, best);
-        let floor = best.floor(options.top_k);
-        let survivors = rest
-            .iter()
-            .take_while(|&&(bound, _, _)| floor.is_none_or(|f| bound >= f))
-            .count();
-        verify(&rest[..survivors], best);
+        // Then rounds of growing batches in bound order, each leaving out
+        // what can no longer count: a candidate below the k-th best book
+        // score, or below its own book's best score so far (a tie may still
+        // take the book, by its lower pair of parts).
+        let mut at = 0;
+        let mut batch_len = if options.top_k > 0 {
+            first_round
+        } else {
+            FIRST_BATCH
+        };
+        let mut batch = Vec::new();
+        while at < bounded.len() {
+            let floor = best.floor(options.top_k);
+            if floor.is_some_and(|f| bounded[at].0 < f) {
+                break;
+            }
+            let end = (at + batch_len.max(1)).min(bounded.len());
+            batch.clear();
+            batch.extend(bounded[at..end].iter().filter(|&&(bound, _, c)| {
+                floor.is_none_or(|f| bound >= f)
+                    && best
+                        .score_of(self.book_of_part(c.book))
+                        .is_none_or(|kept| bound >= kept)
+            }));
+            verify(&batch, best);
+            at = end;
+            batch_len *= 2;
+        }
     }
 
     /// Approximate mode: aligns every part of `query` with every part of
@@ -615,9 +695,10 @@ impl Reader {
     /// The same answer as [`Reader::query_text`] in exact mode, by brute
     /// force (see [`Reader::brute_force_key`]).
     pub fn brute_force_text(&self, text: &[u8], options: &QueryOptions) -> Result<Vec<Hit>> {
-        let parts = self.text_parts(text);
-        let language = crate::lang::detect(&crate::text::decode(text).text);
-        self.brute_force(&QueryBook::Text(&parts), language, options)
+        let decoded = crate::text::decode(text);
+        let query_text = self.query_text_of(&decoded.text, options.translations);
+        let language = crate::lang::detect(&decoded.text);
+        self.brute_force(&QueryBook::Text(&query_text), language, options)
     }
 
     fn brute_force(
@@ -707,6 +788,10 @@ impl Reader {
 /// How many of `bounded` (sorted by bound) round one aligns: all for
 /// `top_k` = 0, else up to and including the first candidates of `top_k`
 /// distinct books.
+/// Candidates in the first batch verified when every book is wanted (top
+/// k = 0); each later batch is twice the one before.
+const FIRST_BATCH: usize = 256;
+
 fn round_one_len(
     bounded: &[(f64, u32, Candidate)],
     top_k: usize,
@@ -750,5 +835,58 @@ pub(crate) fn merge_translations(
     hits.retain(|hit| seen.insert(hit.id));
     if top_k > 0 {
         hits.truncate(top_k);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// A candidate whose verified overlap has the least evidence is
+        /// never left out by its bound.
+        #[test]
+        fn the_evidence_bound_keeps_every_pair_that_reaches_it(
+            counted in 0u32..300,
+            frequent in 0u32..50,
+            extra in 0u32..50,
+            lcs_share in 0.0f64..=1.0,
+            slack in 0u32..40,
+            least in 0.0f64..12.0,
+        ) {
+            let common = counted + extra.min(frequent);
+            let lcs = (f64::from(common) * lcs_share) as u32;
+            let candidate = Candidate {
+                book: 0,
+                counted,
+                frequent_at_most: frequent,
+                lcs_at_most: (lcs + slack).min(counted + frequent),
+            };
+            let overlap = Overlap { common, lcs, ..Overlap::default() };
+            let options = QueryOptions { min_evidence: least, ..QueryOptions::default() };
+            if overlap.evidence() >= least {
+                prop_assert!(options.may_admit(&candidate), "{overlap:?} {candidate:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_evidence_bound_leaves_out_pairs_of_few_common_words() {
+        let options = QueryOptions {
+            min_evidence: 4.0,
+            ..QueryOptions::default()
+        };
+        let candidate = |counted, lcs_at_most| Candidate {
+            book: 0,
+            counted,
+            frequent_at_most: 0,
+            lcs_at_most,
+        };
+        // z = (c − 2√c) / c^(1/6) first reaches 4 at 14 common words.
+        assert!(!options.may_admit(&candidate(13, 13)));
+        assert!(options.may_admit(&candidate(14, 14)));
+        // Many common words but a short run: (10 − 2√14) / 14^(1/6) < 4.
+        assert!(!options.may_admit(&candidate(200, 10)));
     }
 }

@@ -3,12 +3,21 @@
 
 use crate::repr::UniqueWordSeq;
 
-/// The book a query asks about: a stored one (by slot), or the parts of a
-/// new text.
+/// The book a query asks about: a stored one (by slot), or a new text.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum QueryBook<'q> {
     Stored(u32),
-    Text(&'q [UniqueWordSeq]),
+    Text(&'q QueryText),
+}
+
+/// A new text as a load would store it: its parts, its passages (when a
+/// translation search needs them) and its word count.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct QueryText {
+    pub parts: Vec<UniqueWordSeq>,
+    /// Its passages ([`crate::repr::passages`]); empty unless asked for.
+    pub passages: Vec<UniqueWordSeq>,
+    pub words: u64,
 }
 
 impl QueryBook<'_> {

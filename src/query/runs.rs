@@ -30,6 +30,10 @@ pub(crate) struct Runs {
     part_bases: Vec<u32>,
     /// Slots of dead books.
     dead: RoaringBitmap,
+    /// The slot of every part, held by a passage view only: it numbers
+    /// tens of units a book, each looked up at every candidate of a
+    /// translation search (4 bytes a passage in memory).
+    slot_of_part: Option<Vec<u32>>,
 }
 
 /// The run holding item `i` under `bases` (first item of each run, then
@@ -56,6 +60,7 @@ impl Runs {
             slot_bases,
             part_bases,
             dead: RoaringBitmap::new(),
+            slot_of_part: None,
         };
         for &id in dead {
             if let Some(slot) = runs.any_slot_of_id(id) {
@@ -63,6 +68,28 @@ impl Runs {
             }
         }
         runs
+    }
+
+    /// The same books seen through their passages
+    /// ([`Segment::passage_view`]): a book's units are its passages, its
+    /// slot and deadness as here. `None` when no segment stores passages.
+    pub(crate) fn passage_view(&self) -> Option<Runs> {
+        if !self.segments.iter().any(Segment::stores_passages) {
+            return None;
+        }
+        let segments = self
+            .segments
+            .iter()
+            .map(Segment::passage_view)
+            .collect::<Option<Vec<_>>>()?;
+        let mut runs = Runs::new(segments, &[]);
+        runs.dead = self.dead.clone();
+        let mut slot_of_part = Vec::with_capacity(runs.part_count());
+        for slot in 0..runs.slot_count() {
+            slot_of_part.extend(runs.part_range(slot).map(|_| slot));
+        }
+        runs.slot_of_part = Some(slot_of_part);
+        Some(runs)
     }
 
     /// The segments, in run order.
@@ -216,6 +243,13 @@ impl Runs {
 
     /// The slot of the book holding `part`.
     pub(crate) fn book_of_part(&self, part: u32) -> u32 {
+        if let Some(slot) = self
+            .slot_of_part
+            .as_ref()
+            .and_then(|s| s.get(part as usize))
+        {
+            return *slot;
+        }
         let (r, local) = self.locate_part(part);
         self.slot_in(r, self.segments[r].book_of_part(local as usize))
     }
@@ -265,6 +299,7 @@ impl Runs {
                             },
                             pages: None,
                             parts: vec![parts.to_vec()],
+                            passages: vec![parts.to_vec()],
                         }
                     })
                     .collect();

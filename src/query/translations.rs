@@ -31,7 +31,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use super::planner::{BestPerBook, Explain, Hit, QueryOptions, QueryResult};
+use super::planner::{BestPerBook, Explain, Hit, QueryOptions, QueryResult, Ranked};
 use super::postings::{Join, Probe};
 use super::query_book::QueryBook;
 use super::{Mode, Reader};
@@ -40,7 +40,9 @@ use crate::batch::{locate_chain, Location, WordRange};
 use crate::error::Result;
 use crate::lang::is_known;
 use crate::relate::TranslationShape;
+use crate::repr::passages::{passage_ranges, PASSAGE_WORDS};
 use crate::repr::unique_words::word_hash;
+use crate::repr::PartOptions;
 use crate::repr::UniqueWordSeq;
 use crate::translate::lexicon::Lexicon;
 use crate::translate::roman_numeral;
@@ -144,24 +146,130 @@ impl Translated {
         (in_x, in_y)
     }
 
-    /// Where its alignment with part `part_y` of a book, `y`, lies, `x`
-    /// being the part it translates (`part_x`): the words of one longest
-    /// chain of translation pairs, as [`crate::batch::locate`] gives a
-    /// same-language match's.
-    pub(crate) fn locate(
+    /// One longest chain of translation pairs (element of X, element of
+    /// Y) between X (`x`, the sequence it translates) and `y`, as indexes
+    /// into them: what [`locate_chain`] locates a match by, as
+    /// [`crate::batch::locate`] does a same-language match. With
+    /// `windows`, only pairs whose words lie in them (word ranges of X's
+    /// book and of Y's) are chained.
+    fn chain(
         &self,
         x: &UniqueWordSeq,
-        part_x: u32,
         y: &UniqueWordSeq,
-        part_y: u32,
-    ) -> Location {
-        let (in_x, in_y) = self.pairs_with(&y.hashes);
-        let chain: Vec<(u32, u32)> = lis_indices(&in_x)
+        windows: Option<&Windows>,
+    ) -> Vec<(u32, u32)> {
+        let (mut in_x, mut in_y) = self.pairs_with(&y.hashes);
+        if let Some(windows) = windows {
+            let at = |seq: &UniqueWordSeq, i: u32| {
+                u64::from(seq.positions.get(i as usize).copied().unwrap_or(u32::MAX))
+            };
+            let kept: Vec<bool> = in_x
+                .iter()
+                .zip(&in_y)
+                .map(|(&i, &j)| windows.x.contains(&at(x, i)) && windows.y.contains(&at(y, j)))
+                .collect();
+            let mut k = kept.iter();
+            in_x.retain(|_| *k.next().unwrap_or(&false));
+            let mut k = kept.iter();
+            in_y.retain(|_| *k.next().unwrap_or(&false));
+        }
+        lis_indices(&in_x)
             .into_iter()
             .map(|k| (in_x[k as usize], in_y[k as usize]))
-            .collect();
-        locate_chain(&chain, x, part_x, y, part_y)
+            .collect()
     }
+}
+
+/// Passages `center − reach ..= center + reach` of `passages` (those
+/// there are) as one sequence, in text order.
+fn around(passages: &[UniqueWordSeq], center: u32, reach: u32) -> UniqueWordSeq {
+    let start = center.saturating_sub(reach) as usize;
+    let end = (center.saturating_add(reach) as usize + 1).min(passages.len());
+    let mut joined = UniqueWordSeq::default();
+    for passage in passages.get(start..end).unwrap_or(&[]) {
+        joined.hashes.extend_from_slice(&passage.hashes);
+        joined.positions.extend_from_slice(&passage.positions);
+    }
+    joined
+}
+
+/// A book whose translation match is located: its parts (with their word
+/// positions), its passages (positions exact for a new text, spread evenly
+/// over each passage for a stored book, whose passages store none) and
+/// its words.
+pub(crate) struct LocatedBook<'a> {
+    pub(crate) parts: &'a [UniqueWordSeq],
+    pub(crate) passages: &'a [UniqueWordSeq],
+    pub(crate) words: u64,
+}
+
+/// Pairs of books whose shorter one has at most this share of the
+/// longer's words are also searched passage to passage: a work inside a
+/// volume (ARCHITECTURE.md, "Translations inside volumes").
+pub(crate) const PASSAGE_PATH_SHARE: f64 = 0.15;
+
+/// Whether books of `a` and `b` words are searched passage to passage.
+pub(crate) fn passage_pair(a: u64, b: u64) -> bool {
+    let (short, long) = (a.min(b), a.max(b));
+    short > 0 && short as f64 <= PASSAGE_PATH_SHARE * long as f64
+}
+
+/// The word ranges of two books that a match found passage to passage is
+/// located within.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Windows {
+    pub(crate) x: std::ops::Range<u64>,
+    pub(crate) y: std::ops::Range<u64>,
+}
+
+impl Windows {
+    /// For passages `(passage_x, passage_y)` of books of `x_words` and
+    /// `y_words` words: the shorter book whole, and on the longer one its
+    /// passage widened on either side by the shorter book's length (a work
+    /// longer than a passage is located whole).
+    pub(crate) fn around(
+        (passage_x, passage_y): (u32, u32),
+        x_words: u64,
+        y_words: u64,
+    ) -> Windows {
+        let widened = |passage: u32, by: u64| {
+            let len = u64::from(PASSAGE_WORDS);
+            let start = u64::from(passage) * len;
+            start.saturating_sub(by)..start + len + by
+        };
+        match x_words <= y_words {
+            true => Windows {
+                x: 0..u64::MAX,
+                y: widened(passage_y, x_words),
+            },
+            false => Windows {
+                x: widened(passage_x, y_words),
+                y: 0..u64::MAX,
+            },
+        }
+    }
+}
+
+/// The part of a book of `words` words, cut by `parts`, that holds most
+/// of passage `passage` widened by `widen` words on either side (the first
+/// such part): where a match found by that passage and a work of `widen`
+/// words lies.
+fn part_around(parts: &PartOptions, words: u64, passage: u32, widen: u64) -> u32 {
+    let len = u64::from(PASSAGE_WORDS);
+    let start = u64::from(passage) * len;
+    let window = start.saturating_sub(widen)..(start + len + widen).min(words);
+    let overlap = |r: &std::ops::Range<u64>| {
+        r.end
+            .min(window.end)
+            .saturating_sub(r.start.max(window.start))
+    };
+    let mut best = (0, 0);
+    for (i, range) in parts.ranges(words).iter().enumerate() {
+        if i == 0 || overlap(range) > best.1 {
+            best = (i, overlap(range));
+        }
+    }
+    best.0 as u32
 }
 
 /// The shape of a translation match spanning `x_range` of a book of
@@ -210,7 +318,7 @@ impl Numbering {
     }
 }
 
-/// The language of every book of a snapshot, by slot.
+/// The language and length of every book of a snapshot, by slot.
 #[derive(Debug, Default)]
 pub(crate) struct Languages {
     /// The distinct languages.
@@ -218,6 +326,12 @@ pub(crate) struct Languages {
     /// Each slot's index in `codes` (dead slots and unreadable entries
     /// included: they are never searched).
     of_slot: Vec<u16>,
+    /// Each slot's words (0 for dead slots and unreadable entries): which
+    /// pairs the passage path searches.
+    words: Vec<u64>,
+    /// The fewest and the most words of a live book of each language (by
+    /// its index in `codes`).
+    word_range: Vec<(u64, u64)>,
 }
 
 impl Languages {
@@ -238,6 +352,31 @@ impl Languages {
             .iter()
             .map(String::as_str)
             .filter(|&code| is_known(code))
+    }
+
+    /// Whether a live book of the language numbered `code` and a book of
+    /// `words` words are searched passage to passage ([`passage_pair`]).
+    fn any_passage_pair(&self, code: u16, words: u64) -> bool {
+        self.word_range
+            .get(usize::from(code))
+            .is_some_and(|&(fewest, most)| passage_pair(words, fewest) || passage_pair(words, most))
+    }
+
+    /// Widens the word range of the language numbered `code` to `words`.
+    fn note_words(&mut self, code: u16, words: u64) {
+        let code = usize::from(code);
+        if self.word_range.len() <= code {
+            self.word_range.resize(code + 1, (u64::MAX, 0));
+        }
+        if let Some((fewest, most)) = self.word_range.get_mut(code) {
+            *fewest = (*fewest).min(words);
+            *most = (*most).max(words);
+        }
+    }
+
+    /// The words of the book in `slot`.
+    pub(crate) fn words(&self, slot: u32) -> u64 {
+        self.words.get(slot as usize).copied().unwrap_or(0)
     }
 
     /// The language of the book in `slot` (empty when unknown).
@@ -354,8 +493,10 @@ impl Reader {
             &mut explain,
             &mut best,
         )?;
-        let mut translated = self.hits_from(query, best.into_top(options.top_k))?;
-        self.locate_translation_hits(query, &from, &mut translated)?;
+        let ranked = best.into_top(options.top_k);
+        let passages: Vec<_> = ranked.iter().map(|r| r.passages).collect();
+        let mut translated = self.hits_from(query, ranked)?;
+        self.locate_translation_hits(query, &from, &mut translated, &passages)?;
         super::planner::merge_translations(&mut result.hits, translated, &from, options.top_k);
         let e = &mut result.explain;
         e.candidates += explain.candidates;
@@ -369,68 +510,123 @@ impl Reader {
     }
 
     /// Locates each of `hits` (translation hits of `query`, in language
-    /// `from`) by its translation alignment, and gives it its shape.
+    /// `from`; `passages[i]` the pair of passages that found `hits[i]`, if
+    /// any) by its translation alignment, and gives it its shape.
     fn locate_translation_hits(
         &self,
         query: &QueryBook<'_>,
         from: &str,
         hits: &mut [Hit],
+        passages: &[Option<(u32, u32)>],
     ) -> Result<()> {
         if hits.is_empty() {
             return Ok(());
         }
         let stored;
-        let (query_parts, query_words) = match *query {
+        let query_book = match *query {
             QueryBook::Stored(slot) => {
-                stored = self.parts_of_slot(slot)?;
-                (stored.as_slice(), self.info(slot)?.words)
+                let words = self.info(slot)?.words;
+                stored = (self.parts_of_slot(slot)?, self.stored_passages(slot, words));
+                LocatedBook {
+                    parts: &stored.0,
+                    passages: &stored.1,
+                    words,
+                }
             }
-            QueryBook::Text(parts) => {
-                let last = parts.iter().filter_map(|p| p.positions.last()).max();
-                (parts, last.map_or(0, |&p| u64::from(p) + 1))
-            }
+            QueryBook::Text(text) => LocatedBook {
+                parts: &text.parts,
+                passages: &text.passages,
+                words: text.words,
+            },
         };
-        for hit in hits {
+        let query_words = query_book.words;
+        for (hit, &passages) in hits.iter_mut().zip(passages) {
             let slot = self.slot_of(&hit.key)?;
-            let location =
-                self.locate_translated(query_parts, from, slot, (hit.query_part, hit.hit_part))?;
+            let hit_words = self.info(slot)?.words;
+            let location = self.locate_translated(
+                &query_book,
+                from,
+                slot,
+                (hit.query_part, hit.hit_part),
+                passages,
+            )?;
             hit.query_words = location.words_x;
             hit.hit_words = location.words_y;
             hit.translation_shape = Some(shape_of(
                 query_words,
                 location.words_x,
-                self.info(slot)?.words,
+                hit_words,
                 location.words_y,
             ));
         }
         Ok(())
     }
 
-    /// Where the translation match of part `part_x` of `x_parts` (in
-    /// language `from`) with part `part_y` of the book in `slot` lies: the
-    /// part translated into that book's language and aligned with its part
-    /// ([`Translated::locate`]).
+    /// Where the translation match of part `part_x` of `x_parts` (of a
+    /// book of `x_words` words, in language `from`) with part `part_y` of
+    /// the book in `slot` lies: the part translated into that book's
+    /// language and aligned with its part ([`Translated::locate`]), within
+    /// the [`Windows`] of `passages` when the match was found passage to
+    /// passage.
+    /// When the match was found passage to passage and the two passages
+    /// chain more words than the parts do there (words unique in a passage
+    /// need not be unique in its part), it is located by the passages.
     pub(crate) fn locate_translated(
         &self,
-        x_parts: &[UniqueWordSeq],
+        x: &LocatedBook<'_>,
         from: &str,
         slot: u32,
         (part_x, part_y): (u32, u32),
+        passages: Option<(u32, u32)>,
     ) -> Result<Location> {
         let to = self.languages().of(slot).to_string();
         let Some(lexicon) = self.lexicon(from, &to)? else {
-            return self.locate_parts(x_parts, slot, (part_x, part_y));
+            return self.locate_parts(x.parts, slot, (part_x, part_y));
+        };
+        let translate = |seq: &UniqueWordSeq| {
+            Translated::new(&seq.hashes, |h| lexicon.translations(h), self.numbering())
         };
         let y_parts = self.parts_of_slot(slot)?;
-        Ok(
-            match (x_parts.get(part_x as usize), y_parts.get(part_y as usize)) {
-                (Some(x), Some(y)) => {
-                    Translated::new(&x.hashes, |h| lexicon.translations(h), self.numbering())
-                        .locate(x, part_x, y, part_y)
-                }
-                _ => Location::default(),
-            },
-        )
+        let y_words = self.languages().words(slot);
+        let windows = passages.map(|pair| Windows::around(pair, x.words, y_words));
+        let (Some(x_part), Some(y_part)) =
+            (x.parts.get(part_x as usize), y_parts.get(part_y as usize))
+        else {
+            return Ok(Location::default());
+        };
+        let by_parts = translate(x_part).chain(x_part, y_part, windows.as_ref());
+        if let Some((passage_x, passage_y)) = passages {
+            // The passages around the pair, as far as the shorter book
+            // reaches on the longer one (the shorter one whole).
+            let reach = x.words.min(y_words).div_ceil(u64::from(PASSAGE_WORDS)) as u32;
+            let xp = around(x.passages, passage_x, reach);
+            let yp = around(&self.stored_passages(slot, y_words), passage_y, reach);
+            let by_passages = translate(&xp).chain(&xp, &yp, None);
+            if by_passages.len() > by_parts.len() {
+                return Ok(locate_chain(&by_passages, &xp, part_x, &yp, part_y));
+            }
+        }
+        Ok(locate_chain(&by_parts, x_part, part_x, y_part, part_y))
+    }
+
+    /// The passages of the stored book in `slot` (of `words` words), each
+    /// element at a position spread evenly over its passage (passages
+    /// store no positions); none when the index stores no passages.
+    pub(crate) fn stored_passages(&self, slot: u32, words: u64) -> Vec<UniqueWordSeq> {
+        let Some(view) = self.passage_reader() else {
+            return Vec::new();
+        };
+        view.part_range(slot)
+            .zip(passage_ranges(words))
+            .map(|(passage, range)| {
+                let hashes = view.runs().part_hashes(passage).to_vec();
+                let (n, len) = (hashes.len().max(1) as u64, range.end - range.start);
+                let positions = (0..hashes.len() as u64)
+                    .map(|i| (range.start + i * len / n) as u32)
+                    .collect();
+                UniqueWordSeq { hashes, positions }
+            })
+            .collect()
     }
 
     /// The lexicon from `from` into `to` of the index's dictionaries.
@@ -443,10 +639,11 @@ impl Reader {
         self.languages.get_or_init(|| {
             let mut languages = Languages::default();
             for slot in 0..self.runs().slot_count() {
-                let code = match self.runs().entry(slot) {
-                    Ok((entry, _)) if !self.runs().is_dead(slot) => entry.language,
-                    _ => String::new(),
+                let (code, words) = match self.runs().entry(slot) {
+                    Ok((entry, _)) if !self.runs().is_dead(slot) => (entry.language, entry.words),
+                    _ => (String::new(), 0),
                 };
+                languages.words.push(words);
                 let index = match languages.find(&code) {
                     Some(index) => index,
                     None if languages.codes.len() < u16::MAX as usize => {
@@ -455,6 +652,9 @@ impl Reader {
                     }
                     None => u16::MAX,
                 };
+                if words > 0 {
+                    languages.note_words(index, words);
+                }
                 languages.of_slot.push(index);
             }
             languages
@@ -498,7 +698,8 @@ impl Reader {
     /// Offers to `best` the books of language `target` that the query's
     /// parts (`hashes`), translated by `translations`, reach under
     /// `options` (its mode, score, threshold and k), each with its best
-    /// pair of parts.
+    /// pair of parts; and the books the passage path reaches
+    /// ([`Reader::offer_passage_translations`]).
     #[allow(clippy::too_many_arguments)]
     fn offer_translations_to<'t>(
         &self,
@@ -516,10 +717,99 @@ impl Reader {
         };
         let exclude = query.slot();
         let wanted = |slot: u32| Some(slot) != exclude && languages.is(slot, code);
-        let translated: Vec<Translated> = hashes
+        let translated = self.translate_all(hashes, &translations);
+        self.offer_translated(&translated, wanted, options, explain, best);
+        let query_words = self.query_words(query, languages);
+        if !languages.any_passage_pair(code, query_words) {
+            return;
+        }
+        let Some((view, passages)) = self.query_passages(query) else {
+            return;
+        };
+        let translated = self.translate_all(&passages, &translations);
+        let near = |slot: u32| wanted(slot) && passage_pair(query_words, languages.words(slot));
+        let mut found = BestPerBook::default();
+        let passage_options = passage_options(options);
+        view.offer_translated(&translated, near, &passage_options, explain, &mut found);
+        self.offer_from_passages(query, languages, found.into_top(options.top_k), best);
+    }
+
+    /// Each of `hashes` translated by `translations`.
+    fn translate_all<'t>(
+        &self,
+        hashes: &[Cow<'_, [u32]>],
+        translations: &impl Fn(u32) -> &'t [u32],
+    ) -> Vec<Translated> {
+        hashes
             .iter()
-            .map(|x| Translated::new(x, &translations, self.numbering()))
-            .collect();
+            .map(|x| Translated::new(x, translations, self.numbering()))
+            .collect()
+    }
+
+    /// The passage view and the query's passages' hashes, when the index
+    /// stores passages and the query has some.
+    fn query_passages<'a>(
+        &'a self,
+        query: &QueryBook<'a>,
+    ) -> Option<(&'a Reader, Vec<Cow<'a, [u32]>>)> {
+        let view = self.passage_reader()?;
+        let passages: Vec<Cow<'a, [u32]>> = match *query {
+            QueryBook::Stored(slot) => view.query_hashes(&QueryBook::Stored(slot)),
+            QueryBook::Text(text) => text
+                .passages
+                .iter()
+                .map(|p| Cow::Borrowed(&p.hashes[..]))
+                .collect(),
+        };
+        (!passages.is_empty()).then_some((view, passages))
+    }
+
+    /// The words of the query's book.
+    fn query_words(&self, query: &QueryBook<'_>, languages: &Languages) -> u64 {
+        match *query {
+            QueryBook::Stored(slot) => languages.words(slot),
+            QueryBook::Text(text) => text.words,
+        }
+    }
+
+    /// Offers to `best` each of `found` (pairs of passages, each with its
+    /// passages as its parts) as the pair of parts that hold them, with
+    /// its passages.
+    fn offer_from_passages(
+        &self,
+        query: &QueryBook<'_>,
+        languages: &Languages,
+        found: Vec<Ranked>,
+        best: &mut BestPerBook,
+    ) {
+        let parts = self.store.part_options();
+        let query_words = self.query_words(query, languages);
+        for ranked in found {
+            let (passage_x, passage_y) = ranked.parts;
+            let hit_words = languages.words(ranked.slot);
+            // The longer book's part around the passage, widened by the
+            // shorter book's length (the shorter one is a single part).
+            let part_x = part_around(parts, query_words, passage_x, hit_words);
+            let part_y = part_around(parts, hit_words, passage_y, query_words);
+            best.offer(Ranked {
+                parts: (part_x, part_y),
+                passages: Some(ranked.parts),
+                ..ranked
+            });
+        }
+    }
+
+    /// Offers to `best` the books `wanted` keeps that the translated query
+    /// units `translated` reach under `options`, each with its best pair
+    /// of units (this reader's: parts, or passages in a passage view).
+    fn offer_translated(
+        &self,
+        translated: &[Translated],
+        wanted: impl Fn(u32) -> bool,
+        options: &QueryOptions,
+        explain: &mut Explain,
+        best: &mut BestPerBook,
+    ) {
         let probes: Vec<Probe<'_>> = translated.iter().map(Translated::probe).collect();
         match options.mode {
             Mode::Exact => {
@@ -581,7 +871,8 @@ impl Reader {
 
     /// Offers to `best` every book of language `target` whose best pair
     /// of parts with the query's translated parts qualifies under
-    /// `options`, every pair aligned.
+    /// `options`, and every book the passage path keeps whose best pair of
+    /// passages does, every pair aligned.
     fn brute_force_language<'t>(
         &self,
         query: &QueryBook<'_>,
@@ -595,14 +886,30 @@ impl Reader {
         let Some(code) = languages.find(target) else {
             return;
         };
-        let translated: Vec<Translated> = hashes
-            .iter()
-            .map(|x| Translated::new(x, &translations, self.numbering()))
-            .collect();
-        for slot in self.runs().live_slots() {
-            if Some(slot) == query.slot() || !languages.is(slot, code) {
-                continue;
-            }
+        let wanted = |slot: u32| Some(slot) != query.slot() && languages.is(slot, code);
+        let translated = self.translate_all(hashes, &translations);
+        self.brute_force_units(&translated, wanted, options, best);
+        let Some((view, passages)) = self.query_passages(query) else {
+            return;
+        };
+        let query_words = self.query_words(query, languages);
+        let translated = self.translate_all(&passages, &translations);
+        let near = |slot: u32| wanted(slot) && passage_pair(query_words, languages.words(slot));
+        let mut found = BestPerBook::default();
+        view.brute_force_units(&translated, near, &passage_options(options), &mut found);
+        self.offer_from_passages(query, languages, found.into_top(options.top_k), best);
+    }
+
+    /// Offers to `best` every book `wanted` keeps whose best pair of units
+    /// (this reader's) with `translated` qualifies under `options`.
+    fn brute_force_units(
+        &self,
+        translated: &[Translated],
+        wanted: impl Fn(u32) -> bool,
+        options: &QueryOptions,
+        best: &mut BestPerBook,
+    ) {
+        for slot in self.runs().live_slots().filter(|&slot| wanted(slot)) {
             for part in self.part_range(slot) {
                 let y: Vec<u32> = self.runs().part_hashes(part).iter().collect();
                 for (q, x) in translated.iter().enumerate() {
@@ -617,6 +924,18 @@ impl Reader {
                 }
             }
         }
+    }
+}
+
+/// The options of the passage path under a translation search's
+/// `options`: exact in either mode, and each pair of passages with at
+/// least their passage evidence (default
+/// [`super::planner::MIN_PASSAGE_EVIDENCE`]).
+fn passage_options(options: &QueryOptions) -> QueryOptions {
+    QueryOptions {
+        mode: Mode::Exact,
+        min_evidence: options.passage_evidence,
+        ..*options
     }
 }
 
@@ -673,7 +992,7 @@ mod tests {
             positions: vec![0, 100, 200, 300],
         };
         let translated = Translated::new(&x.hashes, lookup, &Numbering::default());
-        let location = translated.locate(&x, 0, &y, 2);
+        let location = locate_chain(&translated.chain(&x, &y, None), &x, 0, &y, 2);
         assert_eq!((location.part_x, location.part_y), (0, 2));
         assert_eq!((location.words_x.start, location.words_x.end), (1, 31));
         assert_eq!((location.words_y.start, location.words_y.end), (100, 301));
@@ -744,6 +1063,10 @@ mod planner_equals_brute_force {
         german: Vec<(Option<usize>, Vec<u32>)>,
         cap: u32,
         asks: Vec<(usize, u8, usize, f64)>,
+        /// Whether a German volume binds every German book between runs
+        /// of filler: a book of several passages, searched passage to
+        /// passage by the short English books.
+        volume: bool,
     }
 
     fn case() -> impl Strategy<Value = Case> {
@@ -761,14 +1084,18 @@ mod planner_equals_brute_force {
                 ),
                 prop_oneof![Just(u32::MAX), 0u32..4],
                 prop::collection::vec((0usize..5, 0u8..5, 0usize..4, 0.0f64..0.6), 1..4),
+                any::<bool>(),
             )
-                .prop_map(|(vocab, lexicon, english, german, cap, asks)| Case {
-                    vocab,
-                    lexicon,
-                    english,
-                    german,
-                    cap,
-                    asks,
+                .prop_map(|(vocab, lexicon, english, german, cap, asks, volume)| {
+                    Case {
+                        vocab,
+                        lexicon,
+                        english,
+                        german,
+                        cap,
+                        asks,
+                        volume,
+                    }
                 })
         })
     }
@@ -812,7 +1139,26 @@ mod planner_equals_brute_force {
             let text = format!("{} {}", word('z', 5000 + g as u32), german_text(case, g));
             documents.push(Ok(Document::new(format!("g{g}"), text).with_language("de")));
         }
-        index.load(documents).unwrap();
+        if case.volume {
+            // Filler of a few words repeated: none unique in a passage.
+            let filler = |n: u32| -> String {
+                (0..n)
+                    .map(|i| word('z', 9000 + i % 7))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            };
+            let mut volume = vec![filler(1500)];
+            for g in 0..case.german.len() {
+                volume.push(german_text(case, g));
+                volume.push(filler(700));
+            }
+            documents.push(Ok(Document::new("gv", volume.join(" ")).with_language("de")));
+        }
+        let mut loader = index
+            .bulk_loader(crate::LoadOptions::default().passages(true))
+            .unwrap();
+        loader.extend(documents).unwrap();
+        loader.finish().unwrap();
         let reader = index.reader().unwrap().with_frequent_word_cap(case.cap);
         let hash = |w: String| word_hash(&w, DEFAULT_HASH_SEED);
         let lexicon: HashMap<u32, Vec<u32>> = (0..case.vocab)
@@ -838,10 +1184,13 @@ mod planner_equals_brute_force {
                 1 => score.translation_threshold(),
                 _ => uniform,
             };
-            let options = QueryOptions::with_score(score)
+            let mut options = QueryOptions::with_score(score)
                 .top_k(top_k)
                 .translation_min_score(min_score)
                 .for_translations();
+            // Small books reach little evidence: the default, and less.
+            let default = crate::query::planner::MIN_PASSAGE_EVIDENCE;
+            options.passage_evidence = [default, 1.0, 0.0][kind as usize % 3];
             let mut planned = BestPerBook::default();
             let mut explain = Explain::default();
             reader.offer_translations_to(

@@ -4,6 +4,7 @@
 
 pub mod minhash;
 pub mod parts;
+pub mod passages;
 pub mod simhash;
 pub mod sketch;
 pub mod unique_words;

@@ -206,10 +206,11 @@ impl Cutter<'_> {
     }
 }
 
-/// The unique-word sequence of one part: `words` from position `start`,
-/// with the rules of the whole-book sequence (frequency at most M within
-/// the part, colliding hashes dropped, the alphabetical-list guard).
-fn part_sequence(
+/// The unique-word sequence of one part (or passage): `words` from
+/// position `start`, with the rules of the whole-book sequence (frequency
+/// at most M within the part, colliding hashes dropped, the
+/// alphabetical-list guard).
+pub(crate) fn part_sequence(
     words: &VecDeque<(u64, String)>,
     start: u32,
     options: &ExtractOptions,

@@ -249,6 +249,13 @@ impl Segment {
                 .book_parts(position)
                 .map(|part| self.part_hashes(part).to_vec())
                 .collect(),
+            passages: match self.passage_view() {
+                Some(view) => view
+                    .book_parts(position)
+                    .map(|passage| view.part_hashes(passage).to_vec())
+                    .collect(),
+                None => Vec::new(),
+            },
         })
     }
 
@@ -264,7 +271,15 @@ impl Segment {
         self.check_book_data(&spans)?;
         self.check_key_order(&spans)?;
         self.check_postings(&spans)?;
-        self.check_long_words(&spans)
+        self.check_long_words(&spans)?;
+        match self.passage_view() {
+            Some(view) if self.stores_passages() => {
+                let spans = view.spans();
+                view.check_postings(spans)?;
+                view.check_long_words(spans)
+            }
+            _ => Ok(()),
+        }
     }
 
     fn corrupted(&self, what: &str) -> Error {
@@ -486,6 +501,18 @@ mod tests {
                 len: 20,
             }),
             parts: parts.iter().map(|p| p.to_vec()).collect(),
+            // One passage per book, its words those of its parts in
+            // reverse, each once.
+            passages: vec![{
+                let mut words: Vec<u32> = parts
+                    .iter()
+                    .rev()
+                    .flat_map(|p| p.iter().rev().copied())
+                    .collect();
+                let mut seen = std::collections::HashSet::new();
+                words.retain(|w| seen.insert(*w));
+                words
+            }],
         }
     }
 
@@ -533,6 +560,18 @@ mod tests {
         );
         let again = segment.segment_book(1).unwrap();
         assert_eq!(again.parts, [Vec::<u32>::new()]);
+        assert_eq!(
+            segment.segment_book(0).unwrap().passages,
+            [vec![10, 50, 40, 30]]
+        );
+        // The passage view reads the passages as its parts.
+        let passages = segment.passage_view().unwrap();
+        assert_eq!(passages.book_parts(0), 0..1);
+        assert_eq!(passages.book_parts(2), 2..3);
+        assert_eq!(passages.part_hashes(2).to_vec(), [30, 20, 10]);
+        let w = passages.find_word(30).unwrap();
+        assert_eq!(passages.word_list(w).to_vec().len(), 2);
+        assert_eq!(passages.entry(0).unwrap().0.key, "c");
     }
 
     #[test]

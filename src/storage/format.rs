@@ -107,6 +107,13 @@ impl FormatVersion {
         self.0 >= 11
     }
 
+    /// Segments hold a second unit set beside the parts: each book's
+    /// passages, runs of [`crate::repr::passages::PASSAGE_WORDS`] words with
+    /// the words unique in each (from format 12).
+    pub fn has_passages(self) -> bool {
+        self.0 >= 12
+    }
+
     /// Bilingual dictionaries in `dictionaries/` and the catalog's
     /// `dictionaries` table (from format 8).
     pub fn has_dictionaries(self) -> bool {

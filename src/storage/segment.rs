@@ -35,6 +35,7 @@
 use byteorder::{ByteOrder, LittleEndian};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use super::codec::{Cursor, Encode};
 use super::format::{checked_body, FileHeader, FileKind, FormatVersion, CHECKSUM_LEN, HEADER_LEN};
@@ -338,8 +339,10 @@ struct TableSpan {
 }
 
 /// Whether segments whose headers carry versions `a` and `b` have one
-/// layout: three key tables up to version 2, four from version 3 on, and
-/// book sections from version 7 on.
+/// layout: three key tables up to version 2, four from version 3 on, book
+/// sections from version 7 on, compact ones from version 10 on. (A
+/// segment from version 12 on also stores passages, which one of versions
+/// 10 and 11 reads as none.)
 pub fn same_layout(a: FormatVersion, b: FormatVersion) -> bool {
     a.has_value_table() == b.has_value_table()
         && a.has_segment_books() == b.has_segment_books()
@@ -347,11 +350,12 @@ pub fn same_layout(a: FormatVersion, b: FormatVersion) -> bool {
 }
 
 /// A segment whose layout was checked: every section lies inside its bytes
-/// ([`Segment::open`]); [`Segment::check`] checks the rest.
-#[derive(Debug)]
+/// ([`Segment::open`]); [`Segment::check`] checks the rest. A clone shares
+/// the bytes.
+#[derive(Debug, Clone)]
 pub struct Segment {
     path: PathBuf,
-    pub(super) bytes: MappedBytes,
+    pub(super) bytes: Arc<MappedBytes>,
     book_count: usize,
     k: usize,
     /// The format version in its header.
@@ -365,6 +369,12 @@ pub struct Segment {
     tables: [TableSpan; TABLES],
     /// The book sections (from version 7).
     pub(super) book_spans: Option<BookSpans>,
+    /// The book sections with the passages' unit set in place of the
+    /// parts' (from version 12; every book without passages in a segment
+    /// of version 10 or 11).
+    passage_spans: Option<BookSpans>,
+    /// Whether the passages' unit set is stored (version 12 on).
+    stores_passages: bool,
 }
 
 /// Segments shorter than this are read into memory rather than mapped.
@@ -381,13 +391,13 @@ impl Segment {
     /// so that opening costs the same whatever its size.
     pub fn open(path: &Path) -> Result<Segment> {
         let bytes = MappedBytes::open(path, MAP_AT_LEAST)?;
-        Segment::layout(bytes, path)
+        Segment::layout(Arc::new(bytes), path)
     }
 
     /// A segment over `bytes` built in memory by [`encode`], named `path` in
     /// errors; its layout is checked.
     pub fn in_memory(bytes: Vec<u8>, path: &Path) -> Result<Segment> {
-        Segment::layout(MappedBytes::Owned(bytes), path)
+        Segment::layout(Arc::new(MappedBytes::Owned(bytes)), path)
     }
 
     /// Opens the segment at `path` and checks it whole ([`Self::check`]).
@@ -400,7 +410,7 @@ impl Segment {
     /// Checks `bytes` as a segment read from `path`: layout, checksum,
     /// then every order, so later lookups give the stored answers.
     pub fn decode(bytes: Vec<u8>, path: &Path) -> Result<Segment> {
-        let segment = Segment::layout(MappedBytes::Owned(bytes), path)?;
+        let segment = Segment::layout(Arc::new(MappedBytes::Owned(bytes)), path)?;
         segment.check()?;
         Ok(segment)
     }
@@ -462,7 +472,7 @@ impl Segment {
     }
 
     /// Checks the header and that every section lies inside the bytes.
-    fn layout(bytes: MappedBytes, path: &Path) -> Result<Segment> {
+    fn layout(bytes: Arc<MappedBytes>, path: &Path) -> Result<Segment> {
         let header = FileHeader::decode_from(&bytes, FileKind::Segment, path)?;
         let version_2 = !header.version.has_value_table();
         if bytes.len() < HEADER_LEN + 8 + CHECKSUM_LEN {
@@ -499,13 +509,19 @@ impl Segment {
                 books_at: cursor.skip(entry_count, 4, "posting entries")?,
             };
         }
-        let book_spans = if header.version.has_compact_postings() {
-            Some(BookSpans::decode(&mut cursor, &bytes, book_count)?)
+        let stores_passages = header.version.has_passages();
+        let (book_spans, passage_spans) = if header.version.has_compact_postings() {
+            let spans = BookSpans::decode(&mut cursor, &bytes, book_count)?;
+            let passages = match stores_passages {
+                true => spans.with_units_at(&mut cursor, &bytes, book_count)?,
+                false => spans.without_units(),
+            };
+            (Some(spans), Some(passages))
         } else {
             if header.version.has_segment_books() {
                 BookSpans::skip_version_7(&mut cursor, &bytes, book_count)?;
             }
-            None
+            (None, None)
         };
         if cursor.remaining() != 0 {
             return Err(cursor.error("bytes after the last section"));
@@ -523,6 +539,8 @@ impl Segment {
             book_key_count,
             tables,
             book_spans,
+            passage_spans,
+            stores_passages,
         };
         Ok(segment)
     }
@@ -569,6 +587,25 @@ impl Segment {
             }
         }
         Ok(())
+    }
+
+    /// The same segment seen through its passages: every accessor of the
+    /// book sections reads the passages' unit set in place of the parts'
+    /// (so a book's "parts" are its passages), sharing the bytes. `None`
+    /// for a segment without book sections.
+    pub fn passage_view(&self) -> Option<Segment> {
+        Some(Segment {
+            book_spans: Some(self.passage_spans?),
+            passage_spans: None,
+            stores_passages: false,
+            ..self.clone()
+        })
+    }
+
+    /// Whether the segment stores a passages' unit set (version 12 on; its
+    /// books may still have none).
+    pub fn stores_passages(&self) -> bool {
+        self.stores_passages
     }
 
     /// The file this segment was read from.
@@ -874,6 +911,7 @@ mod tests {
                     ..Default::default()
                 },
                 parts: vec![vec![sketch.book_id, 1000]],
+                passages: Vec::new(),
                 sketch,
                 sketched: true,
                 pages: None,

@@ -105,6 +105,10 @@ pub struct SegmentBook {
     pub pages: Option<PageLocator>,
     /// The unique-word hashes of each of its parts, in text order.
     pub parts: Vec<Vec<u32>>,
+    /// The unique-word hashes of each of its passages
+    /// ([`crate::repr::passages`]), in text order: none when the book was
+    /// loaded into an index without a dictionary.
+    pub passages: Vec<Vec<u32>>,
 }
 
 impl SegmentBook {
@@ -369,6 +373,27 @@ impl BookSpans {
         let entries_len = last_end(bytes, entry_ends_at, books);
         let entries_at = cursor.skip(entries_len, 1, "book entry bytes")?;
         let key_order_at = cursor.skip(books, 4, "key order positions")?;
+        BookSpans {
+            flags_at,
+            entry_ends_at,
+            entries_at,
+            entries_len,
+            key_order_at,
+            ..BookSpans::EMPTY
+        }
+        .with_units_at(cursor, bytes, books)
+    }
+
+    /// These spans with the unit set at the cursor (parts, or passages:
+    /// unit ends, element ends, words, lists, element words, long words)
+    /// in place of theirs, each checked to fit in the bytes; leaves the
+    /// cursor after it.
+    pub(crate) fn with_units_at(
+        &self,
+        cursor: &mut Cursor<'_>,
+        bytes: &[u8],
+        books: usize,
+    ) -> Result<BookSpans> {
         let part_ends_at = cursor.skip(books, 4, "part ends")?;
         let parts = last_end(bytes, part_ends_at, books);
         let element_ends_at = cursor.skip(parts, 4, "element ends")?;
@@ -384,11 +409,6 @@ impl BookSpans {
         let long_words = cursor.u32()? as usize;
         let long_words_at = cursor.skip(long_words, 4, "long words")?;
         Ok(BookSpans {
-            flags_at,
-            entry_ends_at,
-            entries_at,
-            entries_len,
-            key_order_at,
             part_ends_at,
             parts,
             element_ends_at,
@@ -402,7 +422,21 @@ impl BookSpans {
             word_width,
             long_words,
             long_words_at,
+            ..*self
         })
+    }
+
+    /// These spans with an empty unit set: every book without a unit (the
+    /// passages of a segment written before version 12).
+    pub(crate) fn without_units(&self) -> BookSpans {
+        BookSpans {
+            flags_at: self.flags_at,
+            entry_ends_at: self.entry_ends_at,
+            entries_at: self.entries_at,
+            entries_len: self.entries_len,
+            key_order_at: self.key_order_at,
+            ..BookSpans::EMPTY
+        }
     }
 
     /// Skips the book sections of a version-7 to 9 segment (fixed-width
@@ -446,14 +480,6 @@ impl Sink for Vec<u8> {
     }
 }
 
-/// Every element of every part of `books`, part after part.
-fn elements_of(books: &[SegmentBook]) -> impl Iterator<Item = u32> + '_ {
-    books
-        .iter()
-        .flat_map(|b| b.parts.iter())
-        .flat_map(|p| p.iter().copied())
-}
-
 /// Appends `values` as little-endian `u32`s, a buffer at a time.
 pub(super) fn put_u32s(out: &mut dyn Sink, values: impl Iterator<Item = u32>) -> Result<()> {
     let mut buffer = Vec::with_capacity(1 << 16);
@@ -467,33 +493,31 @@ pub(super) fn put_u32s(out: &mut dyn Sink, values: impl Iterator<Item = u32>) ->
     out.put(&buffer)
 }
 
-// The encoder indexes only arrays it builds from `books` itself.
-#[allow(clippy::indexing_slicing)]
 /// Appends the book sections of `books` (in segment order: ids strictly
-/// increasing), consuming them: a part's hashes are overwritten by its
-/// words, so that encoding holds the sort keys (8 bytes per element) and
-/// the posting lists beyond the books. `InvalidArgument` when a count would not fit
-/// a `u32`.
+/// increasing), consuming them: the book data, then the unit set of their
+/// parts and the unit set of their passages ([`encode_units`]).
+/// `InvalidArgument` when a count would not fit a `u32`.
 pub fn encode(mut books: Vec<SegmentBook>, out: &mut dyn Sink) -> Result<()> {
-    let too_large = || {
-        Error::InvalidArgument("a segment would hold more than 2^32 - 1 parts or elements".into())
-    };
-    // Each part as (book, part in book), and the first element of each.
-    let mut part_of: Vec<(u32, u32)> = Vec::new();
-    let mut part_starts: Vec<u64> = Vec::new();
-    let mut elements = 0u64;
-    for (b, book) in books.iter().enumerate() {
-        for (p, part) in book.parts.iter().enumerate() {
-            part_of.push((b as u32, p as u32));
-            part_starts.push(elements);
-            elements += part.len() as u64;
-        }
-    }
-    if elements > u64::from(u32::MAX) || part_of.len() > u32::MAX as usize {
-        return Err(too_large());
-    }
-    part_starts.push(elements);
-    // Book data.
+    let parts: Vec<Vec<Vec<u32>>> = books
+        .iter_mut()
+        .map(|b| std::mem::take(&mut b.parts))
+        .collect();
+    let passages: Vec<Vec<Vec<u32>>> = books
+        .iter_mut()
+        .map(|b| std::mem::take(&mut b.passages))
+        .collect();
+    encode_book_data(&books, out)?;
+    drop(books);
+    encode_units(parts, out)?;
+    encode_units(passages, out)
+}
+
+/// Appends the book data of `books`: flags, entries and key order.
+// The encoder indexes only `books` by positions it numbered.
+#[allow(clippy::indexing_slicing)]
+fn encode_book_data(books: &[SegmentBook], out: &mut dyn Sink) -> Result<()> {
+    let too_large =
+        || Error::InvalidArgument("a segment's book entries would take 4 GiB or more".into());
     let flags: Vec<u8> = books
         .iter()
         .map(|b| {
@@ -504,7 +528,7 @@ pub fn encode(mut books: Vec<SegmentBook>, out: &mut dyn Sink) -> Result<()> {
     out.put(&flags)?;
     let mut entries = Vec::new();
     let mut entry_ends = Vec::with_capacity(books.len());
-    for book in &books {
+    for book in books {
         book.entry.encode_into(&mut entries);
         if let Some(locator) = &book.pages {
             locator.encode_into(&mut entries);
@@ -523,12 +547,40 @@ pub fn encode(mut books: Vec<SegmentBook>, out: &mut dyn Sink) -> Result<()> {
             .cmp(b.entry.key.as_bytes())
             .then(a.id().cmp(&b.id()))
     });
-    put_u32s(out, by_key.into_iter())?;
+    put_u32s(out, by_key.into_iter())
+}
+
+// The encoder indexes only arrays it builds from `units` itself.
+#[allow(clippy::indexing_slicing)]
+/// Appends one unit set: `units[b]` the units (parts or passages) of book
+/// b, each its unique-word hashes in text order. Consumes them: a unit's
+/// hashes are overwritten by its words, so that encoding holds the sort
+/// keys (8 bytes per element) and the posting lists beyond the units.
+/// `InvalidArgument` when a count would not fit a `u32`.
+fn encode_units(mut units: Vec<Vec<Vec<u32>>>, out: &mut dyn Sink) -> Result<()> {
+    let too_large = || {
+        Error::InvalidArgument("a segment would hold more than 2^32 - 1 parts or elements".into())
+    };
+    // Each part as (book, part in book), and the first element of each.
+    let mut part_of: Vec<(u32, u32)> = Vec::new();
+    let mut part_starts: Vec<u64> = Vec::new();
+    let mut elements = 0u64;
+    for (b, book) in units.iter().enumerate() {
+        for (p, part) in book.iter().enumerate() {
+            part_of.push((b as u32, p as u32));
+            part_starts.push(elements);
+            elements += part.len() as u64;
+        }
+    }
+    if elements > u64::from(u32::MAX) || part_of.len() > u32::MAX as usize {
+        return Err(too_large());
+    }
+    part_starts.push(elements);
     // Parts.
     put_u32s(
         out,
-        books.iter().scan(0u32, |end, book| {
-            *end += book.parts.len() as u32;
+        units.iter().scan(0u32, |end, book| {
+            *end += book.len() as u32;
             Some(*end)
         }),
     )?;
@@ -537,7 +589,7 @@ pub fn encode(mut books: Vec<SegmentBook>, out: &mut dyn Sink) -> Result<()> {
     // in order, so a word's entries sort by part.
     let places = Places::new(&part_starts);
     let mut keys: Vec<u64> = Vec::with_capacity(elements as usize);
-    for (p, part) in books.iter().flat_map(|b| b.parts.iter()).enumerate() {
+    for (p, part) in units.iter().flatten().enumerate() {
         keys.extend(
             part.iter()
                 .zip(0u32..)
@@ -552,7 +604,7 @@ pub fn encode(mut books: Vec<SegmentBook>, out: &mut dyn Sink) -> Result<()> {
         for &key in run {
             let (p, index) = locate(key);
             let (b, in_book) = part_of[p];
-            books[b as usize].parts[in_book as usize][index as usize] = words;
+            units[b as usize][in_book as usize][index as usize] = words;
         }
         words += 1;
     }
@@ -606,8 +658,12 @@ pub fn encode(mut books: Vec<SegmentBook>, out: &mut dyn Sink) -> Result<()> {
         .filter(|&(len, _)| len >= LONG_LIST)
         .collect();
     drop(keys);
-    put_packed(out, elements_of(&books), word_width(words as usize))?;
-    drop(books);
+    put_packed(
+        out,
+        units.iter().flatten().flatten().copied(),
+        word_width(words as usize),
+    )?;
+    drop(units);
     long.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
     put_u32s(out, std::iter::once(long.len() as u32))?;
     put_u32s(out, long.into_iter().map(|(_, w)| w))

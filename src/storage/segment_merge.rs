@@ -69,16 +69,59 @@ impl Fate {
 /// format's `u32` counts, and with `Corrupted` naming an input that has no
 /// book sections or whose ids do not follow the previous input's.
 pub fn write(path: &Path, inputs: &[&Segment], fate: impl Fn(u32) -> Fate) -> Result<u64> {
-    let plan = Plan::new(inputs, &fate)?;
-    write_streamed(path, |sink| checksummed(sink, |sink| plan.encode(sink)))
+    let views = passage_views(inputs)?;
+    let plans = Plans::new(inputs, &views, &fate)?;
+    write_streamed(path, |sink| checksummed(sink, |sink| plans.encode(sink)))
 }
 
 /// The bytes [`write`] writes, in memory.
 pub fn merge(inputs: &[&Segment], fate: impl Fn(u32) -> Fate) -> Result<Vec<u8>> {
-    let plan = Plan::new(inputs, &fate)?;
+    let views = passage_views(inputs)?;
+    let plans = Plans::new(inputs, &views, &fate)?;
     let mut out = Vec::new();
-    checksummed(&mut out, |sink| plan.encode(sink))?;
+    checksummed(&mut out, |sink| plans.encode(sink))?;
     Ok(out)
+}
+
+/// Each input seen through its passages ([`Segment::passage_view`]):
+/// `Corrupted` naming an input without book sections.
+fn passage_views(inputs: &[&Segment]) -> Result<Vec<Segment>> {
+    inputs
+        .iter()
+        .map(|segment| {
+            segment.require_books("merge")?;
+            segment
+                .passage_view()
+                .ok_or_else(|| Error::corrupted(segment.path(), "no book sections to merge"))
+        })
+        .collect()
+}
+
+/// A merge's two plans: the books with their parts, and the same books
+/// seen through their passages, whose unit set follows the parts'.
+struct Plans<'s> {
+    parts: Plan<'s>,
+    passages: Plan<'s>,
+}
+
+impl<'s> Plans<'s> {
+    fn new(
+        inputs: &[&'s Segment],
+        views: &'s [Segment],
+        fate: &impl Fn(u32) -> Fate,
+    ) -> Result<Plans<'s>> {
+        let views: Vec<&Segment> = views.iter().collect();
+        Ok(Plans {
+            parts: Plan::new(inputs, fate)?,
+            passages: Plan::new(&views, fate)?,
+        })
+    }
+
+    fn encode(&self, out: &mut dyn Sink) -> Result<()> {
+        self.parts.encode_books(out)?;
+        self.parts.encode_units(out)?;
+        self.passages.encode_units(out)
+    }
 }
 
 /// Where a dropped book or part goes.
@@ -246,12 +289,18 @@ impl<'s> Plan<'s> {
         })
     }
 
-    fn encode(&self, out: &mut dyn Sink) -> Result<()> {
+    /// The sketches, key tables and book data of the kept books.
+    fn encode_books(&self, out: &mut dyn Sink) -> Result<()> {
         self.encode_sketches(out)?;
         for table in Table::ALL {
             self.encode_table(table, out)?;
         }
-        self.encode_book_data(out)?;
+        self.encode_book_data(out)
+    }
+
+    /// The unit set of the kept books: unit ends, element ends and their
+    /// postings.
+    fn encode_units(&self, out: &mut dyn Sink) -> Result<()> {
         self.encode_parts(out)?;
         self.encode_postings(out)
     }
@@ -686,6 +735,12 @@ pub(super) mod tests {
                 offset: u64::from(id),
                 len: 8,
             }),
+            // Passages: each part cut in two, the words of one book's
+            // passages repeated across its parts as a text's are.
+            passages: parts
+                .iter()
+                .flat_map(|p| p.chunks(p.len().div_ceil(2).max(1)).map(<[u32]>::to_vec))
+                .collect(),
             parts,
         }
     }

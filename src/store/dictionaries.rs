@@ -112,6 +112,11 @@ pub(crate) fn add_read(store: &Arc<Store>, dictionary: &Dictionary) -> Result<Di
     let number = next.checked_add(1).ok_or_else(|| {
         Error::InvalidArgument(format!("{}: no dictionary file number left", dir.display()))
     })?;
+    // Books loaded before the index's first dictionary have no passages.
+    let books_without_passages = match listed(store)?.is_empty() {
+        true => store.catalog().snapshot()?.key_count()?,
+        false => 0,
+    };
     let bytes = dictionary_file::encode(dictionary);
     let file_path = file_path(store, number);
     let mut file = fs::WriteFile::create_new(&file_path)?;
@@ -135,6 +140,13 @@ pub(crate) fn add_read(store: &Arc<Store>, dictionary: &Dictionary) -> Result<Di
     let mut info = DictionaryInfo::new(dictionary.name(), &entry);
     info.warnings =
         unlisted::remove_after_commit(replaced.map(|old| self::file_path(store, old.file)));
+    if books_without_passages > 0 {
+        info.warnings.push(format!(
+            "the {books_without_passages} books loaded before the index's first dictionary \
+             are not stored as passages: translation search finds a translated work inside \
+             a volume among them only once they are loaded again (books loaded from now on are)"
+        ));
+    }
     Ok(info)
 }
 

@@ -150,6 +150,17 @@ impl RecordFiles {
         })
     }
 
+    /// No files: what a reader that never reads records holds (a reader's
+    /// passage view, whose units have no records).
+    pub(crate) fn none(store: &Store) -> RecordFiles {
+        RecordFiles {
+            barrels: HashMap::new(),
+            page_files: HashMap::new(),
+            pages: HashMap::new(),
+            catalog_path: store.catalog().path().to_path_buf(),
+        }
+    }
+
     /// The records of `book` (one a part) read alone from its barrel at
     /// `place`, checked to belong to it.
     pub(crate) fn book_record(&self, book: BookRef<'_>, place: RecordPlace) -> Result<Vec<Record>> {

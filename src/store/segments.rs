@@ -382,6 +382,9 @@ pub(crate) fn books_from_catalog(
             entry,
             pages,
             parts,
+            // Passages need the text, which an index before format 7
+            // does not keep.
+            passages: Vec::new(),
         });
     }
     Ok((books, damaged))

@@ -154,11 +154,11 @@ pub fn measure(dir: &Path, books: usize, progress: impl Fn(&str)) -> Result<Tran
     progress(&format!("translations: {books} books in two languages"));
     let (documents, words) = collection(books);
     let index = Index::create(dir.join("index"))?;
+    let dictionary = write_dictionary(dir, &words)?;
+    index.add_dictionary(&dictionary)?;
     let mut loader = index.bulk_loader(LoadOptions::default())?;
     loader.extend(documents.into_iter().map(Ok))?;
     loader.finish()?;
-    let dictionary = write_dictionary(dir, &words)?;
-    index.add_dictionary(&dictionary)?;
     let reader = index.reader()?;
     // The job finds a pair of two languages from the book of the language
     // that sorts first (deu), translated into the other: so does the

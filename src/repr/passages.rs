@@ -1,0 +1,164 @@
+//! Passages: a book cut into runs of [`PASSAGE_WORDS`] consecutive words
+//! (the last one shorter), each with the unique-word sequence of its own
+//! words (words unique *within the passage*, at their positions in the
+//! whole book), by the rules of the whole-book sequence.
+//!
+//! Why: translation search (`query/translations.rs`) compares a book's
+//! words with another language's through a dictionary, and a translated
+//! work of a few thousand words inside a volume keeps few of its unique
+//! words inside a 32Ki-word part: most of the work's words occur again
+//! elsewhere in the part. A passage keeps them (ARCHITECTURE.md,
+//! "Translations inside volumes", measures the unit). Passages do not
+//! overlap: translation search pairs passages of both books, so a work is
+//! found by its best pair of passages wherever it starts.
+
+use std::collections::VecDeque;
+
+use xxhash_rust::xxh3::xxh3_64_with_seed;
+
+use super::parts::part_sequence;
+use super::unique_words::{BookWords, Scratch};
+use super::{ExtractOptions, UniqueWordSeq};
+use crate::text::{tokenise, Token};
+
+/// Words in a passage (the last passage of a book holds the rest).
+pub const PASSAGE_WORDS: u32 = 2048;
+
+/// The word ranges of the passages of a book of `words` words: runs of
+/// [`PASSAGE_WORDS`] from the first word, the last one ending at the last
+/// word; none for a book without words.
+pub fn passage_ranges(words: u64) -> Vec<std::ops::Range<u64>> {
+    let len = u64::from(PASSAGE_WORDS);
+    (0..words.div_ceil(len))
+        .map(|i| i * len..((i + 1) * len).min(words))
+        .collect()
+}
+
+/// The passage holding word `position` of a book.
+pub fn passage_of(position: u32) -> u32 {
+    position / PASSAGE_WORDS
+}
+
+/// The passages of `text` (of `words` words): each one's unique-word
+/// sequence, cut from its [`BookWords`] when the extraction kept them (a
+/// text extracted in memory), else from the text tokenised again, one
+/// passage's words held at once.
+pub(crate) fn passages_of(
+    text: &str,
+    book_words: Option<&BookWords>,
+    words: u64,
+    options: &ExtractOptions,
+) -> Vec<UniqueWordSeq> {
+    let ranges = passage_ranges(words);
+    let Some(book_words) = book_words else {
+        return passages_of_text(text, ranges.len(), options);
+    };
+    let mut scratch = Scratch::default();
+    ranges
+        .into_iter()
+        .map(|range| {
+            book_words
+                .range_sequence(
+                    range.start as usize..range.end as usize,
+                    options,
+                    &mut scratch,
+                )
+                .0
+        })
+        .collect()
+}
+
+/// The passages of `text`, tokenised again: `count` of them.
+fn passages_of_text(text: &str, count: usize, options: &ExtractOptions) -> Vec<UniqueWordSeq> {
+    let mut out = Vec::with_capacity(count);
+    let mut window: VecDeque<(u64, String)> = VecDeque::with_capacity(PASSAGE_WORDS as usize);
+    let mut start = 0u32;
+    tokenise(text, |token| {
+        if let Token::Word(word) = token {
+            let key = xxh3_64_with_seed(word.as_bytes(), options.hash_seed);
+            window.push_back((key, word.to_string()));
+            if window.len() == PASSAGE_WORDS as usize {
+                out.push(part_sequence(&window, start, options));
+                start += PASSAGE_WORDS;
+                window.clear();
+            }
+        }
+    });
+    if !window.is_empty() {
+        out.push(part_sequence(&window, start, options));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::repr::unique_words::{extract, extract_with};
+    use proptest::prelude::*;
+
+    fn text_of(words: usize, vocabulary: u64, seed: u64) -> String {
+        let mut state = seed;
+        (0..words)
+            .map(|_| {
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let mut n = (state >> 33) % vocabulary + 1;
+                let mut word = String::new();
+                while n > 0 {
+                    word.push((b'a' + (n % 26) as u8) as char);
+                    n /= 26;
+                }
+                word
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    #[test]
+    fn passages_are_consecutive_runs_the_last_one_shorter() {
+        assert_eq!(passage_ranges(0), Vec::<std::ops::Range<u64>>::new());
+        assert_eq!(passage_ranges(10), vec![0..10]);
+        assert_eq!(passage_ranges(2048), vec![0..2048]);
+        assert_eq!(passage_ranges(5000), vec![0..2048, 2048..4096, 4096..5000]);
+        assert_eq!((passage_of(2047), passage_of(2048)), (0, 1));
+    }
+
+    #[test]
+    fn each_passage_is_the_sequence_of_its_own_words_at_book_positions() {
+        let options = ExtractOptions::default();
+        let text = text_of(5000, 4000, 11);
+        let words: Vec<&str> = text.split(' ').collect();
+        let (features, book_words) = extract_with(&text, &options, |_| {});
+        let passages = passages_of(&text, book_words.as_ref(), features.words, &options);
+        assert_eq!(passages.len(), 3);
+        for (passage, range) in passages.iter().zip(passage_ranges(5000)) {
+            let own = words[range.start as usize..range.end as usize].join(" ");
+            let direct = extract(&own, &options).sequence;
+            assert_eq!(passage.hashes, direct.hashes);
+            let shifted: Vec<u32> = direct
+                .positions
+                .iter()
+                .map(|p| p + range.start as u32)
+                .collect();
+            assert_eq!(passage.positions, shifted);
+            assert!(!passage.is_empty());
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn passages_cut_from_book_words_equal_passages_of_the_text_tokenised_again(
+            words in 1usize..7000,
+            vocabulary in 50u64..6000,
+            seed in any::<u64>(),
+        ) {
+            let options = ExtractOptions::default();
+            let text = text_of(words, vocabulary, seed);
+            let (features, book_words) = extract_with(&text, &options, |_| {});
+            let cut = passages_of(&text, book_words.as_ref(), features.words, &options);
+            let again = passages_of(&text, None, features.words, &options);
+            prop_assert_eq!(cut, again);
+        }
+    }
+}
