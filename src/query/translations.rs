@@ -40,7 +40,7 @@ use crate::batch::{locate_chain, Location, WordRange};
 use crate::error::Result;
 use crate::lang::is_known;
 use crate::relate::TranslationShape;
-use crate::repr::passages::{passage_ranges, PASSAGE_WORDS};
+use crate::repr::passages::{passage_ranges, passage_word_hash, PASSAGE_WORDS};
 use crate::repr::unique_words::word_hash;
 use crate::repr::PartOptions;
 use crate::repr::UniqueWordSeq;
@@ -303,10 +303,10 @@ pub(crate) struct Numbering {
 }
 
 impl Numbering {
-    /// The numerals under the word hash of `hash_seed`.
-    pub(crate) fn new(hash_seed: u64) -> Self {
+    /// The numerals under `hash` with `hash_seed`.
+    pub(crate) fn new(hash_seed: u64, hash: fn(&str, u64) -> u32) -> Self {
         let mut hashes: Vec<u32> = (1..4000)
-            .map(|n| word_hash(&roman_numeral(n), hash_seed))
+            .map(|n| hash(&roman_numeral(n), hash_seed))
             .collect();
         hashes.sort_unstable();
         hashes.dedup();
@@ -391,12 +391,20 @@ impl Languages {
 /// Two languages, from and to.
 type LanguagePair = (String, String);
 
+/// A lexicon's key: its languages, and whether its words are hashed by
+/// their prefixes (the passages' hash).
+type LexiconKey = (LanguagePair, bool);
+
 /// The translation lexicons a reader built, by (from, to): built on first
 /// use from the index's dictionaries, `None` when none joins the two.
 #[derive(Debug)]
 pub(crate) struct LexiconCache {
-    built: Mutex<HashMap<LanguagePair, Option<Arc<Lexicon>>>>,
+    /// By language pair and whether words are hashed by their prefixes
+    /// (the passages' hash).
+    built: Mutex<HashMap<LexiconKey, Option<Arc<Lexicon>>>>,
     numbering: std::sync::OnceLock<Numbering>,
+    /// The numerals under the passages' prefix hash.
+    passage_numbering: std::sync::OnceLock<Numbering>,
     /// Whether two languages no dictionary joins are joined through
     /// English.
     pivot: bool,
@@ -414,6 +422,7 @@ impl LexiconCache {
         LexiconCache {
             built: Mutex::default(),
             numbering: std::sync::OnceLock::new(),
+            passage_numbering: std::sync::OnceLock::new(),
             pivot,
         }
     }
@@ -424,14 +433,31 @@ impl Reader {
     fn numbering(&self) -> &Numbering {
         self.lexicons
             .numbering
-            .get_or_init(|| Numbering::new(self.store.extract_options().hash_seed))
+            .get_or_init(|| Numbering::new(self.store.extract_options().hash_seed, word_hash))
+    }
+
+    /// The Roman numerals under the passages' prefix hash.
+    fn passage_numbering(&self) -> &Numbering {
+        self.lexicons.passage_numbering.get_or_init(|| {
+            Numbering::new(self.store.extract_options().hash_seed, passage_word_hash)
+        })
     }
 
     /// The lexicon translating `from` into `to`, if a dictionary of the
     /// index joins them (in either direction), or, with pivot translation
     /// on, dictionaries join each of them to English.
     pub(crate) fn lexicon(&self, from: &str, to: &str) -> Result<Option<Arc<Lexicon>>> {
-        let key = (from.to_string(), to.to_string());
+        self.lexicon_of(from, to, false)
+    }
+
+    /// [`Reader::lexicon`] of the passages: words hashed by their prefixes
+    /// ([`passage_word_hash`]).
+    pub(crate) fn passage_lexicon(&self, from: &str, to: &str) -> Result<Option<Arc<Lexicon>>> {
+        self.lexicon_of(from, to, true)
+    }
+
+    fn lexicon_of(&self, from: &str, to: &str, prefixes: bool) -> Result<Option<Arc<Lexicon>>> {
+        let key = ((from.to_string(), to.to_string()), prefixes);
         if let Some(built) = self
             .lexicons
             .built
@@ -441,7 +467,18 @@ impl Reader {
         {
             return Ok(built.clone());
         }
-        let built = self.build_lexicon(from, to)?.map(Arc::new);
+        let hash = match prefixes {
+            true => passage_word_hash,
+            false => word_hash,
+        };
+        let built = crate::store::dictionaries::lexicon_with(
+            &self.store,
+            from,
+            to,
+            self.lexicons.pivot,
+            hash,
+        )?
+        .map(Arc::new);
         self.lexicons
             .built
             .lock()
@@ -601,7 +638,13 @@ impl Reader {
             let reach = x.words.min(y_words).div_ceil(u64::from(PASSAGE_WORDS)) as u32;
             let xp = around(x.passages, passage_x, reach);
             let yp = around(&self.stored_passages(slot, y_words), passage_y, reach);
-            let by_passages = translate(&xp).chain(&xp, &yp, None);
+            let passage_lexicon = self.passage_lexicon(from, &to)?.unwrap_or_default();
+            let by_passages = Translated::new(
+                &xp.hashes,
+                |h| passage_lexicon.translations(h),
+                self.passage_numbering(),
+            )
+            .chain(&xp, &yp, None);
             if by_passages.len() > by_parts.len() {
                 return Ok(locate_chain(&by_passages, &xp, part_x, &yp, part_y));
             }
@@ -627,11 +670,6 @@ impl Reader {
                 UniqueWordSeq { hashes, positions }
             })
             .collect()
-    }
-
-    /// The lexicon from `from` into `to` of the index's dictionaries.
-    fn build_lexicon(&self, from: &str, to: &str) -> Result<Option<Lexicon>> {
-        crate::store::dictionaries::lexicon(&self.store, from, to, self.lexicons.pivot)
     }
 
     /// The books' languages, read from their entries on first use.
@@ -681,12 +719,16 @@ impl Reader {
             let Some(lexicon) = self.lexicon(from, target)? else {
                 continue;
             };
+            let passage_lexicon = self.passage_lexicon(from, target)?.unwrap_or_default();
             self.offer_translations_to(
                 query,
                 hashes,
                 languages,
                 target,
-                |h| lexicon.translations(h),
+                (
+                    |h| lexicon.translations(h),
+                    |h| passage_lexicon.translations(h),
+                ),
                 options,
                 explain,
                 best,
@@ -696,10 +738,11 @@ impl Reader {
     }
 
     /// Offers to `best` the books of language `target` that the query's
-    /// parts (`hashes`), translated by `translations`, reach under
-    /// `options` (its mode, score, threshold and k), each with its best
-    /// pair of parts; and the books the passage path reaches
-    /// ([`Reader::offer_passage_translations`]).
+    /// parts (`hashes`), translated by `words`, reach under `options` (its
+    /// mode, score, threshold and k), each with its best pair of parts;
+    /// and, for the pairs [`passage_pair`] keeps, the books its passages,
+    /// translated by `prefixes` (the passages' hash), reach passage to
+    /// passage.
     #[allow(clippy::too_many_arguments)]
     fn offer_translations_to<'t>(
         &self,
@@ -707,7 +750,7 @@ impl Reader {
         hashes: &[Cow<'_, [u32]>],
         languages: &Languages,
         target: &str,
-        translations: impl Fn(u32) -> &'t [u32],
+        (words, prefixes): (impl Fn(u32) -> &'t [u32], impl Fn(u32) -> &'t [u32]),
         options: &QueryOptions,
         explain: &mut Explain,
         best: &mut BestPerBook,
@@ -717,7 +760,7 @@ impl Reader {
         };
         let exclude = query.slot();
         let wanted = |slot: u32| Some(slot) != exclude && languages.is(slot, code);
-        let translated = self.translate_all(hashes, &translations);
+        let translated = self.translate_all(hashes, &words, self.numbering());
         self.offer_translated(&translated, wanted, options, explain, best);
         let query_words = self.query_words(query, languages);
         if !languages.any_passage_pair(code, query_words) {
@@ -726,7 +769,7 @@ impl Reader {
         let Some((view, passages)) = self.query_passages(query) else {
             return;
         };
-        let translated = self.translate_all(&passages, &translations);
+        let translated = self.translate_all(&passages, &prefixes, self.passage_numbering());
         let near = |slot: u32| wanted(slot) && passage_pair(query_words, languages.words(slot));
         let mut found = BestPerBook::default();
         let passage_options = passage_options(options);
@@ -734,15 +777,17 @@ impl Reader {
         self.offer_from_passages(query, languages, found.into_top(options.top_k), best);
     }
 
-    /// Each of `hashes` translated by `translations`.
+    /// Each of `hashes` translated by `translations`, leaving out the
+    /// untranslated `numbering`.
     fn translate_all<'t>(
         &self,
         hashes: &[Cow<'_, [u32]>],
         translations: &impl Fn(u32) -> &'t [u32],
+        numbering: &Numbering,
     ) -> Vec<Translated> {
         hashes
             .iter()
-            .map(|x| Translated::new(x, translations, self.numbering()))
+            .map(|x| Translated::new(x, translations, numbering))
             .collect()
     }
 
@@ -856,11 +901,15 @@ impl Reader {
         let mut best = BestPerBook::default();
         for target in languages.targets().filter(|&t| t != from) {
             if let Some(lexicon) = self.lexicon(from, target)? {
+                let passage_lexicon = self.passage_lexicon(from, target)?.unwrap_or_default();
                 self.brute_force_language(
                     query,
                     &hashes,
                     target,
-                    |h| lexicon.translations(h),
+                    (
+                        |h| lexicon.translations(h),
+                        |h| passage_lexicon.translations(h),
+                    ),
                     &for_translations,
                     &mut best,
                 );
@@ -878,7 +927,7 @@ impl Reader {
         query: &QueryBook<'_>,
         hashes: &[Cow<'_, [u32]>],
         target: &str,
-        translations: impl Fn(u32) -> &'t [u32],
+        (words, prefixes): (impl Fn(u32) -> &'t [u32], impl Fn(u32) -> &'t [u32]),
         options: &QueryOptions,
         best: &mut BestPerBook,
     ) {
@@ -887,13 +936,13 @@ impl Reader {
             return;
         };
         let wanted = |slot: u32| Some(slot) != query.slot() && languages.is(slot, code);
-        let translated = self.translate_all(hashes, &translations);
+        let translated = self.translate_all(hashes, &words, self.numbering());
         self.brute_force_units(&translated, wanted, options, best);
         let Some((view, passages)) = self.query_passages(query) else {
             return;
         };
         let query_words = self.query_words(query, languages);
-        let translated = self.translate_all(&passages, &translations);
+        let translated = self.translate_all(&passages, &prefixes, self.passage_numbering());
         let near = |slot: u32| wanted(slot) && passage_pair(query_words, languages.words(slot));
         let mut found = BestPerBook::default();
         view.brute_force_units(&translated, near, &passage_options(options), &mut found);
@@ -1003,7 +1052,7 @@ mod tests {
 
     #[test]
     fn untranslated_numerals_are_left_out_and_translated_ones_kept() {
-        let numbering = Numbering::new(7);
+        let numbering = Numbering::new(7, word_hash);
         let hash = |w: &str| word_hash(w, 7);
         let (xiv, name) = (hash("xiv"), hash("artagnan"));
         let dictionary = lexicon(&[(hash("vi"), &[42])]);
@@ -1198,13 +1247,20 @@ mod planner_equals_brute_force {
                 &hashes,
                 reader.languages(),
                 "deu",
-                translations,
+                (translations, translations),
                 &options,
                 &mut explain,
                 &mut planned,
             );
             let mut brute = BestPerBook::default();
-            reader.brute_force_language(&query, &hashes, "deu", translations, &options, &mut brute);
+            reader.brute_force_language(
+                &query,
+                &hashes,
+                "deu",
+                (translations, translations),
+                &options,
+                &mut brute,
+            );
             assert_eq!(
                 planned.into_top(top_k),
                 brute.into_top(top_k),

@@ -221,6 +221,24 @@ impl BookWords {
         number
     }
 
+    /// The same words cut to their first `letters` characters: each
+    /// distinct prefix numbered, with its key the hash of the prefix.
+    pub(crate) fn prefixes(&self, letters: usize, options: &ExtractOptions) -> BookWords {
+        let mut prefixes = BookWords::default();
+        let mut numbers: HashMap<u64, u32, BuildNoHashHasher<u64>> = HashMap::default();
+        let of_word: Vec<u32> = (0..self.keys.len() as u32)
+            .map(|number| {
+                let prefix = prefix(self.word(number), letters);
+                let key = xxh3_64_with_seed(prefix.as_bytes(), options.hash_seed);
+                *numbers
+                    .entry(key)
+                    .or_insert_with(|| prefixes.add_distinct(key, prefix))
+            })
+            .collect();
+        prefixes.numbers = self.numbers.iter().map(|&n| of_word[n as usize]).collect();
+        prefixes
+    }
+
     fn word(&self, number: u32) -> &str {
         let (start, len) = self.spans[number as usize];
         &self.text[start as usize..start as usize + usize::from(len)]
@@ -269,6 +287,14 @@ impl BookWords {
             scratch.counts[number as usize] = 0;
         }
         sequence_of(unique, options)
+    }
+}
+
+/// The first `letters` characters of `word` (all of a shorter word).
+pub(crate) fn prefix(word: &str, letters: usize) -> &str {
+    match word.char_indices().nth(letters) {
+        Some((end, _)) => &word[..end],
+        None => word,
     }
 }
 

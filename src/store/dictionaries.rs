@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::error::{Error, IoContext, Result};
+use crate::repr::unique_words::word_hash;
 use crate::storage::catalog::CatalogSnapshot;
 use crate::storage::dictionary_file::{self, DictionaryEntry};
 use crate::storage::format::sync_parent_dir;
@@ -221,15 +222,26 @@ pub(crate) fn read(store: &Store, name: &str, entry: &DictionaryEntry) -> Result
 /// [`Lexicon::compose`]) when dictionaries join each language to it;
 /// `None` otherwise.
 pub(crate) fn lexicon(store: &Store, from: &str, to: &str, pivot: bool) -> Result<Option<Lexicon>> {
+    lexicon_with(store, from, to, pivot, word_hash)
+}
+
+/// [`lexicon`] with the words hashed by `hash` ([`Lexicon::build_with`]).
+pub(crate) fn lexicon_with(
+    store: &Store,
+    from: &str,
+    to: &str,
+    pivot: bool,
+    hash: fn(&str, u64) -> u32,
+) -> Result<Option<Lexicon>> {
     let listed = listed(store)?;
-    if let Some(direct) = direct_lexicon(store, &listed, from, to)? {
+    if let Some(direct) = direct_lexicon(store, &listed, from, to, hash)? {
         return Ok(Some(direct));
     }
     if !pivot || from == PIVOT || to == PIVOT {
         return Ok(None);
     }
-    let first = direct_lexicon(store, &listed, from, PIVOT)?;
-    let second = direct_lexicon(store, &listed, PIVOT, to)?;
+    let first = direct_lexicon(store, &listed, from, PIVOT, hash)?;
+    let second = direct_lexicon(store, &listed, PIVOT, to, hash)?;
     Ok(match (first, second) {
         (Some(first), Some(second)) => Lexicon::compose(&first, &second),
         _ => None,
@@ -248,6 +260,7 @@ fn direct_lexicon(
     listed: &[(String, DictionaryEntry)],
     from: &str,
     to: &str,
+    hash: fn(&str, u64) -> u32,
 ) -> Result<Option<Lexicon>> {
     let joining: Vec<&(String, DictionaryEntry)> = listed
         .iter()
@@ -261,11 +274,12 @@ fn direct_lexicon(
         .map(|(name, entry)| read(store, name, entry))
         .collect::<Result<Vec<_>>>()?;
     let refs: Vec<&Dictionary> = dictionaries.iter().collect();
-    Ok(Some(Lexicon::build(
+    Ok(Some(Lexicon::build_with(
         &refs,
         from,
         to,
         store.extract_options().hash_seed,
+        hash,
     )))
 }
 

@@ -30,6 +30,19 @@ impl Lexicon {
     /// The lexicon from language `from` to `to` of `dictionaries` (those of
     /// other pairs add nothing), with the index's word-hash `hash_seed`.
     pub fn build(dictionaries: &[&Dictionary], from: &str, to: &str, hash_seed: u64) -> Lexicon {
+        Lexicon::build_with(dictionaries, from, to, hash_seed, word_hash)
+    }
+
+    /// [`Lexicon::build`] with the words hashed by `hash` (with
+    /// `hash_seed`): the passages' prefix hash
+    /// ([`crate::repr::passages::passage_word_hash`]), say.
+    pub fn build_with(
+        dictionaries: &[&Dictionary],
+        from: &str,
+        to: &str,
+        hash_seed: u64,
+        hash: fn(&str, u64) -> u32,
+    ) -> Lexicon {
         let mut pairs: Vec<(u32, u32)> = Vec::new();
         for d in dictionaries {
             let reversed = match (
@@ -40,7 +53,7 @@ impl Lexicon {
                 (false, true) => true,
                 (false, false) => continue,
             };
-            let hashes: Vec<u32> = d.words().iter().map(|w| word_hash(w, hash_seed)).collect();
+            let hashes: Vec<u32> = d.words().iter().map(|w| hash(w, hash_seed)).collect();
             pairs.reserve(d.pairs().len());
             for &(a, b) in d.pairs() {
                 let (a, b) = (hashes[a as usize], hashes[b as usize]);
