@@ -456,6 +456,16 @@ impl Reader {
         self.lexicon_of(from, to, true)
     }
 
+    /// [`Reader::passage_lexicon`] when the index stores passages (an
+    /// empty one otherwise, or when no dictionary joins the languages), so
+    /// that an index without passages builds none.
+    fn passage_lexicon_if_stored(&self, from: &str, to: &str) -> Result<Arc<Lexicon>> {
+        Ok(match self.passage_reader() {
+            Some(_) => self.passage_lexicon(from, to)?.unwrap_or_default(),
+            None => Arc::default(),
+        })
+    }
+
     fn lexicon_of(&self, from: &str, to: &str, prefixes: bool) -> Result<Option<Arc<Lexicon>>> {
         let key = ((from.to_string(), to.to_string()), prefixes);
         if let Some(built) = self
@@ -719,7 +729,7 @@ impl Reader {
             let Some(lexicon) = self.lexicon(from, target)? else {
                 continue;
             };
-            let passage_lexicon = self.passage_lexicon(from, target)?.unwrap_or_default();
+            let passage_lexicon = self.passage_lexicon_if_stored(from, target)?;
             self.offer_translations_to(
                 query,
                 hashes,
@@ -901,7 +911,7 @@ impl Reader {
         let mut best = BestPerBook::default();
         for target in languages.targets().filter(|&t| t != from) {
             if let Some(lexicon) = self.lexicon(from, target)? {
-                let passage_lexicon = self.passage_lexicon(from, target)?.unwrap_or_default();
+                let passage_lexicon = self.passage_lexicon_if_stored(from, target)?;
                 self.brute_force_language(
                     query,
                     &hashes,
