@@ -10,7 +10,6 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use stemmata::storage::format::FORMAT_VERSION;
 use stemmata::Index;
 
 fn fixture() -> PathBuf {
@@ -24,20 +23,9 @@ fn the_version_10_fixture_opens_read_only_verifies_and_writes_nothing() {
 
 #[test]
 fn a_copy_of_the_version_10_fixture_upgrades_and_takes_another_book_of_word_images() {
-    let dir = common::fixture_copy("v10");
     // Format 11 writes barrel records of positions alone: a write waits
     // for the upgrade, which is one catalog transaction.
-    let refused = common::add_fixture_page_again(&Index::open(dir.path()).unwrap(), &fixture());
-    assert!(matches!(
-        refused,
-        Err(stemmata::Error::OldFormat { found: 10, .. })
-    ));
-    let segments = dir.path().join("segments");
-    let before = common::snapshot_files(&segments);
-    let (index, stats) = Index::upgrade(dir.path()).unwrap();
-    assert_eq!((stats.from_version, stats.to_version), (10, FORMAT_VERSION));
-    assert_eq!(common::snapshot_files(&segments), before, "segments kept");
-    common::assert_takes_fixture_page_again(&index, &fixture());
+    common::assert_upgrade_keeps_segments_and_takes_a_page("v10", 10, &fixture());
 }
 
 #[test]

@@ -42,14 +42,7 @@ fn setup(dir: &Path) -> String {
     b.splice(1_000..1_000, other);
     std::fs::write(dir.join("a.txt"), a.join(" ")).unwrap();
     std::fs::write(dir.join("b.txt"), b.join(" ")).unwrap();
-    let entries: Vec<(String, String)> = (0..700)
-        .map(|i| (english(i), format!("{}\n{}\n", english(i), german(i))))
-        .collect();
-    let entries: Vec<(&str, &str)> = entries
-        .iter()
-        .map(|(h, t)| (h.as_str(), t.as_str()))
-        .collect();
-    let path = common::write_dictd(dir, "freedict-eng-deu", &entries);
+    let path = common::write_word_dictionary(dir, "freedict-eng-deu", 0..700, english, german);
     path.display().to_string()
 }
 

@@ -37,22 +37,9 @@ fn index(dir: &Path, with_dictionary: bool) {
         ("de2", "de", text(1000..1600, german)),
         ("en2", "en", text(2000..2600, english)),
     ];
-    let mut jsonl = String::new();
-    for (key, language, text) in books {
-        jsonl.push_str(
-            &serde_json::json!({"key": key, "language": language, "text": text}).to_string(),
-        );
-        jsonl.push('\n');
-    }
-    std::fs::write(dir.join("books.jsonl"), jsonl).unwrap();
-    let entries: Vec<(String, String)> = (0..3000)
-        .map(|i| (english(i), format!("{}\n{}\n", english(i), german(i))))
-        .collect();
-    let entries: Vec<(&str, &str)> = entries
-        .iter()
-        .map(|(h, t)| (h.as_str(), t.as_str()))
-        .collect();
-    let dictionary = common::write_dictd(dir, "freedict-eng-deu", &entries);
+    write_books(&dir.join("books.jsonl"), &books);
+    let dictionary =
+        common::write_word_dictionary(dir, "freedict-eng-deu", 0..3000, english, german);
     run(dir, &["create", "idx"]);
     run(dir, &["load", "idx", "books.jsonl", "-q"]);
     if with_dictionary {
@@ -61,6 +48,18 @@ fn index(dir: &Path, with_dictionary: bool) {
             &["dictionary", "add", "idx", dictionary.to_str().unwrap()],
         );
     }
+}
+
+/// Writes `books` (key, language, text) as JSON Lines to `path`.
+fn write_books(path: &Path, books: &[(&str, &str, String)]) {
+    let mut jsonl = String::new();
+    for (key, language, text) in books {
+        jsonl.push_str(
+            &serde_json::json!({"key": key, "language": language, "text": text}).to_string(),
+        );
+        jsonl.push('\n');
+    }
+    std::fs::write(path, jsonl).unwrap();
 }
 
 fn run(dir: &Path, args: &[&str]) -> String {
@@ -206,22 +205,10 @@ fn volume_index(dir: &Path, dictionary_first: bool, load_args: &[&str]) {
         text(shuffled.into_iter(), english),
     ]
     .join(" ");
-    let mut jsonl = String::new();
-    for (key, language, text) in [("vol", "en", volume), ("de1", "de", text(0..600, german))] {
-        jsonl.push_str(
-            &serde_json::json!({"key": key, "language": language, "text": text}).to_string(),
-        );
-        jsonl.push('\n');
-    }
-    std::fs::write(dir.join("vol.jsonl"), jsonl).unwrap();
-    let entries: Vec<(String, String)> = (0..8000)
-        .map(|i| (english(i), format!("{}\n{}\n", english(i), german(i))))
-        .collect();
-    let entries: Vec<(&str, &str)> = entries
-        .iter()
-        .map(|(h, t)| (h.as_str(), t.as_str()))
-        .collect();
-    let dictionary = common::write_dictd(dir, "freedict-eng-deu", &entries);
+    let books = [("vol", "en", volume), ("de1", "de", text(0..600, german))];
+    write_books(&dir.join("vol.jsonl"), &books);
+    let dictionary =
+        common::write_word_dictionary(dir, "freedict-eng-deu", 0..8000, english, german);
     let add = ["dictionary", "add", "vol", dictionary.to_str().unwrap()];
     run(dir, &["create", "vol"]);
     if dictionary_first {

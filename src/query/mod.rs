@@ -193,7 +193,18 @@ impl Reader {
             (Some(options), None) => Some(Sketches::new(*options, runs.live_count())),
             _ => None,
         };
-        Ok(Reader {
+        Ok(Reader::over(runs, files, sketches, damaged_segment, store))
+    }
+
+    /// A reader of `runs`, with nothing computed yet.
+    fn over(
+        runs: Runs,
+        files: RecordFiles,
+        sketches: Option<Sketches>,
+        damaged_segment: Option<Unreadable>,
+        store: &Arc<Store>,
+    ) -> Reader {
+        Reader {
             frequent_word_cap: postings::default_frequent_word_cap(runs.part_count()),
             runs,
             books: OnceLock::new(),
@@ -205,7 +216,7 @@ impl Reader {
             files,
             store: store.clone(),
             passages: OnceLock::new(),
-        })
+        }
     }
 
     /// The snapshot seen through its books' passages
@@ -217,19 +228,9 @@ impl Reader {
         self.passages
             .get_or_init(|| {
                 let runs = self.runs.passage_view()?;
-                Some(Box::new(Reader {
-                    frequent_word_cap: postings::default_frequent_word_cap(runs.part_count()),
-                    runs,
-                    books: OnceLock::new(),
-                    frequent: OnceLock::new(),
-                    languages: OnceLock::new(),
-                    lexicons: translations::LexiconCache::default(),
-                    sketches: None,
-                    damaged_segment: None,
-                    files: RecordFiles::none(&self.store),
-                    store: self.store.clone(),
-                    passages: OnceLock::from(None),
-                }))
+                let files = RecordFiles::none(&self.store);
+                // A view's own segments store no passages: it has no view.
+                Some(Box::new(Reader::over(runs, files, None, None, &self.store)))
             })
             .as_deref()
     }

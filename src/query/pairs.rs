@@ -542,7 +542,7 @@ impl Reader {
         let a_parts = self.parts_of_slot(a)?;
         let a_words = self.languages().words(a);
         let a_passages = match pairs.iter().any(|p| p.passages.is_some()) {
-            true => self.stored_passages(a, a_words),
+            true => self.stored_passages(a, a_words, 0..usize::MAX),
             false => Vec::new(),
         };
         let a_book = LocatedBook {

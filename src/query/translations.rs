@@ -573,7 +573,10 @@ impl Reader {
         let query_book = match *query {
             QueryBook::Stored(slot) => {
                 let words = self.info(slot)?.words;
-                stored = (self.parts_of_slot(slot)?, self.stored_passages(slot, words));
+                stored = (
+                    self.parts_of_slot(slot)?,
+                    self.stored_passages(slot, words, 0..usize::MAX),
+                );
                 LocatedBook {
                     parts: &stored.0,
                     passages: &stored.1,
@@ -647,7 +650,11 @@ impl Reader {
             // reaches on the longer one (the shorter one whole).
             let reach = x.words.min(y_words).div_ceil(u64::from(PASSAGE_WORDS)) as u32;
             let xp = around(x.passages, passage_x, reach);
-            let yp = around(&self.stored_passages(slot, y_words), passage_y, reach);
+            // Only the longer book's passages that `around` takes are read.
+            let first = passage_y.saturating_sub(reach);
+            let last = passage_y.saturating_add(reach);
+            let nearby = self.stored_passages(slot, y_words, first as usize..last as usize + 1);
+            let yp = around(&nearby, passage_y - first, reach);
             let passage_lexicon = self.passage_lexicon(from, &to)?.unwrap_or_default();
             let by_passages = Translated::new(
                 &xp.hashes,
@@ -662,15 +669,24 @@ impl Reader {
         Ok(locate_chain(&by_parts, x_part, part_x, y_part, part_y))
     }
 
-    /// The passages of the stored book in `slot` (of `words` words), each
-    /// element at a position spread evenly over its passage (passages
-    /// store no positions); none when the index stores no passages.
-    pub(crate) fn stored_passages(&self, slot: u32, words: u64) -> Vec<UniqueWordSeq> {
+    /// Passages `which` (those there are) of the stored book in `slot` (of
+    /// `words` words), each element at a position spread evenly over its
+    /// passage (passages store no positions); none when the index stores
+    /// no passages.
+    pub(crate) fn stored_passages(
+        &self,
+        slot: u32,
+        words: u64,
+        which: std::ops::Range<usize>,
+    ) -> Vec<UniqueWordSeq> {
         let Some(view) = self.passage_reader() else {
             return Vec::new();
         };
+        let count = which.end.saturating_sub(which.start);
         view.part_range(slot)
             .zip(passage_ranges(words))
+            .skip(which.start)
+            .take(count)
             .map(|(passage, range)| {
                 let hashes = view.runs().part_hashes(passage).to_vec();
                 let (n, len) = (hashes.len().max(1) as u64, range.end - range.start);

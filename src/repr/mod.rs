@@ -7,6 +7,8 @@ pub mod parts;
 pub mod passages;
 pub mod simhash;
 pub mod sketch;
+#[cfg(test)]
+mod test_texts;
 pub mod unique_words;
 
 pub use minhash::{book_signature, page_signatures, MinHashOptions, MinHashSig};

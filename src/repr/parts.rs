@@ -235,6 +235,7 @@ pub(crate) fn part_sequence(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::repr::test_texts::{assert_each_is_its_range, text_of};
     use crate::repr::unique_words::extract;
     use proptest::prelude::*;
 
@@ -268,26 +269,6 @@ mod tests {
         }
     }
 
-    fn text_of(words: usize, vocabulary: usize, seed: u64) -> String {
-        let mut state = seed;
-        (0..words)
-            .map(|_| {
-                state = state
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                let n = ((state >> 33) % vocabulary as u64) as usize;
-                let mut w = String::new();
-                let mut m = n + 1;
-                while m > 0 {
-                    w.push((b'a' + (m % 26) as u8) as char);
-                    m /= 26;
-                }
-                w
-            })
-            .collect::<Vec<_>>()
-            .join(" ")
-    }
-
     #[test]
     fn each_part_is_the_sequence_of_its_words_at_book_positions() {
         let options = ExtractOptions::default();
@@ -295,21 +276,7 @@ mod tests {
         let text = text_of(6000, 3000, 7);
         let whole = extract(&text, &options);
         let sequences = book_parts(&text, whole.words, whole.sequence, &options, &parts);
-        let words: Vec<&str> = text.split(' ').collect();
-        let ranges = parts.ranges(6000);
-        assert_eq!(sequences.len(), ranges.len());
-        for (sequence, range) in sequences.iter().zip(&ranges) {
-            let part_text = words[range.start as usize..range.end as usize].join(" ");
-            let direct = extract(&part_text, &options).sequence;
-            assert_eq!(sequence.hashes, direct.hashes);
-            let shifted: Vec<u32> = direct
-                .positions
-                .iter()
-                .map(|p| p + range.start as u32)
-                .collect();
-            assert_eq!(sequence.positions, shifted);
-            assert!(!sequence.is_empty());
-        }
+        assert_each_is_its_range(&sequences, &parts.ranges(6000), &text, &options);
     }
 
     proptest! {

@@ -47,11 +47,6 @@ pub fn passage_ranges(words: u64) -> Vec<std::ops::Range<u64>> {
         .collect()
 }
 
-/// The passage holding word `position` of a book.
-pub fn passage_of(position: u32) -> u32 {
-    position / PASSAGE_WORDS
-}
-
 /// The passages of a book's (decoded) text as a load stores them.
 pub fn book_passages(text: &str, options: &ExtractOptions) -> Vec<UniqueWordSeq> {
     let (features, book_words) = super::unique_words::extract_with(text, options, |_| {});
@@ -114,27 +109,9 @@ fn passages_of_text(text: &str, count: usize, options: &ExtractOptions) -> Vec<U
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::repr::unique_words::{extract, extract_with};
+    use crate::repr::test_texts::{assert_each_is_its_range, text_of};
+    use crate::repr::unique_words::extract_with;
     use proptest::prelude::*;
-
-    fn text_of(words: usize, vocabulary: u64, seed: u64) -> String {
-        let mut state = seed;
-        (0..words)
-            .map(|_| {
-                state = state
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                let mut n = (state >> 33) % vocabulary + 1;
-                let mut word = String::new();
-                while n > 0 {
-                    word.push((b'a' + (n % 26) as u8) as char);
-                    n /= 26;
-                }
-                word
-            })
-            .collect::<Vec<_>>()
-            .join(" ")
-    }
 
     #[test]
     fn passages_are_consecutive_runs_the_last_one_shorter() {
@@ -142,29 +119,16 @@ mod tests {
         assert_eq!(passage_ranges(10), vec![0..10]);
         assert_eq!(passage_ranges(2048), vec![0..2048]);
         assert_eq!(passage_ranges(5000), vec![0..2048, 2048..4096, 4096..5000]);
-        assert_eq!((passage_of(2047), passage_of(2048)), (0, 1));
     }
 
     #[test]
     fn each_passage_is_the_sequence_of_its_own_words_at_book_positions() {
         let options = ExtractOptions::default();
         let text = text_of(5000, 4000, 11);
-        let words: Vec<&str> = text.split(' ').collect();
         let (features, book_words) = extract_with(&text, &options, |_| {});
         let passages = passages_of(&text, book_words.as_ref(), features.words, &options);
         assert_eq!(passages.len(), 3);
-        for (passage, range) in passages.iter().zip(passage_ranges(5000)) {
-            let own = words[range.start as usize..range.end as usize].join(" ");
-            let direct = extract(&own, &options).sequence;
-            assert_eq!(passage.hashes, direct.hashes);
-            let shifted: Vec<u32> = direct
-                .positions
-                .iter()
-                .map(|p| p + range.start as u32)
-                .collect();
-            assert_eq!(passage.positions, shifted);
-            assert!(!passage.is_empty());
-        }
+        assert_each_is_its_range(&passages, &passage_ranges(5000), &text, &options);
     }
 
     #[test]
@@ -186,7 +150,7 @@ mod tests {
         #[test]
         fn passages_cut_from_book_words_equal_passages_of_the_text_tokenised_again(
             words in 1usize..7000,
-            vocabulary in 50u64..6000,
+            vocabulary in 50usize..6000,
             seed in any::<u64>(),
         ) {
             let options = ExtractOptions::default();

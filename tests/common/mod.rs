@@ -383,3 +383,25 @@ pub fn assert_takes_fixture_page_again(index: &Index, fixture: &Path) {
     drop(search);
     assert_eq!(index.verify().unwrap().image_books, 2);
 }
+
+/// A copy of the fixture `version` (of format `from`, files in `fixture`)
+/// refuses a write until it is upgraded; the upgrade, one catalog
+/// transaction, keeps its segments, and the upgraded copy then takes the
+/// fixture's page of word images again.
+pub fn assert_upgrade_keeps_segments_and_takes_a_page(version: &str, from: u16, fixture: &Path) {
+    let dir = fixture_copy(version);
+    let refused = add_fixture_page_again(&Index::open(dir.path()).unwrap(), fixture);
+    assert!(
+        matches!(refused, Err(stemmata::Error::OldFormat { found, .. }) if found == from),
+        "{refused:?}"
+    );
+    let segments = dir.path().join("segments");
+    let before = snapshot_files(&segments);
+    let (index, stats) = Index::upgrade(dir.path()).unwrap();
+    assert_eq!(
+        (stats.from_version, stats.to_version),
+        (from, stemmata::storage::format::FORMAT_VERSION)
+    );
+    assert_eq!(snapshot_files(&segments), before, "segments kept");
+    assert_takes_fixture_page_again(&index, fixture);
+}

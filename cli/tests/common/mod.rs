@@ -20,6 +20,26 @@ pub fn cli() -> Command {
 }
 
 /// Writes `NAME.index` and `NAME.dict.dz` in `dir`; returns the index path.
+/// Writes a dictionary `name` in dictd files into `dir` whose headwords
+/// are `from(i)` for each i of `words`, each translated by `to(i)`;
+/// returns the path of its `.index`.
+pub fn write_word_dictionary(
+    dir: &Path,
+    name: &str,
+    words: std::ops::Range<u32>,
+    from: impl Fn(u32) -> String,
+    to: impl Fn(u32) -> String,
+) -> PathBuf {
+    let entries: Vec<(String, String)> = words
+        .map(|i| (from(i), format!("{}\n{}\n", from(i), to(i))))
+        .collect();
+    let entries: Vec<(&str, &str)> = entries
+        .iter()
+        .map(|(h, t)| (h.as_str(), t.as_str()))
+        .collect();
+    write_dictd(dir, name, &entries)
+}
+
 pub fn write_dictd(dir: &Path, name: &str, entries: &[(&str, &str)]) -> PathBuf {
     let (index, dict) = stemmata_synth::dictd::files(entries);
     let path = dir.join(format!("{name}.index"));
