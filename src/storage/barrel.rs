@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use xxhash_rust::xxh3::Xxh3;
 
 use super::append::{self, AppendWriter};
-use super::codec::{put_u32, put_u64, Cursor, Decode, Encode};
+use super::codec::{decompress_claimed, put_u32, put_u64, Cursor, Decode, Encode};
 use super::format::{FileKind, FormatVersion, HEADER_LEN};
 use super::mapped::MappedBytes;
 use crate::error::{Error, Result};
@@ -218,16 +218,16 @@ pub fn decode_record(bytes: &[u8], offset: u64, path: &Path) -> Result<Record> {
             "record claims {elements} elements in {raw_len} raw bytes"
         )));
     }
-    // A frame of distinct 32-bit hashes cannot shrink 64-fold; refusing larger
-    // claims keeps a damaged length from driving a huge allocation. Position
-    // deltas alone may shrink further (a run of consecutive positions):
-    // their buffer is bounded by the element limit.
+    // A frame of distinct 32-bit hashes cannot shrink 64-fold: refuse larger
+    // claims at once. Position deltas alone may shrink much further (a run
+    // of consecutive positions), so their buffer grows with what the frame
+    // yields, never with the claim alone (`decompress_claimed`).
     if with_hashes && raw_len as u64 > 64 * stored_len as u64 + 64 {
         return Err(corrupted(format!(
             "raw length {raw_len} impossible for a {stored_len}-byte frame"
         )));
     }
-    let raw = zstd::bulk::decompress(frame, raw_len as usize)
+    let raw = decompress_claimed(frame, raw_len as usize)
         .map_err(|e| corrupted(format!("zstd frame does not decode: {e}")))?;
     if raw.len() != raw_len as usize {
         return Err(corrupted(format!(

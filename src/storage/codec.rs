@@ -226,9 +226,60 @@ pub fn put_str(out: &mut Vec<u8>, s: &str) {
     out.extend_from_slice(s.as_bytes());
 }
 
+/// The first buffer [`decompress_claimed`] offers a frame: larger than
+/// any part's record and any page's crops, so honest frames decode at once.
+const FIRST_DECOMPRESS_CAPACITY: usize = 1 << 20;
+
+/// Decompresses the zstd `frame` of a value whose header claims `claimed`
+/// raw bytes, allocating in step with what the frame yields rather than
+/// with the claim: the buffer starts at 1 MiB (or the claim, if smaller)
+/// and doubles, up to the claim, only when the frame has filled it. A
+/// damaged length next to a small frame therefore costs a small buffer and
+/// an error, not a huge allocation. The caller still checks that the
+/// output holds exactly `claimed` bytes. Errors carry zstd's message.
+pub fn decompress_claimed(frame: &[u8], claimed: usize) -> std::result::Result<Vec<u8>, String> {
+    let mut capacity = claimed.min(FIRST_DECOMPRESS_CAPACITY);
+    loop {
+        let mut raw = Vec::with_capacity(capacity);
+        match zstd::zstd_safe::decompress(&mut raw, frame) {
+            Ok(_) => return Ok(raw),
+            Err(code) if capacity < claimed && fills_the_buffer(code) => {
+                capacity = capacity.saturating_mul(2).min(claimed);
+            }
+            Err(code) => return Err(zstd::zstd_safe::get_error_name(code).to_string()),
+        }
+    }
+}
+
+/// Whether zstd error `code` says the output buffer was too small.
+fn fills_the_buffer(code: usize) -> bool {
+    const DESTINATION_TOO_SMALL: &str = "Destination buffer is too small";
+    zstd::zstd_safe::get_error_name(code) == DESTINATION_TOO_SMALL
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn decompress_claimed_grows_with_the_frame_and_not_with_the_claim() {
+        let raw: Vec<u8> = (0..3_000_000u32).map(|i| (i % 251) as u8).collect();
+        let frame = zstd::bulk::compress(&raw, 3).unwrap();
+        assert!(frame.len() < FIRST_DECOMPRESS_CAPACITY);
+        assert_eq!(decompress_claimed(&frame, raw.len()).unwrap(), raw);
+        // A claim short of the frame's output fails once the claim is reached.
+        let error = decompress_claimed(&frame, 2_000_000).unwrap_err();
+        assert!(error.contains("too small"), "{error}");
+        // A huge claim next to a small frame yields the frame's bytes only;
+        // the caller sees that they are not the claim.
+        let small = zstd::bulk::compress(b"a few bytes", 3).unwrap();
+        assert_eq!(
+            decompress_claimed(&small, usize::MAX).unwrap(),
+            b"a few bytes"
+        );
+        let error = decompress_claimed(b"not a frame", 1 << 30).unwrap_err();
+        assert!(!error.contains("too small"), "{error}");
+    }
 
     fn what(error: Error) -> (Option<u64>, String) {
         match error {

@@ -10,7 +10,9 @@ use std::path::Path;
 
 use image::GrayImage;
 
-use super::codec::{put_str, put_u16, put_u32, put_u64, Cursor, Decode, Encode};
+use super::codec::{
+    decompress_claimed, put_str, put_u16, put_u32, put_u64, Cursor, Decode, Encode,
+};
 use super::format::{checked_body, checksum, FileHeader, FileKind, CHECKSUM_LEN, HEADER_LEN};
 use crate::error::{Error, Result};
 use crate::images::codebook::Codebook;
@@ -122,7 +124,7 @@ impl ImageBook {
             .crops
             .get(page as usize)
             .ok_or_else(|| Error::corrupted(path, format!("no page {page}")))?;
-        let pixels = zstd::bulk::decompress(frame, expected).map_err(|e| {
+        let pixels = decompress_claimed(frame, expected).map_err(|e| {
             Error::corrupted(
                 path,
                 format!("the crops of page {page} do not decompress: {e}"),
