@@ -17,6 +17,7 @@
 mod approx;
 mod clusters;
 mod pairs;
+mod passage_windows;
 mod planner;
 mod postings;
 mod query_book;

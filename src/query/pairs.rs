@@ -23,7 +23,7 @@ use super::clusters::Clusters;
 use super::planner::{BestPerBook, Explain, QueryOptions, Relationship};
 use super::postings::{Candidate, Join, Probe};
 use super::query_book::QueryBook;
-use super::translations::{Languages, LocatedBook};
+use super::translations::{searched_from, Languages, LocatedBook, Partners};
 use super::{BookInfo, Mode, Reader};
 use crate::align::{Overlap, Score};
 use crate::batch::Location;
@@ -163,8 +163,10 @@ pub struct Pair<'r> {
     /// Where the match lies: `a`'s part and words (x), `b`'s (y).
     pub location: Location,
     /// `Some(Relationship::Translation)` for a translation pair: `a`'s
-    /// words translated into `b`'s language; then `a`'s language code sorts
-    /// before `b`'s, and `a` may have been loaded after `b`.
+    /// words translated into `b`'s language. Then `a` is the shorter book
+    /// of a work inside a volume (one of at most 15% of the other's
+    /// words), else the book whose language code sorts first; it may have
+    /// been loaded after `b`.
     pub relation: Option<Relationship>,
     /// The books' places in [`Reader::books`].
     slots: (u32, u32),
@@ -375,14 +377,20 @@ impl Reader {
                 join,
             ),
             Some(languages) => {
-                // A pair of two known languages is found once, from its
-                // book whose language sorts first, against every book of
-                // the other.
+                // A pair of two known languages is found once, from the
+                // book `searched_from` says, by its words and translated.
                 let same = |b: u32| {
                     let to = languages.of(b);
                     usual(b) && (!is_known(to) || to == from)
                 };
-                let across = |b: u32| b != a && languages.of(b) > from && !self.runs().is_dead(b);
+                let across = |b: u32| {
+                    let to = languages.of(b);
+                    let from_a = match is_known(to) && to != from {
+                        true => searched_from(languages, a, b),
+                        false => to > from,
+                    };
+                    b != a && from_a && !self.runs().is_dead(b)
+                };
                 let mut found = self.same_words_pairs_of(
                     a,
                     options,
@@ -499,8 +507,8 @@ impl Reader {
     }
 
     /// The translation pairs of `a`: its unique words translated into each
-    /// language whose code sorts after its own and that a dictionary joins
-    /// to it, against every book of that language.
+    /// language a dictionary joins to its own, against every book of that
+    /// language whose pair with `a` is searched from `a` ([`searched_from`]).
     fn translation_pairs_of(
         &self,
         a: u32,
@@ -514,12 +522,11 @@ impl Reader {
         let for_translations = options.for_translations();
         let mut explain = Explain::default();
         let mut best = BestPerBook::default();
-        let later_languages = |t: &str| t > from;
         if let Err(error) = self.offer_translations(
             &query,
             &hashes,
             from,
-            later_languages,
+            Partners::SearchedFrom(a),
             &for_translations,
             &mut explain,
             &mut best,

@@ -585,6 +585,50 @@ impl Reader {
             explain.entries_scanned += join.entries_scanned();
             explain.frequent_words += join.frequent_in_x() as u64;
         }
+        let verify = |batch: &[(f64, u32, Candidate)], best: &mut BestPerBook| {
+            let mut by_part: BTreeMap<u32, Vec<Candidate>> = BTreeMap::new();
+            for &(_, q, candidate) in batch {
+                by_part.entry(q).or_default().push(candidate);
+            }
+            for (q, keep) in by_part {
+                let (probe, len_x) = (&probes[q as usize], lens[q as usize]);
+                join.align_probe(&postings, probe, len_x, &keep, |part, overlap| {
+                    self.offer_if_qualifies(
+                        self.ranked(q, part, overlap, options.score),
+                        options,
+                        best,
+                    );
+                });
+            }
+        };
+        self.verify_in_bound_order(bounded, options, explain, best, verify);
+    }
+
+    /// Offers `ranked` to `best` when it qualifies under `options`.
+    pub(crate) fn offer_if_qualifies(
+        &self,
+        ranked: Ranked,
+        options: &QueryOptions,
+        best: &mut BestPerBook,
+    ) {
+        if Self::qualifies(ranked.score, options) && options.admits(&ranked.overlap) {
+            best.offer(ranked);
+        }
+    }
+
+    /// The exact planner's last stages for `bounded` (each candidate with
+    /// its bound and its query unit): candidates taken in bound order,
+    /// each batch handed to `verify` (which aligns them and offers those
+    /// that qualify to `best`), pruning against the k-th best book score
+    /// and each book's best score so far.
+    pub(crate) fn verify_in_bound_order(
+        &self,
+        mut bounded: Vec<(f64, u32, Candidate)>,
+        options: &QueryOptions,
+        explain: &mut Explain,
+        best: &mut BestPerBook,
+        mut verify: impl FnMut(&[(f64, u32, Candidate)], &mut BestPerBook),
+    ) {
         explain.within_bound += bounded.len() as u64;
         bounded.sort_unstable_by(|a, b| {
             b.0.total_cmp(&a.0)
@@ -595,22 +639,6 @@ impl Reader {
         // two only the rest whose bound can still reach the k-th best book
         // score found.
         let first_round = round_one_len(&bounded, options.top_k, |part| self.book_of_part(part));
-        let mut verify = |batch: &[(f64, u32, Candidate)], best: &mut BestPerBook| {
-            explain.lcs_runs += batch.len() as u64;
-            let mut by_part: BTreeMap<u32, Vec<Candidate>> = BTreeMap::new();
-            for &(_, q, candidate) in batch {
-                by_part.entry(q).or_default().push(candidate);
-            }
-            for (q, keep) in by_part {
-                let (probe, len_x) = (&probes[q as usize], lens[q as usize]);
-                join.align_probe(&postings, probe, len_x, &keep, |part, overlap| {
-                    let ranked = self.ranked(q, part, overlap, options.score);
-                    if Self::qualifies(ranked.score, options) && options.admits(&overlap) {
-                        best.offer(ranked);
-                    }
-                });
-            }
-        };
         // Then rounds of growing batches in bound order, each leaving out
         // what can no longer count: a candidate below the k-th best book
         // score, or below its own book's best score so far (a tie may still
@@ -635,6 +663,7 @@ impl Reader {
                         .score_of(self.book_of_part(c.book))
                         .is_none_or(|kept| bound >= kept)
             }));
+            explain.lcs_runs += batch.len() as u64;
             verify(&batch, best);
             at = end;
             batch_len *= 2;

@@ -41,6 +41,7 @@
 //! sample's cap ([`Vocabulary::Sample`]).
 
 use std::collections::HashMap;
+use std::ops::Range;
 
 use nohash_hasher::BuildNoHashHasher;
 
@@ -934,21 +935,60 @@ impl Join {
         if keep.is_empty() {
             return;
         }
-        let segments = postings.runs.segments();
-        (self.x_by_word).resize_with(segments.len(), || (Vec::new(), ElementIndex::new(&[])));
-        self.x_indexed.clear();
-        self.x_indexed.resize(segments.len(), false);
+        self.prepare_alignment(postings);
         for candidate in keep {
-            let (r, local) = postings.runs.locate_part(candidate.book);
-            if !self.x_indexed[r] {
-                self.index_x(r);
-                self.x_indexed[r] = true;
-            }
-            let (x_by_word, index) = &self.x_by_word[r];
-            self.gathered.clear();
-            self.gathered_other.clear();
+            let part = candidate.book;
+            found(part, self.align_parts(postings, len_x, part..part + 1));
+        }
+    }
+
+    /// [`align_probe`](Self::align_probe) for windows of consecutive
+    /// parts of one book each: every one of `windows` aligned as the one
+    /// sequence its parts make in order, `found` called with its first
+    /// part and its overlap.
+    pub fn align_probe_windows(
+        &mut self,
+        postings: &Postings<'_>,
+        probe: &Probe<'_>,
+        len_x: u32,
+        windows: &[Range<u32>],
+        mut found: impl FnMut(u32, Overlap),
+    ) {
+        self.resolved = Resolved::of(postings, probe);
+        self.prepare_alignment(postings);
+        for window in windows {
+            found(
+                window.start,
+                self.align_parts(postings, len_x, window.clone()),
+            );
+        }
+    }
+
+    /// Readies the per-run lookups of the resolved probe, made on first use.
+    fn prepare_alignment(&mut self, postings: &Postings<'_>) {
+        let runs = postings.runs.segments().len();
+        (self.x_by_word).resize_with(runs, || (Vec::new(), ElementIndex::new(&[])));
+        self.x_indexed.clear();
+        self.x_indexed.resize(runs, false);
+    }
+
+    /// The overlap of the resolved probe (of `len_x` elements) with the
+    /// sequence `parts` (consecutive parts of one book) make in order:
+    /// each part's words looked up in the probe's.
+    fn align_parts(&mut self, postings: &Postings<'_>, len_x: u32, parts: Range<u32>) -> Overlap {
+        let segments = postings.runs.segments();
+        let (r, first_local) = postings.runs.locate_part(parts.start);
+        if !self.x_indexed[r] {
+            self.index_x(r);
+            self.x_indexed[r] = true;
+        }
+        let (x_by_word, index) = &self.x_by_word[r];
+        self.gathered.clear();
+        self.gathered_other.clear();
+        let mut len_y = 0u32;
+        for local in first_local..first_local + parts.len() as u32 {
             let y = segments[r].part_words(local as usize);
-            for (j, word) in (0u32..).zip(y.iter()) {
+            for (j, word) in (len_y..).zip(y.iter()) {
                 let Some(first) = index.get(word) else {
                     continue;
                 };
@@ -958,18 +998,16 @@ impl Join {
                     self.gathered_other.push(j);
                 }
             }
-            let (lcs, span_x, span_y) = lis_span(&self.gathered, &self.gathered_other);
-            found(
-                candidate.book,
-                Overlap {
-                    len_x,
-                    len_y: y.len() as u32,
-                    common: self.gathered.len() as u32,
-                    lcs,
-                    span_x,
-                    span_y,
-                },
-            );
+            len_y += y.len() as u32;
+        }
+        let (lcs, span_x, span_y) = lis_span(&self.gathered, &self.gathered_other);
+        Overlap {
+            len_x,
+            len_y,
+            common: self.gathered.len() as u32,
+            lcs,
+            span_x,
+            span_y,
         }
     }
 

@@ -31,6 +31,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+use super::passage_windows::{windowed_pair, windows_of, WINDOW_PASSAGES};
 use super::planner::{BestPerBook, Explain, Hit, QueryOptions, QueryResult, Ranked};
 use super::postings::{Join, Probe};
 use super::query_book::QueryBook;
@@ -56,6 +57,9 @@ pub(crate) struct Translated {
     hashes: Vec<u32>,
     /// `groups[e]`: the index in X of `hashes[e]`.
     groups: Vec<u32>,
+    /// The distinct (hash, index in X) pairs, by hash, then by descending
+    /// index in X: what aligning with a sequence looks its words up in.
+    by_hash: Vec<(u32, u32)>,
     /// |X|.
     len_x: u32,
 }
@@ -88,6 +92,15 @@ impl Translated {
                 }
             }
         }
+        let mut by_hash: Vec<(u32, u32)> = translated
+            .hashes
+            .iter()
+            .zip(&translated.groups)
+            .map(|(&h, &g)| (h, g))
+            .collect();
+        by_hash.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+        by_hash.dedup();
+        translated.by_hash = by_hash;
         translated
     }
 
@@ -127,14 +140,7 @@ impl Translated {
     /// lists: in Y's order, the pairs of one element of Y in descending
     /// order of X.
     fn pairs_with(&self, y: &[u32]) -> (Vec<u32>, Vec<u32>) {
-        let mut by_hash: Vec<(u32, u32)> = self
-            .hashes
-            .iter()
-            .zip(&self.groups)
-            .map(|(&h, &g)| (h, g))
-            .collect();
-        by_hash.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
-        by_hash.dedup();
+        let by_hash = &self.by_hash;
         let (mut in_x, mut in_y) = (Vec::new(), Vec::new());
         for (j, &hash) in y.iter().enumerate() {
             let first = by_hash.partition_point(|&(h, _)| h < hash);
@@ -149,24 +155,24 @@ impl Translated {
     /// One longest chain of translation pairs (element of X, element of
     /// Y) between X (`x`, the sequence it translates) and `y`, as indexes
     /// into them: what [`locate_chain`] locates a match by, as
-    /// [`crate::batch::locate`] does a same-language match. With
-    /// `windows`, only pairs whose words lie in them (word ranges of X's
-    /// book and of Y's) are chained.
+    /// [`crate::batch::locate`] does a same-language match. With a
+    /// `neighbourhood`, only pairs whose words lie in it (word ranges of
+    /// X's book and of Y's) are chained.
     fn chain(
         &self,
         x: &UniqueWordSeq,
         y: &UniqueWordSeq,
-        windows: Option<&Windows>,
+        neighbourhood: Option<&Neighbourhood>,
     ) -> Vec<(u32, u32)> {
         let (mut in_x, mut in_y) = self.pairs_with(&y.hashes);
-        if let Some(windows) = windows {
+        if let Some(near) = neighbourhood {
             let at = |seq: &UniqueWordSeq, i: u32| {
                 u64::from(seq.positions.get(i as usize).copied().unwrap_or(u32::MAX))
             };
             let kept: Vec<bool> = in_x
                 .iter()
                 .zip(&in_y)
-                .map(|(&i, &j)| windows.x.contains(&at(x, i)) && windows.y.contains(&at(y, j)))
+                .map(|(&i, &j)| near.x.contains(&at(x, i)) && near.y.contains(&at(y, j)))
                 .collect();
             let mut k = kept.iter();
             in_x.retain(|_| *k.next().unwrap_or(&false));
@@ -180,11 +186,15 @@ impl Translated {
     }
 }
 
-/// Passages `center − reach ..= center + reach` of `passages` (those
-/// there are) as one sequence, in text order.
-fn around(passages: &[UniqueWordSeq], center: u32, reach: u32) -> UniqueWordSeq {
-    let start = center.saturating_sub(reach) as usize;
-    let end = (center.saturating_add(reach) as usize + 1).min(passages.len());
+/// The passages of `passages` (those there are) from `reach` before the
+/// window that starts at passage `window` to `reach` after it, as one
+/// sequence, in text order.
+fn around(passages: &[UniqueWordSeq], window: u32, reach: u32) -> UniqueWordSeq {
+    let start = window.saturating_sub(reach) as usize;
+    let last = window
+        .saturating_add(WINDOW_PASSAGES - 1)
+        .saturating_add(reach);
+    let end = (last as usize + 1).min(passages.len());
     let mut joined = UniqueWordSeq::default();
     for passage in passages.get(start..end).unwrap_or(&[]) {
         joined.hashes.extend_from_slice(&passage.hashes);
@@ -214,35 +224,93 @@ pub(crate) fn passage_pair(a: u64, b: u64) -> bool {
     short > 0 && short as f64 <= PASSAGE_PATH_SHARE * long as f64
 }
 
-/// The word ranges of two books that a match found passage to passage is
-/// located within.
+/// Whether an all-pairs run searches the pair of the books in slots `a`
+/// and `b` (of two known languages) from `a`: a work inside a volume
+/// ([`passage_pair`]) from its shorter book (the lower slot on a tie), so
+/// that the passage path joins the work's few passages with the volume's
+/// windows and never the volume's many passages with every work; any
+/// other pair from its book whose language code sorts first.
+pub(crate) fn searched_from(languages: &Languages, a: u32, b: u32) -> bool {
+    let (words_a, words_b) = (languages.words(a), languages.words(b));
+    match passage_pair(words_a, words_b) {
+        true => (words_a, a) < (words_b, b),
+        false => languages.of(a) < languages.of(b),
+    }
+}
+
+/// The books of other languages a translation search pairs its query with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Partners {
+    /// Every book: a query.
+    All,
+    /// The books whose pair with the stored book in this slot an
+    /// all-pairs run searches from it ([`searched_from`]).
+    SearchedFrom(u32),
+}
+
+impl Partners {
+    /// Whether the book in slot `b` is one.
+    fn keeps(self, languages: &Languages, b: u32) -> bool {
+        match self {
+            Partners::All => true,
+            Partners::SearchedFrom(a) => searched_from(languages, a, b),
+        }
+    }
+
+    /// Whether books of language `target` may be ones for a query of
+    /// `words` words in language `from`.
+    fn may_be_in(self, languages: &Languages, (from, target): (&str, &str), words: u64) -> bool {
+        match self {
+            Partners::All => target != from,
+            Partners::SearchedFrom(_) => {
+                target > from
+                    || languages
+                        .find(target)
+                        .is_some_and(|c| languages.holds_volume_for(c, words))
+            }
+        }
+    }
+
+    /// Whether books of the language numbered `code` may be ones that a
+    /// query of `words` words searches passage to passage.
+    fn any_passage_partner(self, languages: &Languages, code: u16, words: u64) -> bool {
+        match self {
+            Partners::All => languages.any_passage_pair(code, words),
+            Partners::SearchedFrom(_) => languages.holds_volume_for(code, words),
+        }
+    }
+}
+
+/// The word ranges of two books that a match found window to window (of
+/// passages) is located within.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Windows {
+pub(crate) struct Neighbourhood {
     pub(crate) x: std::ops::Range<u64>,
     pub(crate) y: std::ops::Range<u64>,
 }
 
-impl Windows {
-    /// For passages `(passage_x, passage_y)` of books of `x_words` and
-    /// `y_words` words: the shorter book whole, and on the longer one its
-    /// passage widened on either side by the shorter book's length (a work
-    /// longer than a passage is located whole).
+impl Neighbourhood {
+    /// For the windows of passages starting at `(passage_x, passage_y)`
+    /// of books of `x_words` and `y_words` words: the shorter book whole,
+    /// and on the longer one its window widened on either side by the
+    /// shorter book's length (a work longer than a passage is located
+    /// whole).
     pub(crate) fn around(
         (passage_x, passage_y): (u32, u32),
         x_words: u64,
         y_words: u64,
-    ) -> Windows {
+    ) -> Neighbourhood {
         let widened = |passage: u32, by: u64| {
             let len = u64::from(PASSAGE_WORDS);
             let start = u64::from(passage) * len;
-            start.saturating_sub(by)..start + len + by
+            start.saturating_sub(by)..start + u64::from(WINDOW_PASSAGES) * len + by
         };
         match x_words <= y_words {
-            true => Windows {
+            true => Neighbourhood {
                 x: 0..u64::MAX,
                 y: widened(passage_y, x_words),
             },
-            false => Windows {
+            false => Neighbourhood {
                 x: widened(passage_x, y_words),
                 y: 0..u64::MAX,
             },
@@ -251,13 +319,14 @@ impl Windows {
 }
 
 /// The part of a book of `words` words, cut by `parts`, that holds most
-/// of passage `passage` widened by `widen` words on either side (the first
-/// such part): where a match found by that passage and a work of `widen`
-/// words lies.
+/// of the window of passages starting at `passage`, widened by `widen`
+/// words on either side (the first such part): where a match found by
+/// that window and a work of `widen` words lies.
 fn part_around(parts: &PartOptions, words: u64, passage: u32, widen: u64) -> u32 {
     let len = u64::from(PASSAGE_WORDS);
     let start = u64::from(passage) * len;
-    let window = start.saturating_sub(widen)..(start + len + widen).min(words);
+    let end = start + u64::from(WINDOW_PASSAGES) * len + widen;
+    let window = start.saturating_sub(widen)..end.min(words);
     let overlap = |r: &std::ops::Range<u64>| {
         r.end
             .min(window.end)
@@ -360,6 +429,25 @@ impl Languages {
         self.word_range
             .get(usize::from(code))
             .is_some_and(|&(fewest, most)| passage_pair(words, fewest) || passage_pair(words, most))
+    }
+
+    /// Whether the language numbered `code` has a book that a book of
+    /// `words` words is a work inside ([`passage_pair`], the other book
+    /// the longer).
+    fn holds_volume_for(&self, code: u16, words: u64) -> bool {
+        self.word_range
+            .get(usize::from(code))
+            .is_some_and(|&(_, most)| most > words && passage_pair(words, most))
+    }
+
+    /// Whether a book of the language numbered `code` and a book of
+    /// `words` words are searched window to window ([`windowed_pair`]).
+    fn any_windowed_pair(&self, code: u16, words: u64) -> bool {
+        self.any_passage_pair(code, words)
+            && self
+                .word_range
+                .get(usize::from(code))
+                .is_some_and(|&(fewest, _)| windowed_pair(words, fewest))
     }
 
     /// Widens the word range of the language numbered `code` to `words`.
@@ -497,13 +585,13 @@ impl Reader {
         Ok(built)
     }
 
-    /// Builds every lexicon between two languages of the books, so that an
-    /// error reading the dictionaries is reported before an all-pairs run
-    /// starts.
+    /// Builds every lexicon between two languages of the books, both ways,
+    /// so that an error reading the dictionaries is reported before an
+    /// all-pairs run starts.
     pub(crate) fn build_lexicons(&self) -> Result<()> {
         let languages = self.languages();
         for from in languages.targets() {
-            for to in languages.targets().filter(|&to| to > from) {
+            for to in languages.targets().filter(|&to| to != from) {
                 self.lexicon(from, to)?;
             }
         }
@@ -529,13 +617,12 @@ impl Reader {
         let hashes = self.query_hashes(query);
         let mut explain = Explain::default();
         let mut best = BestPerBook::default();
-        let targets = |t: &str| t != from;
         let for_translations = options.for_translations();
         self.offer_translations(
             query,
             &hashes,
             &from,
-            targets,
+            Partners::All,
             &for_translations,
             &mut explain,
             &mut best,
@@ -616,11 +703,11 @@ impl Reader {
     /// book of `x_words` words, in language `from`) with part `part_y` of
     /// the book in `slot` lies: the part translated into that book's
     /// language and aligned with its part ([`Translated::locate`]), within
-    /// the [`Windows`] of `passages` when the match was found passage to
-    /// passage.
-    /// When the match was found passage to passage and the two passages
-    /// chain more words than the parts do there (words unique in a passage
-    /// need not be unique in its part), it is located by the passages.
+    /// the [`Neighbourhood`] of `passages` (the first passages of two
+    /// windows) when the match was found window to window. When the
+    /// passages around the windows chain more words than the parts do
+    /// there (words unique in a passage need not be unique in its part),
+    /// it is located by the passages.
     pub(crate) fn locate_translated(
         &self,
         x: &LocatedBook<'_>,
@@ -638,13 +725,13 @@ impl Reader {
         };
         let y_parts = self.parts_of_slot(slot)?;
         let y_words = self.languages().words(slot);
-        let windows = passages.map(|pair| Windows::around(pair, x.words, y_words));
+        let neighbourhood = passages.map(|pair| Neighbourhood::around(pair, x.words, y_words));
         let (Some(x_part), Some(y_part)) =
             (x.parts.get(part_x as usize), y_parts.get(part_y as usize))
         else {
             return Ok(Location::default());
         };
-        let by_parts = translate(x_part).chain(x_part, y_part, windows.as_ref());
+        let by_parts = translate(x_part).chain(x_part, y_part, neighbourhood.as_ref());
         if let Some((passage_x, passage_y)) = passages {
             // The passages around the pair, as far as the shorter book
             // reaches on the longer one (the shorter one whole).
@@ -652,7 +739,9 @@ impl Reader {
             let xp = around(x.passages, passage_x, reach);
             // Only the longer book's passages that `around` takes are read.
             let first = passage_y.saturating_sub(reach);
-            let last = passage_y.saturating_add(reach);
+            let last = passage_y
+                .saturating_add(WINDOW_PASSAGES - 1)
+                .saturating_add(reach);
             let nearby = self.stored_passages(slot, y_words, first as usize..last as usize + 1);
             let yp = around(&nearby, passage_y - first, reach);
             let passage_lexicon = self.passage_lexicon(from, &to)?.unwrap_or_default();
@@ -728,20 +817,24 @@ impl Reader {
     /// Offers to `best` the books that the query's parts (`hashes`), in
     /// language `from`, translate to under `options` (those of
     /// [`QueryOptions::for_translations`]), in every language of the books
-    /// that `targets` keeps and a dictionary joins `from` to.
+    /// that a dictionary joins `from` to, of the books `partners` keeps.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn offer_translations(
         &self,
         query: &QueryBook<'_>,
         hashes: &[Cow<'_, [u32]>],
         from: &str,
-        targets: impl Fn(&str) -> bool,
+        partners: Partners,
         options: &QueryOptions,
         explain: &mut Explain,
         best: &mut BestPerBook,
     ) -> Result<()> {
         let languages = self.languages();
-        for target in languages.targets().filter(|&t| targets(t)) {
+        let words = self.query_words(query, languages);
+        for target in languages
+            .targets()
+            .filter(|&t| partners.may_be_in(languages, (from, t), words))
+        {
             let Some(lexicon) = self.lexicon(from, target)? else {
                 continue;
             };
@@ -750,7 +843,7 @@ impl Reader {
                 query,
                 hashes,
                 languages,
-                target,
+                (target, partners),
                 (
                     |h| lexicon.translations(h),
                     |h| passage_lexicon.translations(h),
@@ -763,19 +856,20 @@ impl Reader {
         Ok(())
     }
 
-    /// Offers to `best` the books of language `target` that the query's
-    /// parts (`hashes`), translated by `words`, reach under `options` (its
-    /// mode, score, threshold and k), each with its best pair of parts;
-    /// and, for the pairs [`passage_pair`] keeps, the books its passages,
-    /// translated by `prefixes` (the passages' hash), reach passage to
-    /// passage.
+    /// Offers to `best` the books of language `target` (of those
+    /// `partners` keeps) that the query's parts (`hashes`), translated by
+    /// `words`, reach under `options` (its mode, score, threshold and k),
+    /// each with its best pair of parts; and, for the pairs
+    /// [`passage_pair`] keeps, the books the windows of its passages,
+    /// translated by `prefixes` (the passages' hash), reach window to
+    /// window.
     #[allow(clippy::too_many_arguments)]
     fn offer_translations_to<'t>(
         &self,
         query: &QueryBook<'_>,
         hashes: &[Cow<'_, [u32]>],
         languages: &Languages,
-        target: &str,
+        (target, partners): (&str, Partners),
         (words, prefixes): (impl Fn(u32) -> &'t [u32], impl Fn(u32) -> &'t [u32]),
         options: &QueryOptions,
         explain: &mut Explain,
@@ -785,21 +879,37 @@ impl Reader {
             return;
         };
         let exclude = query.slot();
-        let wanted = |slot: u32| Some(slot) != exclude && languages.is(slot, code);
+        let wanted = |slot: u32| {
+            Some(slot) != exclude && languages.is(slot, code) && partners.keeps(languages, slot)
+        };
         let translated = self.translate_all(hashes, &words, self.numbering());
         self.offer_translated(&translated, wanted, options, explain, best);
         let query_words = self.query_words(query, languages);
-        if !languages.any_passage_pair(code, query_words) {
+        if !partners.any_passage_partner(languages, code, query_words) {
             return;
         }
         let Some((view, passages)) = self.query_passages(query) else {
             return;
         };
-        let translated = self.translate_all(&passages, &prefixes, self.passage_numbering());
         let near = |slot: u32| wanted(slot) && passage_pair(query_words, languages.words(slot));
+        let windowed = |slot: u32| near(slot) && windowed_pair(query_words, languages.words(slot));
         let mut found = BestPerBook::default();
         let passage_options = passage_options(options);
+        let translated = self.translate_all(&passages, &prefixes, self.passage_numbering());
         view.offer_translated(&translated, near, &passage_options, explain, &mut found);
+        if languages.any_windowed_pair(code, query_words) {
+            let windows = windows_of(&passages);
+            let translated = self.translate_all(&windows, &prefixes, self.passage_numbering());
+            let probes: Vec<Probe<'_>> = translated.iter().map(Translated::probe).collect();
+            let lens: Vec<u32> = translated.iter().map(Translated::len_x).collect();
+            view.offer_translated_windows(
+                (&probes, &lens),
+                windowed,
+                &passage_options,
+                explain,
+                &mut found,
+            );
+        }
         self.offer_from_passages(query, languages, found.into_top(options.top_k), best);
     }
 
@@ -968,10 +1078,17 @@ impl Reader {
             return;
         };
         let query_words = self.query_words(query, languages);
-        let translated = self.translate_all(&passages, &prefixes, self.passage_numbering());
         let near = |slot: u32| wanted(slot) && passage_pair(query_words, languages.words(slot));
+        let windowed = |slot: u32| near(slot) && windowed_pair(query_words, languages.words(slot));
         let mut found = BestPerBook::default();
-        view.brute_force_units(&translated, near, &passage_options(options), &mut found);
+        let options = passage_options(options);
+        let translated = self.translate_all(&passages, &prefixes, self.passage_numbering());
+        view.brute_force_units(&translated, near, &options, &mut found);
+        let windows = windows_of(&passages);
+        let translated = self.translate_all(&windows, &prefixes, self.passage_numbering());
+        let align = |q: u32, y: &[u32]| translated[q as usize].align(y);
+        let queries = (translated.len() as u32, align);
+        view.brute_force_windows(queries, windowed, &options, &mut found);
         self.offer_from_passages(query, languages, found.into_top(options.top_k), best);
     }
 
@@ -1139,9 +1256,10 @@ mod planner_equals_brute_force {
         cap: u32,
         asks: Vec<(usize, u8, usize, f64)>,
         /// Whether a German volume binds every German book between runs
-        /// of filler: a book of several passages, searched passage to
-        /// passage by the short English books.
-        volume: bool,
+        /// of filler (1: spaced out; 2: each book across a boundary of
+        /// the volume's passages): a book of several passages, searched
+        /// window to window by the short English books.
+        volume: u8,
     }
 
     fn case() -> impl Strategy<Value = Case> {
@@ -1159,7 +1277,7 @@ mod planner_equals_brute_force {
                 ),
                 prop_oneof![Just(u32::MAX), 0u32..4],
                 prop::collection::vec((0usize..5, 0u8..5, 0usize..4, 0.0f64..0.6), 1..4),
-                any::<bool>(),
+                0u8..3,
             )
                 .prop_map(|(vocab, lexicon, english, german, cap, asks, volume)| {
                     Case {
@@ -1214,19 +1332,27 @@ mod planner_equals_brute_force {
             let text = format!("{} {}", word('z', 5000 + g as u32), german_text(case, g));
             documents.push(Ok(Document::new(format!("g{g}"), text).with_language("de")));
         }
-        if case.volume {
+        if case.volume > 0 {
             // Filler of a few words repeated: none unique in a passage.
-            let filler = |n: u32| -> String {
+            let filler = |n: usize| -> String {
                 (0..n)
-                    .map(|i| word('z', 9000 + i % 7))
+                    .map(|i| word('z', 9000 + i as u32 % 7))
                     .collect::<Vec<_>>()
                     .join(" ")
             };
-            let mut volume = vec![filler(1500)];
+            let (mut volume, mut words) = (Vec::new(), 0);
             for g in 0..case.german.len() {
-                volume.push(german_text(case, g));
-                volume.push(filler(700));
+                let text = german_text(case, g);
+                let len = text.split_whitespace().count();
+                let start = match case.volume {
+                    1 => words + 1500 - 800 * (g > 0) as usize,
+                    _ => ((g + 1) * PASSAGE_WORDS as usize).saturating_sub(len / 2),
+                };
+                volume.push(filler(start.saturating_sub(words)));
+                words = words.max(start) + len;
+                volume.push(text);
             }
+            volume.push(filler(700));
             documents.push(Ok(Document::new("gv", volume.join(" ")).with_language("de")));
         }
         let mut loader = index
@@ -1272,7 +1398,7 @@ mod planner_equals_brute_force {
                 &query,
                 &hashes,
                 reader.languages(),
-                "deu",
+                ("deu", Partners::All),
                 (translations, translations),
                 &options,
                 &mut explain,
