@@ -1,10 +1,11 @@
-//! The passage path's units: *windows* of one passage and of two
+//! The passage path's second unit beside the passage: a *window* of two
 //! consecutive passages of a book (a book of one passage is its own
-//! window of two). A translated work that a passage boundary of its volume
-//! cuts in two lies whole in a window of two, where half of it in each
-//! passage may not reach the passage path's evidence; a work inside one
-//! passage is better found by that passage alone, where fewer chance
-//! words surround it (ARCHITECTURE.md, "Translations inside volumes").
+//! window). A translated work that a passage boundary of its volume cuts
+//! in two lies whole in a window, where half of it in each passage may not
+//! reach the passage path's evidence; a work inside one passage is still
+//! better found by that passage alone, where fewer chance words surround
+//! it, so both units are searched (ARCHITECTURE.md, "Translations inside
+//! volumes").
 //!
 //! This module owns the windows of a query's passages, the exact planner
 //! over the windows of a passage reader's books and the brute force it
