@@ -3,17 +3,18 @@
 //! without writing a byte, verifies its books, its dictionary and its word
 //! images, lists the book of word images, finds a word on the scanned page
 //! with its box and crop, finds a book bound inside the volume, and holds
-//! each book's passage (its words' first six letters unique in it). A
-//! later format must keep reading it or upgrade it;
-//! either way this test says so before a release does.
+//! each book's passage (its words' first six letters unique in it). Its
+//! segment has the wide key tables (each key twice) and its barrels `u32`
+//! deltas: an upgrade keeps both, and a merge with a segment of format 13
+//! writes every book's keys once, each found again. A later format must
+//! keep reading it or upgrade it; either way this test says so before a
+//! release does.
 
 mod common;
 
 use std::path::{Path, PathBuf};
 
-use stemmata::repr::passages::book_passages;
-use stemmata::repr::unique_words::extract;
-use stemmata::repr::ExtractOptions;
+use stemmata::repr::sketch::Table;
 use stemmata::storage::segment::Segment;
 use stemmata::Index;
 
@@ -27,42 +28,66 @@ fn the_version_12_fixture_opens_read_only_verifies_and_writes_nothing() {
 }
 
 #[test]
-fn a_copy_of_the_version_12_fixture_takes_another_book_of_word_images() {
-    let dir = common::fixture_copy("v12");
-    let index = Index::open(dir.path()).unwrap();
-    common::assert_takes_fixture_page_again(&index, &fixture());
+fn a_copy_of_the_version_12_fixture_upgrades_and_takes_another_book_of_word_images() {
+    // Format 13 writes its key tables once: a write waits for the upgrade,
+    // which is one catalog transaction.
+    common::assert_upgrade_keeps_segments_and_takes_a_page("v12", 12, &fixture());
 }
 
 #[test]
 fn the_version_12_fixtures_segment_holds_each_live_books_one_passage() {
     let segment = Segment::open_checked(&fixture().join("index/segments/000001.seg")).unwrap();
-    assert!(segment.stores_passages());
-    let passages = segment.passage_view().unwrap();
-    let mut checked = 0;
-    for position in 0..segment.book_count() {
-        let (entry, _) = segment.entry(position).unwrap();
-        let Some(path) = ["texts", "later"]
-            .iter()
-            .map(|dir| fixture().join(dir).join(format!("{}.txt", entry.key)))
-            .find(|path| path.exists())
-        else {
-            continue;
-        };
-        let text = std::fs::read_to_string(path).unwrap();
-        let expected = book_passages(&text, &ExtractOptions::default());
-        let range = passages.book_parts(position);
-        assert_eq!((range.len(), expected.len()), (1, 1), "{}", entry.key);
-        assert_eq!(
-            passages.part_hashes(range.start).to_vec(),
-            expected[0].hashes,
-            "{}",
-            entry.key
-        );
-        // Its words' first six letters are as distinct as its words here:
-        // as many elements as the whole-book sequence.
-        let whole = extract(&text, &ExtractOptions::default()).sequence;
-        assert_eq!(expected[0].len(), whole.len(), "{}", entry.key);
-        checked += 1;
+    common::assert_fixture_passages(&segment, &fixture());
+}
+
+/// Every (table, key, book id) of `segment`'s books, and whether a lookup
+/// of each key lists its book.
+fn keys_found(segment: &Segment) -> (Vec<(usize, u64, u32)>, bool) {
+    let ids: Vec<u32> = segment.books().map(|(id, _, _)| id).collect();
+    let mut keys = Vec::new();
+    let mut found = true;
+    for (slot, &id) in ids.iter().enumerate() {
+        for table in Table::ALL {
+            for key in segment.book_keys(slot, table) {
+                found &= segment.lookup(table, key).any(|b| b == id);
+                keys.push((table as usize, key, id));
+            }
+        }
     }
-    assert!(checked >= 4, "{checked} books checked");
+    keys.sort_unstable();
+    (keys, found)
+}
+
+#[test]
+fn a_merge_of_the_version_12_segment_and_a_version_13_one_keeps_every_books_keys() {
+    use stemmata::storage::segment_merge::{merge, Fate};
+    let dir = common::fixture_copy("v12");
+    let (index, _) = Index::upgrade(dir.path()).unwrap();
+    let text = "A lighthouse keeper writes letters to the sea every night.";
+    index
+        .load([Ok(stemmata::Document::new("epsilon", text))])
+        .unwrap();
+    let old = Segment::open_checked(&dir.path().join("segments/000001.seg")).unwrap();
+    let new_path = std::fs::read_dir(dir.path().join("segments"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| !p.ends_with("000001.seg"))
+        .unwrap();
+    let new = Segment::open_checked(&new_path).unwrap();
+    assert_eq!((old.version().number(), new.version().number()), (12, 13));
+    let bytes = merge(&[&old, &new], |_| Fate::Keep).unwrap();
+    let merged = Segment::decode(bytes, Path::new("merged")).unwrap();
+    assert_eq!(merged.version().number(), 13);
+    let (old_keys, old_found) = keys_found(&old);
+    let (new_keys, new_found) = keys_found(&new);
+    let (merged_keys, merged_found) = keys_found(&merged);
+    assert!(old_found && new_found && merged_found);
+    let mut expected = [old_keys, new_keys].concat();
+    expected.sort_unstable();
+    assert_eq!(merged_keys, expected);
+    assert!(expected.len() > 5 * 100, "{} keys", expected.len());
+    // The compaction of the upgraded index does the same merge.
+    let mut index = index;
+    index.compact().unwrap();
+    assert_eq!(index.verify().unwrap().books, 5);
 }

@@ -9,9 +9,11 @@
 //! count, XXH3-64 checksum of the header's first 16 bytes and the frame)
 //! followed by a zstd frame of the part's position deltas: the word
 //! positions of its unique-word sequence, whose elements (the words) the
-//! segments hold ([`super::segment_books`]). Records written before format
-//! 11 hold the element hashes too, before the deltas; they are still read
-//! (an upgrade from formats 3 to 9 builds segments from them). A barrel is
+//! segments hold ([`super::segment_books`]). From format 13 the deltas are
+//! variable-length integers (most take a byte; the raw length's top bit
+//! says so), before as `u32`s. Records written before format 11 hold the
+//! element hashes too, before the deltas; they are still read (an upgrade
+//! from formats 3 to 9 builds segments from them). A barrel is
 //! an append-only file ([`super::append`]): a record counts only once a
 //! catalog commit records a barrel length covering it.
 
@@ -33,6 +35,9 @@ pub const RECORD_HEADER_LEN: usize = 24;
 pub const MAX_RECORD_ELEMENTS: u32 = 1 << 26;
 /// zstd level for records.
 const ZSTD_LEVEL: i32 = 3;
+/// The raw length's top bit: the payload is the deltas as variable-length
+/// integers (format 13 on). Without it, `u32`s.
+pub const VARINT_DELTAS: u32 = 1 << 31;
 
 /// A part's word positions compressed for storage, not yet placed in a
 /// barrel.
@@ -40,19 +45,26 @@ const ZSTD_LEVEL: i32 = 3;
 pub struct EncodedSequence {
     frame: Vec<u8>,
     elements: u32,
-    /// Bytes per element once decompressed: 4 (position deltas), or 8
-    /// (hashes, then deltas) in a record of the layout before format 11.
-    raw_per_element: u32,
+    /// The header's raw length: [`VARINT_DELTAS`] with the payload's
+    /// bytes, or (a record of an older layout) 4 or 8 bytes an element.
+    raw_len: u32,
 }
 
 impl EncodedSequence {
     /// Compresses the increasing word `positions` of a part's unique-word
-    /// sequence as u32 LE deltas. An error only when zstd fails (out of
-    /// memory).
+    /// sequence as variable-length deltas. An error only when zstd fails
+    /// (out of memory).
     pub fn encode(positions: &[u32]) -> Result<Self> {
-        let mut raw = vec![0u8; 4 * positions.len()];
-        write_deltas(positions, &mut raw);
-        Self::compress(&raw, positions.len(), 4)
+        let mut raw = Vec::with_capacity(2 * positions.len());
+        let mut previous = 0;
+        for &position in positions {
+            super::packed::put_varint(&mut raw, u64::from(position.wrapping_sub(previous)));
+            previous = position;
+        }
+        // At most 5 bytes an element, and at most 2^26 elements: the length
+        // fits below the flag.
+        let raw_len = VARINT_DELTAS | raw.len() as u32;
+        Self::compress(&raw, positions.len(), raw_len)
     }
 
     /// A record of the layout before format 11 (the hashes, then the
@@ -64,10 +76,19 @@ impl EncodedSequence {
         let (hashes, deltas) = raw.split_at_mut(4 * n);
         LittleEndian::write_u32_into(&sequence.hashes, hashes);
         write_deltas(&sequence.positions, deltas);
-        Self::compress(&raw, n, 8)
+        Self::compress(&raw, n, 8 * n as u32)
     }
 
-    fn compress(raw: &[u8], elements: usize, raw_per_element: u32) -> Result<Self> {
+    /// A record of the layout of formats 11 and 12 (`u32` deltas), for
+    /// tests of the readers that still read it.
+    #[cfg(test)]
+    pub fn encode_fixed(positions: &[u32]) -> Result<Self> {
+        let mut raw = vec![0u8; 4 * positions.len()];
+        write_deltas(positions, &mut raw);
+        Self::compress(&raw, positions.len(), raw.len() as u32)
+    }
+
+    fn compress(raw: &[u8], elements: usize, raw_len: u32) -> Result<Self> {
         let frame = zstd::bulk::compress(raw, ZSTD_LEVEL).map_err(|e| {
             Error::InvalidArgument(format!(
                 "zstd could not compress a sequence of {elements} elements: {e}"
@@ -76,7 +97,7 @@ impl EncodedSequence {
         Ok(EncodedSequence {
             frame,
             elements: elements as u32,
-            raw_per_element,
+            raw_len,
         })
     }
 
@@ -89,7 +110,7 @@ impl EncodedSequence {
     pub fn encode_into(&self, book_id: u32, out: &mut Vec<u8>) {
         let mut header = RecordHeader {
             stored_len: self.frame.len() as u32,
-            raw_len: self.raw_per_element * self.elements,
+            raw_len: self.raw_len,
             book_id,
             elements: self.elements,
             checksum: 0,
@@ -151,7 +172,8 @@ impl Decode for RecordHeader {
 }
 
 /// Writes the differences of consecutive `positions` (the first from 0) to
-/// `out` as u32 LE.
+/// `out` as u32 LE: the layouts before format 13, which tests write.
+#[cfg(test)]
 fn write_deltas(positions: &[u32], out: &mut [u8]) {
     let mut previous = 0;
     for (slot, &position) in out.chunks_exact_mut(4).zip(positions) {
@@ -212,12 +234,18 @@ pub fn decode_record(bytes: &[u8], offset: u64, path: &Path) -> Result<Record> {
             got: sum,
         });
     }
-    let with_hashes = raw_len as u64 == 8 * elements as u64 && elements > 0;
-    if elements > MAX_RECORD_ELEMENTS || !(with_hashes || raw_len as u64 == 4 * elements as u64) {
-        return Err(corrupted(format!(
-            "record claims {elements} elements in {raw_len} raw bytes"
-        )));
-    }
+    let payload = Payload::of(raw_len, elements).ok_or_else(|| {
+        corrupted(format!(
+            "record claims {elements} elements in {} raw bytes{}",
+            raw_len & !VARINT_DELTAS,
+            match raw_len & VARINT_DELTAS {
+                0 => "",
+                _ => " of variable-length deltas",
+            }
+        ))
+    })?;
+    let with_hashes = payload == Payload::HashesThenU32s;
+    let raw_len = raw_len & !VARINT_DELTAS;
     // A frame of distinct 32-bit hashes cannot shrink 64-fold: refuse larger
     // claims at once. Position deltas alone may shrink much further (a run
     // of consecutive positions), so their buffer grows with what the frame
@@ -237,8 +265,13 @@ pub fn decode_record(bytes: &[u8], offset: u64, path: &Path) -> Result<Record> {
     }
     let n = elements as usize;
     let (hashes, deltas) = raw.split_at(if with_hashes { 4 * n } else { 0 });
-    let positions =
-        decode_positions(deltas).ok_or_else(|| corrupted("positions do not increase".into()))?;
+    let positions = match payload {
+        Payload::Varints => decode_varint_positions(deltas, n),
+        _ => decode_positions(deltas),
+    };
+    let positions = positions.ok_or_else(|| {
+        corrupted("positions do not increase, or their deltas do not fill the payload".into())
+    })?;
     let hashes = with_hashes.then(|| {
         let mut out = vec![0u32; n];
         LittleEndian::read_u32_into(hashes, &mut out);
@@ -270,6 +303,56 @@ pub fn decode_records(bytes: &[u8], offset: u64, path: &Path) -> Result<Vec<Reco
         ));
     }
     Ok(records)
+}
+
+/// What a record's payload holds, from its header's raw length and element
+/// count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Payload {
+    /// Variable-length deltas (format 13 on): 1 to 5 bytes an element.
+    Varints,
+    /// `u32` deltas (formats 11 and 12): 4 bytes an element.
+    U32s,
+    /// The hashes, then `u32` deltas (before format 11): 8 bytes an
+    /// element, at least one element.
+    HashesThenU32s,
+}
+
+impl Payload {
+    /// The payload a header claims, `None` when its raw length fits no
+    /// layout or its element count passes [`MAX_RECORD_ELEMENTS`].
+    fn of(raw_len: u32, elements: u32) -> Option<Payload> {
+        if elements > MAX_RECORD_ELEMENTS {
+            return None;
+        }
+        let (n, bytes) = (u64::from(elements), u64::from(raw_len & !VARINT_DELTAS));
+        if raw_len & VARINT_DELTAS != 0 {
+            return (n..=5 * n).contains(&bytes).then_some(Payload::Varints);
+        }
+        match bytes {
+            _ if bytes == 4 * n => Some(Payload::U32s),
+            _ if bytes == 8 * n && n > 0 => Some(Payload::HashesThenU32s),
+            _ => None,
+        }
+    }
+}
+
+/// The `n` positions whose variable-length deltas fill `bytes` exactly:
+/// `None` unless each delta takes no more bytes than it needs, and the
+/// positions strictly increase without overflowing a u32.
+fn decode_varint_positions(bytes: &[u8], n: usize) -> Option<Vec<u32>> {
+    let mut positions = Vec::with_capacity(n);
+    let (mut at, mut position) = (0usize, 0u32);
+    for i in 0..n {
+        let start = at;
+        let delta = super::packed::read_varint32(bytes, &mut at)?;
+        if (at - start > 1 && bytes.get(at - 1) == Some(&0)) || (i > 0 && delta == 0) {
+            return None;
+        }
+        position = position.checked_add(delta)?;
+        positions.push(position);
+    }
+    (at == bytes.len()).then_some(positions)
 }
 
 /// The positions whose u32 LE deltas are `bytes`: `None` unless they
@@ -613,20 +696,54 @@ mod tests {
         assert_eq!(record.positions, run);
     }
 
-    #[test]
-    fn an_element_count_that_fits_neither_layout_is_refused() {
+    /// `sequence`'s record for book 1 with its element count set to
+    /// `elements` and the checksum made again.
+    fn with_elements(sequence: &EncodedSequence, elements: u8) -> Vec<u8> {
         let mut bytes = Vec::new();
-        encode(6).encode_into(1, &mut bytes);
-        // elements 5 against raw_len 24: neither 4 nor 8 bytes an element.
-        bytes[12] = 5;
+        sequence.encode_into(1, &mut bytes);
+        bytes[12] = elements;
         let mut header = RecordHeader::decode(&mut Cursor::at(&bytes, Path::new("b"), 0)).unwrap();
         header.checksum = header.checksum_with(&bytes[RECORD_HEADER_LEN..]);
         bytes[16..24].copy_from_slice(&header.checksum.to_le_bytes());
-        let error = decode_record(&bytes, 16, Path::new("b")).unwrap_err();
+        bytes
+    }
+
+    #[test]
+    fn an_element_count_that_fits_neither_layout_is_refused() {
+        // u32 deltas: elements 5 against raw_len 24, neither 4 nor 8 bytes
+        // an element.
+        let fixed = EncodedSequence::encode_fixed(&positions(6)).unwrap();
+        let error = decode_record(&with_elements(&fixed, 5), 16, Path::new("b")).unwrap_err();
         assert!(
             error.to_string().contains("5 elements in 24 raw bytes"),
             "{error}"
         );
+        // Variable-length deltas: 6 one-byte deltas cannot hold 7 elements
+        // (nor 1, five bytes at most an element).
+        let varint = encode(6);
+        for elements in [7, 1] {
+            let bytes = with_elements(&varint, elements);
+            let error = decode_record(&bytes, 16, Path::new("b")).unwrap_err();
+            let claim = format!("{elements} elements in 6 raw bytes of variable-length deltas");
+            assert!(error.to_string().contains(&claim), "{error}");
+        }
+        // 5 elements in 6 bytes fits the layout but not the deltas.
+        let error = decode_record(&with_elements(&varint, 5), 16, Path::new("b")).unwrap_err();
+        assert!(
+            error.to_string().contains("do not fill the payload"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn records_of_u32_deltas_read_as_before() {
+        let run = positions(300);
+        let mut bytes = Vec::new();
+        EncodedSequence::encode_fixed(&run)
+            .unwrap()
+            .encode_into(2, &mut bytes);
+        let record = decode_record(&bytes, 16, Path::new("b")).unwrap();
+        assert_eq!((record.book_id, record.positions), (2, run));
     }
 
     #[test]

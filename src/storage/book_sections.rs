@@ -9,11 +9,11 @@ use super::packed;
 use super::page_files::PageLocator;
 use super::posting_lists::{self, fine_block_of, List};
 use super::segment::Segment;
-use super::segment::{non_decreasing, strictly_increasing};
 use super::segment_books::{
     decode_entry, end_range, BookSpans, PartHashes, PartWords, SegmentBook, U32s, FLAG_PAGED,
     FLAG_SKETCHED, LONG_LIST,
 };
+use super::sorted::{non_decreasing, strictly_increasing};
 use crate::error::{Error, Result};
 use crate::repr::sketch::Table;
 use std::cmp::Reverse;
@@ -181,9 +181,24 @@ impl Segment {
     /// lists' bytes (an empty range past the last word).
     pub fn list_range(&self, word: u32) -> (u32, u32) {
         let spans = self.spans();
-        let ends = self.u32s(spans.list_ends_at, spans.words);
-        let range = end_range(ends, word as usize, spans.lists_len);
-        (range.start as u32, range.end as u32)
+        let end_of = |word: usize| self.list_end(spans, word).min(spans.lists_len as u32);
+        let word = word as usize;
+        if word >= spans.words {
+            return (0, 0);
+        }
+        let end = end_of(word);
+        let start = match word {
+            0 => 0,
+            _ => end_of(word - 1).min(end),
+        };
+        (start, end)
+    }
+
+    /// The stored end of word `word`'s list (unclamped; 0 past the bytes).
+    #[inline]
+    fn list_end(&self, spans: &BookSpans, word: usize) -> u32 {
+        let ends = self.bytes.get(spans.list_ends_at..).unwrap_or(&[]);
+        packed::get(ends, word, spans.list_end_width)
     }
 
     /// The posting list of word `word` (empty past the last word).
@@ -358,8 +373,19 @@ impl Segment {
         if !strictly_increasing(hashes.iter()) {
             return Err(disagree());
         }
-        let ends = self.u32s(spans.list_ends_at, spans.words);
-        if !strictly_increasing(std::iter::once(0).chain(ends.iter())) {
+        let ends = (0..spans.words).map(|word| self.list_end(spans, word));
+        let last = spans
+            .words
+            .checked_sub(1)
+            .map(|word| self.list_end(spans, word));
+        if !strictly_increasing(std::iter::once(0).chain(ends))
+            || last.unwrap_or(0) as usize != spans.lists_len
+            || !packed::padding_is_zero(
+                self.bytes.get(spans.list_ends_at..).unwrap_or(&[]),
+                spans.words,
+                spans.list_end_width,
+            )
+        {
             return Err(disagree());
         }
         let mut from_lists = Fingerprint::default();
@@ -401,14 +427,9 @@ impl Segment {
                 from_elements.add(word, part as u32, fine_block_of(index, len));
             }
         }
-        let packed_bits = spans.elements as u64 * u64::from(spans.word_width);
-        let packed_len = packed::packed_len(spans.elements, spans.word_width);
-        let last = self
-            .bytes
-            .get(spans.element_words_at + packed_len.saturating_sub(1))
-            .copied()
-            .unwrap_or(0);
-        let padding_clear = packed_bits.is_multiple_of(8) || last >> (packed_bits % 8) == 0;
+        let element_words = self.bytes.get(spans.element_words_at..).unwrap_or(&[]);
+        let padding_clear =
+            packed::padding_is_zero(element_words, spans.elements, spans.word_width);
         if from_lists != from_elements || !padding_clear {
             return Err(disagree());
         }

@@ -114,6 +114,15 @@ impl FormatVersion {
         self.0 >= 12
     }
 
+    /// Segments store each band and value key once, book after book, with
+    /// a bit-packed key order for lookups, and bit-pack their list ends
+    /// (from format 13; before, each key was stored twice, in its book's
+    /// list and in its table, and list ends were `u32`s); barrel records
+    /// hold variable-length position deltas.
+    pub fn has_keys_once(self) -> bool {
+        self.0 >= 13
+    }
+
     /// Bilingual dictionaries in `dictionaries/` and the catalog's
     /// `dictionaries` table (from format 8).
     pub fn has_dictionaries(self) -> bool {

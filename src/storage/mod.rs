@@ -31,6 +31,7 @@ pub mod dictionary_file;
 pub mod format;
 pub(crate) mod fs;
 pub mod image_search;
+mod key_tables;
 pub mod mapped;
 mod overlay;
 pub mod packed;

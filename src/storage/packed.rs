@@ -15,6 +15,19 @@ pub fn packed_len(count: usize, width: u8) -> usize {
     (count as u64 * u64::from(width)).div_ceil(8) as usize
 }
 
+/// Whether the bits after `count` values packed at `width` bits are zero
+/// in `bytes`, the array's bytes (the last byte read is the array's last;
+/// bytes past `bytes` read as zero).
+pub fn padding_is_zero(bytes: &[u8], count: usize, width: u8) -> bool {
+    let bits = count as u64 * u64::from(width);
+    let last = packed_len(count, width)
+        .checked_sub(1)
+        .and_then(|i| bytes.get(i))
+        .copied()
+        .unwrap_or(0);
+    bits.is_multiple_of(8) || last >> (bits % 8) == 0
+}
+
 /// Appends `values` packed at `width` bits (at most 32; each value must
 /// fit), padded with zero bits to a whole byte.
 pub fn pack(values: impl IntoIterator<Item = u32>, width: u8, out: &mut Vec<u8>) {

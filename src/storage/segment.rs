@@ -12,44 +12,26 @@
 //! transaction, so a crash leaves at most an unlisted file that the next
 //! writer removes.
 //!
-//! Layout (all integers little-endian; see `storage-format.md`, section 4):
-//!
-//! ```text
-//! file header (16 bytes, kind 2, version 4; version 3 has the same layout)
-//! u32 book_count, u32 k (min-hashes per book signature)
-//! book_count × { u32 book id, u128 simhash, k × u64 min-hash }   ids strictly increasing
-//! book keys: 4·book_count × u32 end     cumulative key counts for (book 0, table 0),
-//!                                       (book 0, table 1), ... non-decreasing
-//!            total × u64 key            each (book, table) list strictly increasing
-//! 4 × table (book min-hash, window min-hash, simhash, min-hash value):
-//!     u32 key_count, u32 entry_count
-//!     key_count × u64 key       strictly increasing
-//!     key_count × u32 end       cumulative entry counts, strictly increasing, last = entry_count
-//!     entry_count × u32 book id strictly increasing within a key
-//! u64 XXH3-64 of every byte before it
-//! ```
-//!
-//! A version-2 segment has only the first three tables (so 3·book_count key
-//! ends); it reads as a later segment whose value table is empty.
+//! Layout: the file header, the books' sketches, the key tables
+//! ([`super::key_tables`]), the book sections ([`segment_books`]) and a
+//! checksum; `storage-format.md`, section 4, describes every byte.
 
 use byteorder::{ByteOrder, LittleEndian};
-use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::codec::{Cursor, Encode};
 use super::format::{checked_body, FileHeader, FileKind, FormatVersion, CHECKSUM_LEN, HEADER_LEN};
+pub use super::key_tables::Postings;
+use super::key_tables::{self, BookIds, KeyTables, OrderedEntry};
 pub use super::mapped::MappedBytes;
 pub use super::segment_books::SketchRecord;
 use super::segment_books::{self, BookSpans, SegmentBook, Sink};
+use super::sorted::strictly_increasing;
 use crate::error::{Error, Result};
 use crate::repr::minhash::MAX_HASHES;
 use crate::repr::sketch::Table;
 use crate::repr::{MinHashSig, SimHash128};
-
-const TABLES: usize = Table::ALL.len();
-/// Tables in a version-2 segment (no value table).
-const TABLES_V2: usize = 3;
 
 /// Encodes `books` (any order; ids distinct) into segment bytes with `k`
 /// min-hashes per book (missing values are written as `u64::MAX`): their
@@ -143,19 +125,8 @@ impl Sink for Checksummed<'_> {
 /// Encodes `books` into `out`; returns the bytes written.
 fn encode_to(mut books: Vec<SegmentBook>, k: usize, out: &mut dyn Sink) -> Result<u64> {
     books.sort_unstable_by_key(SegmentBook::id);
-    let tables = Table::ALL.map(|table| {
-        let mut entries: Vec<(u64, u32)> = books
-            .iter()
-            .filter(|b| b.sketched)
-            .flat_map(|b| b.sketch.keys_of(table).iter().map(|&key| (key, b.id())))
-            .collect();
-        entries.sort_unstable();
-        entries.dedup();
-        entries
-    });
     checksummed(out, |sink| {
-        sink.put(&encode_sketches(&books, k, &tables)?)?;
-        drop(tables);
+        sink.put(&encode_sketches(&books, k)?)?;
         segment_books::encode(books, sink)
     })
 }
@@ -177,24 +148,10 @@ pub(super) fn checksummed(
     Ok(sink.len)
 }
 
-/// The bytes of the header, the sketches, the book keys and the key tables.
-fn encode_sketches(
-    books: &[SegmentBook],
-    k: usize,
-    tables: &[Vec<(u64, u32)>; TABLES],
-) -> Result<Vec<u8>> {
-    fn keys_of(b: &SegmentBook) -> &[Vec<u64>] {
-        match b.sketched {
-            true => &b.sketch.keys,
-            false => &[],
-        }
-    }
-    let book_keys: usize = books.iter().flat_map(keys_of).map(Vec::len).sum();
-    let largest = tables.iter().map(Vec::len).chain([book_keys, books.len()]);
-    if largest.max().unwrap_or(0) > u32::MAX as usize {
-        return Err(Error::InvalidArgument(
-            "a segment would hold more than 2^32 - 1 keys or entries".into(),
-        ));
+/// The bytes of the header, the sketches and the key tables.
+fn encode_sketches(books: &[SegmentBook], k: usize) -> Result<Vec<u8>> {
+    if books.len() > u32::MAX as usize {
+        return Err(key_tables::too_many_keys());
     }
     let mut out = Vec::new();
     FileHeader::new(FileKind::Segment).encode_into(&mut out);
@@ -212,43 +169,8 @@ fn encode_sketches(
             out.extend_from_slice(&value.to_le_bytes());
         }
     }
-    let mut end = 0u32;
-    for b in books {
-        for t in 0..TABLES {
-            end += keys_of(b).get(t).map_or(0, Vec::len) as u32;
-            put_u32(&mut out, end);
-        }
-    }
-    for key in books.iter().flat_map(keys_of).flatten() {
-        out.extend_from_slice(&key.to_le_bytes());
-    }
-    for entries in tables {
-        encode_table(entries, &mut out);
-    }
+    key_tables::encode(books, &mut out)?;
     Ok(out)
-}
-
-/// Appends one table of sorted, distinct `(key, book)` entries.
-fn encode_table(entries: &[(u64, u32)], out: &mut Vec<u8>) {
-    let mut keys = Vec::new();
-    let mut ends = Vec::new();
-    for (i, &(key, _)) in entries.iter().enumerate() {
-        if keys.last() != Some(&key) {
-            if !keys.is_empty() {
-                ends.push(i as u32);
-            }
-            keys.push(key);
-        }
-    }
-    if !keys.is_empty() {
-        ends.push(entries.len() as u32);
-    }
-    put_u32(out, keys.len() as u32);
-    put_u32(out, entries.len() as u32);
-    keys.iter()
-        .for_each(|k| out.extend_from_slice(&k.to_le_bytes()));
-    ends.iter().for_each(|&e| put_u32(out, e));
-    entries.iter().for_each(|&(_, id)| put_u32(out, id));
 }
 
 fn put_u32(out: &mut Vec<u8>, value: u32) {
@@ -328,16 +250,6 @@ impl Unreadable {
     }
 }
 
-/// Where one table lies in a segment's bytes.
-#[derive(Debug, Clone, Copy, Default)]
-struct TableSpan {
-    key_count: usize,
-    entry_count: usize,
-    keys_at: usize,
-    ends_at: usize,
-    books_at: usize,
-}
-
 /// Whether segments whose headers carry versions `a` and `b` have one
 /// layout: three key tables up to version 2, four from version 3 on, book
 /// sections from version 7 on, compact ones from version 10 on. (A
@@ -360,13 +272,8 @@ pub struct Segment {
     k: usize,
     /// The format version in its header.
     version: FormatVersion,
-    /// Tables stored: 3 in a version-2 segment, else 4.
-    table_count: usize,
     books_at: usize,
-    key_ends_at: usize,
-    book_keys_at: usize,
-    book_key_count: usize,
-    tables: [TableSpan; TABLES],
+    keys: KeyTables,
     /// The book sections (from version 7).
     pub(super) book_spans: Option<BookSpans>,
     /// The book sections with the passages' unit set in place of the
@@ -418,63 +325,16 @@ impl Segment {
     /// Checks the checksum, then the orders and bounds of every section.
     pub fn check(&self) -> Result<()> {
         checked_body(&self.bytes, &self.path, 0)?;
-        self.check_order()?;
-        self.check_tables()?;
-        self.check_books()
-    }
-
-    /// Checks that each key table holds exactly the pairs (key, book) of
-    /// its books' keys, which a merge copies, without holding them: every
-    /// pair of the table (distinct, as `check_order` found the table
-    /// sorted) is a key of its book, and there are as many as the books
-    /// have keys.
-    fn check_tables(&self) -> Result<()> {
-        for table in Table::ALL {
-            let mut pairs = 0usize;
-            for (key, ids) in self.entries(table) {
-                for id in ids {
-                    let listed = self
-                        .position_of_id(id)
-                        .is_some_and(|slot| self.has_book_key(slot, table, key));
-                    if !listed {
-                        return Err(self.tables_disagree(table));
-                    }
-                    pairs += 1;
-                }
-            }
-            let keys: usize = (0..self.book_count)
-                .map(|slot| self.book_key_bytes(slot, table).len() / 8)
-                .sum();
-            if pairs != keys {
-                return Err(self.tables_disagree(table));
-            }
+        if !strictly_increasing(self.book_ids()) {
+            return Err(Error::corrupted(self.path.clone(), "book ids out of order"));
         }
-        Ok(())
-    }
-
-    fn tables_disagree(&self, table: Table) -> Error {
-        Error::corrupted(
-            self.path.clone(),
-            format!(
-                "the {} table does not hold exactly its books' keys",
-                table.name()
-            ),
-        )
-    }
-
-    /// Whether `key` is among the (sorted) keys of the book at `slot`.
-    fn has_book_key(&self, slot: usize, table: Table, key: u64) -> bool {
-        let keys = self.book_key_bytes(slot, table);
-        super::sorted::search(keys.len() / 8, key, |i| {
-            LittleEndian::read_u64(&keys[8 * i..])
-        })
-        .is_ok()
+        self.keys.check(&self.bytes, &self.path)?;
+        self.check_books()
     }
 
     /// Checks the header and that every section lies inside the bytes.
     fn layout(bytes: Arc<MappedBytes>, path: &Path) -> Result<Segment> {
         let header = FileHeader::decode_from(&bytes, FileKind::Segment, path)?;
-        let version_2 = !header.version.has_value_table();
         if bytes.len() < HEADER_LEN + 8 + CHECKSUM_LEN {
             return Err(Error::corrupted(
                 path,
@@ -492,28 +352,19 @@ impl Segment {
         if !(1..=MAX_HASHES).contains(&k) {
             return Err(cursor.error_at(cursor.position() - 4, format!("{k} min-hashes per book")));
         }
-        let table_count = if version_2 { TABLES_V2 } else { TABLES };
         let books_at = cursor.skip(book_count, 20 + 8 * k, "book sketches")?;
-        let key_ends_at = cursor.skip(book_count, 4 * table_count, "book key counts")?;
-        let book_key_count = last_end(&bytes, key_ends_at, table_count * book_count);
-        let book_keys_at = cursor.skip(book_key_count, 8, "book keys")?;
-        let mut tables = [TableSpan::default(); TABLES];
-        for span in &mut tables[..table_count] {
-            let key_count = cursor.u32()? as usize;
-            let entry_count = cursor.u32()? as usize;
-            *span = TableSpan {
-                key_count,
-                entry_count,
-                keys_at: cursor.skip(key_count, 8, "band keys")?,
-                ends_at: cursor.skip(key_count, 4, "posting ends")?,
-                books_at: cursor.skip(entry_count, 4, "posting entries")?,
-            };
-        }
+        let ids = BookIds {
+            at: books_at,
+            stride: 20 + 8 * k,
+            count: book_count,
+        };
+        let keys = KeyTables::decode(&mut cursor, &bytes, header.version, ids)?;
         let stores_passages = header.version.has_passages();
         let (book_spans, passage_spans) = if header.version.has_compact_postings() {
-            let spans = BookSpans::decode(&mut cursor, &bytes, book_count)?;
+            let packed_ends = header.version.has_keys_once();
+            let spans = BookSpans::decode(&mut cursor, &bytes, book_count, packed_ends)?;
             let passages = match stores_passages {
-                true => spans.with_units_at(&mut cursor, &bytes, book_count)?,
+                true => spans.with_units_at(&mut cursor, &bytes, book_count, packed_ends)?,
                 false => spans.without_units(),
             };
             (Some(spans), Some(passages))
@@ -532,61 +383,13 @@ impl Segment {
             book_count,
             k,
             version: header.version,
-            table_count,
             books_at,
-            key_ends_at,
-            book_keys_at,
-            book_key_count,
-            tables,
+            keys,
             book_spans,
             passage_spans,
             stores_passages,
         };
         Ok(segment)
-    }
-
-    fn check_order(&self) -> Result<()> {
-        let corrupted = |what: String| Error::corrupted(self.path.clone(), what);
-        let stride = self.book_stride();
-        let ids = (0..self.book_count)
-            .map(|i| LittleEndian::read_u32(&self.bytes[self.books_at + i * stride..]));
-        if !strictly_increasing(ids) {
-            return Err(corrupted("book ids out of order".into()));
-        }
-        if !non_decreasing(self.ends(self.key_ends_at, self.table_count * self.book_count)) {
-            return Err(corrupted("book key counts out of order".into()));
-        }
-        for slot in 0..self.book_count {
-            for table in Table::ALL {
-                if !strictly_increasing(self.book_keys(slot, table)) {
-                    return Err(corrupted("book keys out of order".into()));
-                }
-            }
-        }
-        for table in Table::ALL {
-            let span = &self.tables[table as usize];
-            let keys = (0..span.key_count).map(|i| self.key(span, i));
-            let ends = (0..span.key_count).map(|i| self.end(span, i));
-            let last_end = span
-                .key_count
-                .checked_sub(1)
-                .map_or(0, |i| self.end(span, i));
-            if !strictly_increasing(keys)
-                || !strictly_increasing(std::iter::once(0).chain(ends))
-                || last_end != span.entry_count
-            {
-                return Err(corrupted(format!("{} table out of order", table.name())));
-            }
-            for i in 0..span.key_count {
-                if !strictly_increasing(self.postings_at(span, i)) {
-                    return Err(corrupted(format!(
-                        "{} posting list out of order",
-                        table.name()
-                    )));
-                }
-            }
-        }
-        Ok(())
     }
 
     /// The same segment seen through its passages: every accessor of the
@@ -696,37 +499,10 @@ impl Segment {
         })
     }
 
-    /// The `count` cumulative `u32` ends at `at`.
-    fn ends(&self, at: usize, count: usize) -> impl Iterator<Item = u32> + '_ {
-        (0..count).map(move |j| LittleEndian::read_u32(&self.bytes[at + 4 * j..]))
-    }
-
-    /// Item `j`'s range under the `count` cumulative ends at `at`, clamped to
-    /// `total` (ends are checked to be non-decreasing when decoded).
-    fn range(&self, at: usize, count: usize, j: usize, total: usize) -> Range<usize> {
-        if j >= count {
-            return 0..0;
-        }
-        let end_of =
-            |j: usize| (LittleEndian::read_u32(&self.bytes[at + 4 * j..]) as usize).min(total);
-        let end = end_of(j);
-        let start = if j == 0 { 0 } else { end_of(j - 1).min(end) };
-        start..end
-    }
-
     /// The band keys of `table` of the book at position `slot` of
     /// [`Segment::books`], sorted; empty for a table the segment lacks.
     pub fn book_keys(&self, slot: usize, table: Table) -> impl Iterator<Item = u64> + '_ {
-        let t = table as usize;
-        let range = if t < self.table_count && slot < self.book_count {
-            let count = self.table_count * self.book_count;
-            let j = self.table_count * slot + t;
-            self.range(self.key_ends_at, count, j, self.book_key_count)
-        } else {
-            0..0
-        };
-        let at = self.book_keys_at;
-        range.map(move |i| LittleEndian::read_u64(&self.bytes[at + 8 * i..]))
+        self.keys.book_keys(&self.bytes, slot, table)
     }
 
     /// The stored sketch of the book at `position`: its id, simhash and
@@ -742,140 +518,35 @@ impl Segment {
     /// The stored band keys of `table` of the book at `position`, 8 bytes
     /// each (see [`Segment::book_keys`]).
     pub(super) fn book_key_bytes(&self, position: usize, table: Table) -> &[u8] {
-        let t = table as usize;
-        if t >= self.table_count || position >= self.book_count {
-            return &[];
-        }
-        let count = self.table_count * self.book_count;
-        let range = self.range(
-            self.key_ends_at,
-            count,
-            self.table_count * position + t,
-            self.book_key_count,
-        );
-        &self.bytes[self.book_keys_at + 8 * range.start..self.book_keys_at + 8 * range.end]
+        self.keys.book_key_bytes(&self.bytes, position, table)
     }
 
-    /// Key `i` of `table`, in key order.
-    pub(super) fn table_key(&self, table: Table, i: usize) -> u64 {
-        let span = &self.tables[table as usize];
-        match i < span.key_count {
-            true => self.key(span, i),
-            false => u64::MAX,
-        }
+    /// Entries of `table`: its (key, book) pairs.
+    pub(super) fn table_entries(&self, table: Table) -> usize {
+        self.keys.entry_count(table)
     }
 
-    /// The books under key `i` of `table`.
-    pub(super) fn table_books(&self, table: Table, i: usize) -> Postings<'_> {
-        let span = &self.tables[table as usize];
-        match i < span.key_count {
-            true => self.postings_at(span, i),
-            false => Postings { bytes: &[] },
-        }
+    /// Entry `i` of `table` in key order, ties in book order (see
+    /// [`KeyTables::ordered_entry`]).
+    pub(super) fn ordered_entry(&self, table: Table, i: usize) -> Option<OrderedEntry> {
+        self.keys.ordered_entry(&self.bytes, table, i)
     }
 
     /// Distinct keys and entries of `table`.
     pub fn table_len(&self, table: Table) -> (usize, usize) {
-        let span = &self.tables[table as usize];
-        (span.key_count, span.entry_count)
+        self.keys.table_len(&self.bytes, table)
     }
 
     /// The books under `key` in `table` (sorted), empty when absent: found
     /// by interpolation over the uniformly spread keys ([`super::sorted`]).
     pub fn lookup(&self, table: Table, key: u64) -> Postings<'_> {
-        let span = &self.tables[table as usize];
-        match super::sorted::search(span.key_count, key, |i| self.key(span, i)) {
-            Ok(i) => self.postings_at(span, i),
-            Err(_) => Postings { bytes: &[] },
-        }
+        self.keys.lookup(&self.bytes, table, key)
     }
 
     /// Every `(key, books)` of `table`, in key order.
     pub fn entries(&self, table: Table) -> impl Iterator<Item = (u64, Postings<'_>)> + '_ {
-        let span = self.tables[table as usize];
-        (0..span.key_count).map(move |i| (self.key(&span, i), self.postings_at(&span, i)))
+        self.keys.entries(&self.bytes, table)
     }
-
-    fn key(&self, span: &TableSpan, i: usize) -> u64 {
-        LittleEndian::read_u64(&self.bytes[span.keys_at + 8 * i..])
-    }
-
-    fn end(&self, span: &TableSpan, i: usize) -> usize {
-        LittleEndian::read_u32(&self.bytes[span.ends_at + 4 * i..]) as usize
-    }
-
-    fn postings_at(&self, span: &TableSpan, i: usize) -> Postings<'_> {
-        let start = if i == 0 { 0 } else { self.end(span, i - 1) };
-        let end = self.end(span, i).max(start).min(span.entry_count);
-        let start = start.min(end);
-        Postings {
-            bytes: &self.bytes[span.books_at + 4 * start..span.books_at + 4 * end],
-        }
-    }
-}
-
-/// The sorted book ids under one key of one segment.
-#[derive(Debug, Clone)]
-pub struct Postings<'a> {
-    bytes: &'a [u8],
-}
-
-impl Postings<'_> {
-    /// Number of books.
-    pub fn len(&self) -> usize {
-        self.bytes.len() / 4
-    }
-
-    /// True when no book is listed.
-    pub fn is_empty(&self) -> bool {
-        self.bytes.is_empty()
-    }
-}
-
-impl Iterator for Postings<'_> {
-    type Item = u32;
-
-    fn next(&mut self) -> Option<u32> {
-        let (head, tail) = self.bytes.split_at_checked(4)?;
-        self.bytes = tail;
-        Some(LittleEndian::read_u32(head))
-    }
-}
-
-/// The last of `count` cumulative `u32` ends at `at` (0 when `count` is 0),
-/// read before the ends are known to lie inside `bytes`: out of range reads
-/// as `usize::MAX`, which the following size check refuses.
-fn last_end(bytes: &[u8], at: usize, count: usize) -> usize {
-    match count {
-        0 => 0,
-        n => bytes
-            .get(at + 4 * (n - 1)..at + 4 * n)
-            .map_or(usize::MAX, |b| LittleEndian::read_u32(b) as usize),
-    }
-}
-
-pub(super) fn non_decreasing<T: PartialOrd>(items: impl Iterator<Item = T>) -> bool {
-    let mut previous = None;
-    for item in items {
-        if previous.as_ref().is_some_and(|p| item < *p) {
-            return false;
-        }
-        previous = Some(item);
-    }
-    true
-}
-
-pub(super) fn strictly_increasing<T: PartialOrd>(mut items: impl Iterator<Item = T>) -> bool {
-    let Some(mut previous) = items.next() else {
-        return true;
-    };
-    for item in items {
-        if item <= previous {
-            return false;
-        }
-        previous = item;
-    }
-    true
 }
 
 #[cfg(test)]

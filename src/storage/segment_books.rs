@@ -20,7 +20,8 @@
 //! ```text
 //! n × u8 flags, n × u32 entry end, B bytes of entries, n × u32 key order
 //! n × u32 part end, P × u32 element end
-//! u32 w, w × u32 word hash, w × u32 list end, Q bytes of lists
+//! u32 w, w × u32 word hash, u32 Q, ⌈w·q/8⌉ bytes of list ends
+//!   (q = bits of Q; formats 10 to 12: no Q, w × u32 list end), Q bytes of lists
 //! ⌈N·b/8⌉ bytes of element words (b = bits of w − 1)
 //! u32 L, L × u32 long word
 //! ```
@@ -315,6 +316,9 @@ pub(crate) struct BookSpans {
     pub(crate) words: usize,
     pub(crate) word_hashes_at: usize,
     pub(crate) list_ends_at: usize,
+    /// Bits of a list end: 32 before format 13 (a `u32` array), then the
+    /// bits of the lists' bytes.
+    pub(crate) list_end_width: u8,
     pub(crate) lists_at: usize,
     pub(crate) lists_len: usize,
     pub(crate) element_words_at: usize,
@@ -357,6 +361,7 @@ impl BookSpans {
         words: 0,
         word_hashes_at: 0,
         list_ends_at: 0,
+        list_end_width: 0,
         lists_at: 0,
         lists_len: 0,
         element_words_at: 0,
@@ -367,7 +372,14 @@ impl BookSpans {
 
     /// Finds the sections of `books` books at the cursor, checking that
     /// each fits in the bytes; leaves the cursor after them.
-    pub(crate) fn decode(cursor: &mut Cursor<'_>, bytes: &[u8], books: usize) -> Result<BookSpans> {
+    /// The book sections at the cursor, of `books` books; `packed_list_ends`
+    /// from format 13 on.
+    pub(crate) fn decode(
+        cursor: &mut Cursor<'_>,
+        bytes: &[u8],
+        books: usize,
+        packed_list_ends: bool,
+    ) -> Result<BookSpans> {
         let flags_at = cursor.skip(books, 1, "book flags")?;
         let entry_ends_at = cursor.skip(books, 4, "book entry ends")?;
         let entries_len = last_end(bytes, entry_ends_at, books);
@@ -381,18 +393,20 @@ impl BookSpans {
             key_order_at,
             ..BookSpans::EMPTY
         }
-        .with_units_at(cursor, bytes, books)
+        .with_units_at(cursor, bytes, books, packed_list_ends)
     }
 
     /// These spans with the unit set at the cursor (parts, or passages:
     /// unit ends, element ends, words, lists, element words, long words)
     /// in place of theirs, each checked to fit in the bytes; leaves the
-    /// cursor after it.
+    /// cursor after it. The list ends are bit-packed after the lists'
+    /// length when `packed_list_ends` (format 13 on), else `u32`s.
     pub(crate) fn with_units_at(
         &self,
         cursor: &mut Cursor<'_>,
         bytes: &[u8],
         books: usize,
+        packed_list_ends: bool,
     ) -> Result<BookSpans> {
         let part_ends_at = cursor.skip(books, 4, "part ends")?;
         let parts = last_end(bytes, part_ends_at, books);
@@ -400,8 +414,22 @@ impl BookSpans {
         let elements = last_end(bytes, element_ends_at, parts);
         let words = cursor.u32()? as usize;
         let word_hashes_at = cursor.skip(words, 4, "word hashes")?;
-        let list_ends_at = cursor.skip(words, 4, "list ends")?;
-        let lists_len = last_end(bytes, list_ends_at, words);
+        let (list_ends_at, list_end_width, lists_len) = match packed_list_ends {
+            true => {
+                let lists_len = cursor.u32()?;
+                let width = packed::bits(lists_len);
+                let ends_len = packed::packed_len(words, width);
+                (
+                    cursor.skip(ends_len, 1, "list end bytes")?,
+                    width,
+                    lists_len as usize,
+                )
+            }
+            false => {
+                let at = cursor.skip(words, 4, "list ends")?;
+                (at, 32, last_end(bytes, at, words))
+            }
+        };
         let lists_at = cursor.skip(lists_len, 1, "posting lists")?;
         let word_width = word_width(words);
         let element_words_len = packed::packed_len(elements, word_width);
@@ -416,6 +444,7 @@ impl BookSpans {
             words,
             word_hashes_at,
             list_ends_at,
+            list_end_width,
             lists_at,
             lists_len,
             element_words_at,
@@ -626,21 +655,14 @@ fn encode_units(mut units: Vec<Vec<Vec<u32>>>, out: &mut dyn Sink) -> Result<()>
         posting_lists::encode(&entries, list);
     };
     let mut end = 0u64;
-    let mut ends = Vec::with_capacity(1 << 14);
+    let mut ends = Vec::with_capacity(words as usize);
     for run in runs() {
         encode_list(run, &mut list);
         end += list.len() as u64;
-        ends.extend_from_slice(
-            &u32::try_from(end)
-                .map_err(|_| lists_too_large())?
-                .to_le_bytes(),
-        );
-        if ends.len() >= 1 << 16 {
-            out.put(&ends)?;
-            ends.clear();
-        }
+        ends.push(u32::try_from(end).map_err(|_| lists_too_large())?);
     }
-    out.put(&ends)?;
+    put_list_ends(out, &ends)?;
+    drop(ends);
     let mut lists = Vec::with_capacity(1 << 16);
     for run in runs() {
         encode_list(run, &mut list);
@@ -674,27 +696,63 @@ pub(super) fn lists_too_large() -> Error {
     Error::InvalidArgument("a segment's posting lists would take 4 GiB or more".into())
 }
 
-/// Appends `values` bit-packed at `width` bits, a buffer at a time (a
-/// buffer holds a multiple of 8 values, so its bytes end on a value
-/// boundary).
+/// Appends a word table's list ends (`storage-format.md` 4.5): the lists'
+/// bytes Q, then each list's end packed at the bits of Q.
+pub(super) fn put_list_ends(out: &mut dyn Sink, ends: &[u32]) -> Result<()> {
+    let total = ends.last().copied().unwrap_or(0);
+    out.put(&total.to_le_bytes())?;
+    put_packed(out, ends.iter().copied(), packed::bits(total))
+}
+
+/// Appends `values` bit-packed at `width` bits, a buffer at a time.
 pub(super) fn put_packed(
     out: &mut dyn Sink,
     values: impl Iterator<Item = u32>,
     width: u8,
 ) -> Result<()> {
-    const CHUNK: usize = 1 << 14;
-    let mut chunk = Vec::with_capacity(CHUNK);
-    let mut bytes = Vec::with_capacity(CHUNK * 4);
+    let mut packed = PackedOut::new(out, width);
     for value in values {
-        chunk.push(value);
-        if chunk.len() == CHUNK {
-            packed::pack(chunk.drain(..), width, &mut bytes);
-            out.put(&bytes)?;
-            bytes.clear();
+        packed.push(value)?;
+    }
+    packed.finish()
+}
+
+/// Values bit-packed at one width into a sink, a buffer at a time (a
+/// buffer holds a multiple of 8 values, so its bytes end on a value
+/// boundary); [`PackedOut::finish`] writes the last, padded with zero bits.
+pub(super) struct PackedOut<'o> {
+    out: &'o mut dyn Sink,
+    width: u8,
+    chunk: Vec<u32>,
+    bytes: Vec<u8>,
+}
+
+impl<'o> PackedOut<'o> {
+    const CHUNK: usize = 1 << 14;
+
+    pub(super) fn new(out: &'o mut dyn Sink, width: u8) -> Self {
+        PackedOut {
+            out,
+            width,
+            chunk: Vec::with_capacity(Self::CHUNK),
+            bytes: Vec::with_capacity(Self::CHUNK * 4),
         }
     }
-    packed::pack(chunk, width, &mut bytes);
-    out.put(&bytes)
+
+    pub(super) fn push(&mut self, value: u32) -> Result<()> {
+        self.chunk.push(value);
+        if self.chunk.len() == Self::CHUNK {
+            packed::pack(self.chunk.drain(..), self.width, &mut self.bytes);
+            self.out.put(&self.bytes)?;
+            self.bytes.clear();
+        }
+        Ok(())
+    }
+
+    pub(super) fn finish(mut self) -> Result<()> {
+        packed::pack(self.chunk.drain(..), self.width, &mut self.bytes);
+        self.out.put(&self.bytes)
+    }
 }
 
 /// The low half of a postings sort key: an entry's part and its index in

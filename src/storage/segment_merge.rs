@@ -4,8 +4,9 @@
 //! [`super::segment::encode`] writes for the books it keeps (tested against
 //! it), streamed section after section to the file, each section from a
 //! pass over the inputs: book data and parts input after input (inputs are
-//! in book id order and their id ranges do not interleave), key tables and
-//! postings by a k-way merge of the inputs' sorted keys and word hashes
+//! in book id order and their id ranges do not interleave), each key
+//! table's keys book after book, its key order and the postings by a k-way
+//! merge of the inputs' tables in key order and their sorted word hashes
 //! ([`KWay`]), so that a word's entries, or a key's books, come input after
 //! input, in element (or id) order. Nothing is sorted and no element is
 //! held: a merge holds, per input, where each of its books and parts goes,
@@ -31,11 +32,13 @@ use super::book_sections::key_of_entry;
 use super::catalog::BookEntry;
 use super::codec::Encode;
 use super::format::{FileHeader, FileKind};
+use super::key_tables;
 use super::page_files::PageLocator;
 use super::posting_lists::{self, Entry};
 use super::segment::{checksummed, write_streamed, Segment};
 use super::segment_books::{
-    lists_too_large, put_packed, put_u32s, word_width, Sink, FLAG_PAGED, FLAG_SKETCHED, LONG_LIST,
+    lists_too_large, put_list_ends, put_packed, put_u32s, word_width, PackedOut, Sink, FLAG_PAGED,
+    FLAG_SKETCHED, LONG_LIST,
 };
 use crate::error::{Error, Result};
 use crate::repr::sketch::Table;
@@ -312,7 +315,7 @@ impl<'s> Plan<'s> {
             .flat_map(|input| input.kept_positions().map(move |p| (input, p)))
     }
 
-    /// The header, the books' sketches, their key counts and keys.
+    /// The header and the books' sketches.
     fn encode_sketches(&self, out: &mut dyn Sink) -> Result<()> {
         let mut header = Vec::new();
         FileHeader::new(FileKind::Segment).encode_into(&mut header);
@@ -333,104 +336,63 @@ impl<'s> Plan<'s> {
             }
             out.put(&record)?;
         }
-        let mut end = 0u64;
-        let key_ends = self.kept_books().flat_map(|(input, position)| {
-            Table::ALL.map(move |table| match input.sketched(position) {
-                true => input.segment.book_key_bytes(position, table).len() as u64 / 8,
-                false => 0,
-            })
-        });
-        let key_ends: Vec<u64> = key_ends
-            .map(|count| {
-                end += count;
-                end
-            })
-            .collect();
-        if end > u64::from(u32::MAX) {
-            return Err(Error::InvalidArgument(
-                "a segment would hold more than 2^32 - 1 keys or entries".into(),
-            ));
-        }
-        put_u32s(out, key_ends.into_iter().map(|e| e as u32))?;
-        for (input, position) in self.kept_books() {
-            if input.sketched(position) {
-                for table in Table::ALL {
-                    out.put(input.segment.book_key_bytes(position, table))?;
-                }
-            }
-        }
         Ok(())
     }
 
-    /// The kept books of key `i` of `table` in `input`.
-    fn table_books<'a>(
-        &'a self,
-        input: &'a Input<'s>,
-        table: Table,
-        i: usize,
-    ) -> impl Iterator<Item = u32> + 'a {
-        let positions = &input.books;
-        let segment = input.segment;
-        segment.table_books(table, i).filter(move |&id| {
-            !input.drops
-                || super::sorted::search(positions.len(), id.into(), |p| segment.book_id(p).into())
-                    .is_ok_and(|p| input.kept(p))
-        })
+    /// The keys of `table` of the book at `position` of `input` the merge
+    /// writes, 8 bytes each: none for a book without a sketch.
+    fn kept_keys<'a>(input: &'a Input<'s>, position: usize, table: Table) -> &'a [u8] {
+        match input.sketched(position) {
+            true => input.segment.book_key_bytes(position, table),
+            false => &[],
+        }
     }
 
-    /// One key table: each key of the inputs listing a kept book, with the
-    /// kept books of every input, in four passes (counts, keys, ends,
-    /// books).
+    /// One key table stored once (`storage-format.md` 4.3): the kept
+    /// books' cumulative key counts, their keys, then the key order, by a
+    /// k-way merge of the inputs' key orders (inputs in id order, so a
+    /// key's entries come input after input, in book order), each entry
+    /// renumbered where its book's keys now start.
     fn encode_table(&self, table: Table, out: &mut dyn Sink) -> Result<()> {
+        let mut firsts: Vec<Vec<u32>> = Vec::with_capacity(self.inputs.len());
+        let mut end = 0u64;
+        let mut ends = Vec::with_capacity(self.books as usize);
+        for input in &self.inputs {
+            let mut first = vec![DROPPED; input.books.len()];
+            for position in input.kept_positions() {
+                first[position] = u32::try_from(end).map_err(|_| key_tables::too_many_keys())?;
+                end += Self::kept_keys(input, position, table).len() as u64 / 8;
+                ends.push(u32::try_from(end).map_err(|_| key_tables::too_many_keys())?);
+            }
+            firsts.push(first);
+        }
+        put_u32s(out, ends.into_iter())?;
+        let mut buffer = Buffered::new(out);
+        for (input, position) in self.kept_books() {
+            buffer.put(Self::kept_keys(input, position, table))?;
+        }
+        buffer.flush()?;
         let lens: Vec<usize> = self
             .inputs
             .iter()
-            .map(|input| input.segment.table_len(table).0)
+            .map(|input| input.segment.table_entries(table))
             .collect();
-        let key = |source: usize, i: usize| self.inputs[source].segment.table_key(table, i);
-        let books_of = |group: &[(usize, usize)]| -> u64 {
-            group
-                .iter()
-                .map(|&(s, i)| self.table_books(&self.inputs[s], table, i).count() as u64)
-                .sum()
-        };
-        let (mut keys, mut entries) = (0u64, 0u64);
-        KWay::new(&lens).for_each(key, |_, group| {
-            let books = books_of(group);
-            if books > 0 {
-                keys += 1;
-                entries += books;
-            }
-            Ok(())
-        })?;
-        if keys > u64::from(u32::MAX) || entries > u64::from(u32::MAX) {
-            return Err(Error::InvalidArgument(
-                "a segment would hold more than 2^32 - 1 keys or entries".into(),
-            ));
-        }
-        put_u32s(out, [keys as u32, entries as u32].into_iter())?;
-        let mut buffer = Buffered::new(out);
-        KWay::new(&lens).for_each(key, |key, group| match books_of(group) {
-            0 => Ok(()),
-            _ => buffer.put(&key.to_le_bytes()),
-        })?;
-        let mut end = 0u32;
-        KWay::new(&lens).for_each(key, |_, group| match books_of(group) {
-            0 => Ok(()),
-            books => {
-                end += books as u32;
-                buffer.put(&end.to_le_bytes())
-            }
-        })?;
-        KWay::new(&lens).for_each(key, |_, group| {
-            for &(s, i) in group {
-                for id in self.table_books(&self.inputs[s], table, i) {
-                    buffer.put(&id.to_le_bytes())?;
+        let entry = |s: usize, i: usize| self.inputs[s].segment.ordered_entry(table, i);
+        let mut order = PackedOut::new(out, key_tables::order_width(end as usize));
+        KWay::new(&lens).for_each(
+            |s, i| entry(s, i).map_or(u64::MAX, |e| e.key),
+            |_, group| {
+                for &(s, i) in group {
+                    let Some(e) = entry(s, i) else { continue };
+                    let first = firsts[s].get(e.position).copied().unwrap_or(DROPPED);
+                    if first != DROPPED && self.inputs[s].sketched(e.position) {
+                        order.push(first + e.offset as u32)?;
+                    }
                 }
-            }
-            Ok(())
-        })?;
-        buffer.flush()
+                Ok(())
+            },
+        )?;
+        order.finish()
     }
 
     /// Flags, entry ends, entries and the key order.
@@ -508,15 +470,19 @@ impl<'s> Plan<'s> {
         for &hash in &words.hashes {
             buffer.put(&hash.to_le_bytes())?;
         }
+        buffer.flush()?;
         let mut list = Vec::new();
         let mut end = 0u64;
+        let mut ends = Vec::with_capacity(words.hashes.len());
         self.for_each_list(|entries| {
             list.clear();
             posting_lists::encode(entries, &mut list);
             end += list.len() as u64;
-            let end = u32::try_from(end).map_err(|_| lists_too_large())?;
-            buffer.put(&end.to_le_bytes())
+            ends.push(u32::try_from(end).map_err(|_| lists_too_large())?);
+            Ok(())
         })?;
+        put_list_ends(buffer.out, &ends)?;
+        drop(ends);
         self.for_each_list(|entries| {
             list.clear();
             posting_lists::encode(entries, &mut list);
@@ -635,7 +601,8 @@ impl KWay {
     }
 
     /// Calls `f` with each value and its places; `value(source, index)`
-    /// reads the sources, each sorted ascending without repeats.
+    /// reads the sources, each sorted ascending; equal values come source
+    /// after source, each source's in its order.
     fn for_each(
         self,
         value: impl Fn(usize, usize) -> u64,

@@ -53,6 +53,32 @@ pub fn search(len: usize, value: u64, get: impl Fn(usize) -> u64) -> Result<usiz
     Err(low)
 }
 
+/// Whether `items` never decrease.
+pub(crate) fn non_decreasing<T: PartialOrd>(items: impl Iterator<Item = T>) -> bool {
+    let mut previous = None;
+    for item in items {
+        if previous.as_ref().is_some_and(|p| item < *p) {
+            return false;
+        }
+        previous = Some(item);
+    }
+    true
+}
+
+/// Whether `items` strictly increase.
+pub(crate) fn strictly_increasing<T: PartialOrd>(mut items: impl Iterator<Item = T>) -> bool {
+    let Some(mut previous) = items.next() else {
+        return true;
+    };
+    for item in items {
+        if item <= previous {
+            return false;
+        }
+        previous = item;
+    }
+    true
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -405,3 +405,41 @@ pub fn assert_upgrade_keeps_segments_and_takes_a_page(version: &str, from: u16, 
     assert_eq!(snapshot_files(&segments), before, "segments kept");
     assert_takes_fixture_page_again(&index, fixture);
 }
+
+/// Asserts that each live book of a fixture's `segment` whose text is in
+/// `fixture`'s `texts/` or `later/` has one passage, the unique first six
+/// letters of its words (as many as its whole-book sequence's elements).
+pub fn assert_fixture_passages(segment: &stemmata::storage::segment::Segment, fixture: &Path) {
+    use stemmata::repr::passages::book_passages;
+    use stemmata::repr::unique_words::extract;
+    use stemmata::repr::ExtractOptions;
+    assert!(segment.stores_passages());
+    let passages = segment.passage_view().unwrap();
+    let mut checked = 0;
+    for position in 0..segment.book_count() {
+        let (entry, _) = segment.entry(position).unwrap();
+        let Some(path) = ["texts", "later"]
+            .iter()
+            .map(|dir| fixture.join(dir).join(format!("{}.txt", entry.key)))
+            .find(|path| path.exists())
+        else {
+            continue;
+        };
+        let text = std::fs::read_to_string(path).unwrap();
+        let expected = book_passages(&text, &ExtractOptions::default());
+        let range = passages.book_parts(position);
+        assert_eq!((range.len(), expected.len()), (1, 1), "{}", entry.key);
+        assert_eq!(
+            passages.part_hashes(range.start).to_vec(),
+            expected[0].hashes,
+            "{}",
+            entry.key
+        );
+        // Its words' first six letters are as distinct as its words here:
+        // as many elements as the whole-book sequence.
+        let whole = extract(&text, &ExtractOptions::default()).sequence;
+        assert_eq!(expected[0].len(), whole.len(), "{}", entry.key);
+        checked += 1;
+    }
+    assert!(checked >= 4, "{checked} books checked");
+}
