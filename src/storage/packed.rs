@@ -97,7 +97,19 @@ impl<'b> Unpacker<'b> {
     /// Value `i`; bits past the bytes read as zero.
     #[inline]
     pub fn get(&self, i: usize) -> u64 {
-        let bit = i * self.width;
+        self.at_bit(i * self.width)
+    }
+
+    /// The bits per value.
+    #[inline]
+    pub fn width(&self) -> usize {
+        self.width
+    }
+
+    /// The value whose bits start at bit `bit` (value i's at `i` times
+    /// [`width`](Self::width)); bits past the bytes read as zero.
+    #[inline]
+    pub fn at_bit(&self, bit: usize) -> u64 {
         let at = bit / 8;
         let word = match self.bytes.get(at..at + 8) {
             Some(eight) => u64::from_le_bytes(eight.try_into().unwrap_or([0; 8])),
@@ -134,7 +146,11 @@ pub fn get(bytes: &[u8], i: usize, width: u8) -> u32 {
         return 0;
     }
     let bit = i as u64 * u64::from(width);
-    let word = load_u64(bytes, (bit / 8) as usize);
+    let at = (bit / 8) as usize;
+    let word = match bytes.get(at..at + 8) {
+        Some(eight) => u64::from_le_bytes(eight.try_into().unwrap_or([0; 8])),
+        None => load_u64(bytes, at),
+    };
     ((word >> (bit % 8)) & ((1u64 << width) - 1)) as u32
 }
 

@@ -254,8 +254,14 @@ fn decode_block(
         Some(previous) => previous.wrapping_sub(first_gap).wrapping_sub(1),
         None => first_gap,
     };
-    let mut slots = parts.iter_mut().zip(blocks.iter_mut()).take(count);
-    let Some((first_part, first_block)) = slots.next() else {
+    // Slices cut to `n` and zipped: the loop checks no bound.
+    let n = count.min(parts.len()).min(blocks.len());
+    let (Some(parts), Some(blocks)) = (parts.get_mut(..n), blocks.get_mut(..n)) else {
+        return (0, None);
+    };
+    let (Some((first_part, parts)), Some((first_block, blocks))) =
+        (parts.split_first_mut(), blocks.split_first_mut())
+    else {
         return (0, None);
     };
     if u64::from(part) < from {
@@ -263,22 +269,22 @@ fn decode_block(
     }
     *first_part = part;
     *first_block = (values.get(0) & BLOCK_MASK) as u8;
-    let mut written = 1;
-    for (i, (slot_part, slot_block)) in (1..).zip(slots) {
-        let value = values.get(i);
+    let mut bit = values.width();
+    for (i, (slot_part, slot_block)) in parts.iter_mut().zip(blocks.iter_mut()).enumerate() {
+        let value = values.at_bit(bit);
+        bit += values.width();
         part = part
             .wrapping_sub((value >> BLOCK_BITS) as u32)
             .wrapping_sub(1);
         if u64::from(part) < from {
-            return (written, None);
+            return (i + 1, None);
         }
         *slot_part = part;
         *slot_block = (value & BLOCK_MASK) as u8;
-        written += 1;
     }
-    match written == count {
-        true => (written, Some((part, at + packed::packed_len(count, width)))),
-        false => (written, None),
+    match n == count {
+        true => (n, Some((part, at + packed::packed_len(count, width)))),
+        false => (n, None),
     }
 }
 
