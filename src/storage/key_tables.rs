@@ -568,17 +568,39 @@ impl<'a> Order<'a> {
         self.key_numbered(self.number(i))
     }
 
-    /// The places around `i` whose key is `i`'s.
+    /// The places around `i` whose key is `i`'s, found by galloping out
+    /// from `i` and then bisecting, so that a key of many books costs reads
+    /// in the log of their count (each read is a number, then a key
+    /// elsewhere in the file); a key of one book costs two.
     fn equal_run(&self, i: usize) -> Range<usize> {
         let key = self.key(i);
-        let mut start = i;
-        while start > 0 && self.key(start - 1) == key {
-            start -= 1;
+        let holds = |j: usize| self.key(j) == key;
+        // Left: `inside` holds the key, `outside` (when any) does not.
+        let (mut inside, mut step, mut outside) = (i, 1, None);
+        while inside > 0 {
+            let probe = inside.saturating_sub(step);
+            match holds(probe) {
+                true => (inside, step) = (probe, step * 2),
+                false => {
+                    outside = Some(probe);
+                    break;
+                }
+            }
         }
-        let mut end = i + 1;
-        while end < self.len() && self.key(end) == key {
-            end += 1;
-        }
+        let start = outside.map_or(0, |o| first_where(o + 1..inside, holds));
+        // Right, likewise: `outside` is past the run, or the end.
+        let (mut inside, mut step) = (i, 1);
+        let outside = loop {
+            let probe = inside.saturating_add(step);
+            if probe >= self.len() {
+                break self.len();
+            }
+            match holds(probe) {
+                true => (inside, step) = (probe, step * 2),
+                false => break probe,
+            }
+        };
+        let end = first_where(inside + 1..outside, |j| !holds(j));
         start..end
     }
 
@@ -614,6 +636,20 @@ impl<'a> Order<'a> {
         let order = &self.bytes[self.span.order_at..];
         packed::padding_is_zero(order, self.len(), self.span.width)
     }
+}
+
+/// The first place of `range` where `found` holds (its end when none),
+/// `found` holding from some place to the end of the range.
+fn first_where(range: Range<usize>, found: impl Fn(usize) -> bool) -> usize {
+    let (mut low, mut high) = (range.start, range.end.max(range.start));
+    while low < high {
+        let mid = low + (high - low) / 2;
+        match found(mid) {
+            true => high = mid,
+            false => low = mid + 1,
+        }
+    }
+    low
 }
 
 /// The sorted book ids under one key of one segment.

@@ -619,6 +619,46 @@ mod tests {
     }
 
     #[test]
+    fn keys_of_one_book_or_of_hundreds_list_exactly_their_books() {
+        // Key 1000 in every book, runs of 1 to 40 books, and keys of one
+        // book: a lookup and the table's entries list exactly the books
+        // that hold each key, in id order.
+        let n: u32 = 300;
+        let keys_of = |id: u32| -> Vec<u64> {
+            let mut keys = vec![1000, 2000 + u64::from(id % 41) * 7, 5000 + u64::from(id)];
+            if id.is_multiple_of(3) {
+                keys.push(9000 + u64::from(id / 37));
+            }
+            keys.sort_unstable();
+            keys
+        };
+        let records = (0..n)
+            .map(|id| {
+                let keys = keys_of(id);
+                record(id * 2 + 1, [&keys, &[], &[], &[]])
+            })
+            .collect();
+        let segment = decoded(encode(books(records), 4).unwrap());
+        let mut expected = std::collections::BTreeMap::<u64, Vec<u32>>::new();
+        for id in 0..n {
+            for key in keys_of(id) {
+                expected.entry(key).or_default().push(id * 2 + 1);
+            }
+        }
+        for (key, ids) in &expected {
+            let found: Vec<u32> = segment.lookup(Table::Book, *key).collect();
+            assert_eq!(&found, ids, "key {key}");
+        }
+        let entries: Vec<(u64, Vec<u32>)> = segment
+            .keys
+            .entries(&segment.bytes, Table::Book)
+            .map(|(key, books)| (key, books.collect()))
+            .collect();
+        assert_eq!(entries, expected.into_iter().collect::<Vec<_>>());
+        assert_eq!(segment.lookup(Table::Book, 1001).count(), 0);
+    }
+
+    #[test]
     fn merge_drops_dead_books_and_empty_keys() {
         let a = decoded(encode(sample(), 4).unwrap());
         let b = decoded(encode(books(vec![record(12, [&[8, 99], &[], &[], &[]])]), 4).unwrap());
