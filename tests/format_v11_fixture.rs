@@ -63,21 +63,8 @@ fn the_version_11_fixtures_barrel_records_hold_positions_alone() {
 fn a_merge_of_a_version_11_segment_and_a_version_12_one_keeps_each_books_passages() {
     use stemmata::storage::segment::Segment;
     use stemmata::storage::segment_merge::{merge, Fate};
-    let dir = common::fixture_copy("v11");
-    let (index, _) = Index::upgrade(dir.path()).unwrap();
     // The index holds a dictionary: the new book is stored with passages.
-    let text = "A lighthouse keeper writes letters to the sea every night.";
-    index
-        .load([Ok(stemmata::Document::new("epsilon", text))])
-        .unwrap();
-    let old = Segment::open_checked(&dir.path().join("segments/000001.seg")).unwrap();
-    let segments: Vec<_> = std::fs::read_dir(dir.path().join("segments"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| !p.ends_with("000001.seg"))
-        .collect();
-    assert_eq!(segments.len(), 1, "{segments:?}");
-    let new = Segment::open_checked(&segments[0]).unwrap();
+    let (_dir, _index, old, new) = common::upgraded_fixture_with_a_new_segment("v11");
     assert!(!old.stores_passages() && new.stores_passages());
     let bytes = merge(&[&old, &new], |_| Fate::Keep).unwrap();
     let merged = Segment::decode(bytes, Path::new("merged")).unwrap();

@@ -16,7 +16,6 @@ use std::path::{Path, PathBuf};
 
 use stemmata::repr::sketch::Table;
 use stemmata::storage::segment::Segment;
-use stemmata::Index;
 
 fn fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/v12")
@@ -61,19 +60,7 @@ fn keys_found(segment: &Segment) -> (Vec<(usize, u64, u32)>, bool) {
 #[test]
 fn a_merge_of_the_version_12_segment_and_a_version_13_one_keeps_every_books_keys() {
     use stemmata::storage::segment_merge::{merge, Fate};
-    let dir = common::fixture_copy("v12");
-    let (index, _) = Index::upgrade(dir.path()).unwrap();
-    let text = "A lighthouse keeper writes letters to the sea every night.";
-    index
-        .load([Ok(stemmata::Document::new("epsilon", text))])
-        .unwrap();
-    let old = Segment::open_checked(&dir.path().join("segments/000001.seg")).unwrap();
-    let new_path = std::fs::read_dir(dir.path().join("segments"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .find(|p| !p.ends_with("000001.seg"))
-        .unwrap();
-    let new = Segment::open_checked(&new_path).unwrap();
+    let (_dir, index, old, new) = common::upgraded_fixture_with_a_new_segment("v12");
     assert_eq!((old.version().number(), new.version().number()), (12, 13));
     let bytes = merge(&[&old, &new], |_| Fate::Keep).unwrap();
     let merged = Segment::decode(bytes, Path::new("merged")).unwrap();

@@ -443,3 +443,31 @@ pub fn assert_fixture_passages(segment: &stemmata::storage::segment::Segment, fi
     }
     assert!(checked >= 4, "{checked} books checked");
 }
+
+/// A copy of fixture `version`, upgraded, into which one more book was
+/// loaded (with passages: the fixtures hold a dictionary): the index, and
+/// its fixture segment and the load's new one, each checked whole.
+pub fn upgraded_fixture_with_a_new_segment(
+    version: &str,
+) -> (
+    tempfile::TempDir,
+    Index,
+    stemmata::storage::segment::Segment,
+    stemmata::storage::segment::Segment,
+) {
+    use stemmata::storage::segment::Segment;
+    let dir = fixture_copy(version);
+    let (index, _) = Index::upgrade(dir.path()).unwrap();
+    let text = "A lighthouse keeper writes letters to the sea every night.";
+    index.load([Ok(Document::new("epsilon", text))]).unwrap();
+    let segments = dir.path().join("segments");
+    let old = Segment::open_checked(&segments.join("000001.seg")).unwrap();
+    let new: Vec<PathBuf> = std::fs::read_dir(&segments)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| !p.ends_with("000001.seg"))
+        .collect();
+    assert_eq!(new.len(), 1, "{new:?}");
+    let new = Segment::open_checked(&new[0]).unwrap();
+    (dir, index, old, new)
+}
