@@ -674,4 +674,21 @@ mod tests {
         let error = Segment::decode(bytes, Path::new("seg")).unwrap_err();
         assert!(error.to_string().contains("disagree"), "{error}");
     }
+
+    #[test]
+    fn elements_of_no_bits_past_parts_times_words_are_refused_at_open() {
+        // One word: element words take no bits, so only the bound of
+        // parts times words keeps a raised element count from claiming
+        // elements (and allocations) the bytes do not hold.
+        let mut bytes = encode_segment(vec![book(1, "k", &[&[9], &[9]])], 2).unwrap();
+        let spans = *open(bytes.clone()).spans();
+        assert_eq!((spans.word_width, spans.parts, spans.elements), (0, 2, 2));
+        let last_end = spans.element_ends_at + 4;
+        bytes[last_end..last_end + 4].copy_from_slice(&200_000_000u32.to_le_bytes());
+        let body_end = bytes.len() - crate::storage::format::CHECKSUM_LEN;
+        let sum = crate::storage::format::checksum(&bytes[..body_end]);
+        bytes[body_end..].copy_from_slice(&sum.to_le_bytes());
+        let error = Segment::in_memory(bytes, Path::new("seg")).unwrap_err();
+        assert!(error.to_string().contains("200000000 elements"), "{error}");
+    }
 }

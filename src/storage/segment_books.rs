@@ -413,6 +413,14 @@ impl BookSpans {
         let element_ends_at = cursor.skip(parts, 4, "element ends")?;
         let elements = last_end(bytes, element_ends_at, parts);
         let words = cursor.u32()? as usize;
+        // A word is unique within each part: more elements than parts
+        // times words is damage, and would let element words of no bits
+        // (one word or none) claim elements the bytes do not hold.
+        if elements as u64 > parts as u64 * words as u64 {
+            return Err(cursor.error(format!(
+                "{elements} elements in {parts} units of {words} distinct words"
+            )));
+        }
         let word_hashes_at = cursor.skip(words, 4, "word hashes")?;
         let (list_ends_at, list_end_width, lists_len) = match packed_list_ends {
             true => {
