@@ -4,9 +4,11 @@
 //! images, lists the book of word images, finds a word on the scanned page
 //! with its box and crop, finds a book bound inside the volume, holds each
 //! book's passage, finds every book under each of its keys through the key
-//! tables stored once, and holds barrel records of variable-length deltas.
-//! A later format must keep reading it or upgrade it; either way this test
-//! says so before a release does.
+//! tables stored once (book after book, with a key order of numbers), and
+//! holds barrel records of variable-length deltas. An upgrade keeps its
+//! segment, and a merge with a segment of the current format keeps every
+//! book's keys. A later format must keep reading it or upgrade it; either
+//! way this test says so before a release does.
 
 mod common;
 
@@ -14,7 +16,6 @@ use std::path::{Path, PathBuf};
 
 use stemmata::repr::sketch::Table;
 use stemmata::storage::segment::Segment;
-use stemmata::Index;
 
 fn fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/v13")
@@ -30,10 +31,15 @@ fn the_version_13_fixture_opens_read_only_verifies_and_writes_nothing() {
 }
 
 #[test]
-fn a_copy_of_the_version_13_fixture_takes_another_book_of_word_images() {
-    let dir = common::fixture_copy("v13");
-    let index = Index::open(dir.path()).unwrap();
-    common::assert_takes_fixture_page_again(&index, &fixture());
+fn a_copy_of_the_version_13_fixture_upgrades_and_takes_another_book_of_word_images() {
+    // Format 14 writes its key tables in key order: a write waits for the
+    // upgrade, which is one catalog transaction.
+    common::assert_upgrade_keeps_segments_and_takes_a_page("v13", 13, &fixture());
+}
+
+#[test]
+fn a_merge_of_the_version_13_segment_and_a_current_one_keeps_every_books_keys() {
+    common::assert_merge_with_a_current_segment_keeps_every_key("v13", 13);
 }
 
 #[test]

@@ -123,6 +123,13 @@ impl FormatVersion {
         self.0 >= 13
     }
 
+    /// Segments store each table's keys in key order, with their books'
+    /// positions and each book's places in that order (from format 14;
+    /// format 13 stored them book after book, with the order as numbers).
+    pub fn has_sorted_keys(self) -> bool {
+        self.0 >= 14
+    }
+
     /// Bilingual dictionaries in `dictionaries/` and the catalog's
     /// `dictionaries` table (from format 8).
     pub fn has_dictionaries(self) -> bool {

@@ -3,18 +3,21 @@
 //! and the lookup from a key to the books that have it (`storage-format.md`,
 //! sections 4.3 and 4.4; the wide layout in Appendix A.2).
 //!
-//! From format 13 each key is stored once. A table holds its books' keys,
-//! each book's sorted, book after book, with the books' cumulative key
-//! counts; a key's *number* is its place there (0 for the first book's
-//! first key). Its *key order* is the numbers sorted by (key, number),
-//! bit-packed at the bits of the largest number: a lookup searches it,
-//! reading each key where its book stored it, and a key's books come in
-//! number order, which is book order.
+//! From format 14 each key is stored once, in *key order*: a table holds
+//! its books' cumulative key counts, its keys sorted by (key, book
+//! position), the position of each key's book bit-packed beside them, and
+//! each book's *places* (where its keys lie in the key order, increasing),
+//! bit-packed book after book. A lookup searches the contiguous keys and
+//! reads their books' positions; a book's keys are read through its
+//! places.
 //!
-//! Formats 3 to 12 stored each key twice (the *wide* layout): every book's
-//! keys, then each table's distinct keys with the ids of their books. This
-//! build reads such segments, which an upgraded index keeps until a merge
-//! rewrites them.
+//! Format 13 stored each key once too, but book after book, with a
+//! bit-packed *key order* of their numbers (a key's place among the
+//! books' keys): a lookup's every step read a number, then a key elsewhere
+//! in the file (the *numbered* layout). Formats 3 to 12 stored each key
+//! twice (the *wide* layout): every book's keys, then each table's
+//! distinct keys with the ids of their books. This build reads both, which
+//! an upgraded index keeps until a merge rewrites them.
 
 // Every offset read here was checked against the segment's length by
 // `KeyTables::decode` before a `KeyTables` exists; values read through
@@ -72,9 +75,9 @@ struct WideTable {
     books_at: usize,
 }
 
-/// One table stored once (format 13 on).
+/// One table stored once, book after book (format 13).
 #[derive(Debug, Clone, Copy, Default)]
-pub(super) struct OnceTable {
+pub(super) struct NumberedTable {
     /// The books' cumulative key counts: one `u32` a book.
     ends_at: usize,
     /// The keys, book after book.
@@ -83,6 +86,23 @@ pub(super) struct OnceTable {
     /// The key order, bit-packed at `width` bits.
     order_at: usize,
     width: u8,
+}
+
+/// One table in key order (format 14 on).
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct SortedTable {
+    /// The books' cumulative key counts: one `u32` a book.
+    ends_at: usize,
+    /// The keys in key order, `entry_count` `u64`s.
+    keys_at: usize,
+    entry_count: usize,
+    /// The position of each key's book, bit-packed at `position_width`.
+    positions_at: usize,
+    position_width: u8,
+    /// Each book's places in the key order, book after book, bit-packed
+    /// at `place_width`.
+    places_at: usize,
+    place_width: u8,
 }
 
 /// How the tables lie.
@@ -95,7 +115,8 @@ enum Layout {
         book_key_count: usize,
         tables: [WideTable; TABLES],
     },
-    Once([OnceTable; TABLES]),
+    Numbered([NumberedTable; TABLES]),
+    Sorted([SortedTable; TABLES]),
 }
 
 /// A segment's key tables, their layout checked (every section inside the
@@ -107,25 +128,30 @@ pub(super) struct KeyTables {
     layout: Layout,
 }
 
-/// One entry of a table in key order, as a merge reads it: its key, the
-/// position of its book and its place among that book's keys of the table.
+/// One entry of a table in key order, as a merge reads it: its key and
+/// the position of its book.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct OrderedEntry {
     pub(super) key: u64,
     pub(super) position: usize,
-    pub(super) offset: usize,
 }
 
-/// The bits of the key order's numbers for a table of `entries` keys.
-pub(super) fn order_width(entries: usize) -> u8 {
+/// The bits of a place in the key order of a table of `entries` keys (a
+/// format-13 key order's numbers, a format-14 book's places).
+pub(super) fn place_width(entries: usize) -> u8 {
     super::segment_books::word_width(entries)
+}
+
+/// The bits of a book position in a segment of `books` books.
+pub(super) fn position_width(books: usize) -> u8 {
+    super::segment_books::word_width(books)
 }
 
 impl KeyTables {
     /// Reads where the tables of a segment of `version` lie from `cursor`,
     /// placed after the book sketches: the book keys and four tables (three
-    /// before version 3) of the wide layout before version 13, else four
-    /// tables stored once.
+    /// before version 3) of the wide layout before version 13, four
+    /// numbered tables in version 13, else four tables in key order.
     pub(super) fn decode(
         cursor: &mut Cursor<'_>,
         bytes: &[u8],
@@ -133,16 +159,39 @@ impl KeyTables {
         ids: BookIds,
     ) -> Result<KeyTables> {
         let n = ids.count;
-        let layout = if version.has_keys_once() {
-            let mut tables = [OnceTable::default(); TABLES];
+        let layout = if version.has_sorted_keys() {
+            let mut tables = [SortedTable::default(); TABLES];
+            for table in &mut tables {
+                let ends_at = cursor.skip(n, 4, "book key counts")?;
+                let entry_count = last_end(bytes, ends_at, n);
+                let keys_at = cursor.skip(entry_count, 8, "keys in key order")?;
+                let position_width = position_width(n);
+                let positions_len = packed::packed_len(entry_count, position_width);
+                let positions_at = cursor.skip(positions_len, 1, "key position bytes")?;
+                let place_width = place_width(entry_count);
+                let places_len = packed::packed_len(entry_count, place_width);
+                let places_at = cursor.skip(places_len, 1, "book key place bytes")?;
+                *table = SortedTable {
+                    ends_at,
+                    keys_at,
+                    entry_count,
+                    positions_at,
+                    position_width,
+                    places_at,
+                    place_width,
+                };
+            }
+            Layout::Sorted(tables)
+        } else if version.has_keys_once() {
+            let mut tables = [NumberedTable::default(); TABLES];
             for table in &mut tables {
                 let ends_at = cursor.skip(n, 4, "book key counts")?;
                 let entry_count = last_end(bytes, ends_at, n);
                 let keys_at = cursor.skip(entry_count, 8, "book keys")?;
-                let width = order_width(entry_count);
+                let width = place_width(entry_count);
                 let order_len = packed::packed_len(entry_count, width);
                 let order_at = cursor.skip(order_len, 1, "key order bytes")?;
-                *table = OnceTable {
+                *table = NumberedTable {
                     ends_at,
                     keys_at,
                     entry_count,
@@ -150,7 +199,7 @@ impl KeyTables {
                     width,
                 };
             }
-            Layout::Once(tables)
+            Layout::Numbered(tables)
         } else {
             let table_count = match version.has_value_table() {
                 true => TABLES,
@@ -183,13 +232,17 @@ impl KeyTables {
     }
 
     /// The range of the keys of the book at `position` in `table`, counted
-    /// in keys from where the layout keeps that book's keys, and where
-    /// that is.
+    /// in keys from where the layout keeps that book's keys (or, in key
+    /// order, its places), and where that is.
     fn book_key_range(&self, bytes: &[u8], position: usize, table: Table) -> (usize, Range<usize>) {
         let t = table as usize;
         let n = self.ids.count;
         match &self.layout {
-            Layout::Once(tables) => {
+            Layout::Sorted(tables) => {
+                let sorted = Sorted::of(bytes, tables[t], n);
+                (0, end_range(sorted.ends(), position, sorted.len()))
+            }
+            Layout::Numbered(tables) => {
                 let span = &tables[t];
                 let ends = U32s::new(&bytes[span.ends_at..span.ends_at + 4 * n]);
                 (span.keys_at, end_range(ends, position, span.entry_count))
@@ -212,29 +265,43 @@ impl KeyTables {
         }
     }
 
-    /// The keys of the book at `position` in `table`, 8 bytes each (none
-    /// past the last book, or for a table the segment lacks).
-    pub(super) fn book_key_bytes<'a>(
-        &self,
-        bytes: &'a [u8],
-        position: usize,
-        table: Table,
-    ) -> &'a [u8] {
-        let (at, range) = self.book_key_range(bytes, position, table);
-        &bytes[at + 8 * range.start..at + 8 * range.end]
+    /// The keys of the book at `position` in `table`, 8 bytes each, in a
+    /// layout that stores them book after book (none in key order, past
+    /// the last book, or for a table the segment lacks).
+    fn stored_book_keys<'a>(&self, bytes: &'a [u8], position: usize, table: Table) -> &'a [u8] {
+        match &self.layout {
+            Layout::Sorted(_) => &[],
+            _ => {
+                let (at, range) = self.book_key_range(bytes, position, table);
+                &bytes[at + 8 * range.start..at + 8 * range.end]
+            }
+        }
     }
 
-    /// The keys of the book at `position` in `table`, as stored (sorted in
-    /// a checked segment).
+    /// How many keys the book at `position` has in `table`.
+    pub(super) fn book_key_count(&self, bytes: &[u8], position: usize, table: Table) -> usize {
+        self.book_key_range(bytes, position, table).1.len()
+    }
+
+    /// The keys of the book at `position` in `table` (sorted in a checked
+    /// segment).
     pub(super) fn book_keys<'a>(
         &self,
         bytes: &'a [u8],
         position: usize,
         table: Table,
-    ) -> impl Iterator<Item = u64> + 'a {
-        self.book_key_bytes(bytes, position, table)
-            .chunks_exact(8)
-            .map(LittleEndian::read_u64)
+    ) -> BookKeys<'a> {
+        match &self.layout {
+            Layout::Sorted(tables) => {
+                let sorted = Sorted::of(bytes, tables[table as usize], self.ids.count);
+                let places = end_range(sorted.ends(), position, sorted.len());
+                BookKeys::Placed { sorted, places }
+            }
+            _ => BookKeys::Stored(
+                self.stored_book_keys(bytes, position, table)
+                    .chunks_exact(8),
+            ),
+        }
     }
 
     /// The books under `key` in `table` (sorted in a checked segment),
@@ -242,11 +309,20 @@ impl KeyTables {
     /// keys ([`super::sorted`]).
     pub(super) fn lookup<'a>(&self, bytes: &'a [u8], table: Table, key: u64) -> Postings<'a> {
         match &self.layout {
-            Layout::Once(tables) => {
-                let order = Order::of(bytes, tables[table as usize]);
+            Layout::Sorted(tables) => {
+                let sorted = Sorted::of(bytes, tables[table as usize], self.ids.count);
+                let found = super::sorted::search(sorted.len(), key, |i| sorted.key(i));
+                let range = match found {
+                    Ok(i) => equal_run(sorted.len(), i, |j| sorted.key(j)),
+                    Err(_) => 0..0,
+                };
+                self.sorted_postings(bytes, sorted, range)
+            }
+            Layout::Numbered(tables) => {
+                let order = Numbered::of(bytes, tables[table as usize]);
                 let found = super::sorted::search(order.len(), key, |i| order.key(i));
                 let range = match found {
-                    Ok(i) => order.equal_run(i),
+                    Ok(i) => equal_run(order.len(), i, |j| order.key(j)),
                     Err(_) => 0..0,
                 };
                 self.ordered_postings(bytes, order, range)
@@ -261,14 +337,31 @@ impl KeyTables {
         }
     }
 
-    fn ordered_postings<'a>(
+    fn sorted_postings<'a>(
         &self,
         bytes: &'a [u8],
-        order: Order<'a>,
+        sorted: Sorted<'a>,
         range: Range<usize>,
     ) -> Postings<'a> {
         Postings {
-            source: Source::Order {
+            source: Source::Sorted {
+                sorted,
+                ids: self.ids,
+                bytes,
+                next: range.start,
+                end: range.end,
+            },
+        }
+    }
+
+    fn ordered_postings<'a>(
+        &self,
+        bytes: &'a [u8],
+        order: Numbered<'a>,
+        range: Range<usize>,
+    ) -> Postings<'a> {
+        Postings {
+            source: Source::Numbered {
                 order,
                 ids: self.ids,
                 bytes,
@@ -285,14 +378,29 @@ impl KeyTables {
         table: Table,
     ) -> Box<dyn Iterator<Item = (u64, Postings<'a>)> + 'a> {
         match &self.layout {
-            Layout::Once(tables) => {
-                let order = Order::of(bytes, tables[table as usize]);
+            Layout::Sorted(tables) => {
+                let sorted = Sorted::of(bytes, tables[table as usize], self.ids.count);
+                let mut at = 0;
+                Box::new(std::iter::from_fn(move || {
+                    if at >= sorted.len() {
+                        return None;
+                    }
+                    let run = equal_run(sorted.len(), at, |j| sorted.key(j));
+                    at = run.end.max(at + 1);
+                    Some((
+                        sorted.key(run.start),
+                        self.sorted_postings(bytes, sorted, run),
+                    ))
+                }))
+            }
+            Layout::Numbered(tables) => {
+                let order = Numbered::of(bytes, tables[table as usize]);
                 let mut at = 0;
                 Box::new(std::iter::from_fn(move || {
                     if at >= order.len() {
                         return None;
                     }
-                    let run = order.equal_run(at);
+                    let run = equal_run(order.len(), at, |j| order.key(j));
                     at = run.end.max(at + 1);
                     Some((
                         order.key(run.start),
@@ -313,9 +421,9 @@ impl KeyTables {
     /// Distinct keys and entries of `table`.
     pub(super) fn table_len(&self, bytes: &[u8], table: Table) -> (usize, usize) {
         match &self.layout {
-            Layout::Once(tables) => {
+            Layout::Sorted(_) | Layout::Numbered(_) => {
                 let keys = self.entries(bytes, table).count();
-                (keys, tables[table as usize].entry_count)
+                (keys, self.entry_count(table))
             }
             Layout::Wide { tables, .. } => {
                 let span = &tables[table as usize];
@@ -327,7 +435,8 @@ impl KeyTables {
     /// Entries of `table`: its (key, book) pairs.
     pub(super) fn entry_count(&self, table: Table) -> usize {
         match &self.layout {
-            Layout::Once(tables) => tables[table as usize].entry_count,
+            Layout::Sorted(tables) => tables[table as usize].entry_count,
+            Layout::Numbered(tables) => tables[table as usize].entry_count,
             Layout::Wide { tables, .. } => tables[table as usize].entry_count,
         }
     }
@@ -342,19 +451,21 @@ impl KeyTables {
         i: usize,
     ) -> Option<OrderedEntry> {
         match &self.layout {
-            Layout::Once(tables) => {
-                let order = Order::of(bytes, tables[table as usize]);
+            Layout::Sorted(tables) => {
+                let sorted = Sorted::of(bytes, tables[table as usize], self.ids.count);
+                (i < sorted.len()).then(|| OrderedEntry {
+                    key: sorted.key(i),
+                    position: sorted.position(i),
+                })
+            }
+            Layout::Numbered(tables) => {
+                let order = Numbered::of(bytes, tables[table as usize]);
                 if i >= order.len() {
                     return None;
                 }
-                let number = order.number(i);
-                let position = order.book_of(number, self.ids.count);
-                let ends = order.ends(self.ids.count);
-                let start = end_range(ends, position, order.len()).start;
                 Some(OrderedEntry {
                     key: order.key(i),
-                    position,
-                    offset: number.saturating_sub(start),
+                    position: order.book_of(order.number(i), self.ids.count),
                 })
             }
             Layout::Wide { tables, .. } => {
@@ -367,27 +478,35 @@ impl KeyTables {
                 let key = wide_key(bytes, span, key_index.min(span.key_count.saturating_sub(1)));
                 let id = LittleEndian::read_u32(&bytes[span.books_at + 4 * i..]);
                 let position = self.ids.position_of(bytes, id)?;
-                let keys = self.book_key_bytes(bytes, position, table);
-                let offset = super::sorted::search(keys.len() / 8, key, |j| {
-                    LittleEndian::read_u64(&keys[8 * j..])
-                })
-                .ok()?;
-                Some(OrderedEntry {
-                    key,
-                    position,
-                    offset,
-                })
+                Some(OrderedEntry { key, position })
             }
         }
     }
 
-    /// Checks the orders of every table: each book's keys strictly
-    /// increasing and, stored once, the key order a permutation of the
-    /// numbers sorted by (key, number) with zero bits after it; in the wide
-    /// layout, the book key counts, the table's keys and postings in order
-    /// and each table holding exactly its books' keys.
+    /// Checks the orders of every table: in key order, the book key
+    /// counts, the keys' books and each book's places (see
+    /// [`Sorted::check`]); else each book's keys strictly increasing and,
+    /// numbered, the key order a permutation of the numbers sorted by
+    /// (key, number) with zero bits after it; in the wide layout, the book
+    /// key counts, the table's keys and postings in order and each table
+    /// holding exactly its books' keys.
     pub(super) fn check(&self, bytes: &[u8], path: &Path) -> Result<()> {
         let corrupted = |what: String| Error::corrupted(path, what);
+        if let Layout::Sorted(tables) = &self.layout {
+            for table in Table::ALL {
+                let sorted = Sorted::of(bytes, tables[table as usize], self.ids.count);
+                if !non_decreasing(sorted.ends().iter()) {
+                    return Err(corrupted(format!(
+                        "{} book key counts out of order",
+                        table.name()
+                    )));
+                }
+                sorted
+                    .check()
+                    .map_err(|what| corrupted(format!("{} {what}", table.name())))?;
+            }
+            return Ok(());
+        }
         for table in Table::ALL {
             for position in 0..self.ids.count {
                 if !strictly_increasing(self.book_keys(bytes, position, table)) {
@@ -399,9 +518,10 @@ impl KeyTables {
             }
         }
         match &self.layout {
-            Layout::Once(tables) => {
+            Layout::Sorted(_) => Ok(()),
+            Layout::Numbered(tables) => {
                 for table in Table::ALL {
-                    let order = Order::of(bytes, tables[table as usize]);
+                    let order = Numbered::of(bytes, tables[table as usize]);
                     if !non_decreasing(order.ends(self.ids.count).iter()) {
                         return Err(corrupted(format!(
                             "{} book key counts out of order",
@@ -473,7 +593,7 @@ impl KeyTables {
             }
         }
         let keys: usize = (0..self.ids.count)
-            .map(|position| self.book_key_bytes(bytes, position, table).len() / 8)
+            .map(|position| self.book_key_count(bytes, position, table))
             .sum();
         match pairs == keys {
             true => Ok(()),
@@ -489,10 +609,11 @@ fn tables_disagree(table: Table) -> String {
     )
 }
 
-/// Appends the four tables of `books` (in segment order) stored once:
-/// per table the books' cumulative key counts, their keys (none for a book
-/// without a sketch) and the key order. `InvalidArgument` when a table
-/// would hold 2^32 keys or more.
+/// Appends the four tables of `books` (in segment order) in key order:
+/// per table the books' cumulative key counts (none for a book without a
+/// sketch), the keys sorted by (key, position), their books' positions and
+/// each book's places. `InvalidArgument` when a table would hold 2^32
+/// keys or more.
 pub(super) fn encode(books: &[SegmentBook], out: &mut Vec<u8>) -> Result<()> {
     for table in Table::ALL {
         let keys_of = |b: &'_ SegmentBook| -> usize {
@@ -510,15 +631,25 @@ pub(super) fn encode(books: &[SegmentBook], out: &mut Vec<u8>) -> Result<()> {
             end += keys_of(b) as u32;
             out.extend_from_slice(&end.to_le_bytes());
         }
-        let mut keys = Vec::with_capacity(total);
-        for b in books.iter().filter(|b| b.sketched) {
-            keys.extend_from_slice(b.sketch.keys_of(table));
+        // Every key with its book's position, book after book.
+        let mut entries: Vec<(u64, u32)> = Vec::with_capacity(total);
+        for (position, b) in (0u32..).zip(books) {
+            if b.sketched {
+                entries.extend(b.sketch.keys_of(table).iter().map(|&key| (key, position)));
+            }
         }
-        keys.iter()
-            .for_each(|key| out.extend_from_slice(&key.to_le_bytes()));
         let mut order: Vec<u32> = (0..total as u32).collect();
-        order.sort_unstable_by_key(|&number| (keys[number as usize], number));
-        packed::pack(order, order_width(total), out);
+        order.sort_unstable_by_key(|&j| (entries[j as usize], j));
+        for &j in &order {
+            out.extend_from_slice(&entries[j as usize].0.to_le_bytes());
+        }
+        let positions = order.iter().map(|&j| entries[j as usize].1);
+        packed::pack(positions, position_width(books.len()), out);
+        let mut places = vec![0u32; total];
+        for (place, &j) in (0u32..).zip(&order) {
+            places[j as usize] = place;
+        }
+        packed::pack(places, place_width(total), out);
     }
     Ok(())
 }
@@ -528,16 +659,158 @@ pub(super) fn too_many_keys() -> Error {
     Error::InvalidArgument("a segment would hold more than 2^32 - 1 keys or entries".into())
 }
 
-/// One table stored once, read in place.
+/// One table in key order, read in place.
 #[derive(Debug, Clone, Copy)]
-struct Order<'a> {
+pub(super) struct Sorted<'a> {
     bytes: &'a [u8],
-    span: OnceTable,
+    span: SortedTable,
+    books: usize,
 }
 
-impl<'a> Order<'a> {
-    fn of(bytes: &'a [u8], span: OnceTable) -> Self {
-        Order { bytes, span }
+impl<'a> Sorted<'a> {
+    fn of(bytes: &'a [u8], span: SortedTable, books: usize) -> Self {
+        Sorted { bytes, span, books }
+    }
+
+    fn len(&self) -> usize {
+        self.span.entry_count
+    }
+
+    /// The key at place `i` (0 past the last).
+    fn key(&self, i: usize) -> u64 {
+        match i < self.len() {
+            true => LittleEndian::read_u64(&self.bytes[self.span.keys_at + 8 * i..]),
+            false => 0,
+        }
+    }
+
+    /// The position of the book of the key at place `i`, as stored.
+    fn raw_position(&self, i: usize) -> usize {
+        let positions = &self.bytes[self.span.positions_at..];
+        Unpacker::new(positions, self.span.position_width).get(i) as usize
+    }
+
+    /// The position of the book of the key at place `i`, clamped to the
+    /// books.
+    fn position(&self, i: usize) -> usize {
+        self.raw_position(i).min(self.books.saturating_sub(1))
+    }
+
+    /// Place `j` of the books' places, as stored.
+    fn raw_place(&self, j: usize) -> usize {
+        let places = &self.bytes[self.span.places_at..];
+        Unpacker::new(places, self.span.place_width).get(j) as usize
+    }
+
+    fn ends(&self) -> U32s<'a> {
+        U32s::new(&self.bytes[self.span.ends_at..self.span.ends_at + 4 * self.books])
+    }
+
+    /// Checks the key order and the places: (key, position) strictly
+    /// increasing, every position a book's; each book's places strictly
+    /// increasing, each holding a key of that book, as many as the key
+    /// order gives it (so the places are the key order's inverse); zero
+    /// bits after both packed arrays.
+    fn check(&self) -> std::result::Result<(), String> {
+        let mut keys_of_book = vec![0u32; self.books];
+        let mut previous: Option<(u64, usize)> = None;
+        for i in 0..self.len() {
+            let current = (self.key(i), self.raw_position(i));
+            match keys_of_book.get_mut(current.1) {
+                Some(count) => *count += 1,
+                None => {
+                    return Err(format!(
+                        "key {i} names book {} of {}",
+                        current.1, self.books
+                    ))
+                }
+            }
+            if previous.is_some_and(|p| p >= current) {
+                return Err(format!("keys out of order at {i}"));
+            }
+            previous = Some(current);
+        }
+        let ends = self.ends();
+        for (position, &count) in keys_of_book.iter().enumerate() {
+            let range = end_range(ends, position, self.len());
+            if range.len() != count as usize {
+                return Err(format!(
+                    "book {position} has {} places for {count} keys",
+                    range.len()
+                ));
+            }
+            let mut last = None;
+            for j in range {
+                let place = self.raw_place(j);
+                if place >= self.len()
+                    || self.raw_position(place) != position
+                    || last >= Some(place)
+                {
+                    return Err(format!(
+                        "book {position}'s places out of order or not its keys"
+                    ));
+                }
+                last = Some(place);
+            }
+        }
+        let positions = &self.bytes[self.span.positions_at..];
+        let places = &self.bytes[self.span.places_at..];
+        match packed::padding_is_zero(positions, self.len(), self.span.position_width)
+            && packed::padding_is_zero(places, self.len(), self.span.place_width)
+        {
+            true => Ok(()),
+            false => Err("bits after the key positions or places".into()),
+        }
+    }
+}
+
+/// The keys of one book of a table, in order.
+#[derive(Debug, Clone)]
+pub(super) enum BookKeys<'a> {
+    /// Stored book after book, 8 bytes each (formats 3 to 13).
+    Stored(std::slice::ChunksExact<'a, u8>),
+    /// Read through the book's places `places` in a key order (format 14
+    /// on).
+    Placed {
+        sorted: Sorted<'a>,
+        places: Range<usize>,
+    },
+}
+
+impl Iterator for BookKeys<'_> {
+    type Item = u64;
+
+    fn next(&mut self) -> Option<u64> {
+        match self {
+            BookKeys::Stored(chunks) => chunks.next().map(LittleEndian::read_u64),
+            BookKeys::Placed { sorted, places } => {
+                let j = places.next()?;
+                Some(sorted.key(sorted.raw_place(j)))
+            }
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let left = match self {
+            BookKeys::Stored(chunks) => chunks.len(),
+            BookKeys::Placed { places, .. } => places.len(),
+        };
+        (left, Some(left))
+    }
+}
+
+impl ExactSizeIterator for BookKeys<'_> {}
+
+/// One table stored once, book after book, read in place.
+#[derive(Debug, Clone, Copy)]
+struct Numbered<'a> {
+    bytes: &'a [u8],
+    span: NumberedTable,
+}
+
+impl<'a> Numbered<'a> {
+    fn of(bytes: &'a [u8], span: NumberedTable) -> Self {
+        Numbered { bytes, span }
     }
 
     fn len(&self) -> usize {
@@ -566,42 +839,6 @@ impl<'a> Order<'a> {
     /// The key at place `i` of the key order.
     fn key(&self, i: usize) -> u64 {
         self.key_numbered(self.number(i))
-    }
-
-    /// The places around `i` whose key is `i`'s, found by galloping out
-    /// from `i` and then bisecting, so that a key of many books costs reads
-    /// in the log of their count (each read is a number, then a key
-    /// elsewhere in the file); a key of one book costs two.
-    fn equal_run(&self, i: usize) -> Range<usize> {
-        let key = self.key(i);
-        let holds = |j: usize| self.key(j) == key;
-        // Left: `inside` holds the key, `outside` (when any) does not.
-        let (mut inside, mut step, mut outside) = (i, 1, None);
-        while inside > 0 {
-            let probe = inside.saturating_sub(step);
-            match holds(probe) {
-                true => (inside, step) = (probe, step * 2),
-                false => {
-                    outside = Some(probe);
-                    break;
-                }
-            }
-        }
-        let start = outside.map_or(0, |o| first_where(o + 1..inside, holds));
-        // Right, likewise: `outside` is past the run, or the end.
-        let (mut inside, mut step) = (i, 1);
-        let outside = loop {
-            let probe = inside.saturating_add(step);
-            if probe >= self.len() {
-                break self.len();
-            }
-            match holds(probe) {
-                true => (inside, step) = (probe, step * 2),
-                false => break probe,
-            }
-        };
-        let end = first_where(inside + 1..outside, |j| !holds(j));
-        start..end
     }
 
     fn ends(&self, books: usize) -> U32s<'a> {
@@ -638,6 +875,42 @@ impl<'a> Order<'a> {
     }
 }
 
+/// The places around `i` of a key order of `len` keys read by `key` that
+/// hold `i`'s key, found by galloping out from `i` and then bisecting, so
+/// that a key of many books costs reads in the log of their count; a key
+/// of one book costs two.
+fn equal_run(len: usize, i: usize, key: impl Fn(usize) -> u64) -> Range<usize> {
+    let wanted = key(i);
+    let holds = |j: usize| key(j) == wanted;
+    // Left: `inside` holds the key, `outside` (when any) does not.
+    let (mut inside, mut step, mut outside) = (i, 1, None);
+    while inside > 0 {
+        let probe = inside.saturating_sub(step);
+        match holds(probe) {
+            true => (inside, step) = (probe, step * 2),
+            false => {
+                outside = Some(probe);
+                break;
+            }
+        }
+    }
+    let start = outside.map_or(0, |o| first_where(o + 1..inside, holds));
+    // Right, likewise: `outside` is past the run, or the end.
+    let (mut inside, mut step) = (i, 1);
+    let outside = loop {
+        let probe = inside.saturating_add(step);
+        if probe >= len {
+            break len;
+        }
+        match holds(probe) {
+            true => (inside, step) = (probe, step * 2),
+            false => break probe,
+        }
+    };
+    let end = first_where(inside + 1..outside, |j| !holds(j));
+    start..end
+}
+
 /// The first place of `range` where `found` holds (its end when none),
 /// `found` holding from some place to the end of the range.
 fn first_where(range: Range<usize>, found: impl Fn(usize) -> bool) -> usize {
@@ -662,9 +935,17 @@ pub struct Postings<'a> {
 enum Source<'a> {
     /// Ids stored under the key (the wide layout).
     Ids(&'a [u8]),
-    /// Places `next..end` of a key order.
-    Order {
-        order: Order<'a>,
+    /// Places `next..end` of a key order with its books' positions.
+    Sorted {
+        sorted: Sorted<'a>,
+        ids: BookIds,
+        bytes: &'a [u8],
+        next: usize,
+        end: usize,
+    },
+    /// Places `next..end` of a key order of numbers.
+    Numbered {
+        order: Numbered<'a>,
         ids: BookIds,
         bytes: &'a [u8],
         next: usize,
@@ -683,7 +964,9 @@ impl<'a> Postings<'a> {
     pub fn len(&self) -> usize {
         match &self.source {
             Source::Ids(bytes) => bytes.len() / 4,
-            Source::Order { next, end, .. } => end.saturating_sub(*next),
+            Source::Sorted { next, end, .. } | Source::Numbered { next, end, .. } => {
+                end.saturating_sub(*next)
+            }
         }
     }
 
@@ -703,7 +986,21 @@ impl Iterator for Postings<'_> {
                 *bytes = tail;
                 Some(LittleEndian::read_u32(head))
             }
-            Source::Order {
+            Source::Sorted {
+                sorted,
+                ids,
+                bytes,
+                next,
+                end,
+            } => {
+                if *next >= *end {
+                    return None;
+                }
+                let position = sorted.position(*next);
+                *next += 1;
+                Some(ids.id(bytes, position))
+            }
+            Source::Numbered {
                 order,
                 ids,
                 bytes,
@@ -740,5 +1037,88 @@ fn last_end(bytes: &[u8], at: usize, count: usize) -> usize {
         n => bytes
             .get(at + 4 * (n - 1)..at + 4 * n)
             .map_or(usize::MAX, |b| LittleEndian::read_u32(b) as usize),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Table 3 of the worked example of `storage-format.md` 4.7, with
+    /// `positions` and `places` in place of its bytes: two books, keys
+    /// 0xd1 (book 0), 0xd1 and 0xd2 (book 1).
+    fn example(keys: [u64; 3], positions: u8, places: u8) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        bytes.extend_from_slice(&1u32.to_le_bytes());
+        bytes.extend_from_slice(&3u32.to_le_bytes());
+        keys.iter()
+            .for_each(|key| bytes.extend_from_slice(&key.to_le_bytes()));
+        bytes.extend_from_slice(&[positions, places]);
+        bytes
+    }
+
+    fn sorted(bytes: &[u8]) -> Sorted<'_> {
+        let span = SortedTable {
+            ends_at: 0,
+            keys_at: 8,
+            entry_count: 3,
+            positions_at: 32,
+            position_width: position_width(2),
+            places_at: 33,
+            place_width: place_width(3),
+        };
+        Sorted::of(bytes, span, 2)
+    }
+
+    #[test]
+    fn the_examples_table_reads_its_books_and_their_keys() {
+        let bytes = example([0xd1, 0xd1, 0xd2], 0b110, 0b10_01_00);
+        let table = sorted(&bytes);
+        assert_eq!(table.check(), Ok(()));
+        assert_eq!(equal_run(3, 1, |i| table.key(i)), 0..2);
+        assert_eq!(
+            (0..3).map(|i| table.position(i)).collect::<Vec<_>>(),
+            [0, 1, 1]
+        );
+        let keys_of = |position| {
+            let places = end_range(table.ends(), position, table.len());
+            BookKeys::Placed {
+                sorted: table,
+                places,
+            }
+            .collect::<Vec<u64>>()
+        };
+        assert_eq!((keys_of(0), keys_of(1)), (vec![0xd1], vec![0xd1, 0xd2]));
+    }
+
+    #[test]
+    fn a_table_whose_order_books_or_places_disagree_is_refused() {
+        let refused = [
+            // Keys out of order.
+            (
+                example([0xd2, 0xd1, 0xd1], 0b110, 0b10_01_00),
+                "out of order",
+            ),
+            // Equal keys out of book order.
+            (
+                example([0xd1, 0xd1, 0xd2], 0b101, 0b10_01_00),
+                "out of order",
+            ),
+            // Book 1's places reversed.
+            (example([0xd1, 0xd1, 0xd2], 0b110, 0b01_10_00), "places"),
+            // Book 0's place names a key of book 1.
+            (example([0xd1, 0xd1, 0xd2], 0b110, 0b10_01_01), "places"),
+            // Two keys of book 0 in the key order, one in its key ends.
+            (example([0xd1, 0xd2, 0xd3], 0b100, 0b10_01_00), "places for"),
+            // A bit set after the positions.
+            (
+                example([0xd1, 0xd1, 0xd2], 0b1110, 0b10_01_00),
+                "bits after",
+            ),
+        ];
+        for (bytes, what) in refused {
+            let error = sorted(&bytes).check().unwrap_err();
+            assert!(error.contains(what), "{error}, not {what}");
+        }
     }
 }

@@ -515,10 +515,9 @@ impl Segment {
         }
     }
 
-    /// The stored band keys of `table` of the book at `position`, 8 bytes
-    /// each (see [`Segment::book_keys`]).
-    pub(super) fn book_key_bytes(&self, position: usize, table: Table) -> &[u8] {
-        self.keys.book_key_bytes(&self.bytes, position, table)
+    /// How many keys of `table` the book at `position` has.
+    pub(super) fn book_key_count(&self, position: usize, table: Table) -> usize {
+        self.keys.book_key_count(&self.bytes, position, table)
     }
 
     /// Entries of `table`: its (key, book) pairs.

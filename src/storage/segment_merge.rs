@@ -130,6 +130,12 @@ impl<'s> Plans<'s> {
 /// Where a dropped book or part goes.
 const DROPPED: u32 = u32::MAX;
 
+/// The most places of a key table a merge gathers at once (16 MiB): past
+/// it, the books' places are gathered in runs, a pass of the merge each.
+/// The crate's own tests gather a few at a time, so that every merge they
+/// make (each compared with the encoder's bytes) writes its places in runs.
+const PLACES_HELD: usize = if cfg!(test) { 5 } else { 1 << 22 };
+
 /// One book of an input as the merge writes it.
 enum Kept {
     Dropped,
@@ -339,60 +345,96 @@ impl<'s> Plan<'s> {
         Ok(())
     }
 
-    /// The keys of `table` of the book at `position` of `input` the merge
-    /// writes, 8 bytes each: none for a book without a sketch.
-    fn kept_keys<'a>(input: &'a Input<'s>, position: usize, table: Table) -> &'a [u8] {
+    /// How many keys of `table` the merge writes for the book at
+    /// `position` of `input`: none for a book without a sketch.
+    fn kept_key_count(input: &Input<'s>, position: usize, table: Table) -> usize {
         match input.sketched(position) {
-            true => input.segment.book_key_bytes(position, table),
-            false => &[],
+            true => input.segment.book_key_count(position, table),
+            false => 0,
         }
     }
 
-    /// One key table stored once (`storage-format.md` 4.3): the kept
-    /// books' cumulative key counts, their keys, then the key order, by a
-    /// k-way merge of the inputs' key orders (inputs in id order, so a
-    /// key's entries come input after input, in book order), each entry
-    /// renumbered where its book's keys now start.
+    /// One key table in key order (`storage-format.md` 4.3): the kept
+    /// books' cumulative key counts, then, each from a k-way merge of the
+    /// inputs' tables in key order (inputs in id order, so a key's entries
+    /// come input after input, in book order), the keys, their books'
+    /// merged positions and each book's places. A book's places are
+    /// gathered for a run of books at a time, at most [`PLACES_HELD`]
+    /// places, each run another pass of the merge: a table of any size is
+    /// written in bounded memory.
     fn encode_table(&self, table: Table, out: &mut dyn Sink) -> Result<()> {
-        let mut firsts: Vec<Vec<u32>> = Vec::with_capacity(self.inputs.len());
+        let mut merged: Vec<Vec<u32>> = Vec::with_capacity(self.inputs.len());
         let mut end = 0u64;
         let mut ends = Vec::with_capacity(self.books as usize);
         for input in &self.inputs {
-            let mut first = vec![DROPPED; input.books.len()];
+            let mut positions = vec![DROPPED; input.books.len()];
             for position in input.kept_positions() {
-                first[position] = u32::try_from(end).map_err(|_| key_tables::too_many_keys())?;
-                end += Self::kept_keys(input, position, table).len() as u64 / 8;
+                positions[position] = ends.len() as u32;
+                end += Self::kept_key_count(input, position, table) as u64;
                 ends.push(u32::try_from(end).map_err(|_| key_tables::too_many_keys())?);
             }
-            firsts.push(first);
+            merged.push(positions);
         }
-        put_u32s(out, ends.into_iter())?;
-        let mut buffer = Buffered::new(out);
-        for (input, position) in self.kept_books() {
-            buffer.put(Self::kept_keys(input, position, table))?;
-        }
-        buffer.flush()?;
-        let lens: Vec<usize> = self
-            .inputs
-            .iter()
-            .map(|input| input.segment.table_entries(table))
-            .collect();
-        let entry = |s: usize, i: usize| self.inputs[s].segment.ordered_entry(table, i);
-        let mut order = PackedOut::new(out, key_tables::order_width(end as usize));
-        KWay::new(&lens).for_each(
-            |s, i| entry(s, i).map_or(u64::MAX, |e| e.key),
-            |_, group| {
-                for &(s, i) in group {
-                    let Some(e) = entry(s, i) else { continue };
-                    let first = firsts[s].get(e.position).copied().unwrap_or(DROPPED);
-                    if first != DROPPED && self.inputs[s].sketched(e.position) {
-                        order.push(first + e.offset as u32)?;
+        let entries = end as usize;
+        // The merged position of each kept entry, in key order.
+        let for_each_kept = |f: &mut dyn FnMut(u64, u32) -> Result<()>| -> Result<()> {
+            let lens: Vec<usize> = (self.inputs.iter())
+                .map(|input| input.segment.table_entries(table))
+                .collect();
+            let entry = |s: usize, i: usize| self.inputs[s].segment.ordered_entry(table, i);
+            KWay::new(&lens).for_each(
+                |s, i| entry(s, i).map_or(u64::MAX, |e| e.key),
+                |_, group| {
+                    for &(s, i) in group {
+                        let Some(e) = entry(s, i) else { continue };
+                        let position = merged[s].get(e.position).copied().unwrap_or(DROPPED);
+                        if position != DROPPED && self.inputs[s].sketched(e.position) {
+                            f(e.key, position)?;
+                        }
                     }
+                    Ok(())
+                },
+            )
+        };
+        put_u32s(out, ends.iter().copied())?;
+        let mut keys = Buffered::new(out);
+        for_each_kept(&mut |key, _| keys.put(&key.to_le_bytes()))?;
+        keys.flush()?;
+        let width = key_tables::position_width(self.books as usize);
+        let mut positions = PackedOut::new(out, width);
+        for_each_kept(&mut |_, position| positions.push(position))?;
+        positions.finish()?;
+        let mut places = PackedOut::new(out, key_tables::place_width(entries));
+        let mut first_book = 0;
+        while first_book < ends.len() {
+            let base = first_book.checked_sub(1).map_or(0, |b| ends[b]);
+            let last_book = first_book
+                + ends[first_book..].partition_point(|&end| (end - base) as usize <= PLACES_HELD);
+            let books = first_book..last_book.max(first_book + 1);
+            let held = (ends[books.end - 1] - base) as usize;
+            // Where each book of the run puts its next place.
+            let mut next: Vec<usize> = books
+                .clone()
+                .map(|b| b.checked_sub(1).map_or(0, |b| ends[b]) - base)
+                .map(|start| start as usize)
+                .collect();
+            let mut gathered = vec![0u32; held];
+            let mut place = 0u32;
+            for_each_kept(&mut |_, position| {
+                if books.contains(&(position as usize)) {
+                    let at = &mut next[position as usize - books.start];
+                    gathered[*at] = place;
+                    *at += 1;
                 }
+                place += 1;
                 Ok(())
-            },
-        )?;
-        order.finish()
+            })?;
+            for &place in &gathered {
+                places.push(place)?;
+            }
+            first_book = books.end;
+        }
+        places.finish()
     }
 
     /// Flags, entry ends, entries and the key order.

@@ -219,7 +219,7 @@ fn the_segment_of_two_books() {
     let bytes = segment::encode(records.to_vec(), 2).unwrap();
     let doc = example("segment");
     assert_eq!(doc, bytes);
-    assert_eq!(doc.len(), 405);
+    assert_eq!(doc.len(), 409);
 
     let decoded = Segment::decode(doc, path()).unwrap();
     let books: Vec<_> = decoded.books().collect();

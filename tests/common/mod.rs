@@ -471,3 +471,50 @@ pub fn upgraded_fixture_with_a_new_segment(
     let new = Segment::open_checked(&new[0]).unwrap();
     (dir, index, old, new)
 }
+
+/// Every (table, key, book id) of `segment`'s books, sorted, and whether a
+/// lookup of each key lists its book.
+pub fn keys_found(segment: &stemmata::storage::segment::Segment) -> (Vec<(usize, u64, u32)>, bool) {
+    use stemmata::repr::sketch::Table;
+    let ids: Vec<u32> = segment.books().map(|(id, _, _)| id).collect();
+    let mut keys = Vec::new();
+    let mut found = true;
+    for (slot, &id) in ids.iter().enumerate() {
+        for table in Table::ALL {
+            for key in segment.book_keys(slot, table) {
+                found &= segment.lookup(table, key).any(|b| b == id);
+                keys.push((table as usize, key, id));
+            }
+        }
+    }
+    keys.sort_unstable();
+    (keys, found)
+}
+
+/// The fixture `version`, upgraded, and a book loaded into it: its old
+/// segment merged with the new one (of the current format) keeps every
+/// book's keys, each found again, and the compaction of the index does the
+/// same merge.
+pub fn assert_merge_with_a_current_segment_keeps_every_key(version: &str, from: u16) {
+    use stemmata::storage::format::FORMAT_VERSION;
+    use stemmata::storage::segment::Segment;
+    use stemmata::storage::segment_merge::{merge, Fate};
+    let (_dir, mut index, old, new) = upgraded_fixture_with_a_new_segment(version);
+    assert_eq!(
+        (old.version().number(), new.version().number()),
+        (from, FORMAT_VERSION)
+    );
+    let bytes = merge(&[&old, &new], |_| Fate::Keep).unwrap();
+    let merged = Segment::decode(bytes, Path::new("merged")).unwrap();
+    assert_eq!(merged.version().number(), FORMAT_VERSION);
+    let (old_keys, old_found) = keys_found(&old);
+    let (new_keys, new_found) = keys_found(&new);
+    let (merged_keys, merged_found) = keys_found(&merged);
+    assert!(old_found && new_found && merged_found);
+    let mut expected = [old_keys, new_keys].concat();
+    expected.sort_unstable();
+    assert_eq!(merged_keys, expected);
+    assert!(expected.len() > 5 * 100, "{} keys", expected.len());
+    index.compact().unwrap();
+    assert_eq!(index.verify().unwrap().books, 5);
+}
