@@ -7,9 +7,10 @@
 //! its books' cumulative key counts, its keys sorted by (key, book
 //! position), the position of each key's book bit-packed beside them, and
 //! each book's *places* (where its keys lie in the key order, increasing),
-//! bit-packed book after book. A lookup searches the contiguous keys and
-//! reads their books' positions; a book's keys are read through its
-//! places.
+//! book after book, each book's as a record of its first place and the
+//! gaps after it at the bits of its widest gap ([`encode_book_places`]).
+//! A lookup searches the contiguous keys and reads their books'
+//! positions; a book's keys are read through its places.
 //!
 //! Format 13 stored each key once too, but book after book, with a
 //! bit-packed *key order* of their numbers (a key's place among the
@@ -99,8 +100,10 @@ pub(super) struct SortedTable {
     /// The position of each key's book, bit-packed at `position_width`.
     positions_at: usize,
     position_width: u8,
-    /// Each book's places in the key order, book after book, bit-packed
-    /// at `place_width`.
+    /// Each book's cumulative bytes of place records: one `u32` a book.
+    place_ends_at: usize,
+    /// Each book's place record, book after book; a first place takes
+    /// `place_width` bits.
     places_at: usize,
     place_width: u8,
 }
@@ -168,17 +171,18 @@ impl KeyTables {
                 let position_width = position_width(n);
                 let positions_len = packed::packed_len(entry_count, position_width);
                 let positions_at = cursor.skip(positions_len, 1, "key position bytes")?;
-                let place_width = place_width(entry_count);
-                let places_len = packed::packed_len(entry_count, place_width);
-                let places_at = cursor.skip(places_len, 1, "book key place bytes")?;
+                let place_ends_at = cursor.skip(n, 4, "book place ends")?;
+                let places_len = last_end(bytes, place_ends_at, n);
+                let places_at = cursor.skip(places_len, 1, "book place records")?;
                 *table = SortedTable {
                     ends_at,
                     keys_at,
                     entry_count,
                     positions_at,
                     position_width,
+                    place_ends_at,
                     places_at,
-                    place_width,
+                    place_width: place_width(entry_count),
                 };
             }
             Layout::Sorted(tables)
@@ -294,7 +298,7 @@ impl KeyTables {
         match &self.layout {
             Layout::Sorted(tables) => {
                 let sorted = Sorted::of(bytes, tables[table as usize], self.ids.count);
-                let places = end_range(sorted.ends(), position, sorted.len());
+                let places = sorted.book_places(position);
                 BookKeys::Placed { sorted, places }
             }
             _ => BookKeys::Stored(
@@ -649,9 +653,64 @@ pub(super) fn encode(books: &[SegmentBook], out: &mut Vec<u8>) -> Result<()> {
         for (place, &j) in (0u32..).zip(&order) {
             places[j as usize] = place;
         }
-        packed::pack(places, place_width(total), out);
+        let mut records = Vec::new();
+        let mut start = 0;
+        for b in books {
+            let count = keys_of(b);
+            encode_book_places(
+                &places[start..start + count],
+                place_width(total),
+                &mut records,
+            );
+            start += count;
+            let end = u32::try_from(records.len()).map_err(|_| too_many_keys())?;
+            out.extend_from_slice(&end.to_le_bytes());
+        }
+        out.extend_from_slice(&records);
     }
     Ok(())
+}
+
+/// Appends the place record of a book whose places in a key order are
+/// `places` (strictly increasing; no record for none): a byte giving the
+/// bits w of its widest gap (a place less the one before it, less one),
+/// then its first place at `first_width` bits and each gap at w bits,
+/// least significant bit first, zero bits to the end of the last byte.
+pub(super) fn encode_book_places(places: &[u32], first_width: u8, out: &mut Vec<u8>) {
+    let Some((&first, rest)) = places.split_first() else {
+        return;
+    };
+    // Wrapping: places out of order (from keys out of order) give a
+    // record, never a panic, which no check accepts.
+    let gaps = places
+        .windows(2)
+        .map(|w| w[1].wrapping_sub(w[0]).wrapping_sub(1));
+    let width = gaps.clone().max().map_or(0, packed::bits);
+    out.push(width);
+    let (mut acc, mut held) = (0u64, 0u32);
+    let values = std::iter::once((first, first_width)).chain(gaps.map(|g| (g, width)));
+    for (value, bits) in values.take(1 + rest.len()) {
+        acc |= u64::from(value) << held;
+        held += u32::from(bits);
+        while held >= 8 {
+            out.push(acc as u8);
+            acc >>= 8;
+            held -= 8;
+        }
+    }
+    if held > 0 {
+        out.push(acc as u8);
+    }
+}
+
+/// Bytes of the place record of a book of `count` places whose first
+/// takes `first_width` bits and each gap `width` (0 for none).
+fn book_places_len(count: usize, first_width: u8, width: u8) -> usize {
+    match count {
+        0 => 0,
+        _ => (8 + u64::from(first_width) + (count as u64 - 1) * u64::from(width)).div_ceil(8)
+            as usize,
+    }
 }
 
 /// The error for a segment whose table would hold 2^32 keys or more.
@@ -696,10 +755,20 @@ impl<'a> Sorted<'a> {
         self.raw_position(i).min(self.books.saturating_sub(1))
     }
 
-    /// Place `j` of the books' places, as stored.
-    fn raw_place(&self, j: usize) -> usize {
-        let places = &self.bytes[self.span.places_at..];
-        Unpacker::new(places, self.span.place_width).get(j) as usize
+    /// The places of the book at `position`, as stored (as many as its
+    /// key ends give it; past its record they read as zero gaps).
+    fn book_places(&self, position: usize) -> BookPlaces<'a> {
+        let count = end_range(self.ends(), position, self.len()).len();
+        let place_ends = U32s::new(
+            &self.bytes[self.span.place_ends_at..self.span.place_ends_at + 4 * self.books],
+        );
+        let records = &self.bytes[self.span.places_at..];
+        let range = end_range(place_ends, position, records.len());
+        BookPlaces::new(&records[range], self.span.place_width, count)
+    }
+
+    fn place_ends(&self) -> U32s<'a> {
+        U32s::new(&self.bytes[self.span.place_ends_at..self.span.place_ends_at + 4 * self.books])
     }
 
     fn ends(&self) -> U32s<'a> {
@@ -730,6 +799,9 @@ impl<'a> Sorted<'a> {
             }
             previous = Some(current);
         }
+        if !non_decreasing(self.place_ends().iter()) {
+            return Err("place ends out of order".into());
+        }
         let ends = self.ends();
         for (position, &count) in keys_of_book.iter().enumerate() {
             let range = end_range(ends, position, self.len());
@@ -739,27 +811,50 @@ impl<'a> Sorted<'a> {
                     range.len()
                 ));
             }
-            let mut last = None;
-            for j in range {
-                let place = self.raw_place(j);
-                if place >= self.len()
-                    || self.raw_position(place) != position
-                    || last >= Some(place)
-                {
-                    return Err(format!(
-                        "book {position}'s places out of order or not its keys"
-                    ));
-                }
-                last = Some(place);
-            }
+            self.check_book_places(position)?;
         }
         let positions = &self.bytes[self.span.positions_at..];
-        let places = &self.bytes[self.span.places_at..];
-        match packed::padding_is_zero(positions, self.len(), self.span.position_width)
-            && packed::padding_is_zero(places, self.len(), self.span.place_width)
+        match packed::padding_is_zero(positions, self.len(), self.span.position_width) {
+            true => Ok(()),
+            false => Err("bits after the key positions".into()),
+        }
+    }
+
+    /// Checks the place record of the book at `position`: each place below
+    /// the keys, holding a key of that book (increasing, as gaps are added
+    /// to the place before), and the record what the writer writes for
+    /// them ([`encode_book_places`]: its width the bits of its widest gap,
+    /// its length exactly its bits, zero bits after them).
+    fn check_book_places(&self, position: usize) -> std::result::Result<(), String> {
+        let wrong = || format!("book {position}'s place record is not its keys' places");
+        let places = self.book_places(position);
+        let record = places.record;
+        let (count, width) = (places.count, places.width);
+        let mut widest = None;
+        let mut last: Option<usize> = None;
+        for place in places {
+            if place >= self.len() || self.raw_position(place) != position {
+                return Err(wrong());
+            }
+            if let Some(last) = last {
+                let gap = (place - last - 1) as u32;
+                widest = Some(widest.map_or(gap, |w: u32| w.max(gap)));
+            }
+            last = Some(place);
+        }
+        let len = book_places_len(count, self.span.place_width, width);
+        let stored_width = record.first().copied().unwrap_or(0);
+        let used = match count {
+            0 => 0,
+            _ => 8 + u64::from(self.span.place_width) + (count as u64 - 1) * u64::from(width),
+        };
+        let padding_clear = record
+            .last()
+            .is_none_or(|&byte| used % 8 == 0 || byte >> (used % 8) == 0);
+        match record.len() == len && stored_width == widest.map_or(0, packed::bits) && padding_clear
         {
             true => Ok(()),
-            false => Err("bits after the key positions or places".into()),
+            false => Err(wrong()),
         }
     }
 }
@@ -769,12 +864,65 @@ impl<'a> Sorted<'a> {
 pub(super) enum BookKeys<'a> {
     /// Stored book after book, 8 bytes each (formats 3 to 13).
     Stored(std::slice::ChunksExact<'a, u8>),
-    /// Read through the book's places `places` in a key order (format 14
-    /// on).
+    /// Read through the book's places in a key order (format 14 on).
     Placed {
         sorted: Sorted<'a>,
-        places: Range<usize>,
+        places: BookPlaces<'a>,
     },
+}
+
+/// One book's places in a key order, read from its record (see
+/// [`encode_book_places`]): `count` of them, whatever the record holds
+/// (bits past it read as zero, a width past 32 as 32).
+#[derive(Debug, Clone)]
+pub(super) struct BookPlaces<'a> {
+    /// The record, its width byte first.
+    record: &'a [u8],
+    first_width: u8,
+    width: u8,
+    count: usize,
+    /// Places read, and the last of them.
+    read: usize,
+    last: usize,
+}
+
+impl<'a> BookPlaces<'a> {
+    fn new(record: &'a [u8], first_width: u8, count: usize) -> Self {
+        BookPlaces {
+            record,
+            first_width,
+            width: record.first().map_or(0, |&w| w.min(32)),
+            count,
+            read: 0,
+            last: 0,
+        }
+    }
+}
+
+impl Iterator for BookPlaces<'_> {
+    type Item = usize;
+
+    fn next(&mut self) -> Option<usize> {
+        if self.read >= self.count {
+            return None;
+        }
+        let values = self.record.get(1..).unwrap_or(&[]);
+        self.last = match self.read {
+            0 => Unpacker::new(values, self.first_width).get(0) as usize,
+            i => {
+                let bit = usize::from(self.first_width) + (i - 1) * usize::from(self.width);
+                let gap = Unpacker::new(values, self.width).at_bit(bit) as usize;
+                self.last.saturating_add(gap).saturating_add(1)
+            }
+        };
+        self.read += 1;
+        Some(self.last)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let left = self.count - self.read;
+        (left, Some(left))
+    }
 }
 
 impl Iterator for BookKeys<'_> {
@@ -783,17 +931,14 @@ impl Iterator for BookKeys<'_> {
     fn next(&mut self) -> Option<u64> {
         match self {
             BookKeys::Stored(chunks) => chunks.next().map(LittleEndian::read_u64),
-            BookKeys::Placed { sorted, places } => {
-                let j = places.next()?;
-                Some(sorted.key(sorted.raw_place(j)))
-            }
+            BookKeys::Placed { sorted, places } => Some(sorted.key(places.next()?)),
         }
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
         let left = match self {
             BookKeys::Stored(chunks) => chunks.len(),
-            BookKeys::Placed { places, .. } => places.len(),
+            BookKeys::Placed { places, .. } => places.size_hint().0,
         };
         (left, Some(left))
     }
@@ -1045,15 +1190,23 @@ mod tests {
     use super::*;
 
     /// Table 3 of the worked example of `storage-format.md` 4.7, with
-    /// `positions` and `places` in place of its bytes: two books, keys
-    /// 0xd1 (book 0), 0xd1 and 0xd2 (book 1).
-    fn example(keys: [u64; 3], positions: u8, places: u8) -> Vec<u8> {
+    /// `keys`, `positions` and the books' place `records` in place of its
+    /// bytes: two books, keys 0xd1 (book 0), 0xd1 and 0xd2 (book 1).
+    fn example(keys: [u64; 3], positions: u8, records: [&[u8]; 2]) -> Vec<u8> {
         let mut bytes = Vec::new();
         bytes.extend_from_slice(&1u32.to_le_bytes());
         bytes.extend_from_slice(&3u32.to_le_bytes());
         keys.iter()
             .for_each(|key| bytes.extend_from_slice(&key.to_le_bytes()));
-        bytes.extend_from_slice(&[positions, places]);
+        bytes.push(positions);
+        let mut end = 0u32;
+        for record in records {
+            end += record.len() as u32;
+            bytes.extend_from_slice(&end.to_le_bytes());
+        }
+        records
+            .iter()
+            .for_each(|record| bytes.extend_from_slice(record));
         bytes
     }
 
@@ -1064,15 +1217,24 @@ mod tests {
             entry_count: 3,
             positions_at: 32,
             position_width: position_width(2),
-            places_at: 33,
+            place_ends_at: 33,
+            places_at: 41,
             place_width: place_width(3),
         };
         Sorted::of(bytes, span, 2)
     }
 
+    /// A damaged example's keys, positions and records, and what its
+    /// error names.
+    type Damaged = ([u64; 3], u8, [&'static [u8]; 2], &'static str);
+
+    /// Book 0's place 0 and book 1's places 1 and 2 (a gap of 0), first
+    /// places at 2 bits.
+    const RECORDS: [&[u8]; 2] = [&[0, 0], &[0, 1]];
+
     #[test]
     fn the_examples_table_reads_its_books_and_their_keys() {
-        let bytes = example([0xd1, 0xd1, 0xd2], 0b110, 0b10_01_00);
+        let bytes = example([0xd1, 0xd1, 0xd2], 0b110, RECORDS);
         let table = sorted(&bytes);
         assert_eq!(table.check(), Ok(()));
         assert_eq!(equal_run(3, 1, |i| table.key(i)), 0..2);
@@ -1081,7 +1243,7 @@ mod tests {
             [0, 1, 1]
         );
         let keys_of = |position| {
-            let places = end_range(table.ends(), position, table.len());
+            let places = table.book_places(position);
             BookKeys::Placed {
                 sorted: table,
                 places,
@@ -1089,34 +1251,48 @@ mod tests {
             .collect::<Vec<u64>>()
         };
         assert_eq!((keys_of(0), keys_of(1)), (vec![0xd1], vec![0xd1, 0xd2]));
+        for (position, record) in [(0, RECORDS[0]), (1, RECORDS[1])] {
+            let places: Vec<u32> = (table.book_places(position).map(|p| p as u32)).collect();
+            let mut encoded = Vec::new();
+            encode_book_places(&places, 2, &mut encoded);
+            assert_eq!(encoded, record);
+        }
     }
 
     #[test]
     fn a_table_whose_order_books_or_places_disagree_is_refused() {
-        let refused = [
-            // Keys out of order.
-            (
-                example([0xd2, 0xd1, 0xd1], 0b110, 0b10_01_00),
-                "out of order",
-            ),
+        let refused: [Damaged; 7] = [
+            ([0xd2, 0xd1, 0xd1], 0b110, RECORDS, "out of order"),
             // Equal keys out of book order.
-            (
-                example([0xd1, 0xd1, 0xd2], 0b101, 0b10_01_00),
-                "out of order",
-            ),
-            // Book 1's places reversed.
-            (example([0xd1, 0xd1, 0xd2], 0b110, 0b01_10_00), "places"),
-            // Book 0's place names a key of book 1.
-            (example([0xd1, 0xd1, 0xd2], 0b110, 0b10_01_01), "places"),
+            ([0xd1, 0xd1, 0xd2], 0b101, RECORDS, "out of order"),
             // Two keys of book 0 in the key order, one in its key ends.
-            (example([0xd1, 0xd2, 0xd3], 0b100, 0b10_01_00), "places for"),
-            // A bit set after the positions.
+            ([0xd1, 0xd2, 0xd3], 0b100, RECORDS, "places for"),
+            // Book 0's place names a key of book 1.
             (
-                example([0xd1, 0xd1, 0xd2], 0b1110, 0b10_01_00),
-                "bits after",
+                [0xd1, 0xd1, 0xd2],
+                0b110,
+                [&[0, 1], RECORDS[1]],
+                "place record",
             ),
+            // Book 1's gaps at 1 bit where 0 hold them.
+            (
+                [0xd1, 0xd1, 0xd2],
+                0b110,
+                [RECORDS[0], &[1, 1]],
+                "place record",
+            ),
+            // A bit set after book 0's first place.
+            (
+                [0xd1, 0xd1, 0xd2],
+                0b110,
+                [&[0, 0b100], RECORDS[1]],
+                "place record",
+            ),
+            // A bit set after the positions.
+            ([0xd1, 0xd1, 0xd2], 0b1110, RECORDS, "bits after"),
         ];
-        for (bytes, what) in refused {
+        for (keys, positions, records, what) in refused {
+            let bytes = example(keys, positions, records);
             let error = sorted(&bytes).check().unwrap_err();
             assert!(error.contains(what), "{error}, not {what}");
         }

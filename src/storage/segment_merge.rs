@@ -130,6 +130,10 @@ impl<'s> Plans<'s> {
 /// Where a dropped book or part goes.
 const DROPPED: u32 = u32::MAX;
 
+/// A pass over a key table's kept entries in key order: calls its
+/// argument with each one's key and merged book position.
+type KeptEntries<'a> = dyn Fn(&mut dyn FnMut(u64, u32) -> Result<()>) -> Result<()> + 'a;
+
 /// The most places of a key table a merge gathers at once (16 MiB): past
 /// it, the books' places are gathered in runs, a pass of the merge each.
 /// The crate's own tests gather a few at a time, so that every merge they
@@ -358,10 +362,11 @@ impl<'s> Plan<'s> {
     /// books' cumulative key counts, then, each from a k-way merge of the
     /// inputs' tables in key order (inputs in id order, so a key's entries
     /// come input after input, in book order), the keys, their books'
-    /// merged positions and each book's places. A book's places are
-    /// gathered for a run of books at a time, at most [`PLACES_HELD`]
-    /// places, each run another pass of the merge: a table of any size is
-    /// written in bounded memory.
+    /// merged positions, and each book's place ends and place records.
+    /// A book's places are gathered for a run of books at a time, at most
+    /// [`PLACES_HELD`] places, each run another pass of the merge (two
+    /// rounds of runs: the records' lengths, then the records): a table of
+    /// any size is written in bounded memory.
     fn encode_table(&self, table: Table, out: &mut dyn Sink) -> Result<()> {
         let mut merged: Vec<Vec<u32>> = Vec::with_capacity(self.inputs.len());
         let mut end = 0u64;
@@ -404,10 +409,44 @@ impl<'s> Plan<'s> {
         let mut positions = PackedOut::new(out, width);
         for_each_kept(&mut |_, position| positions.push(position))?;
         positions.finish()?;
-        let mut places = PackedOut::new(out, key_tables::place_width(entries));
+        // Each book's place record: their lengths first, for the place
+        // ends, then the records, each round gathering the places again.
+        let first_width = key_tables::place_width(entries);
+        let mut record = Vec::new();
+        let mut place_end = 0u64;
+        let mut place_ends = Vec::with_capacity(ends.len());
+        self.for_each_book_places(&ends, &for_each_kept, |places| {
+            record.clear();
+            key_tables::encode_book_places(places, first_width, &mut record);
+            place_end += record.len() as u64;
+            place_ends.push(u32::try_from(place_end).map_err(|_| key_tables::too_many_keys())?);
+            Ok(())
+        })?;
+        put_u32s(out, place_ends.into_iter())?;
+        let mut records = Buffered::new(out);
+        self.for_each_book_places(&ends, &for_each_kept, |places| {
+            record.clear();
+            key_tables::encode_book_places(places, first_width, &mut record);
+            records.put(&record)
+        })?;
+        records.flush()
+    }
+
+    /// Calls `f` with each kept book's places in the key order that
+    /// `for_each_kept` yields (the merged position of each kept entry, in
+    /// key order), book after book; `ends` are the books' cumulative key
+    /// counts. The places are gathered for a run of books at a time, at
+    /// most [`PLACES_HELD`], each run a pass of `for_each_kept`.
+    fn for_each_book_places(
+        &self,
+        ends: &[u32],
+        for_each_kept: &KeptEntries<'_>,
+        mut f: impl FnMut(&[u32]) -> Result<()>,
+    ) -> Result<()> {
+        let start_of = |book: usize| book.checked_sub(1).map_or(0, |b| ends[b]);
         let mut first_book = 0;
         while first_book < ends.len() {
-            let base = first_book.checked_sub(1).map_or(0, |b| ends[b]);
+            let base = start_of(first_book);
             let last_book = first_book
                 + ends[first_book..].partition_point(|&end| (end - base) as usize <= PLACES_HELD);
             let books = first_book..last_book.max(first_book + 1);
@@ -415,8 +454,7 @@ impl<'s> Plan<'s> {
             // Where each book of the run puts its next place.
             let mut next: Vec<usize> = books
                 .clone()
-                .map(|b| b.checked_sub(1).map_or(0, |b| ends[b]) - base)
-                .map(|start| start as usize)
+                .map(|b| (start_of(b) - base) as usize)
                 .collect();
             let mut gathered = vec![0u32; held];
             let mut place = 0u32;
@@ -429,12 +467,13 @@ impl<'s> Plan<'s> {
                 place += 1;
                 Ok(())
             })?;
-            for &place in &gathered {
-                places.push(place)?;
+            for book in books.clone() {
+                let range = (start_of(book) - base) as usize..(ends[book] - base) as usize;
+                f(&gathered[range])?;
             }
             first_book = books.end;
         }
-        places.finish()
+        Ok(())
     }
 
     /// Flags, entry ends, entries and the key order.
