@@ -23,12 +23,14 @@
 //! format: this build reads it but cannot load into it (its sketches or
 //! page signatures would need the texts).
 //!
-//! A format-10 to format-13 index is upgraded by one catalog transaction:
-//! its segments (format 13: keys book after book with a key order of
-//! numbers; before, each key twice and `u32` list ends, and before format
-//! 12 no passages) and its barrel records (before format 13 `u32` deltas;
-//! before format 11 the hashes too) are read as they are, and a merge
-//! rewrites the segments in the current layout.
+//! A format-10 to format-14 index is upgraded by one catalog transaction:
+//! its segments (format 14's layout is the current one; format 13: keys
+//! book after book with a key order of numbers; before, each key twice and
+//! `u32` list ends, and before format 12 no passages), its barrel records
+//! (before format 13 `u32` deltas; before format 11 the hashes too) and its
+//! page-file records (before format 15 the high 32 bits of each value) are
+//! read as they are, and a merge rewrites the segments in the current
+//! layout.
 //!
 //! A format-5 to format-9 index (redb's file format 3 already) is upgraded
 //! by writing one segment that holds every live book's book sections in
@@ -209,8 +211,8 @@ pub(crate) fn upgrade(dir: &Path) -> Result<UpgradeStats> {
             if upgraded {
                 prepare_new_dirs(store.dir())?;
                 // Segments before format 10 are rewritten: format 10 stores
-                // sequences and postings compactly. A format-10 to 13 index
-                // keeps its segments and its barrels, read as they are.
+                // sequences and postings compactly. A format-10 to 14 index
+                // keeps its segments, barrels and page files, read as they are.
                 let swap = if from.has_compact_postings() {
                     SegmentSwap::default()
                 } else {

@@ -4,8 +4,12 @@
 //! images, lists the book of word images, finds a word on the scanned page
 //! with its box and crop, finds a book bound inside the volume, holds each
 //! book's passage, and finds every book under each of its keys through the
-//! key tables in key order. A later format must keep reading it or upgrade
-//! it; either way this test says so before a release does.
+//! key tables in key order. Its page file holds the high 32 bits of each
+//! page min-hash, which read back as the codes format 15 stores; an upgrade
+//! (one catalog transaction) keeps its segments and page file, and a
+//! paged book loaded after it appends a record of codes to that file. A
+//! later format must keep reading it or upgrade it; either way this test
+//! says so before a release does.
 
 mod common;
 
@@ -28,10 +32,44 @@ fn the_version_14_fixture_opens_read_only_verifies_and_writes_nothing() {
 }
 
 #[test]
-fn a_copy_of_the_version_14_fixture_takes_another_book_of_word_images() {
+fn a_copy_of_the_version_14_fixture_upgrades_and_takes_another_book_of_word_images() {
+    common::assert_upgrade_keeps_segments_and_takes_a_page("v14", 14, &fixture());
+}
+
+#[test]
+fn the_version_14_page_record_reads_as_codes_and_takes_a_record_of_codes_after_it() {
     let dir = common::fixture_copy("v14");
-    let index = Index::open(dir.path()).unwrap();
-    common::assert_takes_fixture_page_again(&index, &fixture());
+    let page_file = dir.path().join("pages/000001.pgs");
+    let before = std::fs::read(&page_file).unwrap();
+    assert_eq!(before[20..22], [34, 0], "k = 34, 32-bit values");
+    let (index, _) = Index::upgrade(dir.path()).unwrap();
+    assert_eq!(std::fs::read(&page_file).unwrap(), before, "page file kept");
+    let text = std::fs::read_to_string(fixture().join("texts/gamma.txt")).unwrap();
+    let reader = index.reader().unwrap();
+    let old = reader.pages("gamma").unwrap();
+    assert_eq!(old.len(), 4);
+    assert_eq!(
+        old,
+        reader.pages_of_text(&text),
+        "old records read as codes"
+    );
+    drop(reader);
+
+    let paged = text.replace("\u{c}", "\u{c}\u{c}");
+    index
+        .load([Ok(stemmata::Document::new("gamma-again", paged.as_str()))])
+        .unwrap();
+    let after = std::fs::read(&page_file).unwrap();
+    assert!(after.len() > before.len() && after.starts_with(&before));
+    let reader = index.reader().unwrap();
+    let new = reader.pages("gamma-again").unwrap();
+    assert_eq!(new, reader.pages_of_text(&paged));
+    assert_eq!(reader.pages("gamma").unwrap(), old);
+    let relation = reader.relation("gamma", "gamma-again").unwrap();
+    assert!(relation.class.is_same_text(), "{relation:?}");
+    drop(reader);
+    let stats = index.verify().unwrap();
+    assert_eq!((stats.paged_books, stats.page_records), (2, 3));
 }
 
 #[test]

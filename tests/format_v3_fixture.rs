@@ -46,8 +46,9 @@ fn an_upgraded_version_3_index_verifies_and_answers_both_modes() {
         ),
         (3, FORMAT_VERSION, true)
     );
-    // Two records: 18 bytes plus 136 per page, after the 16-byte header.
-    let page_bytes = 16 + (18 + 136 * 4) + (18 + 136 * 3);
+    // Two records of codes: 18 bytes plus 68 per page, after the 16-byte
+    // header.
+    let page_bytes = 16 + (18 + 68 * 4) + (18 + 68 * 3);
     assert_eq!(
         (stats.paged_books, stats.page_files, stats.page_file_bytes),
         (2, 1, page_bytes)

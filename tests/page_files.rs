@@ -63,9 +63,9 @@ fn paged_books_have_records_in_one_page_file_and_nothing_else_there() {
     );
     let file = page_file(dir.path(), 1);
     let on_disk = std::fs::metadata(&file).unwrap().len();
-    // The header and one record per paged book: 4 + 6 + 136 per page + 8.
+    // The header and one record per paged book: 4 + 6 + 68 per page + 8.
     let pages: u64 = (0..6).map(|i| 3 + i).sum();
-    assert_eq!(on_disk, 16 + 6 * 18 + 136 * pages);
+    assert_eq!(on_disk, 16 + 6 * 18 + 68 * pages);
     assert_eq!(verified.page_file_bytes, on_disk);
     let stats = index.stats().unwrap();
     assert_eq!((stats.page_files, stats.page_file_bytes), (1, on_disk));
@@ -85,7 +85,7 @@ fn every_damaged_page_file_byte_is_an_error_naming_the_file_never_a_panic() {
     let file = page_file(dir.path(), 1);
     let clean = std::fs::read(&file).unwrap();
     // The first record (book p0, three pages) and the header before it.
-    let first_record = 18 + 136 * 3;
+    let first_record = 18 + 68 * 3;
     for at in (0..16 + first_record).step_by(7) {
         let mut damaged = clean.clone();
         damaged[at] ^= 0x20;
@@ -143,9 +143,9 @@ fn verify_checks_the_dead_records_too() {
     }
     let error = index.verify().unwrap_err();
     assert!(names(&error, &file), "{error}");
-    // The offset is within p0's record (three pages: 18 + 3 × 136 bytes).
+    // The offset is within p0's record (three pages: 18 + 3 × 68 bytes).
     assert!(
-        matches!(error, Error::ChecksumMismatch { offset, .. } if (16..16 + 18 + 3 * 136).contains(&offset)),
+        matches!(error, Error::ChecksumMismatch { offset, .. } if (16..16 + 18 + 3 * 68).contains(&offset)),
         "{error:?}"
     );
 }
@@ -204,11 +204,7 @@ fn a_torn_page_file_tail_is_ignored_on_open_and_cut_off_by_the_next_load() {
         .load([Ok(Document::new("after", paged(50_000, 2)))])
         .unwrap();
     let new_len = index.stats().unwrap().page_file_bytes;
-    assert_eq!(
-        new_len,
-        committed + 18 + 2 * 136,
-        "the tail was not cut off"
-    );
+    assert_eq!(new_len, committed + 18 + 2 * 68, "the tail was not cut off");
     assert_eq!(std::fs::metadata(&file).unwrap().len(), new_len);
     assert_eq!(index.verify().unwrap().paged_books, 7);
     let after = all_pages(&index);

@@ -29,7 +29,7 @@ fn page_file_bytes(index: &Index) -> u64 {
 
 /// Bytes of the page-file record of a book of `pages` pages.
 fn record_len(pages: u64) -> u64 {
-    4 + 6 + 4 * 34 * pages + 8
+    4 + 6 + 2 * 34 * pages + 8
 }
 
 #[test]

@@ -73,9 +73,11 @@ use std::path::Path;
 use std::time::Instant;
 
 use stemmata::relate::classify::Signals;
-use stemmata::relate::{classify_pages, PageOptions, PageSignals, Relation, RelationClass, Side};
+use stemmata::relate::{
+    classify_pages, PageOptions, PageSignals, PagedBook, Relation, RelationClass, Side,
+};
 use stemmata::repr::minhash::mix64;
-use stemmata::repr::{page_signatures, word_hash, MinHashSig, SketchOptions};
+use stemmata::repr::{book_signature, page_signatures, word_hash, MinHashSig, SketchOptions};
 use stemmata::storage::pages::reduce;
 use stemmata::text::{decode, tokenise_spans, Token, PAGE_BREAK};
 use stemmata_eval::{Corpus, LabelledPair};
@@ -260,6 +262,8 @@ struct Paged {
     starts: Vec<usize>,
     /// Pages with [`WORDS_PER_PAGE`], and with each of [`PRINTINGS`].
     pages: [Vec<MinHashSig>; 3],
+    /// Its book signature, as an index's sketch holds it.
+    signature: MinHashSig,
 }
 
 impl Paged {
@@ -271,6 +275,7 @@ impl Paged {
             book.pages(&book.page_starts(PRINTINGS.1)),
         ];
         Paged {
+            signature: book_signature(&book.text, &SketchOptions::default().book),
             book,
             starts,
             pages,
@@ -312,7 +317,15 @@ fn relation(books: &HashMap<&str, Paged>, pair: &LabelledPair, pairing: Pairing)
     };
     // The page classifier alone: what the pages say, whatever the words
     // would.
-    classify_pages(&PageSignals::compute(a_pages, b_pages, &PageOptions::default()).unwrap())
+    let a_book = PagedBook {
+        pages: a_pages,
+        signature: &a.signature,
+    };
+    let b_book = PagedBook {
+        pages: b_pages,
+        signature: &b.signature,
+    };
+    classify_pages(&PageSignals::compute(&a_book, &b_book, &PageOptions::default()).unwrap())
 }
 
 fn is_contiguous_subset_of_a(relation: &Relation) -> bool {

@@ -7,8 +7,8 @@
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use stemmata::relate::{
-    classify_map, classify_pages, MapOptions, PageOptions, PageSignals, PortionMap, Relation,
-    RelationClass, Side,
+    classify_map, classify_pages, MapOptions, PageOptions, PageSignals, PagedText, PortionMap,
+    Relation, RelationClass, Side,
 };
 use stemmata::repr::unique_words::extract;
 use stemmata::repr::{page_signatures, ExtractOptions, MinHashOptions};
@@ -42,13 +42,8 @@ fn paginate(words: &[String], per_page: usize) -> String {
 }
 
 fn page_relation(a: &str, b: &str) -> Relation {
-    let options = MinHashOptions::pages();
-    let signals = PageSignals::compute(
-        &page_signatures(a, &options),
-        &page_signatures(b, &options),
-        &PageOptions::default(),
-    )
-    .unwrap();
+    let (a, b) = (PagedText::of(a), PagedText::of(b));
+    let signals = PageSignals::compute(&a.view(), &b.view(), &PageOptions::default()).unwrap();
     classify_pages(&signals)
 }
 
@@ -192,6 +187,7 @@ fn stored_books_relate_through_the_reader() {
         parts: std::slice::from_ref(&fp.sequence),
         words: fp.words,
         pages: &[],
+        signature: &reader.signature_of_text(&part),
     };
     let with = reader.relation_with(&input, "whole").unwrap();
     assert_class(&with, RelationClass::Contains, Some(Side::B));
@@ -333,7 +329,7 @@ fn stored_paged_books_relate_by_their_stored_page_signatures() {
     let reader = index.reader().unwrap();
 
     // The index stores what page_signatures gives, one per page, reduced
-    // to the stored b-bit form; a new text's signatures get the same form.
+    // to the stored 16-bit codes; a new text's signatures get the same form.
     let expected: Vec<_> = page_signatures(&books[0].1, &MinHashOptions::pages())
         .iter()
         .map(stemmata::storage::pages::reduce)
@@ -362,10 +358,13 @@ fn stored_paged_books_relate_by_their_stored_page_signatures() {
     let features = extract(&reprint, &ExtractOptions::default());
     let pages = reader.pages_of_text(&reprint);
     assert_eq!(pages.len(), 40);
+    let signature = reader.signature_of_text(&reprint);
+    assert_eq!(signature.0.len(), 100);
     let input = stemmata::RelationInput {
         parts: std::slice::from_ref(&features.sequence),
         words: features.words,
         pages: &pages,
+        signature: &signature,
     };
     assert_class(
         &reader.relation_with(&input, "book").unwrap(),

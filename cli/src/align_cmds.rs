@@ -12,10 +12,8 @@ use std::time::{Duration, Instant};
 
 use stemmata::align::{self, Alignment, RetasOptions, SpanKind, STOP_WORDS};
 use stemmata::relate::{
-    classify_books, classify_map, MapBook, MapOptions, PageOptions, PortionMap, Relation,
+    classify_books, classify_map, MapBook, MapOptions, PageOptions, PagedText, PortionMap, Relation,
 };
-use stemmata::repr::minhash::{page_signatures, MinHashOptions};
-use stemmata::text::PAGE_BREAK;
 use stemmata::Result;
 
 use crate::align_translation::{Pair, Report};
@@ -181,16 +179,10 @@ fn portion_map(alignment: &Alignment, options: &MapOptions) -> Result<PortionMap
 /// The pair's relation: from page signals when both texts have more than one
 /// page, else from the portion map.
 fn relation(pair: &AlignedPair, map: &PortionMap) -> Result<Relation> {
-    let pages = |text: &str| match text.contains(PAGE_BREAK) {
-        true => page_signatures(text, &MinHashOptions::pages()),
-        false => Vec::new(),
-    };
-    classify_books(
-        &pages(&pair.a.text),
-        &pages(&pair.b.text),
-        &PageOptions::default(),
-        || Ok(classify_map(map)),
-    )
+    let (a, b) = (PagedText::of(&pair.a.text), PagedText::of(&pair.b.text));
+    classify_books(&a.view(), &b.view(), &PageOptions::default(), || {
+        Ok(classify_map(map))
+    })
 }
 
 /// The summary: words and share aligned in each text, exact and edited

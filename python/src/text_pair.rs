@@ -8,10 +8,8 @@ use pyo3::prelude::*;
 use serde_json::Value;
 use stemmata::align::{self, Alignment, RetasOptions};
 use stemmata::relate::{
-    classify_books, classify_map, MapBook, MapOptions, PageOptions, PortionMap, Relation,
+    classify_books, classify_map, MapBook, MapOptions, PageOptions, PagedText, PortionMap, Relation,
 };
-use stemmata::repr::minhash::{page_signatures, MinHashOptions};
-use stemmata::text::PAGE_BREAK;
 
 use crate::convert::{json, readable_text, text_bytes, to_python};
 use crate::errors::{detached, Outcome};
@@ -66,11 +64,8 @@ fn alignment_json(
 /// The pair's relation: from page signals when both texts have pages
 /// (form feeds), else from the portion map of the alignment.
 fn relation(a: &str, b: &str, alignment: &Alignment) -> stemmata::Result<Relation> {
-    let pages = |text: &str| match text.contains(PAGE_BREAK) {
-        true => page_signatures(text, &MinHashOptions::pages()),
-        false => Vec::new(),
-    };
-    classify_books(&pages(a), &pages(b), &PageOptions::default(), || {
+    let (a, b) = (PagedText::of(a), PagedText::of(b));
+    classify_books(&a.view(), &b.view(), &PageOptions::default(), || {
         let map = PortionMap::build(
             MapBook::full_text(alignment.words_a),
             MapBook::full_text(alignment.words_b),

@@ -15,10 +15,10 @@ use crate::error::{Error, Result};
 use crate::relate::map::matched_positions_of_parts;
 use crate::relate::{
     classify_books, classify_matched, MapOptions, MatchSignals, MatchedBook, PageOptions,
-    PortionMap, Relation,
+    PagedBook, PortionMap, Relation,
 };
-use crate::repr::minhash::page_signatures;
-use crate::repr::{MinHashSig, UniqueWordSeq, DEFAULT_HASH_SEED};
+use crate::repr::minhash::{book_signature, page_signatures};
+use crate::repr::{MinHashSig, UniqueWordSeq};
 use crate::storage::pages;
 use crate::text::{decode, PAGE_BREAK};
 
@@ -34,6 +34,9 @@ pub struct RelationInput<'a> {
     /// Its page signatures ([`Reader::pages_of_text`]); empty when it has
     /// no pages.
     pub pages: &'a [MinHashSig],
+    /// Its book min-hash signature ([`Reader::signature_of_text`]), which
+    /// the page signals compare with the other book's.
+    pub signature: &'a MinHashSig,
 }
 
 impl Reader {
@@ -97,6 +100,22 @@ impl Reader {
         }
     }
 
+    /// The book min-hash signature of a new text, made as the index makes
+    /// a stored book's: empty (no positions) when the index has no sketches.
+    pub fn signature_of_text(&self, text: &str) -> MinHashSig {
+        match self.store.sketch_options() {
+            Some(sketch) => book_signature(text, &sketch.book),
+            None => MinHashSig::default(),
+        }
+    }
+
+    /// The stored book min-hash signature of the book under `key`: every
+    /// value `u64::MAX` when it has no sketch.
+    fn signature(&self, key: &str) -> Result<MinHashSig> {
+        let (r, position) = self.runs().locate_slot(self.slot_of(key)?);
+        Ok(self.runs().segments()[r].minhash(position))
+    }
+
     /// The relation of the stored books `a` and `b` (see the module docs).
     /// Their parts are read from the barrels only when the pages do not
     /// decide.
@@ -115,12 +134,17 @@ impl Reader {
         score: Score,
         min_score: f64,
     ) -> Result<Relation> {
-        let a_pages = self.pages(a)?;
-        let b_pages = self.pages_if(!a_pages.is_empty(), b)?;
-        classify_books(&a_pages, &b_pages, &self.page_options(), || {
-            let words = word_count(self.book(a)?.words, a)?;
-            self.relation_by_parts(&self.parts(a)?, words, b, (score, min_score))
-        })
+        let a_book = self.paged_book(a, true)?;
+        let b_book = self.paged_book(b, !a_book.pages.is_empty())?;
+        classify_books(
+            &a_book.view(),
+            &b_book.view(),
+            &PageOptions::default(),
+            || {
+                let words = word_count(self.book(a)?.words, a)?;
+                self.relation_by_parts(&self.parts(a)?, words, b, (score, min_score))
+            },
+        )
     }
 
     /// The relation of `a` to the stored book `b` (see the module docs).
@@ -137,8 +161,12 @@ impl Reader {
         b: &str,
         accepted: (Score, f64),
     ) -> Result<Relation> {
-        let b_pages = self.pages_if(!a.pages.is_empty(), b)?;
-        classify_books(a.pages, &b_pages, &self.page_options(), || {
+        let a_book = PagedBook {
+            pages: a.pages,
+            signature: a.signature,
+        };
+        let b_book = self.paged_book(b, !a.pages.is_empty())?;
+        classify_books(&a_book, &b_book.view(), &PageOptions::default(), || {
             let words = word_count(a.words, "the first book")?;
             self.relation_by_parts(a.parts, words, b, accepted)
         })
@@ -187,35 +215,31 @@ impl Reader {
         let text = decode(text).text;
         let (parts, words) = self.parts_and_words(&text);
         let pages = self.pages_of_text(&text);
+        let signature = self.signature_of_text(&text);
         let input = RelationInput {
             parts: &parts,
             words,
             pages: &pages,
+            signature: &signature,
         };
         relations_of_hits(hits, score, |other, accepted| {
             self.relation_with_under(&input, other, accepted)
         })
     }
 
-    /// `b`'s page signatures when `wanted`: a pair is classified by pages
-    /// only when both books have them.
-    fn pages_if(&self, wanted: bool, b: &str) -> Result<Vec<MinHashSig>> {
-        if wanted {
-            self.pages(b)
-        } else {
-            Ok(Vec::new())
-        }
-    }
-
-    /// Page-signal options with the index's densification seed.
-    fn page_options(&self) -> PageOptions {
-        PageOptions {
-            seed: self
-                .store
-                .sketch_options()
-                .map_or(DEFAULT_HASH_SEED, |s| s.book.seed),
-            ..PageOptions::default()
-        }
+    /// The stored book `key`'s pages and signature when `wanted` (a pair is
+    /// classified by pages only when both books have them), else none; its
+    /// signature is read only when it has pages.
+    fn paged_book(&self, key: &str, wanted: bool) -> Result<StoredPagedBook> {
+        let pages = match wanted {
+            true => self.pages(key)?,
+            false => Vec::new(),
+        };
+        let signature = match pages.is_empty() {
+            true => MinHashSig::default(),
+            false => self.signature(key)?,
+        };
+        Ok(StoredPagedBook { pages, signature })
     }
 }
 
@@ -296,4 +320,19 @@ fn relations_of_hits(
             Some(_) => Ok(None),
         })
         .collect()
+}
+
+/// A stored book's pages and signature, read for its page signals.
+struct StoredPagedBook {
+    pages: Vec<MinHashSig>,
+    signature: MinHashSig,
+}
+
+impl StoredPagedBook {
+    fn view(&self) -> PagedBook<'_> {
+        PagedBook {
+            pages: &self.pages,
+            signature: &self.signature,
+        }
+    }
 }

@@ -92,10 +92,9 @@
 use serde::Serialize;
 
 use super::map::{Bin, BookMap, PortionMap};
-use super::pages::{PageOptions, PageSignals};
+use super::pages::{PageOptions, PageSignals, PagedBook};
 use super::side::Side;
 use crate::error::Result;
-use crate::repr::MinHashSig;
 
 /// Below this best confidence a pair is overlapping text.
 pub const MIN_CONFIDENCE: f64 = 0.5;
@@ -487,15 +486,15 @@ fn has_region(map: &PortionMap) -> bool {
 /// a few percent breaks most of a page's shingles, so two noisy copies of
 /// one book share no page, while their unique words still align.
 pub fn classify_books(
-    a_pages: &[MinHashSig],
-    b_pages: &[MinHashSig],
+    a: &PagedBook<'_>,
+    b: &PagedBook<'_>,
     page_options: &PageOptions,
     words: impl FnOnce() -> Result<Relation>,
 ) -> Result<Relation> {
-    if a_pages.is_empty() || b_pages.is_empty() {
+    if a.pages.is_empty() || b.pages.is_empty() {
         return words();
     }
-    let signals = PageSignals::compute(a_pages, b_pages, page_options)?;
+    let signals = PageSignals::compute(a, b, page_options)?;
     let by_pages = classify_pages(&signals);
     if by_pages.class.is_same_text() || by_pages.class == RelationClass::ContiguousSubset {
         return Ok(by_pages);

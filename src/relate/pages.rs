@@ -16,8 +16,11 @@
 //! [`PageOptions::min_page_similarity`].
 //!
 //! The signals, as the paper defines them:
-//! - *book similarity*: the similarity of the two books' signatures, here
-//!   the union of each book's page signatures ([`union_signature`]);
+//! - *book similarity*: the similarity of the two books' min-hash
+//!   signatures ([`PagedBook::signature`]: a stored book's sketch, 100
+//!   min-hashes of its 5-word shingles by default). Stored pages hold 16-bit
+//!   codes of their values ([`crate::storage::pages`]), which compare but do
+//!   not order, so a book's signature is not rebuilt from its pages;
 //! - *page-based book similarity*: the mean similarity of the matching pages;
 //! - *linear fit* `p2 = a·p1 + b` by least squares over the matching pages
 //!   (page numbers from 0), and `Δpage_count = max(p2) − (a·max(p1) + b)`
@@ -36,8 +39,9 @@ use serde::Serialize;
 
 use super::side::Side;
 use crate::error::{Error, Result};
-use crate::repr::minhash::union_signature;
-use crate::repr::{MinHashSig, DEFAULT_HASH_SEED};
+use crate::repr::{book_signature, page_signatures, MinHashOptions, MinHashSig};
+use crate::storage::pages::reduce;
+use crate::text::PAGE_BREAK;
 
 /// Default least similarity of matching pages.
 pub const DEFAULT_MIN_PAGE_SIMILARITY: f64 = 0.1;
@@ -49,17 +53,58 @@ pub struct PageOptions {
     /// covered. Default [`DEFAULT_MIN_PAGE_SIMILARITY`] (0.1: 4 of 34
     /// min-hashes); valid 0.0..=1.0.
     pub min_page_similarity: f64,
-    /// The densification seed the page signatures were made with (for the
-    /// union signature). Default [`DEFAULT_HASH_SEED`], as in
-    /// [`crate::repr::MinHashOptions::pages`].
-    pub seed: u64,
 }
 
 impl Default for PageOptions {
     fn default() -> Self {
         PageOptions {
             min_page_similarity: DEFAULT_MIN_PAGE_SIMILARITY,
-            seed: DEFAULT_HASH_SEED,
+        }
+    }
+}
+
+/// A book as its page signals see it.
+#[derive(Debug, Clone, Copy)]
+pub struct PagedBook<'a> {
+    /// Its page signatures, in page order (stored ones are codes,
+    /// [`crate::storage::pages::reduce`]; the two books' must be alike).
+    pub pages: &'a [MinHashSig],
+    /// Its book min-hash signature, made with the other book's options.
+    pub signature: &'a MinHashSig,
+}
+
+/// A text's pages and signature as an index would store them: its page
+/// signatures reduced to codes ([`crate::storage::pages::reduce`]; none
+/// without a page break) and its book signature, with the default options.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PagedText {
+    /// The page signatures.
+    pub pages: Vec<MinHashSig>,
+    /// The book signature.
+    pub signature: MinHashSig,
+}
+
+impl PagedText {
+    /// The pages and signature of `text`.
+    pub fn of(text: &str) -> PagedText {
+        let pages = match text.contains(PAGE_BREAK) {
+            true => page_signatures(text, &MinHashOptions::pages())
+                .iter()
+                .map(reduce)
+                .collect(),
+            false => Vec::new(),
+        };
+        PagedText {
+            pages,
+            signature: book_signature(text, &MinHashOptions::default()),
+        }
+    }
+
+    /// The view the page signals take.
+    pub fn view(&self) -> PagedBook<'_> {
+        PagedBook {
+            pages: &self.pages,
+            signature: &self.signature,
         }
     }
 }
@@ -172,16 +217,16 @@ impl PageSignals {
     /// The signals of two books given as page signatures.
     /// `InvalidArgument` when the signatures differ in length or
     /// `min_page_similarity` is outside 0..=1.
-    pub fn compute(a: &[MinHashSig], b: &[MinHashSig], options: &PageOptions) -> Result<Self> {
+    pub fn compute(a: &PagedBook<'_>, b: &PagedBook<'_>, options: &PageOptions) -> Result<Self> {
         if !(0.0..=1.0).contains(&options.min_page_similarity) {
             return Err(Error::InvalidArgument(format!(
                 "min_page_similarity {} is outside 0..=1",
                 options.min_page_similarity
             )));
         }
+        let book_similarity = a.signature.similarity(b.signature);
+        let (a, b) = (a.pages, b.pages);
         let pairs = page_similarities(a, b)?;
-        let book_similarity =
-            union_signature(a, options.seed)?.similarity(&union_signature(b, options.seed)?);
         let matches = mutual_best(&pairs, a.len(), b.len(), options.min_page_similarity);
         let page_based_similarity = if matches.is_empty() {
             0.0
@@ -399,10 +444,15 @@ mod tests {
     fn bad_options_are_rejected() {
         let options = PageOptions {
             min_page_similarity: 2.0,
-            ..PageOptions::default()
         };
-        assert!(PageSignals::compute(&[], &[], &options).is_err());
-        let signals = PageSignals::compute(&[], &[], &PageOptions::default()).unwrap();
+        let signature = MinHashSig(vec![1, 2]);
+        let book = PagedBook {
+            pages: &[],
+            signature: &signature,
+        };
+        assert!(PageSignals::compute(&book, &book, &options).is_err());
+        let signals = PageSignals::compute(&book, &book, &PageOptions::default()).unwrap();
+        assert_eq!(signals.book_similarity, 1.0);
         assert_eq!(signals.matched_pages, 0);
         assert_eq!(signals.fit, None);
     }

@@ -578,36 +578,6 @@ impl PageShingles {
     }
 }
 
-/// The one-permutation signature of the union of the sets behind
-/// `signatures` (all with the same K, made with densification seed `seed`):
-/// bin i keeps the least of the values the signatures hold in bin i's own
-/// range (a value borrowed by densification lies in another bin's range and
-/// is left out), then empty bins are densified again. So the union of a
-/// book's [`page_signatures`] is the signature of all its pages' shingles
-/// (shingles do not cross page breaks). `InvalidArgument` when the
-/// signatures differ in length; no signature gives an empty result.
-pub fn union_signature(signatures: &[MinHashSig], seed: u64) -> Result<MinHashSig> {
-    let Some(first) = signatures.first() else {
-        return Ok(MinHashSig(Vec::new()));
-    };
-    let k = first.0.len();
-    let mut bins = Bins::new(k);
-    for signature in signatures {
-        if signature.0.len() != k {
-            return Err(Error::InvalidArgument(format!(
-                "union of min-hash signatures of {k} and {} values",
-                signature.0.len()
-            )));
-        }
-        for (bin, &value) in signature.0.iter().enumerate() {
-            if value != u64::MAX && range_of(value, k) == bin {
-                bins.insert(value);
-            }
-        }
-    }
-    Ok(bins.finish(seed))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -687,38 +657,6 @@ mod tests {
 
     fn max(values: &[f64]) -> f64 {
         values.iter().copied().fold(0.0, f64::max)
-    }
-
-    #[test]
-    fn union_of_page_signatures_is_the_signature_of_all_pages_shingles() {
-        let options = MinHashOptions::pages();
-        let vocabulary = zipf_vocabulary(500, 3);
-        let mut rng = SmallRng::seed_from_u64(9);
-        let pages: Vec<String> = (0..6)
-            .map(|page| {
-                let words = if page == 3 {
-                    0
-                } else {
-                    rng.random_range(3..60)
-                };
-                (0..words)
-                    .map(|_| vocabulary[rng.random_range(0..500)].as_str())
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            })
-            .collect();
-        let text = pages.join("\x0c");
-        let all: Vec<u64> = pages
-            .iter()
-            .flat_map(|page| shingle_hashes(page, &options))
-            .collect();
-        let union = union_signature(&page_signatures(&text, &options), options.seed).unwrap();
-        assert_eq!(union, oph_signature(&all, options.num_hashes, options.seed));
-        assert_eq!(union_signature(&[], 1).unwrap(), MinHashSig(Vec::new()));
-        let mixed = [MinHashSig::empty(3), MinHashSig::empty(4)];
-        assert!(union_signature(&mixed, 1).is_err());
-        let empties = [MinHashSig::empty(3), MinHashSig::empty(3)];
-        assert!(union_signature(&empties, 1).unwrap().is_empty());
     }
 
     #[test]

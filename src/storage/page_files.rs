@@ -182,9 +182,11 @@ impl PageFileReader {
 mod tests {
     use super::*;
 
+    /// Page signatures as they read back (codes).
     fn signatures(seed: u64, pages: usize) -> Vec<MinHashSig> {
         (0..pages as u64)
             .map(|p| MinHashSig(vec![(seed + p) << 32, u64::MAX, (seed * p) << 32]))
+            .map(|page| pages::reduce(&page))
             .collect()
     }
 

@@ -8,24 +8,33 @@
 //! holds its segments in memory; at about 67 pages per 20K-word book they
 //! would be the largest part of a segment.
 //!
-//! **b-bit values.** Each min-hash is stored as its high 32 bits (b-bit
-//! minwise hashing, b = 32), half the bytes of the full value. Two values
-//! that differ collide with probability 2^-32, so similarity estimates do not
-//! move measurably; a value keeps its one-permutation bin, which the high
-//! bits fix, so the union of page signatures still works. The empty value
-//! `u64::MAX` reads back as itself. [`reduce`] gives a new text's
-//! signatures the same form before they are compared with stored ones.
+//! **Page codes.** A page is only ever compared position by position with
+//! other pages (equal or not), so each min-hash value is stored as a
+//! 16-bit *code*: 16 bits of a hash of its high 32 bits (b-bit minwise
+//! hashing with b = 16 over a rehash, so that codes are uniform although
+//! a one-permutation value's high bits say which bin it came from). Two
+//! different values share a code with probability 2^-16, so two unrelated
+//! pages share one of 34 positions with probability 5·10^-4, far below the
+//! 4 positions a matching page needs. The empty value `u64::MAX` (and any
+//! value whose high 32 bits are all ones) has the code `0xFFFF`, which no
+//! other value gets, and reads back as `u64::MAX`; every other code reads
+//! back as itself. Records of formats 4 to 14 hold each value's high 32
+//! bits instead: they read back as the codes of those bits, so old and new
+//! records compare. [`reduce`] gives a new text's signatures the same form.
 //!
 //! Layout (all integers little-endian; see `storage-format.md`, section 6.5,
-//! and Appendix A.3 for the format-3 catalog value):
+//! and Appendix A.3 for the older records and the format-3 catalog value):
 //!
 //! ```text
 //! u32 book_id         the book (a page-file record only; not in a format-3 value)
-//! u16 k               min-hashes per page (the index's window_hashes, 34)
+//! u16 k | 0x8000      min-hashes per page (the index's window_hashes, 34), 16-bit codes
 //! u32 page_count      at least 2
-//! page_count × k × u32  high 32 bits of the page min-hashes, in page order
+//! page_count × k × u16  the codes, in page order
 //! u64 XXH3-64 of every byte before it
 //! ```
+//!
+//! (A record with bit 15 of its k clear, written by formats 4 to 14, holds
+//! `page_count × k × u32`, each value's high 32 bits.)
 
 use super::codec::{put_u16, put_u32, Cursor, Decode, Encode};
 use super::format::{checked_body, checksum, CHECKSUM_LEN};
@@ -33,50 +42,108 @@ use byteorder::{ByteOrder, LittleEndian};
 use std::path::Path;
 
 use crate::error::{Error, Result};
-use crate::repr::minhash::MAX_HASHES;
+use crate::repr::minhash::{mix64, MAX_HASHES};
 use crate::repr::MinHashSig;
 
 const FIXED_LEN: usize = 2 + 4;
 
-/// Bytes per stored value.
-const VALUE_LEN: usize = 4;
+/// Bit 15 of a record's k: its values are 16-bit codes (format 15 on).
+const CODES_FLAG: u16 = 0x8000;
 
-/// The stored form of a min-hash value: its high 32 bits.
-fn stored(value: u64) -> u32 {
-    (value >> 32) as u32
-}
+/// The stored code of the empty value.
+const EMPTY_CODE: u16 = u16::MAX;
 
-/// The value a stored one reads back as.
-fn loaded(stored: u32) -> u64 {
-    match stored {
-        u32::MAX => u64::MAX,
-        high => u64::from(high) << 32,
+/// The code of a value whose high 32 bits are `high`.
+fn code_of_high(high: u32) -> u16 {
+    if high == u32::MAX {
+        return EMPTY_CODE;
+    }
+    match (mix64(u64::from(high)) >> 48) as u16 {
+        EMPTY_CODE => EMPTY_CODE - 1,
+        code => code,
     }
 }
 
-/// `signature` as it reads back from storage.
+/// The code of a min-hash value; a value below `0xFFFF` is a code already
+/// (a min-hash value is that small with probability 2^-48), so that
+/// signatures read back, or exported and loaded again, keep their codes.
+fn code(value: u64) -> u16 {
+    match u16::try_from(value) {
+        Ok(code) if code != EMPTY_CODE => code,
+        _ => code_of_high((value >> 32) as u32),
+    }
+}
+
+/// The value a stored code reads back as.
+fn loaded(code: u16) -> u64 {
+    match code {
+        EMPTY_CODE => u64::MAX,
+        code => u64::from(code),
+    }
+}
+
+/// `signature` as it reads back from storage: each value its code
+/// (`u64::MAX` for the empty value). Reducing twice changes nothing.
 pub fn reduce(signature: &MinHashSig) -> MinHashSig {
-    MinHashSig(signature.0.iter().map(|&v| loaded(stored(v))).collect())
+    MinHashSig(signature.0.iter().map(|&v| loaded(code(v))).collect())
 }
 
 /// Bytes of a page-file record's book id.
 const BOOK_ID_LEN: usize = 4;
 
-/// The page-file record of book `book_id` holding `pages`, each signature
-/// cut or padded (with `u64::MAX`) to `k` values.
+/// The width of a record's values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Values {
+    /// 16-bit codes (format 15 on).
+    Codes,
+    /// The high 32 bits of each value (formats 3 to 14).
+    High32,
+}
+
+impl Values {
+    /// The width a record's stored k field gives, and its k.
+    fn of(stored_k: u16) -> (Values, usize) {
+        match stored_k & CODES_FLAG {
+            0 => (Values::High32, usize::from(stored_k)),
+            _ => (Values::Codes, usize::from(stored_k & !CODES_FLAG)),
+        }
+    }
+
+    fn len(self) -> usize {
+        match self {
+            Values::Codes => 2,
+            Values::High32 => 4,
+        }
+    }
+
+    /// The values of one page's bytes, read back.
+    fn read(self, page: &[u8]) -> MinHashSig {
+        let values = page.chunks_exact(self.len());
+        MinHashSig(match self {
+            Values::Codes => values.map(|v| loaded(LittleEndian::read_u16(v))).collect(),
+            Values::High32 => values
+                .map(|v| loaded(code_of_high(LittleEndian::read_u32(v))))
+                .collect(),
+        })
+    }
+}
+
+/// The page-file record of book `book_id` holding `pages` (min-hash
+/// signatures, or their codes as [`reduce`] gives them), each cut or padded
+/// (with the empty value) to `k` values (`1..=1024`).
 pub fn encode_record(book_id: u32, pages: &[MinHashSig], k: usize) -> Vec<u8> {
-    let len = BOOK_ID_LEN + FIXED_LEN + VALUE_LEN * k * pages.len() + CHECKSUM_LEN;
+    let len = BOOK_ID_LEN + FIXED_LEN + Values::Codes.len() * k * pages.len() + CHECKSUM_LEN;
     let mut out = Vec::with_capacity(len);
     put_u32(&mut out, book_id);
     PageCounts {
-        k: k as u16,
+        k: k as u16 | CODES_FLAG,
         pages: pages.len() as u32,
     }
     .encode_into(&mut out);
     for page in pages {
         for i in 0..k {
             let value = page.0.get(i).copied().unwrap_or(u64::MAX);
-            put_u32(&mut out, stored(value));
+            put_u16(&mut out, code(value));
         }
     }
     let sum = checksum(&out);
@@ -117,9 +184,9 @@ pub const RECORD_HEAD_LEN: usize = BOOK_ID_LEN + FIXED_LEN;
 /// overflows a `u32`.
 pub fn record_head(head: &[u8; RECORD_HEAD_LEN]) -> (u32, Option<u32>) {
     let book_id = LittleEndian::read_u32(head);
-    let k = u64::from(LittleEndian::read_u16(&head[BOOK_ID_LEN..]));
+    let (values, k) = Values::of(LittleEndian::read_u16(&head[BOOK_ID_LEN..]));
     let count = u64::from(LittleEndian::read_u32(&head[BOOK_ID_LEN + 2..]));
-    let len = (RECORD_HEAD_LEN + CHECKSUM_LEN) as u64 + VALUE_LEN as u64 * k * count;
+    let len = (RECORD_HEAD_LEN + CHECKSUM_LEN) as u64 + (values.len() * k) as u64 * count;
     (book_id, u32::try_from(len).ok())
 }
 
@@ -133,7 +200,7 @@ pub fn decode_record(
     offset: u64,
     book_id: u32,
 ) -> Result<Vec<MinHashSig>> {
-    let pages = decode_sealed(bytes, BOOK_ID_LEN, path, Some(offset), book_id)?;
+    let pages = decode_sealed(bytes, BOOK_ID_LEN, path, Some(offset), book_id, true)?;
     let stored_id = Cursor::at(bytes, path, offset).u32()?;
     if stored_id != book_id {
         return Err(Error::corrupted_at(
@@ -151,18 +218,20 @@ pub fn decode_record(
 /// catalog at `path`; errors as [`decode_record`]'s, with offsets in the
 /// value.
 pub fn decode_value(bytes: &[u8], path: &Path, book_id: u32) -> Result<Vec<MinHashSig>> {
-    decode_sealed(bytes, 0, path, None, book_id)
+    decode_sealed(bytes, 0, path, None, book_id, false)
 }
 
 /// Decodes checksummed page signatures that follow `prefix` bytes (checked
 /// by the caller) in `bytes`, found at byte `offset` of `path` (`None`: a
-/// catalog value, with no offset of its own).
+/// catalog value, with no offset of its own), of codes only when
+/// `codes_allowed` (format 3's values hold the high 32 bits).
 fn decode_sealed(
     bytes: &[u8],
     prefix: usize,
     path: &Path,
     offset: Option<u64>,
     book_id: u32,
+    codes_allowed: bool,
 ) -> Result<Vec<MinHashSig>> {
     let context = |e: Error| e.context(format_args!("page signatures of book id {book_id}"));
     let cursor = |bytes| match offset {
@@ -178,9 +247,14 @@ fn decode_sealed(
     c.skip(prefix, 1, "prefix bytes").map_err(context)?;
     let counts_at = c.position();
     let counts = PageCounts::decode(&mut c).map_err(context)?;
-    let (k, count) = (usize::from(counts.k), counts.pages as usize);
+    let (values, k) = Values::of(counts.k);
+    let count = counts.pages as usize;
     if !(1..=MAX_HASHES).contains(&k) {
         let error = c.error_at(counts_at, format!("{k} min-hashes per page"));
+        return Err(context(error));
+    }
+    if values == Values::Codes && !codes_allowed {
+        let error = c.error_at(counts_at, "16-bit codes in a format-3 value");
         return Err(context(error));
     }
     if count < 2 {
@@ -190,20 +264,17 @@ fn decode_sealed(
         );
         return Err(context(error));
     }
-    if count.checked_mul(VALUE_LEN * k) != Some(c.remaining()) {
+    if count.checked_mul(values.len() * k) != Some(c.remaining()) {
         let error = c.error(format!(
             "{count} pages of {k} min-hashes do not fill {} bytes",
             c.remaining()
         ));
         return Err(context(error));
     }
-    let values = c.take(c.remaining()).map_err(context)?;
-    Ok(values
-        .chunks_exact(VALUE_LEN * k)
-        .map(|page| {
-            let values = page.chunks_exact(VALUE_LEN).map(LittleEndian::read_u32);
-            MinHashSig(values.map(loaded).collect())
-        })
+    let bytes = c.take(c.remaining()).map_err(context)?;
+    Ok(bytes
+        .chunks_exact(values.len() * k)
+        .map(|page| values.read(page))
         .collect())
 }
 
@@ -218,10 +289,30 @@ mod tests {
         ]
     }
 
-    /// The format-3 value holding what the record of `pages` holds: the
-    /// record without its book id, checksummed again.
-    fn value(pages: &[MinHashSig], k: usize) -> Vec<u8> {
-        let record = encode_record(0, pages, k);
+    fn reduced(pages: &[MinHashSig]) -> Vec<MinHashSig> {
+        pages.iter().map(reduce).collect()
+    }
+
+    /// A record as formats 4 to 14 wrote it: the high 32 bits of each
+    /// value, k without the codes flag.
+    fn high32_record(book_id: u32, pages: &[MinHashSig], k: usize) -> Vec<u8> {
+        let mut out = Vec::new();
+        put_u32(&mut out, book_id);
+        put_u16(&mut out, k as u16);
+        put_u32(&mut out, pages.len() as u32);
+        for page in pages {
+            for &value in &page.0 {
+                put_u32(&mut out, (value >> 32) as u32);
+            }
+        }
+        let sum = checksum(&out);
+        out.extend_from_slice(&sum.to_le_bytes());
+        out
+    }
+
+    /// The format-3 value holding what `record` holds: the record without
+    /// its book id, checksummed again.
+    fn value_of(record: &[u8]) -> Vec<u8> {
         let mut value = record[BOOK_ID_LEN..record.len() - CHECKSUM_LEN].to_vec();
         let sum = checksum(&value);
         value.extend_from_slice(&sum.to_le_bytes());
@@ -229,42 +320,75 @@ mod tests {
     }
 
     #[test]
-    fn records_and_values_round_trip_keeping_the_high_bits_and_empty_pages() {
-        let expected = [
-            MinHashSig(vec![1 << 32, 2 << 32, 0xffff_fffe_0000_0000]),
-            MinHashSig(vec![u64::MAX; 3]),
-        ];
-        let record = encode_record(7, &sample(), 3);
-        assert_eq!(record.len(), 4 + 6 + 24 + 8);
-        assert_eq!(&record[..4], &[7, 0, 0, 0]);
+    fn codes_are_sixteen_bits_of_a_rehash_and_the_empty_value_reads_back_empty() {
+        let codes = reduce(&sample()[0]);
+        assert!(
+            codes.0.iter().all(|&c| c < u64::from(EMPTY_CODE)),
+            "{codes:?}"
+        );
+        assert_eq!(
+            codes.0[0],
+            u64::from(code_of_high(1)),
+            "only the high bits count"
+        );
+        assert_ne!(codes.0[0], codes.0[1]);
+        assert!(reduce(&sample()[1]).is_empty());
+        assert_eq!(
+            reduce(&MinHashSig(vec![0xffff_ffff_0000_0001])).0,
+            [u64::MAX]
+        );
+        assert_eq!(reduce(&codes), codes, "reducing twice changes nothing");
+        assert_eq!(
+            encode_record(7, &sample(), 3),
+            encode_record(7, &reduced(&sample()), 3)
+        );
+        // Codes spread over all 16 bits although values of one bin share
+        // their high bits.
+        let bin_zero: std::collections::HashSet<u16> = (0..4096u32).map(code_of_high).collect();
+        assert!(bin_zero.len() > 3900, "{}", bin_zero.len());
+    }
+
+    #[test]
+    fn records_and_values_round_trip_as_codes_and_old_records_read_as_their_codes() {
+        let codes = reduced(&sample());
+        let record = encode_record(7, &codes, 3);
+        assert_eq!(record.len(), 4 + 6 + 12 + 8);
+        assert_eq!(&record[..6], &[7, 0, 0, 0, 3, 0x80]);
         let decoded = decode_record(&record, Path::new("p"), 100, 7).unwrap();
-        assert_eq!(decoded, expected);
+        assert_eq!(decoded, codes);
         assert!(decoded[1].is_empty());
-        let reduced: Vec<MinHashSig> = sample().iter().map(reduce).collect();
-        assert_eq!(decoded, reduced);
-        let value = value(&sample(), 3);
-        assert_eq!(value.len(), 6 + 24 + 8);
-        assert_eq!(decode_value(&value, Path::new("c"), 7).unwrap(), expected);
+
+        let old = high32_record(7, &sample(), 3);
+        assert_eq!(old.len(), 4 + 6 + 24 + 8);
+        assert_eq!(decode_record(&old, Path::new("p"), 100, 7).unwrap(), codes);
+        assert_eq!(
+            decode_value(&value_of(&old), Path::new("c"), 7).unwrap(),
+            codes
+        );
+        let error = decode_value(&value_of(&record), Path::new("c"), 7).unwrap_err();
+        assert!(error.to_string().contains("format-3"), "{error}");
     }
 
     #[test]
     fn every_damaged_or_cut_record_or_value_is_an_error() {
-        let record = encode_record(7, &sample(), 3);
-        let value = value(&sample(), 3);
-        for i in 0..record.len() {
-            let mut damaged = record.clone();
-            damaged[i] ^= 0x10;
-            assert!(
-                decode_record(&damaged, Path::new("p"), 16, 7).is_err(),
-                "byte {i}"
-            );
+        let old = high32_record(7, &sample(), 3);
+        for record in [encode_record(7, &reduced(&sample()), 3), old.clone()] {
+            for i in 0..record.len() {
+                let mut damaged = record.clone();
+                damaged[i] ^= 0x10;
+                assert!(
+                    decode_record(&damaged, Path::new("p"), 16, 7).is_err(),
+                    "byte {i}"
+                );
+            }
+            for len in 0..record.len() {
+                assert!(
+                    decode_record(&record[..len], Path::new("p"), 16, 7).is_err(),
+                    "{len}"
+                );
+            }
         }
-        for len in 0..record.len() {
-            assert!(
-                decode_record(&record[..len], Path::new("p"), 16, 7).is_err(),
-                "{len}"
-            );
-        }
+        let value = value_of(&old);
         for i in 0..value.len() {
             let mut damaged = value.clone();
             damaged[i] ^= 0x10;
@@ -282,8 +406,19 @@ mod tests {
     }
 
     #[test]
+    fn the_head_gives_the_length_of_either_width() {
+        for record in [
+            encode_record(7, &reduced(&sample()), 3),
+            high32_record(7, &sample(), 3),
+        ] {
+            let head: [u8; RECORD_HEAD_LEN] = record[..RECORD_HEAD_LEN].try_into().unwrap();
+            assert_eq!(record_head(&head), (7, Some(record.len() as u32)));
+        }
+    }
+
+    #[test]
     fn errors_name_the_file_the_book_and_the_offset_in_the_file() {
-        let mut record = encode_record(7, &sample(), 3);
+        let mut record = encode_record(7, &reduced(&sample()), 3);
         let error = decode_record(&record, Path::new("000002.pgs"), 500, 8).unwrap_err();
         match &error {
             Error::Corrupted { path, offset, what } => {
@@ -302,7 +437,7 @@ mod tests {
         record[last] ^= 1;
         match decode_record(&record, Path::new("000002.pgs"), 500, 7).unwrap_err() {
             Error::ChecksumMismatch { path, offset, .. } => {
-                assert_eq!((path.as_path(), offset), (Path::new("000002.pgs"), 534))
+                assert_eq!((path.as_path(), offset), (Path::new("000002.pgs"), 522))
             }
             other => panic!("expected ChecksumMismatch, got {other:?}"),
         }
@@ -310,10 +445,10 @@ mod tests {
 
     #[test]
     fn a_single_page_or_a_wrong_count_with_a_valid_checksum_is_refused() {
-        let one = encode_record(7, &sample()[..1], 3);
+        let one = encode_record(7, &reduced(&sample()[..1]), 3);
         let error = decode_record(&one, Path::new("p"), 16, 7).unwrap_err();
         assert!(error.to_string().contains("at least 2"), "{error}");
-        let mut wrong = encode_record(7, &sample(), 3);
+        let mut wrong = encode_record(7, &reduced(&sample()), 3);
         wrong[6] = 3;
         let body_end = wrong.len() - 8;
         let sum = checksum(&wrong[..body_end]);

@@ -461,20 +461,24 @@ impl Segment {
         }
     }
 
+    /// The book min-hash signature of the book at `position` (as stored;
+    /// a book without a sketch has every value `u64::MAX`).
+    pub fn minhash(&self, position: usize) -> MinHashSig {
+        let mut values = vec![0u64; self.k];
+        if position < self.book_count {
+            let at = self.books_at + position * self.book_stride();
+            LittleEndian::read_u64_into(&self.bytes[at + 20..at + self.book_stride()], &mut values);
+        }
+        MinHashSig(values)
+    }
+
     /// The sketch and keys of the book at `position` (as stored; a book
     /// without a sketch has every value `u64::MAX`).
     pub fn sketch_record(&self, position: usize) -> SketchRecord {
-        let at =
-            self.books_at + position.min(self.book_count.saturating_sub(1)) * self.book_stride();
-        let stride = self.book_stride();
-        let mut values = vec![0u64; self.k];
-        if position < self.book_count {
-            LittleEndian::read_u64_into(&self.bytes[at + 20..at + stride], &mut values);
-        }
         SketchRecord {
             book_id: self.book_id(position),
             simhash: self.simhash(position),
-            minhash: MinHashSig(values),
+            minhash: self.minhash(position),
             keys: Table::ALL.map(|t| self.book_keys(position, t).collect()),
         }
     }

@@ -283,30 +283,68 @@ fn two_pages() -> [MinHashSig; 2] {
     ]
 }
 
+/// The pages of [`two_pages`] as they read back: their codes.
+fn two_pages_read() -> [MinHashSig; 2] {
+    two_pages().each_ref().map(pages::reduce)
+}
+
 #[test]
 fn the_page_file_record() {
-    let pages_in = two_pages();
+    let reduced = two_pages_read();
     let doc = example("page-file-record");
-    assert_eq!(doc, pages::encode_record(7, &pages_in, 2));
-    assert_eq!(doc.len(), 34);
+    let record = pages::encode_record(7, &reduced, 2);
+    assert_eq!(doc, record);
+    assert_eq!(doc.len(), 26);
     let read = pages::decode_record(&doc, path(), 16, 7).unwrap();
-    assert_eq!(read, pages_in.each_ref().map(pages::reduce));
-    assert_eq!(read[0].0, [0x1111_1111_0000_0000, 0x2222_2222_0000_0000]);
+    assert_eq!(read, reduced);
+    assert_eq!(read[0].0, [0xf053, 0x9fcd]);
     assert!(read[1].is_empty());
+    assert!(SPEC.contains(&format!("checksum {:#018x}", checksum(&doc[..18]))));
+}
+
+/// The record of [`two_pages`] as formats 4 to 14 wrote it: k without the
+/// codes flag, each value's high 32 bits. No writer makes it any more, so
+/// it is built by hand.
+fn format_14_record() -> Vec<u8> {
+    let mut record = Vec::new();
+    record.extend_from_slice(&7u32.to_le_bytes());
+    record.extend_from_slice(&2u16.to_le_bytes());
+    record.extend_from_slice(&2u32.to_le_bytes());
+    for page in two_pages() {
+        for value in page.0 {
+            record.extend_from_slice(&((value >> 32) as u32).to_le_bytes());
+        }
+    }
+    record.extend_from_slice(&checksum(&record).to_le_bytes());
+    record
+}
+
+#[test]
+fn the_page_file_record_of_format_14() {
+    let doc = example("page-file-record-format-14");
+    assert_eq!(doc, format_14_record());
+    assert_eq!(doc.len(), 34);
+    assert!(SPEC.contains(&format!("checksum {:#018x}", checksum(&doc[..26]))));
+    assert_eq!(checksum(&doc[..26]), 0x498b_2bc8_4183_c239);
+    // It reads back as the codes the format-15 record holds.
+    assert_eq!(
+        pages::decode_record(&doc, path(), 16, 7).unwrap(),
+        two_pages_read()
+    );
 }
 
 #[test]
 fn the_format_3_pages_value() {
-    // Format 3 stored the record without its book id, checksummed alone;
-    // no writer makes it any more, so it is built from the record.
-    let record = pages::encode_record(7, &two_pages(), 2);
+    // Format 3 stored the old record without its book id, checksummed
+    // alone; no writer makes it any more, so it is built from that record.
+    let record = format_14_record();
     let mut value = record[4..record.len() - 8].to_vec();
     value.extend_from_slice(&checksum(&value).to_le_bytes());
     let doc = example("pages-value-format-3");
     assert_eq!(doc, value);
     assert_eq!(
         pages::decode_value(&doc, path(), 7).unwrap(),
-        pages::decode_record(&record, path(), 16, 7).unwrap()
+        two_pages_read()
     );
 }
 
