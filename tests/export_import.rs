@@ -7,8 +7,8 @@
 mod common;
 
 use stemmata::batch::{self, BookFeatures, FeatureOptions};
+use stemmata::repr::minhash::page_codes;
 use stemmata::repr::{MinHashSig, PartOptions, SketchOptions};
-use stemmata::storage::pages;
 use stemmata::{Document, Error, Index, LoadOptions, Mode, PairsOptions, QueryOptions};
 use stemmata_synth::{generate, SynthOptions};
 
@@ -91,8 +91,8 @@ fn exported_features_are_those_of_the_documents() {
         assert_eq!(found.keys, expected.keys, "{}", found.key);
         assert_eq!(found.simhash, expected.simhash);
         assert_eq!(found.minhash, expected.minhash);
-        // The index keeps each page min-hash as its high 32 bits.
-        let reduced: Vec<MinHashSig> = expected.page_minhashes.iter().map(pages::reduce).collect();
+        // The index keeps each page min-hash as its 16-bit code.
+        let reduced: Vec<MinHashSig> = expected.page_minhashes.iter().map(page_codes).collect();
         assert_eq!(found.page_minhashes, reduced);
         // Not kept by an index.
         assert_eq!(

@@ -11,9 +11,9 @@ use std::path::Path;
 
 use stemmata::relate::classify::Signals;
 use stemmata::relate::RelationClass;
+use stemmata::repr::minhash::page_codes;
 use stemmata::repr::minhash::page_signatures;
 use stemmata::storage::format::{FORMAT_VERSION, MAGIC};
-use stemmata::storage::pages::reduce;
 use stemmata::{Document, Index, Mode, QueryOptions};
 
 const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/v3");
@@ -83,7 +83,7 @@ fn an_upgraded_version_3_index_reads_its_page_signatures_and_relates_by_them() {
     for (key, pages) in [("gamma", 4), ("delta", 3)] {
         let expected: Vec<_> = page_signatures(&fixture_text(key), &options)
             .iter()
-            .map(reduce)
+            .map(page_codes)
             .collect();
         assert_eq!(expected.len(), pages, "{key}");
         assert_eq!(reader.book(key).unwrap().pages as usize, pages, "{key}");

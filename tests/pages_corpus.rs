@@ -1,7 +1,7 @@
 //! The page classifier (`relate::classify_pages`) on real text: the labelled
 //! corpus (`../shared/corpus`, see its README) has no page breaks, so its
 //! books are paginated here, and each pair's page signatures are made as an
-//! index stores them (`storage::pages::reduce`) and classified.
+//! index stores them (`storage::page_codes`) and classified.
 //!
 //! **Pagination.** A book's pages break at the first line break after every
 //! [`WORDS_PER_PAGE`] words (words as the tokeniser counts them, from the
@@ -77,8 +77,8 @@ use stemmata::relate::{
     classify_pages, PageOptions, PageSignals, PagedBook, Relation, RelationClass, Side,
 };
 use stemmata::repr::minhash::mix64;
+use stemmata::repr::minhash::page_codes;
 use stemmata::repr::{book_signature, page_signatures, word_hash, MinHashSig, SketchOptions};
-use stemmata::storage::pages::reduce;
 use stemmata::text::{decode, tokenise_spans, Token, PAGE_BREAK};
 use stemmata_eval::{Corpus, LabelledPair};
 
@@ -226,7 +226,7 @@ impl Book {
         paged.push_str(&self.text[from..]);
         page_signatures(&paged, &SketchOptions::default().window_options())
             .iter()
-            .map(reduce)
+            .map(page_codes)
             .collect()
     }
 }

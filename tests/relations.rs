@@ -332,7 +332,7 @@ fn stored_paged_books_relate_by_their_stored_page_signatures() {
     // to the stored 16-bit codes; a new text's signatures get the same form.
     let expected: Vec<_> = page_signatures(&books[0].1, &MinHashOptions::pages())
         .iter()
-        .map(stemmata::storage::pages::reduce)
+        .map(stemmata::repr::minhash::page_codes)
         .collect();
     assert_eq!(expected.len(), 40);
     assert_eq!(reader.pages("book").unwrap(), expected);

@@ -17,9 +17,9 @@ use crate::relate::{
     classify_books, classify_matched, MapOptions, MatchSignals, MatchedBook, PageOptions,
     PagedBook, PortionMap, Relation,
 };
-use crate::repr::minhash::{book_signature, page_signatures};
+use crate::repr::minhash::{book_signature, page_codes, page_signatures};
 use crate::repr::{MinHashSig, UniqueWordSeq};
-use crate::storage::pages;
+
 use crate::text::{decode, PAGE_BREAK};
 
 /// A book to relate to stored books: a stored one, or a new text extracted
@@ -93,7 +93,7 @@ impl Reader {
             Some(sketch) if text.contains(PAGE_BREAK) => {
                 page_signatures(text, &sketch.window_options())
                     .iter()
-                    .map(pages::reduce)
+                    .map(page_codes)
                     .collect()
             }
             _ => Vec::new(),

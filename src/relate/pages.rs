@@ -39,8 +39,8 @@ use serde::Serialize;
 
 use super::side::Side;
 use crate::error::{Error, Result};
+use crate::repr::minhash::page_codes;
 use crate::repr::{book_signature, page_signatures, MinHashOptions, MinHashSig};
-use crate::storage::pages::reduce;
 use crate::text::PAGE_BREAK;
 
 /// Default least similarity of matching pages.
@@ -67,14 +67,14 @@ impl Default for PageOptions {
 #[derive(Debug, Clone, Copy)]
 pub struct PagedBook<'a> {
     /// Its page signatures, in page order (stored ones are codes,
-    /// [`crate::storage::pages::reduce`]; the two books' must be alike).
+    /// [`crate::repr::minhash::page_codes`]; the two books' must be alike).
     pub pages: &'a [MinHashSig],
     /// Its book min-hash signature, made with the other book's options.
     pub signature: &'a MinHashSig,
 }
 
 /// A text's pages and signature as an index would store them: its page
-/// signatures reduced to codes ([`crate::storage::pages::reduce`]; none
+/// signatures reduced to codes ([`crate::repr::minhash::page_codes`]; none
 /// without a page break) and its book signature, with the default options.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PagedText {
@@ -90,7 +90,7 @@ impl PagedText {
         let pages = match text.contains(PAGE_BREAK) {
             true => page_signatures(text, &MinHashOptions::pages())
                 .iter()
-                .map(reduce)
+                .map(page_codes)
                 .collect(),
             false => Vec::new(),
         };

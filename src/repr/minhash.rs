@@ -578,6 +578,60 @@ impl PageShingles {
     }
 }
 
+/// The page code of the empty value `u64::MAX` ([`page_code`]).
+pub const EMPTY_PAGE_CODE: u16 = u16::MAX;
+
+/// The 16-bit *page code* a page min-hash value is stored as
+/// (`storage-format.md` 6.5): pages are only compared position by
+/// position, equal or not, so 16 bits of a rehash of the value's high 32
+/// bits ([`page_code_of_high`]) keep what a comparison needs. A value below
+/// `0xFFFF` is a code already (a min-hash value is that small with
+/// probability 2^-48), so coding twice changes nothing.
+pub fn page_code(value: u64) -> u16 {
+    match u16::try_from(value) {
+        Ok(code) if code != EMPTY_PAGE_CODE => code,
+        _ => page_code_of_high((value >> 32) as u32),
+    }
+}
+
+/// The page code of a value whose high 32 bits are `high` (what page
+/// files before format 15 hold): [`EMPTY_PAGE_CODE`] when they are all
+/// ones (the empty value), else the high 16 bits of [`mix64`] of them,
+/// `0xFFFE` in place of `0xFFFF`. The rehash makes codes uniform although
+/// the values of one bin share their high bits: two different values share
+/// a code with probability 2^-16.
+pub fn page_code_of_high(high: u32) -> u16 {
+    if high == u32::MAX {
+        return EMPTY_PAGE_CODE;
+    }
+    match (mix64(u64::from(high)) >> 48) as u16 {
+        EMPTY_PAGE_CODE => EMPTY_PAGE_CODE - 1,
+        code => code,
+    }
+}
+
+/// The value a page code reads back as: itself, and `u64::MAX` for
+/// [`EMPTY_PAGE_CODE`], so an empty page stays empty.
+pub fn page_code_value(code: u16) -> u64 {
+    match code {
+        EMPTY_PAGE_CODE => u64::MAX,
+        code => u64::from(code),
+    }
+}
+
+/// `signature` as an index stores and reads back a page's: each value
+/// replaced by its [`page_code`] (as a `u64`; `u64::MAX` for the empty
+/// value). Coding twice changes nothing.
+pub fn page_codes(signature: &MinHashSig) -> MinHashSig {
+    MinHashSig(
+        signature
+            .0
+            .iter()
+            .map(|&v| page_code_value(page_code(v)))
+            .collect(),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -657,6 +711,33 @@ mod tests {
 
     fn max(values: &[f64]) -> f64 {
         values.iter().copied().fold(0.0, f64::max)
+    }
+
+    #[test]
+    fn codes_are_sixteen_bits_of_a_rehash_and_the_empty_value_reads_back_empty() {
+        let values = MinHashSig(vec![1 << 32 | 9, 2 << 32, 0xffff_fffe_0000_0001]);
+        let codes = page_codes(&values);
+        assert!(
+            codes.0.iter().all(|&c| c < u64::from(EMPTY_PAGE_CODE)),
+            "{codes:?}"
+        );
+        assert_eq!(
+            codes.0[0],
+            u64::from(page_code_of_high(1)),
+            "only the high bits count"
+        );
+        assert_ne!(codes.0[0], codes.0[1]);
+        assert!(page_codes(&MinHashSig::empty(3)).is_empty());
+        assert_eq!(
+            page_codes(&MinHashSig(vec![0xffff_ffff_0000_0001])).0,
+            [u64::MAX]
+        );
+        assert_eq!(page_codes(&codes), codes, "coding twice changes nothing");
+        // Codes spread over all 16 bits although values of one bin share
+        // their high bits.
+        let bin_zero: std::collections::HashSet<u16> =
+            (0..4096u32).map(page_code_of_high).collect();
+        assert!(bin_zero.len() > 3900, "{}", bin_zero.len());
     }
 
     #[test]

@@ -181,12 +181,13 @@ impl PageFileReader {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::repr::minhash::page_codes;
 
     /// Page signatures as they read back (codes).
     fn signatures(seed: u64, pages: usize) -> Vec<MinHashSig> {
         (0..pages as u64)
             .map(|p| MinHashSig(vec![(seed + p) << 32, u64::MAX, (seed * p) << 32]))
-            .map(|page| pages::reduce(&page))
+            .map(|page| page_codes(&page))
             .collect()
     }
 

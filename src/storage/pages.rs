@@ -20,7 +20,8 @@
 //! other value gets, and reads back as `u64::MAX`; every other code reads
 //! back as itself. Records of formats 4 to 14 hold each value's high 32
 //! bits instead: they read back as the codes of those bits, so old and new
-//! records compare. [`reduce`] gives a new text's signatures the same form.
+//! records compare. [`crate::repr::minhash::page_codes`] gives a new
+//! text's signatures the same form.
 //!
 //! Layout (all integers little-endian; see `storage-format.md`, section 6.5,
 //! and Appendix A.3 for the older records and the format-3 catalog value):
@@ -42,51 +43,13 @@ use byteorder::{ByteOrder, LittleEndian};
 use std::path::Path;
 
 use crate::error::{Error, Result};
-use crate::repr::minhash::{mix64, MAX_HASHES};
+use crate::repr::minhash::{page_code, page_code_of_high, page_code_value, MAX_HASHES};
 use crate::repr::MinHashSig;
 
 const FIXED_LEN: usize = 2 + 4;
 
 /// Bit 15 of a record's k: its values are 16-bit codes (format 15 on).
 const CODES_FLAG: u16 = 0x8000;
-
-/// The stored code of the empty value.
-const EMPTY_CODE: u16 = u16::MAX;
-
-/// The code of a value whose high 32 bits are `high`.
-fn code_of_high(high: u32) -> u16 {
-    if high == u32::MAX {
-        return EMPTY_CODE;
-    }
-    match (mix64(u64::from(high)) >> 48) as u16 {
-        EMPTY_CODE => EMPTY_CODE - 1,
-        code => code,
-    }
-}
-
-/// The code of a min-hash value; a value below `0xFFFF` is a code already
-/// (a min-hash value is that small with probability 2^-48), so that
-/// signatures read back, or exported and loaded again, keep their codes.
-fn code(value: u64) -> u16 {
-    match u16::try_from(value) {
-        Ok(code) if code != EMPTY_CODE => code,
-        _ => code_of_high((value >> 32) as u32),
-    }
-}
-
-/// The value a stored code reads back as.
-fn loaded(code: u16) -> u64 {
-    match code {
-        EMPTY_CODE => u64::MAX,
-        code => u64::from(code),
-    }
-}
-
-/// `signature` as it reads back from storage: each value its code
-/// (`u64::MAX` for the empty value). Reducing twice changes nothing.
-pub fn reduce(signature: &MinHashSig) -> MinHashSig {
-    MinHashSig(signature.0.iter().map(|&v| loaded(code(v))).collect())
-}
 
 /// Bytes of a page-file record's book id.
 const BOOK_ID_LEN: usize = 4;
@@ -120,16 +83,18 @@ impl Values {
     fn read(self, page: &[u8]) -> MinHashSig {
         let values = page.chunks_exact(self.len());
         MinHashSig(match self {
-            Values::Codes => values.map(|v| loaded(LittleEndian::read_u16(v))).collect(),
+            Values::Codes => values
+                .map(|v| page_code_value(LittleEndian::read_u16(v)))
+                .collect(),
             Values::High32 => values
-                .map(|v| loaded(code_of_high(LittleEndian::read_u32(v))))
+                .map(|v| page_code_value(page_code_of_high(LittleEndian::read_u32(v))))
                 .collect(),
         })
     }
 }
 
 /// The page-file record of book `book_id` holding `pages` (min-hash
-/// signatures, or their codes as [`reduce`] gives them), each cut or padded
+/// signatures, or their codes as [`page_codes`] gives them), each cut or padded
 /// (with the empty value) to `k` values (`1..=1024`).
 pub fn encode_record(book_id: u32, pages: &[MinHashSig], k: usize) -> Vec<u8> {
     let len = BOOK_ID_LEN + FIXED_LEN + Values::Codes.len() * k * pages.len() + CHECKSUM_LEN;
@@ -143,7 +108,7 @@ pub fn encode_record(book_id: u32, pages: &[MinHashSig], k: usize) -> Vec<u8> {
     for page in pages {
         for i in 0..k {
             let value = page.0.get(i).copied().unwrap_or(u64::MAX);
-            put_u16(&mut out, code(value));
+            put_u16(&mut out, page_code(value));
         }
     }
     let sum = checksum(&out);
@@ -281,6 +246,7 @@ fn decode_sealed(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::repr::minhash::page_codes;
 
     fn sample() -> Vec<MinHashSig> {
         vec![
@@ -290,7 +256,7 @@ mod tests {
     }
 
     fn reduced(pages: &[MinHashSig]) -> Vec<MinHashSig> {
-        pages.iter().map(reduce).collect()
+        pages.iter().map(page_codes).collect()
     }
 
     /// A record as formats 4 to 14 wrote it: the high 32 bits of each
@@ -317,35 +283,6 @@ mod tests {
         let sum = checksum(&value);
         value.extend_from_slice(&sum.to_le_bytes());
         value
-    }
-
-    #[test]
-    fn codes_are_sixteen_bits_of_a_rehash_and_the_empty_value_reads_back_empty() {
-        let codes = reduce(&sample()[0]);
-        assert!(
-            codes.0.iter().all(|&c| c < u64::from(EMPTY_CODE)),
-            "{codes:?}"
-        );
-        assert_eq!(
-            codes.0[0],
-            u64::from(code_of_high(1)),
-            "only the high bits count"
-        );
-        assert_ne!(codes.0[0], codes.0[1]);
-        assert!(reduce(&sample()[1]).is_empty());
-        assert_eq!(
-            reduce(&MinHashSig(vec![0xffff_ffff_0000_0001])).0,
-            [u64::MAX]
-        );
-        assert_eq!(reduce(&codes), codes, "reducing twice changes nothing");
-        assert_eq!(
-            encode_record(7, &sample(), 3),
-            encode_record(7, &reduced(&sample()), 3)
-        );
-        // Codes spread over all 16 bits although values of one bin share
-        // their high bits.
-        let bin_zero: std::collections::HashSet<u16> = (0..4096u32).map(code_of_high).collect();
-        assert!(bin_zero.len() > 3900, "{}", bin_zero.len());
     }
 
     #[test]

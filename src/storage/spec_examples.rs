@@ -15,6 +15,7 @@ use super::format::{checksum, FileHeader, FileKind};
 use super::pages;
 use super::segment::{self, Segment, SketchRecord};
 use super::segment_books::SegmentBook;
+use crate::repr::minhash::page_codes;
 use crate::repr::sketch::{band_key, value_keys, BookSketch, Table};
 use crate::repr::unique_words::{extract, word_hash, ExtractOptions};
 use crate::repr::{MinHashSig, PartOptions, SimHash128, SketchOptions};
@@ -285,7 +286,7 @@ fn two_pages() -> [MinHashSig; 2] {
 
 /// The pages of [`two_pages`] as they read back: their codes.
 fn two_pages_read() -> [MinHashSig; 2] {
-    two_pages().each_ref().map(pages::reduce)
+    two_pages().each_ref().map(page_codes)
 }
 
 #[test]
