@@ -19,7 +19,7 @@
 //! - *book similarity*: the similarity of the two books' min-hash
 //!   signatures ([`PagedBook::signature`]: a stored book's sketch, 100
 //!   min-hashes of its 5-word shingles by default). Stored pages hold 16-bit
-//!   codes of their values ([`crate::storage::pages`]), which compare but do
+//!   codes of their values ([`crate::repr::minhash::page_codes`]), which compare but do
 //!   not order, so a book's signature is not rebuilt from its pages;
 //! - *page-based book similarity*: the mean similarity of the matching pages;
 //! - *linear fit* `p2 = a·p1 + b` by least squares over the matching pages
