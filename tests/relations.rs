@@ -7,7 +7,7 @@
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use stemmata::relate::{
-    classify_map, classify_pages, MapOptions, PageOptions, PageSignals, PagedText, PortionMap,
+    classify_map, classify_pages, MapOptions, OwnedPagedBook, PageOptions, PageSignals, PortionMap,
     Relation, RelationClass, Side,
 };
 use stemmata::repr::unique_words::extract;
@@ -42,7 +42,7 @@ fn paginate(words: &[String], per_page: usize) -> String {
 }
 
 fn page_relation(a: &str, b: &str) -> Relation {
-    let (a, b) = (PagedText::of(a), PagedText::of(b));
+    let (a, b) = (OwnedPagedBook::of_text(a), OwnedPagedBook::of_text(b));
     let signals = PageSignals::compute(&a.view(), &b.view(), &PageOptions::default()).unwrap();
     classify_pages(&signals)
 }

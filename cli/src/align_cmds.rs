@@ -12,7 +12,8 @@ use std::time::{Duration, Instant};
 
 use stemmata::align::{self, Alignment, RetasOptions, SpanKind, STOP_WORDS};
 use stemmata::relate::{
-    classify_books, classify_map, MapBook, MapOptions, PageOptions, PagedText, PortionMap, Relation,
+    classify_books, classify_map, MapBook, MapOptions, OwnedPagedBook, PageOptions, PortionMap,
+    Relation,
 };
 use stemmata::Result;
 
@@ -179,7 +180,10 @@ fn portion_map(alignment: &Alignment, options: &MapOptions) -> Result<PortionMap
 /// The pair's relation: from page signals when both texts have more than one
 /// page, else from the portion map.
 fn relation(pair: &AlignedPair, map: &PortionMap) -> Result<Relation> {
-    let (a, b) = (PagedText::of(&pair.a.text), PagedText::of(&pair.b.text));
+    let (a, b) = (
+        OwnedPagedBook::of_text(&pair.a.text),
+        OwnedPagedBook::of_text(&pair.b.text),
+    );
     classify_books(&a.view(), &b.view(), &PageOptions::default(), || {
         Ok(classify_map(map))
     })

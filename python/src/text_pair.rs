@@ -8,7 +8,8 @@ use pyo3::prelude::*;
 use serde_json::Value;
 use stemmata::align::{self, Alignment, RetasOptions};
 use stemmata::relate::{
-    classify_books, classify_map, MapBook, MapOptions, PageOptions, PagedText, PortionMap, Relation,
+    classify_books, classify_map, MapBook, MapOptions, OwnedPagedBook, PageOptions, PortionMap,
+    Relation,
 };
 
 use crate::convert::{json, readable_text, text_bytes, to_python};
@@ -64,7 +65,7 @@ fn alignment_json(
 /// The pair's relation: from page signals when both texts have pages
 /// (form feeds), else from the portion map of the alignment.
 fn relation(a: &str, b: &str, alignment: &Alignment) -> stemmata::Result<Relation> {
-    let (a, b) = (PagedText::of(a), PagedText::of(b));
+    let (a, b) = (OwnedPagedBook::of_text(a), OwnedPagedBook::of_text(b));
     classify_books(&a.view(), &b.view(), &PageOptions::default(), || {
         let map = PortionMap::build(
             MapBook::full_text(alignment.words_a),

@@ -14,8 +14,8 @@ use crate::batch::{locate, WordRange};
 use crate::error::{Error, Result};
 use crate::relate::map::matched_positions_of_parts;
 use crate::relate::{
-    classify_books, classify_matched, MapOptions, MatchSignals, MatchedBook, PageOptions,
-    PagedBook, PortionMap, Relation,
+    classify_books, classify_matched, MapOptions, MatchSignals, MatchedBook, OwnedPagedBook,
+    PageOptions, PagedBook, PortionMap, Relation,
 };
 use crate::repr::minhash::{book_signature, page_codes, page_signatures};
 use crate::repr::{MinHashSig, UniqueWordSeq};
@@ -215,7 +215,11 @@ impl Reader {
         let text = decode(text).text;
         let (parts, words) = self.parts_and_words(&text);
         let pages = self.pages_of_text(&text);
-        let signature = self.signature_of_text(&text);
+        // Only a paged text is classified by its pages and signature.
+        let signature = match pages.is_empty() {
+            true => MinHashSig::default(),
+            false => self.signature_of_text(&text),
+        };
         let input = RelationInput {
             parts: &parts,
             words,
@@ -230,7 +234,7 @@ impl Reader {
     /// The stored book `key`'s pages and signature when `wanted` (a pair is
     /// classified by pages only when both books have them), else none; its
     /// signature is read only when it has pages.
-    fn paged_book(&self, key: &str, wanted: bool) -> Result<StoredPagedBook> {
+    fn paged_book(&self, key: &str, wanted: bool) -> Result<OwnedPagedBook> {
         let pages = match wanted {
             true => self.pages(key)?,
             false => Vec::new(),
@@ -239,7 +243,7 @@ impl Reader {
             true => MinHashSig::default(),
             false => self.signature(key)?,
         };
-        Ok(StoredPagedBook { pages, signature })
+        Ok(OwnedPagedBook { pages, signature })
     }
 }
 
@@ -320,19 +324,4 @@ fn relations_of_hits(
             Some(_) => Ok(None),
         })
         .collect()
-}
-
-/// A stored book's pages and signature, read for its page signals.
-struct StoredPagedBook {
-    pages: Vec<MinHashSig>,
-    signature: MinHashSig,
-}
-
-impl StoredPagedBook {
-    fn view(&self) -> PagedBook<'_> {
-        PagedBook {
-            pages: &self.pages,
-            signature: &self.signature,
-        }
-    }
 }

@@ -28,6 +28,6 @@ pub use classify::{
     Relation, RelationClass,
 };
 pub use map::{Bin, BookMap, Eligible, MapBook, MapOptions, PortionMap, Region};
-pub use pages::{PageOptions, PageSignals, PagedBook, PagedText};
+pub use pages::{OwnedPagedBook, PageOptions, PageSignals, PagedBook};
 pub use shape::{Shape, TranslationShape};
 pub use side::Side;

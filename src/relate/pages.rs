@@ -73,29 +73,30 @@ pub struct PagedBook<'a> {
     pub signature: &'a MinHashSig,
 }
 
-/// A text's pages and signature as an index would store them: its page
-/// signatures reduced to codes ([`crate::repr::minhash::page_codes`]; none
-/// without a page break) and its book signature, with the default options.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PagedText {
-    /// The page signatures.
+/// A book's pages and signature, owned: what [`PagedBook`] views.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct OwnedPagedBook {
+    /// The page signatures (codes).
     pub pages: Vec<MinHashSig>,
     /// The book signature.
     pub signature: MinHashSig,
 }
 
-impl PagedText {
-    /// The pages and signature of `text`.
-    pub fn of(text: &str) -> PagedText {
-        let pages = match text.contains(PAGE_BREAK) {
-            true => page_signatures(text, &MinHashOptions::pages())
+impl OwnedPagedBook {
+    /// The pages and signature of `text` as an index with the default
+    /// options would store them: its page signatures reduced to codes
+    /// ([`crate::repr::minhash::page_codes`]) and its book signature; none
+    /// of either without a page break (a book without pages is not
+    /// classified by them).
+    pub fn of_text(text: &str) -> OwnedPagedBook {
+        if !text.contains(PAGE_BREAK) {
+            return OwnedPagedBook::default();
+        }
+        OwnedPagedBook {
+            pages: page_signatures(text, &MinHashOptions::pages())
                 .iter()
                 .map(page_codes)
                 .collect(),
-            false => Vec::new(),
-        };
-        PagedText {
-            pages,
             signature: book_signature(text, &MinHashOptions::default()),
         }
     }

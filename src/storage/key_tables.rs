@@ -384,33 +384,21 @@ impl KeyTables {
         match &self.layout {
             Layout::Sorted(tables) => {
                 let sorted = Sorted::of(bytes, tables[table as usize], self.ids.count);
-                let mut at = 0;
-                Box::new(std::iter::from_fn(move || {
-                    if at >= sorted.len() {
-                        return None;
-                    }
-                    let run = equal_run(sorted.len(), at, |j| sorted.key(j));
-                    at = run.end.max(at + 1);
-                    Some((
-                        sorted.key(run.start),
-                        self.sorted_postings(bytes, sorted, run),
-                    ))
-                }))
+                Box::new(
+                    key_runs(sorted.len(), move |j| sorted.key(j)).map(move |run| {
+                        let key = sorted.key(run.start);
+                        (key, self.sorted_postings(bytes, sorted, run))
+                    }),
+                )
             }
             Layout::Numbered(tables) => {
                 let order = Numbered::of(bytes, tables[table as usize]);
-                let mut at = 0;
-                Box::new(std::iter::from_fn(move || {
-                    if at >= order.len() {
-                        return None;
-                    }
-                    let run = equal_run(order.len(), at, |j| order.key(j));
-                    at = run.end.max(at + 1);
-                    Some((
-                        order.key(run.start),
-                        self.ordered_postings(bytes, order, run),
-                    ))
-                }))
+                Box::new(
+                    key_runs(order.len(), move |j| order.key(j)).map(move |run| {
+                        let key = order.key(run.start);
+                        (key, self.ordered_postings(bytes, order, run))
+                    }),
+                )
             }
             Layout::Wide { tables, .. } => {
                 let span = tables[table as usize];
@@ -687,20 +675,8 @@ pub(super) fn encode_book_places(places: &[u32], first_width: u8, out: &mut Vec<
         .map(|w| w[1].wrapping_sub(w[0]).wrapping_sub(1));
     let width = gaps.clone().max().map_or(0, packed::bits);
     out.push(width);
-    let (mut acc, mut held) = (0u64, 0u32);
     let values = std::iter::once((first, first_width)).chain(gaps.map(|g| (g, width)));
-    for (value, bits) in values.take(1 + rest.len()) {
-        acc |= u64::from(value) << held;
-        held += u32::from(bits);
-        while held >= 8 {
-            out.push(acc as u8);
-            acc >>= 8;
-            held -= 8;
-        }
-    }
-    if held > 0 {
-        out.push(acc as u8);
-    }
+    packed::pack_each(values.take(1 + rest.len()), out);
 }
 
 /// Bytes of the place record of a book of `count` places whose first
@@ -1018,6 +994,20 @@ impl<'a> Numbered<'a> {
         let order = &self.bytes[self.span.order_at..];
         packed::padding_is_zero(order, self.len(), self.span.width)
     }
+}
+
+/// The runs of equal keys of `len` keys in key order (`key(j)` the j-th),
+/// in order: each key's places once.
+fn key_runs(len: usize, key: impl Fn(usize) -> u64 + Copy) -> impl Iterator<Item = Range<usize>> {
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        if at >= len {
+            return None;
+        }
+        let run = equal_run(len, at, key);
+        at = run.end.max(at + 1);
+        Some(run)
+    })
 }
 
 /// The places around `i` of a key order of `len` keys read by `key` that

@@ -31,9 +31,15 @@ pub fn padding_is_zero(bytes: &[u8], count: usize, width: u8) -> bool {
 /// Appends `values` packed at `width` bits (at most 32; each value must
 /// fit), padded with zero bits to a whole byte.
 pub fn pack(values: impl IntoIterator<Item = u32>, width: u8, out: &mut Vec<u8>) {
+    pack_each(values.into_iter().map(|value| (value, width)), out);
+}
+
+/// Appends each value packed at its own width (at most 32 bits; each value
+/// must fit), one after another, padded with zero bits to a whole byte.
+pub fn pack_each(values: impl IntoIterator<Item = (u32, u8)>, out: &mut Vec<u8>) {
     let mut acc = 0u64;
     let mut held = 0u32;
-    for value in values {
+    for (value, width) in values {
         acc |= u64::from(value) << held;
         held += u32::from(width);
         while held >= 8 {
