@@ -570,14 +570,19 @@ impl<'s> Plan<'s> {
             buffer.put(&list)
         })?;
         buffer.flush()?;
-        let element_words = self.kept_parts().flat_map(|(input, part)| {
-            let words = &words;
-            input
-                .segment
-                .part_hashes(part)
-                .iter()
-                .map(move |hash| words.number(hash))
-        });
+        // In `kept_parts` order, each element's word renumbered through
+        // its input's table.
+        let element_words =
+            (self.inputs.iter().zip(&words.of_inputs)).flat_map(|(input, numbers)| {
+                (input.kept_positions())
+                    .flat_map(|position| input.segment.book_parts(position))
+                    .flat_map(move |part| {
+                        let words = input.segment.part_words(part);
+                        words
+                            .iter()
+                            .map(|word| numbers.get(word as usize).copied().unwrap_or(0))
+                    })
+            });
         put_packed(out, element_words, word_width(words.hashes.len()))?;
         let long = words.long();
         put_u32s(out, std::iter::once(long.len() as u32))?;
@@ -598,13 +603,20 @@ impl<'s> Plan<'s> {
     /// The merged word table: each hash with kept entries, and their count.
     fn word_table(&self) -> Result<Words> {
         let (lens, hash) = self.word_sources();
-        let mut words = Words::default();
+        let mut words = Words {
+            of_inputs: lens.iter().map(|&len| vec![0; len]).collect(),
+            ..Words::default()
+        };
         KWay::new(&lens).for_each(hash, |hash, group| {
             let count: u32 = group
                 .iter()
                 .map(|&(s, w)| self.inputs[s].kept_entries(w as u32))
                 .sum();
             if count > 0 {
+                let number = words.hashes.len() as u32;
+                for &(s, w) in group {
+                    words.of_inputs[s][w] = number;
+                }
                 words.hashes.push(hash as u32);
                 words.counts.push(count);
             }
@@ -641,18 +653,13 @@ struct Words {
     hashes: Vec<u32>,
     /// Each word's kept entries.
     counts: Vec<u32>,
+    /// Per input, the number here of each of its words (0 for a word
+    /// without kept entries, which no kept element has: a kept element
+    /// is one of its word's entries).
+    of_inputs: Vec<Vec<u32>>,
 }
 
 impl Words {
-    /// The number of the word with `hash` (every kept element's hash is
-    /// here, since the element is one of its entries).
-    fn number(&self, hash: u32) -> u32 {
-        let found = super::sorted::search(self.hashes.len(), hash.into(), |i| {
-            u64::from(self.hashes.get(i).copied().unwrap_or(u32::MAX))
-        });
-        found.unwrap_or_else(|at| at) as u32
-    }
-
     /// The words of at least [`LONG_LIST`] entries, longest first, ties by
     /// number.
     fn long(&self) -> Vec<u32> {
