@@ -492,11 +492,11 @@ impl Reader {
         let (books, mut sources) = sketches.candidates(self, &keys, simhash, wanted);
         let query = QueryBook::Stored(a);
         let sampled = self.sampled_part_pairs(&query, reach.later_only, join, wanted);
-        let hashes = self.query_hashes(&query);
+        let query_parts = self.query_parts(&query);
         let (pairs, candidates) =
-            self.approximate_part_pairs(hashes.len() as u32, &books, sampled, &mut sources);
+            self.approximate_part_pairs(query_parts, &books, sampled, &mut sources);
         let (best, aligned) =
-            self.align_part_pairs(&hashes, &pairs, options.score, options.min_score);
+            self.align_part_pairs(&query, &pairs, join, options.score, options.min_score);
         let mut found = BookPairs::new(a);
         found.sources = sources;
         found.candidates = candidates;

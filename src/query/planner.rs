@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::time::{Duration, Instant};
 
 use super::approx::{QueryKeys, SourceCounts};
-use super::postings::{Candidate, Join, Probe};
+use super::postings::{Candidate, Join, Postings, Probe};
 use super::query_book::QueryBook;
 use super::Reader;
 use crate::align::{AlignScratch, Overlap, Score, SequenceIndex, MIN_SPAN_SHARE};
@@ -686,13 +686,13 @@ impl Reader {
         let (books, mut sources) = sketches.candidates(self, keys, simhash, wanted);
         let mut join = Join::new(self.part_count());
         let sampled = self.sampled_part_pairs(query, false, &mut join, wanted);
-        let hashes = self.query_hashes(query);
+        let query_parts = self.query_parts(query);
         let (pairs, candidates) =
-            self.approximate_part_pairs(hashes.len() as u32, &books, sampled, &mut sources);
+            self.approximate_part_pairs(query_parts, &books, sampled, &mut sources);
         let (best, aligned) =
-            self.align_part_pairs(&hashes, &pairs, options.score, options.min_score);
+            self.align_part_pairs(query, &pairs, &mut join, options.score, options.min_score);
         let hits = self.hits_from(query, best.into_top(options.top_k))?;
-        let (books, part_pairs) = self.reach(query, hashes.len());
+        let (books, part_pairs) = self.reach(query, query_parts as usize);
         Ok(QueryResult {
             language: String::new(),
             explain: Explain {
@@ -751,33 +751,55 @@ impl Reader {
         Ok(hits)
     }
 
-    /// Aligns each of `pairs` (query part, stored part): the query's parts
-    /// are `hashes`. Each book's best pair of parts that qualifies under
-    /// `score` at `min_score` (and above zero), and the number of
-    /// alignments.
+    /// Aligns each of `pairs` (query part, stored part; sorted by query
+    /// part) by the join's alignment ([`Join::align_probe`]): a stored
+    /// part's elements are read as the word numbers its run stores, and
+    /// not through the run's table of hashes, a lookup an element that
+    /// misses the caches once that table outgrows them. Each book's best
+    /// pair of parts that qualifies under `score` at `min_score` (and
+    /// above zero), and the number of alignments. `join` is scratch for
+    /// as many parts as the reader holds.
     pub(crate) fn align_part_pairs(
         &self,
-        hashes: &[Cow<'_, [u32]>],
+        query: &QueryBook<'_>,
         pairs: &[(u32, u32)],
+        join: &mut Join,
         score: Score,
         min_score: f64,
     ) -> (BestPerBook, u64) {
-        let mut indexes: Vec<Option<SequenceIndex>> = vec![None; hashes.len()];
-        let mut scratch = AlignScratch::default();
+        let postings = Postings::every_word(self.runs());
         let mut best = BestPerBook::default();
-        let mut y = Vec::new();
-        for &(q, part) in pairs {
-            let x =
-                indexes[q as usize].get_or_insert_with(|| SequenceIndex::new(&hashes[q as usize]));
-            y.clear();
-            y.extend(self.runs().part_hashes(part).iter());
-            let overlap = x.align(&y, &mut scratch);
-            let ranked = self.ranked(q, part, overlap, score);
-            if ranked.score > 0.0 && ranked.score >= min_score {
-                best.offer(ranked);
-            }
+        let mut keep = Vec::new();
+        for group in pairs.chunk_by(|a, b| a.0 == b.0) {
+            let q = group[0].0;
+            let (probe, len_x) = match *query {
+                QueryBook::Stored(slot) => {
+                    let part = self.part_range(slot).start + q;
+                    (Probe::Part(part), self.runs().part_len(part))
+                }
+                QueryBook::Text(text) => {
+                    let hashes = &text.parts[q as usize].hashes;
+                    (Probe::Hashes(hashes), hashes.len() as u32)
+                }
+            };
+            keep.clear();
+            keep.extend(group.iter().map(|&(_, part)| Candidate::unbounded(part)));
+            join.align_probe(&postings, &probe, len_x, &keep, |part, overlap| {
+                let ranked = self.ranked(q, part, overlap, score);
+                if ranked.score > 0.0 && ranked.score >= min_score {
+                    best.offer(ranked);
+                }
+            });
         }
         (best, pairs.len() as u64)
+    }
+
+    /// The number of the query's parts.
+    pub(crate) fn query_parts(&self, query: &QueryBook<'_>) -> u32 {
+        match *query {
+            QueryBook::Stored(slot) => self.part_range(slot).len() as u32,
+            QueryBook::Text(text) => text.parts.len() as u32,
+        }
     }
 
     /// Aligns every part of the query (`hashes`) with every part of each

@@ -196,6 +196,15 @@ impl<'r> Postings<'r> {
         }
     }
 
+    /// Every word, none frequent: what alignment reads.
+    pub fn every_word(runs: &'r Runs) -> Self {
+        Postings {
+            runs,
+            vocabulary: Vocabulary::All { cap: u32::MAX },
+            frequent: None,
+        }
+    }
+
     /// The word sample, without the words listed in more than `cap` parts.
     pub fn sample(runs: &'r Runs, cap: u32) -> Self {
         Postings {
@@ -538,6 +547,17 @@ pub struct Candidate {
 }
 
 impl Candidate {
+    /// Part `part` as a candidate with nothing counted, to be aligned
+    /// ([`Join::align`] reads its part alone).
+    pub fn unbounded(part: u32) -> Self {
+        Candidate {
+            book: part,
+            counted: 0,
+            frequent_at_most: 0,
+            lcs_at_most: 0,
+        }
+    }
+
     /// An upper bound on `score` for this candidate, |X| being `len_x` and
     /// |Y| `len_y`. |X ∩ Y| lies in `counted ..= counted + frequent_at_most`
     /// and is at least the LCS; every score is non-decreasing in the LCS,
@@ -1038,21 +1058,12 @@ impl Join {
     /// Aligns two stored parts directly: X's words are marked in a table
     /// and Y's are looked up in it, O(|X| + |Y| + c log c).
     pub fn align_pair(&mut self, postings: &Postings<'_>, a: u32, b: u32) -> Overlap {
-        let every_word = Postings {
-            runs: postings.runs,
-            vocabulary: Vocabulary::All { cap: u32::MAX },
-            frequent: None,
-        };
-        self.resolved = Resolved::of(&every_word, &Probe::Part(a));
-        let unknown = Candidate {
-            book: b,
-            counted: 0,
-            frequent_at_most: 0,
-            lcs_at_most: 0,
-        };
+        self.resolved = Resolved::of(&Postings::every_word(postings.runs), &Probe::Part(a));
         let len_x = self.resolved.hashes.len() as u32;
         let mut result = Overlap::default();
-        self.align(postings, len_x, &[unknown], |_, o| result = o);
+        self.align(postings, len_x, &[Candidate::unbounded(b)], |_, o| {
+            result = o
+        });
         result
     }
 }
