@@ -37,6 +37,7 @@ use std::sync::{Arc, OnceLock};
 use crate::error::{Error, Result};
 use crate::repr::passages::passages_of;
 use crate::repr::{parts::parts_of, unique_words::extract_with, UniqueWordSeq};
+use crate::storage::barrel::Record;
 use crate::storage::catalog::CatalogSnapshot;
 use crate::storage::segment::{self, Segment, Unreadable};
 use crate::store::records::RecordFiles;
@@ -453,6 +454,27 @@ impl Reader {
     /// record written before format 11 holds too are the segment's,
     /// `verify` checks).
     pub(crate) fn parts_of_slot(&self, slot: u32) -> Result<Vec<UniqueWordSeq>> {
+        let (key, records) = self.records_of_slot(slot)?;
+        (records.into_iter().zip(self.part_range(slot)))
+            .map(|(record, part)| self.part_sequence(&key, record, part))
+            .collect()
+    }
+
+    /// Part `index` of the book in `slot` ([`Self::parts_of_slot`] of that
+    /// part alone: the other parts' elements are not read); `None` past
+    /// its parts.
+    pub(crate) fn part_of_slot(&self, slot: u32, index: u32) -> Result<Option<UniqueWordSeq>> {
+        let (key, records) = self.records_of_slot(slot)?;
+        let record = records.into_iter().nth(index as usize);
+        let part = self.part_range(slot).nth(index as usize);
+        match (record, part) {
+            (Some(record), Some(part)) => self.part_sequence(&key, record, part).map(Some),
+            _ => Ok(None),
+        }
+    }
+
+    /// The key of the book in `slot` and its barrel records, one a part.
+    fn records_of_slot(&self, slot: u32) -> Result<(String, Vec<Record>)> {
         let (entry, _) = self.runs.entry(slot)?;
         let book = BookRef {
             id: self.runs.id(slot),
@@ -460,26 +482,24 @@ impl Reader {
             unique_words: entry.unique_words,
         };
         let records = self.files.book_record(book, RecordPlace::of(&entry))?;
-        let parts = self.part_range(slot);
-        if records.len() != parts.len() {
-            return Err(self.parts_disagree(&entry.key, records.len(), parts.len()));
+        let parts = self.part_range(slot).len();
+        if records.len() != parts {
+            return Err(self.parts_disagree(&entry.key, records.len(), parts));
         }
-        (records.into_iter().zip(parts))
-            .map(|(record, part)| {
-                let hashes = self.runs.part_hashes(part).to_vec();
-                if hashes.len() != record.positions.len() {
-                    return Err(self.parts_disagree(
-                        &entry.key,
-                        record.positions.len(),
-                        hashes.len(),
-                    ));
-                }
-                Ok(UniqueWordSeq {
-                    hashes,
-                    positions: record.positions,
-                })
-            })
-            .collect()
+        Ok((entry.key.clone(), records))
+    }
+
+    /// The sequence of part `part` (of the book stored under `key`): its
+    /// elements from its segment, its positions from `record`.
+    fn part_sequence(&self, key: &str, record: Record, part: u32) -> Result<UniqueWordSeq> {
+        let hashes = self.runs.part_hashes(part).to_vec();
+        if hashes.len() != record.positions.len() {
+            return Err(self.parts_disagree(key, record.positions.len(), hashes.len()));
+        }
+        Ok(UniqueWordSeq {
+            hashes,
+            positions: record.positions,
+        })
     }
 
     /// The error for a book whose barrel records (`in_barrel` parts or

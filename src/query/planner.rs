@@ -458,9 +458,9 @@ impl Reader {
         slot: u32,
         (part_x, part_y): (u32, u32),
     ) -> Result<Location> {
-        let y_parts = self.parts_of_slot(slot)?;
-        match (x_parts.get(part_x as usize), y_parts.get(part_y as usize)) {
-            (Some(x), Some(y)) => Ok(locate(x, part_x, y, part_y)),
+        let y = self.part_of_slot(slot, part_y)?;
+        match (x_parts.get(part_x as usize), y) {
+            (Some(x), Some(y)) => Ok(locate(x, part_x, &y, part_y)),
             _ => Ok(Location::default()),
         }
     }
