@@ -296,7 +296,17 @@ fn most_entries((start, end): (u32, u32)) -> usize {
 }
 
 impl Resolved {
+    /// The probe's elements the vocabulary admits, with their words in
+    /// every run and their lists there (left out when frequent).
     fn of(postings: &Postings<'_>, probe: &Probe<'_>) -> Resolved {
+        let mut resolved = Resolved::words_of(postings, probe);
+        resolved.find_lists(postings);
+        resolved
+    }
+
+    /// The probe's elements the vocabulary admits and their words in
+    /// every run, without their lists: what alignment reads.
+    fn words_of(postings: &Postings<'_>, probe: &Probe<'_>) -> Resolved {
         let runs = postings.runs;
         let vocabulary = postings.vocabulary;
         let segments = runs.segments();
@@ -330,7 +340,7 @@ impl Resolved {
             ),
             Probe::Translated { .. } => (Vec::new(), None, None),
         };
-        let (mut hashes, mut groups) = match *probe {
+        let (hashes, groups) = match *probe {
             Probe::Translated { hashes, groups } => {
                 let (hashes, groups) = hashes
                     .iter()
@@ -342,7 +352,7 @@ impl Resolved {
             }
             _ => (hashes, None),
         };
-        let mut words: Vec<Vec<u32>> = segments
+        let words: Vec<Vec<u32>> = segments
             .iter()
             .enumerate()
             .map(|(r, segment)| match &own {
@@ -353,11 +363,35 @@ impl Resolved {
                     .collect(),
             })
             .collect();
+        Resolved {
+            hashes,
+            groups,
+            words,
+            lists: Vec::new(),
+            frequent: 0,
+            after,
+        }
+    }
+
+    /// Finds the list of each element in every run, and leaves out the
+    /// frequent ones (the word sample drops them, counting skips their
+    /// lists).
+    fn find_lists(&mut self, postings: &Postings<'_>) {
+        let segments = postings.runs.segments();
+        let vocabulary = postings.vocabulary;
+        let Resolved {
+            hashes,
+            groups,
+            words,
+            lists: found,
+            frequent: frequent_found,
+            ..
+        } = self;
         let list_of = |segment: &Segment, word: u32| match word {
             NONE => NO_LIST,
             word => segment.list_range(word),
         };
-        let mut lists: Vec<Vec<(u32, u32)>> = (segments.iter().zip(&words))
+        let mut lists: Vec<Vec<(u32, u32)>> = (segments.iter().zip(words.iter()))
             .map(|(segment, words)| words.iter().map(|&w| list_of(segment, w)).collect())
             .collect();
         let cap = vocabulary.cap() as usize;
@@ -365,7 +399,7 @@ impl Resolved {
         // the cap, no word is frequent, and no list need be read here. Nor
         // need lists whose bytes cannot hold more entries than the cap.
         let mut frequent = 0;
-        if runs.part_count() > cap {
+        if postings.runs.part_count() > cap {
             let is_frequent: Vec<bool> = (0..hashes.len())
                 .map(|i| {
                     let most: usize = lists.iter().map(|lists| most_entries(lists[i])).sum();
@@ -382,8 +416,8 @@ impl Resolved {
                 let kept: Vec<bool> = (0..hashes.len())
                     .map(|i| !is_frequent[i] && words.iter().any(|w| w[i] != NONE))
                     .collect();
-                leave_out(&kept, &mut hashes, &mut groups, &mut words);
-                lists = (segments.iter().zip(&words))
+                leave_out(&kept, hashes, groups, words);
+                lists = (segments.iter().zip(words.iter()))
                     .map(|(segment, words)| words.iter().map(|&w| list_of(segment, w)).collect())
                     .collect();
                 frequent = 0;
@@ -395,14 +429,8 @@ impl Resolved {
                 }
             }
         }
-        Resolved {
-            hashes,
-            groups,
-            words,
-            lists,
-            frequent,
-            after,
-        }
+        *found = lists;
+        *frequent_found = frequent;
     }
 
     /// The index in X of element `e` of the resolved sequence.
@@ -937,7 +965,7 @@ impl Join {
         keep: &[Candidate],
         found: impl FnMut(u32, Overlap),
     ) {
-        self.resolved = Resolved::of(postings, probe);
+        self.resolved = Resolved::words_of(postings, probe);
         self.align(postings, len_x, keep, found);
     }
 
@@ -974,7 +1002,7 @@ impl Join {
         windows: &[Range<u32>],
         mut found: impl FnMut(u32, Overlap),
     ) {
-        self.resolved = Resolved::of(postings, probe);
+        self.resolved = Resolved::words_of(postings, probe);
         self.prepare_alignment(postings);
         for window in windows {
             found(
@@ -1058,7 +1086,7 @@ impl Join {
     /// Aligns two stored parts directly: X's words are marked in a table
     /// and Y's are looked up in it, O(|X| + |Y| + c log c).
     pub fn align_pair(&mut self, postings: &Postings<'_>, a: u32, b: u32) -> Overlap {
-        self.resolved = Resolved::of(&Postings::every_word(postings.runs), &Probe::Part(a));
+        self.resolved = Resolved::words_of(&Postings::every_word(postings.runs), &Probe::Part(a));
         let len_x = self.resolved.hashes.len() as u32;
         let mut result = Overlap::default();
         self.align(postings, len_x, &[Candidate::unbounded(b)], |_, o| {
