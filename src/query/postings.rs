@@ -277,8 +277,12 @@ struct Resolved {
     /// For a translated probe, each admitted element's index in X.
     groups: Option<Vec<u32>>,
     /// Per run, each element's word there ([`NONE`]: absent), frequent
-    /// or not: alignment looks a kept part's words up among them.
+    /// or not: alignment looks a kept part's words up among them. Found
+    /// in a run on first use ([`Resolved::find_words`]) but in the probe's
+    /// own run, which stores them.
     words: Vec<Vec<u32>>,
+    /// Per run, whether `words` holds the elements' words there.
+    words_found: Vec<bool>,
     /// Per run, the bytes of each element's list ([`NO_LIST`]: absent or
     /// frequent), found once per probe.
     lists: Vec<Vec<(u32, u32)>>,
@@ -352,21 +356,17 @@ impl Resolved {
             }
             _ => (hashes, None),
         };
-        let words: Vec<Vec<u32>> = segments
-            .iter()
-            .enumerate()
-            .map(|(r, segment)| match &own {
-                Some((run, own)) if *run == r => own.clone(),
-                _ => hashes
-                    .iter()
-                    .map(|&h| segment.find_word(h).unwrap_or(NONE))
-                    .collect(),
-            })
-            .collect();
+        let mut words = vec![Vec::new(); segments.len()];
+        let mut words_found = vec![false; segments.len()];
+        if let Some((run, own)) = own {
+            words[run] = own;
+            words_found[run] = true;
+        }
         Resolved {
             hashes,
             groups,
             words,
+            words_found,
             lists: Vec::new(),
             frequent: 0,
             after,
@@ -378,6 +378,9 @@ impl Resolved {
     /// lists).
     fn find_lists(&mut self, postings: &Postings<'_>) {
         let segments = postings.runs.segments();
+        for r in 0..segments.len() {
+            self.find_words(segments, r);
+        }
         let vocabulary = postings.vocabulary;
         let Resolved {
             hashes,
@@ -431,6 +434,18 @@ impl Resolved {
         }
         *found = lists;
         *frequent_found = frequent;
+    }
+
+    /// Finds the elements' words in run `r` (of `segments`) unless found.
+    fn find_words(&mut self, segments: &[Segment], r: usize) {
+        if self.words_found.get(r).copied().unwrap_or(true) {
+            return;
+        }
+        let segment = &segments[r];
+        self.words[r] = (self.hashes.iter())
+            .map(|&h| segment.find_word(h).unwrap_or(NONE))
+            .collect();
+        self.words_found[r] = true;
     }
 
     /// The index in X of element `e` of the resolved sequence.
@@ -1027,6 +1042,7 @@ impl Join {
         let segments = postings.runs.segments();
         let (r, first_local) = postings.runs.locate_part(parts.start);
         if !self.x_indexed[r] {
+            self.resolved.find_words(segments, r);
             self.index_x(r);
             self.x_indexed[r] = true;
         }
