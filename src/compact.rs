@@ -284,7 +284,14 @@ pub(crate) fn compact_files(
     }
 
     let next_segment = next_segment + relocation.add_segments.len() as u32;
-    let segment_compaction = crate::store::segments::compact(store, next_segment, Some(0.0))?;
+    let segment_compaction = crate::store::segments::compact(
+        store,
+        next_segment,
+        &crate::store::segments::CompactionCause {
+            dead_share: Some(0.0),
+            ..Default::default()
+        },
+    )?;
     stats.segments_merged += segment_compaction.merged as u64;
     stats.files_removed += (segment_compaction.merged + segment_compaction.dropped) as u64;
     stats.warnings.extend(segment_compaction.warnings);

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use crate::error::{Error, Result};
 use crate::storage::catalog::{Catalog, CatalogBatch};
-use crate::store::segments::{compact_after_commit, prepare_dir, MAX_DEAD_SHARE};
+use crate::store::segments::{compact_after_commit, prepare_dir, CompactionCause, MAX_DEAD_SHARE};
 use crate::store::Store;
 
 /// What [`crate::Index::delete_books`] did.
@@ -52,7 +52,13 @@ pub(crate) fn delete_books(store: &Arc<Store>, keys: &[&str]) -> Result<DeleteSt
     let mut warnings = Vec::new();
     if deleted > 0 {
         match prepare_dir(store) {
-            Ok(next) => warnings = compact_after_commit(store, next, Some(MAX_DEAD_SHARE)),
+            Ok(next) => {
+                let cause = CompactionCause {
+                    dead_share: Some(MAX_DEAD_SHARE),
+                    ..CompactionCause::default()
+                };
+                warnings = compact_after_commit(store, next, &cause);
+            }
             Err(error) => warnings.push(format!(
                 "the books were deleted, but the segment directory could not be prepared \
                  for compaction: {error}; the next load or delete compacts again"

@@ -294,6 +294,42 @@ fn a_load_of_many_batches_ends_with_one_verified_segment() {
 }
 
 #[test]
+fn a_load_of_a_few_batches_ends_as_one_run_and_leaves_a_much_larger_one_alone() {
+    let collection = collection(6, 21);
+    let books = common::documents(&collection);
+    let (first, rest) = books.split_at(books.len() * 7 / 8);
+    let batch_books = first.len().div_ceil(3);
+    let dir = tempfile::tempdir().unwrap();
+    let index = Index::create(dir.path()).unwrap();
+    common::load_docs(&index, first.to_vec(), batch_books);
+    // Three batches, fewer than a compaction's segment limit: still one run.
+    let after_first = segment_files(dir.path());
+    assert_eq!(after_first.len(), 1, "{after_first:?}");
+    let big = std::fs::metadata(&after_first[0]).unwrap().len();
+
+    // Two small batches next to a segment over four times their size: the
+    // two become one run, the large one is not rewritten.
+    let small_batch = rest.len().div_ceil(2);
+    common::load_docs(&index, rest.to_vec(), small_batch);
+    let after_rest = segment_files(dir.path());
+    assert_eq!(after_rest.len(), 2, "{after_rest:?}");
+    assert_eq!(after_rest[0], after_first[0]);
+    assert_eq!(std::fs::metadata(&after_rest[0]).unwrap().len(), big);
+    let verified = index.verify().unwrap();
+    assert_eq!(
+        (verified.segments, verified.sketched_books),
+        (2, books.len() as u64)
+    );
+
+    // The runs answer as one load of everything does.
+    let (_one_dir, one) = loaded(&collection, 1000);
+    assert_eq!(
+        all_answers(&index.reader().unwrap()),
+        all_answers(&one.reader().unwrap())
+    );
+}
+
+#[test]
 fn a_reopened_index_gives_the_same_approximate_answers() {
     let collection = collection(6, 34);
     let (dir, index) = loaded(&collection, 5);

@@ -18,7 +18,7 @@ fn closed_index() -> tempfile::TempDir {
     let docs = (0..8)
         .map(|i| Document::new(format!("b{i}"), common::text(i * 400, 300)))
         .collect();
-    common::load_docs(&index, docs, 3);
+    common::load_in_loads(&index, docs, 3);
     index.verify().unwrap();
     dir
 }

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use stemmata::{Document, Error, Index, Mode, PairsOptions, QueryOptions, Reader};
 
-/// Twelve books, three per batch: segment n sketches books 3(n-1)..3n.
+/// Twelve books, three per load: segment n sketches books 3(n-1)..3n.
 /// Book i shares text with books i-1 and i+1, so every query has hits.
 fn docs() -> Vec<Document> {
     (0..12u32)
@@ -20,7 +20,7 @@ fn docs() -> Vec<Document> {
 fn indexed() -> (tempfile::TempDir, Index) {
     let dir = tempfile::tempdir().unwrap();
     let index = Index::create(dir.path()).unwrap();
-    common::load_docs(&index, docs(), 3);
+    common::load_in_loads(&index, docs(), 3);
     assert_eq!(index.stats().unwrap().segments, 4);
     (dir, index)
 }

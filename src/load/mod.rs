@@ -11,8 +11,10 @@
 //! its document's source, for that), and, every
 //! [`LoadOptions::batch_books`] books, syncs the barrel and the page file,
 //! writes the batch's sketches as one segment and commits one catalog
-//! transaction that publishes the batch. At the end, segments are compacted
-//! when more than 8 are listed (`segments::MAX_SEGMENTS`); a compaction
+//! transaction that publishes the batch. At the end, the segments the load
+//! wrote are merged when they are more than one, so that a bulk load ends
+//! as one run (`segments::CompactionCause::fresh`), and segments are
+//! compacted when more than 8 are listed (`segments::MAX_SEGMENTS`); a compaction
 //! that fails, after every book was committed, is a warning in the stats,
 //! not an error. A crash or a
 //! dropped loader loses only the uncommitted batch; bytes it wrote past the
@@ -506,6 +508,8 @@ pub struct BulkLoader<'p> {
     page_hashes: usize,
     /// The index's options, which features loaded must share.
     feature_options: FeatureOptions,
+    /// The number of this load's first segment.
+    first_segment: u32,
     next_segment: u32,
     /// The books of the current batch, for its segment.
     segment_books: Vec<SegmentBook>,
@@ -616,6 +620,7 @@ impl<'p> BulkLoader<'p> {
                 sketch: sketch_options,
                 parts: part_options,
             },
+            first_segment: next_segment,
             next_segment,
             segment_books: Vec::new(),
             batch: CatalogBatch {
@@ -982,7 +987,11 @@ impl<'p> BulkLoader<'p> {
         for worker in self.workers.drain(..) {
             let _ = worker.join();
         }
-        let warnings = segments::compact_after_commit(&self.store, self.next_segment, None);
+        let cause = segments::CompactionCause {
+            fresh: self.first_segment..self.next_segment,
+            ..segments::CompactionCause::default()
+        };
+        let warnings = segments::compact_after_commit(&self.store, self.next_segment, &cause);
         self.stats.warnings.extend(warnings);
         self.stats.elapsed = self.started.elapsed();
         std::mem::take(&mut self.stats)

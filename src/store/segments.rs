@@ -19,6 +19,22 @@ use crate::storage::segment_merge::{self, Fate};
 
 /// More listed segments than this trigger a compaction at the end of a load.
 pub const MAX_SEGMENTS: usize = 8;
+
+/// What a compaction is asked to do beyond keeping the listed segments
+/// within [`MAX_SEGMENTS`].
+#[derive(Debug, Clone, Default)]
+pub(crate) struct CompactionCause {
+    /// Rewrite the segments holding dead books once more than this share
+    /// of the sketched books is dead.
+    pub dead_share: Option<f64>,
+    /// The segments the calling load wrote (by number): when it wrote more
+    /// than one, they are merged (with their neighbours, as the tiered
+    /// plan of [`merge_chunks`] groups them), so a bulk load of many
+    /// batches ends as one run, and a query looks each word and key up
+    /// once. Their bytes were just written and synced by this process, so
+    /// they are merged without the whole-segment check an older one gets.
+    pub fresh: std::ops::Range<u32>,
+}
 /// A compaction merges consecutive segments (in book id order) into
 /// segments of at most about this many bytes, and leaves a larger one
 /// alone. A merge streams ([`segment_merge`]): its memory is a few bytes per
@@ -144,9 +160,9 @@ pub(crate) struct Compaction {
 pub(crate) fn compact_after_commit(
     store: &Store,
     number: u32,
-    force_dead_share: Option<f64>,
+    cause: &CompactionCause,
 ) -> Vec<String> {
-    match compact(store, number, force_dead_share) {
+    match compact(store, number, cause) {
         Ok(compaction) => compaction.warnings,
         Err(error) => vec![format!(
             "every book was committed, but compacting the sketch segments failed: {error}; \
@@ -157,11 +173,11 @@ pub(crate) fn compact_after_commit(
 
 /// Merges the readable listed segments, consecutive ones in book id order
 /// into segments of at most [`MAX_MERGED_BYTES`] numbered from `number`,
-/// when there are more than [`MAX_SEGMENTS`] listed segments, or when
-/// `force_dead_share` is set and more than that share of the sketched
-/// books is deleted (then every segment holding a dead book is rewritten
-/// without it). Old files are removed after the catalog stops listing
-/// them.
+/// when there are more than [`MAX_SEGMENTS`] listed segments, when more
+/// than one of them is among `cause.fresh`, or when `cause.dead_share` is
+/// set and more than that share of the sketched books is deleted (then
+/// every segment holding a dead book is rewritten without it). Old files
+/// are removed after the catalog stops listing them.
 ///
 /// A listed segment that cannot be read is never merged. While some live
 /// book is sketched in no readable segment it may be sketched there, so the
@@ -169,18 +185,14 @@ pub(crate) fn compact_after_commit(
 /// says which books to reload; once every live book is sketched in a
 /// readable segment it holds nothing live, and it is dropped from the
 /// catalog.
-pub(crate) fn compact(
-    store: &Store,
-    number: u32,
-    force_dead_share: Option<f64>,
-) -> Result<Compaction> {
+pub(crate) fn compact(store: &Store, number: u32, cause: &CompactionCause) -> Result<Compaction> {
     let snapshot = store.catalog().snapshot()?;
     let listed = snapshot.segments()?;
     let books = snapshot.books()?;
     let next_book_id = snapshot.next_book_id()?;
     drop(snapshot);
     let mut compaction = Compaction::default();
-    if listed.len() <= 1 && force_dead_share.is_none() {
+    if listed.len() <= 1 && cause.dead_share.is_none() {
         return Ok(compaction);
     }
     let live: HashSet<u32> = books.iter().map(|&(id, _)| id).collect();
@@ -200,15 +212,19 @@ pub(crate) fn compact(
         .flat_map(|(_, _, s)| s.book_ids())
         .filter(|id| !live.contains(id))
         .count();
-    let too_many = listed.len() > MAX_SEGMENTS && readable.len() > 1;
+    let is_fresh = |n: u32| cause.fresh.contains(&n);
+    let fresh = readable.iter().filter(|(n, _, _)| is_fresh(*n)).count();
+    let too_many = (listed.len() > MAX_SEGMENTS || fresh > 1) && readable.len() > 1;
     let too_dead = !readable.is_empty()
-        && force_dead_share.is_some_and(|share| dead as f64 > share * sketched as f64);
+        && cause
+            .dead_share
+            .is_some_and(|share| dead as f64 > share * sketched as f64);
     // What a merge rewrites is checked whole first, so that damage is not
     // copied: a segment failing the check is left out, and merges do not
     // reach across it (the runs' id ranges must not interleave).
     let mut plan = Vec::new();
     if too_many || too_dead {
-        let mut checked = vec![false; readable.len()];
+        let mut checked: Vec<bool> = readable.iter().map(|(n, _, _)| is_fresh(*n)).collect();
         loop {
             plan = merge_plan(&readable, too_dead, &live);
             let mut failed = None;

@@ -52,6 +52,15 @@ pub fn load_docs(index: &Index, docs: Vec<Document>, batch_books: usize) -> stem
     stats
 }
 
+/// Loads `docs` in loads of `per_load` books, one after the other: each
+/// load writes one segment, and a load of one segment merges nothing
+/// while at most 8 are listed, so the index ends with a segment per load.
+pub fn load_in_loads(index: &Index, docs: Vec<Document>, per_load: usize) {
+    for chunk in docs.chunks(per_load) {
+        load_docs(index, chunk.to_vec(), per_load);
+    }
+}
+
 /// The sequence every key gets in a fresh index with default options.
 pub fn reference_sequences(docs: &[Document]) -> BTreeMap<String, Vec<UniqueWordSeq>> {
     let dir = tempfile::tempdir().unwrap();
