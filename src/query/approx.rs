@@ -242,7 +242,6 @@ impl Reader {
         let sample = self.word_sample();
         let mut pairs = Vec::new();
         for (q, probe) in probes.iter().enumerate() {
-            let len_x = sample.probe_len(probe);
             // The grid bound on the LCS must reach what the fewest common
             // words possible would ask for.
             let worth = |c: &Candidate| {
@@ -255,7 +254,7 @@ impl Reader {
                 .filter(|c| worth(c))
                 .copied()
                 .collect();
-            join.align(&sample, len_x, &keep, |part, overlap| {
+            join.align(&sample, join.admitted(), &keep, |part, overlap| {
                 if sample_in_order(&overlap) {
                     pairs.push((q as u32, part));
                 }

@@ -217,32 +217,6 @@ impl<'r> Postings<'r> {
     fn skipped(&self, part: u32) -> u32 {
         self.frequent.map_or(0, |f| f.of(part))
     }
-
-    /// The elements of a probe's sequence the vocabulary admits.
-    pub fn probe_len(&self, probe: &Probe<'_>) -> u32 {
-        match *probe {
-            Probe::Part(part) | Probe::PartAgainstLater(part) => self
-                .runs
-                .part_hashes(part)
-                .iter()
-                .filter(|&h| self.vocabulary.admits(h))
-                .count() as u32,
-            Probe::Hashes(hashes) => hashes
-                .iter()
-                .filter(|&&h| self.vocabulary.admits(h))
-                .count() as u32,
-            Probe::Translated { hashes, groups } => {
-                let mut admitted = hashes
-                    .iter()
-                    .zip(groups)
-                    .filter(|&(&h, _)| self.vocabulary.admits(h))
-                    .map(|(_, &g)| g)
-                    .collect::<Vec<u32>>();
-                admitted.dedup();
-                admitted.len() as u32
-            }
-        }
-    }
 }
 
 /// What a join probes the postings with.
@@ -273,7 +247,20 @@ pub enum Probe<'a> {
 /// starts, and what bounds a count.
 #[derive(Debug, Default)]
 struct Resolved {
+    /// The admitted elements' hashes, once [`Resolved::find_hashes`] has
+    /// run: a stored part read with every word is resolved by the words
+    /// its own run stores, and needs its hashes only to find its words in
+    /// another run (with one run, never). Each is a lookup in the run's
+    /// table of hashes, which misses the caches once the table outgrows
+    /// them.
     hashes: Vec<u32>,
+    /// Whether `hashes` holds every admitted element's hash.
+    hashes_found: bool,
+    /// For a stored part, its run (whose `words` are always found).
+    own_run: Option<usize>,
+    /// The elements the vocabulary admits, frequent ones included: X's
+    /// length for a score.
+    admitted: u32,
     /// For a translated probe, each admitted element's index in X.
     groups: Option<Vec<u32>>,
     /// Per run, each element's word there ([`NONE`]: absent), frequent
@@ -314,63 +301,81 @@ impl Resolved {
         let runs = postings.runs;
         let vocabulary = postings.vocabulary;
         let segments = runs.segments();
-        let (hashes, own, after) = match *probe {
+        let mut resolved = Resolved {
+            words: vec![Vec::new(); segments.len()],
+            words_found: vec![false; segments.len()],
+            ..Resolved::default()
+        };
+        match *probe {
             Probe::Part(part) | Probe::PartAgainstLater(part) => {
                 let (run, local) = runs.locate_part(part);
                 let segment = &segments[run];
-                let mut hashes = Vec::new();
-                let mut own = Vec::new();
-                for (hash, word) in segment
-                    .part_hashes(local as usize)
-                    .iter()
-                    .zip(segment.part_words(local as usize).iter())
-                {
-                    if vocabulary.admits(hash) {
-                        hashes.push(hash);
-                        own.push(word);
+                let words = segment.part_words(local as usize);
+                let own = match vocabulary {
+                    Vocabulary::All { .. } => words.iter().collect(),
+                    Vocabulary::Sample { .. } => {
+                        let mut own = Vec::new();
+                        for (hash, word) in
+                            segment.part_hashes(local as usize).iter().zip(words.iter())
+                        {
+                            if vocabulary.admits(hash) {
+                                resolved.hashes.push(hash);
+                                own.push(word);
+                            }
+                        }
+                        resolved.hashes_found = true;
+                        own
                     }
-                }
-                let after = matches!(probe, Probe::PartAgainstLater(_)).then_some((run, local));
-                (hashes, Some((run, own)), after)
+                };
+                resolved.words[run] = own;
+                resolved.words_found[run] = true;
+                resolved.own_run = Some(run);
+                resolved.after =
+                    matches!(probe, Probe::PartAgainstLater(_)).then_some((run, local));
             }
-            Probe::Hashes(hashes) => (
-                hashes
-                    .iter()
-                    .copied()
+            Probe::Hashes(hashes) => {
+                resolved.hashes = (hashes.iter().copied())
                     .filter(|&h| vocabulary.admits(h))
-                    .collect(),
-                None,
-                None,
-            ),
-            Probe::Translated { .. } => (Vec::new(), None, None),
-        };
-        let (hashes, groups) = match *probe {
+                    .collect();
+                resolved.hashes_found = true;
+            }
             Probe::Translated { hashes, groups } => {
-                let (hashes, groups) = hashes
-                    .iter()
-                    .zip(groups)
+                let (hashes, groups): (Vec<u32>, Vec<u32>) = (hashes.iter().zip(groups))
                     .filter(|&(&h, _)| vocabulary.admits(h))
                     .map(|(&h, &g)| (h, g))
                     .unzip();
-                (hashes, Some(groups))
+                resolved.admitted = groups.chunk_by(|a, b| a == b).count() as u32;
+                resolved.hashes = hashes;
+                resolved.hashes_found = true;
+                resolved.groups = Some(groups);
+                return resolved;
             }
-            _ => (hashes, None),
-        };
-        let mut words = vec![Vec::new(); segments.len()];
-        let mut words_found = vec![false; segments.len()];
-        if let Some((run, own)) = own {
-            words[run] = own;
-            words_found[run] = true;
         }
-        Resolved {
-            hashes,
-            groups,
-            words,
-            words_found,
-            lists: Vec::new(),
-            frequent: 0,
-            after,
+        resolved.admitted = resolved.len() as u32;
+        resolved
+    }
+
+    /// The elements resolved (after the word sample left some out).
+    fn len(&self) -> usize {
+        match self.own_run {
+            Some(run) => self.words[run].len(),
+            None => self.hashes.len(),
         }
+    }
+
+    /// Reads the elements' hashes from their own run's table unless found.
+    fn find_hashes(&mut self, segments: &[Segment]) {
+        if self.hashes_found {
+            return;
+        }
+        if let Some(run) = self.own_run {
+            let segment = &segments[run];
+            self.hashes = self.words[run]
+                .iter()
+                .map(|&w| segment.word_hash(w))
+                .collect();
+        }
+        self.hashes_found = true;
     }
 
     /// Finds the list of each element in every run, and leaves out the
@@ -381,6 +386,7 @@ impl Resolved {
         for r in 0..segments.len() {
             self.find_words(segments, r);
         }
+        let len = self.len();
         let vocabulary = postings.vocabulary;
         let Resolved {
             hashes,
@@ -403,7 +409,7 @@ impl Resolved {
         // need lists whose bytes cannot hold more entries than the cap.
         let mut frequent = 0;
         if postings.runs.part_count() > cap {
-            let is_frequent: Vec<bool> = (0..hashes.len())
+            let is_frequent: Vec<bool> = (0..len)
                 .map(|i| {
                     let most: usize = lists.iter().map(|lists| most_entries(lists[i])).sum();
                     let total = || -> usize {
@@ -416,13 +422,10 @@ impl Resolved {
                 .collect();
             frequent = is_frequent.iter().filter(|&&f| f).count() as u32;
             if matches!(vocabulary, Vocabulary::Sample { .. }) && frequent > 0 {
-                let kept: Vec<bool> = (0..hashes.len())
+                let kept: Vec<bool> = (0..len)
                     .map(|i| !is_frequent[i] && words.iter().any(|w| w[i] != NONE))
                     .collect();
-                leave_out(&kept, hashes, groups, words);
-                lists = (segments.iter().zip(words.iter()))
-                    .map(|(segment, words)| words.iter().map(|&w| list_of(segment, w)).collect())
-                    .collect();
+                leave_out(&kept, hashes, groups, words, &mut lists);
                 frequent = 0;
             } else {
                 for lists in &mut lists {
@@ -441,6 +444,7 @@ impl Resolved {
         if self.words_found.get(r).copied().unwrap_or(true) {
             return;
         }
+        self.find_hashes(segments);
         let segment = &segments[r];
         self.words[r] = (self.hashes.iter())
             .map(|&h| segment.find_word(h).unwrap_or(NONE))
@@ -499,26 +503,29 @@ fn keep_parts_below(limit: u32, parts: &mut [u32], blocks: &mut [u8]) -> usize {
 
 /// Leaves out the elements `kept` does not keep, as the word sample does
 /// with frequent ones: neither counted nor aligned. (An element absent
-/// from every run goes too: it matches nothing.) `words` holds, per run,
-/// each element's word there.
+/// from every run goes too: it matches nothing.) `words` and `lists` hold,
+/// per run, each element's word and list there; `hashes` the elements'
+/// hashes, or nothing when not found.
 fn leave_out(
     kept: &[bool],
     hashes: &mut Vec<u32>,
     groups: &mut Option<Vec<u32>>,
     words: &mut [Vec<u32>],
+    lists: &mut [Vec<(u32, u32)>],
 ) {
-    let retain = |values: &mut Vec<u32>| {
+    fn retain<T>(kept: &[bool], values: &mut Vec<T>) {
         let mut i = 0;
         values.retain(|_| {
             i += 1;
-            kept[i - 1]
+            kept.get(i - 1).copied().unwrap_or(false)
         });
-    };
-    retain(hashes);
-    if let Some(groups) = groups {
-        retain(groups);
     }
-    words.iter_mut().for_each(retain);
+    retain(kept, hashes);
+    if let Some(groups) = groups {
+        retain(kept, groups);
+    }
+    words.iter_mut().for_each(|words| retain(kept, words));
+    lists.iter_mut().for_each(|lists| retain(kept, lists));
 }
 
 /// The elements of block `block` of a sequence of `len` elements cut
@@ -678,6 +685,13 @@ impl Join {
         self.element_ends.last().map_or(0, |&n| u64::from(n))
     }
 
+    /// The elements of the last probe the vocabulary admits, frequent
+    /// ones included: X's length for a score (for a translated probe, the
+    /// elements of X with a translation admitted).
+    pub fn admitted(&self) -> u32 {
+        self.resolved.admitted
+    }
+
     /// Elements of the last counted probe whose word is frequent (skipped
     /// by counting, counted in every bound).
     pub fn frequent_in_x(&self) -> u32 {
@@ -733,7 +747,7 @@ impl Join {
         self.touched_len = 0;
         // A cell counts at most one block of X; past u16 the grid is skipped
         // and the bound stays the common count.
-        if self.resolved.hashes.len().div_ceil(BLOCKS) <= u16::MAX as usize {
+        if self.resolved.len().div_ceil(BLOCKS) <= u16::MAX as usize {
             self.fill_grids(&worth);
             self.refine_grids(postings, &worth);
         }
@@ -765,7 +779,7 @@ impl Join {
         let (parts, blocks) = (&mut self.entry_parts[..], &mut self.entry_blocks[..]);
         let (counts, touched) = (&mut self.counts[..], &mut self.touched[..]);
         let (mut n, mut new) = (0, 0);
-        for i in 0..self.resolved.hashes.len() {
+        for i in 0..self.resolved.len() {
             for (r, segment) in segments.iter().enumerate() {
                 let Some((list, after)) = self.resolved.list(segment, r, i) else {
                     continue;
@@ -832,7 +846,7 @@ impl Join {
         // into and nothing reads: no branch on whether a part has one.
         self.row.clear();
         self.row.resize((slotted + 1) * B, 0);
-        let x_len = self.resolved.hashes.len();
+        let x_len = self.resolved.len();
         for block in 0..B {
             let elements = block_range(block, x_len, B);
             if elements.is_empty() {
@@ -914,7 +928,8 @@ impl Join {
     /// probe's part, as every candidate is).
     #[cfg(test)]
     fn fine_paths_by_lookup(&mut self, postings: &Postings<'_>) -> Vec<u32> {
-        let x_len = self.resolved.hashes.len() as u32;
+        self.resolved.find_hashes(postings.runs.segments());
+        let x_len = self.resolved.len() as u32;
         let mut x_by_hash: Vec<(u32, u32)> =
             self.resolved.hashes.iter().copied().zip(0..).collect();
         x_by_hash.sort_unstable();
@@ -1103,7 +1118,7 @@ impl Join {
     /// and Y's are looked up in it, O(|X| + |Y| + c log c).
     pub fn align_pair(&mut self, postings: &Postings<'_>, a: u32, b: u32) -> Overlap {
         self.resolved = Resolved::words_of(&Postings::every_word(postings.runs), &Probe::Part(a));
-        let len_x = self.resolved.hashes.len() as u32;
+        let len_x = self.resolved.len() as u32;
         let mut result = Overlap::default();
         self.align(postings, len_x, &[Candidate::unbounded(b)], |_, o| {
             result = o
