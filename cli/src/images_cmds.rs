@@ -97,7 +97,9 @@ scored by the letter bigrams of the word — how likely each is somewhere in the
 image, and whether they come in the word's order (read from the likelihood
 rows the index stores) — mixed with how alike the image's OCR word and the
 query are (normalised letter-bigram overlap). --ocr-weight 0 ranks by the
-images alone, 1 by the OCR words alone. Case matters; punctuation is ignored.
+images alone, 1 by the OCR words alone. Punctuation is ignored; case matters
+unless --ignore-case (then `fanny` finds `Fanny` and `FANNY` too, on both the
+image and the OCR side).
 
 Each hit names the book, page (number and image file), the word's box on the
 page (x0,y0,x1,y1 pixels) and its OCR word. --html writes a contact sheet of
@@ -115,6 +117,11 @@ pub struct SpotArgs {
     /// Weight of the OCR words' similarity against the images' score, 0 to 1.
     #[arg(long, default_value_t = 1.0 - SpotOptions::default().image_weight)]
     pub ocr_weight: f64,
+    /// Match the word whatever the case of its letters. Off by default:
+    /// the two cases look different on the page, and a query typed with a
+    /// capital usually means one (a name, a sentence's first word).
+    #[arg(long, short = 'i')]
+    pub ignore_case: bool,
     /// Print the hits as JSON Lines.
     #[arg(long)]
     pub json: bool,
@@ -202,9 +209,12 @@ fn list(args: ListArgs) -> Result<ExitCode> {
 }
 
 pub fn spot(args: SpotArgs) -> Result<ExitCode> {
-    let options = SpotOptions::with_ocr_weight(args.ocr_weight).ok_or_else(|| {
-        Error::InvalidArgument(format!("--ocr-weight {} outside 0..=1", args.ocr_weight))
-    })?;
+    let options = SpotOptions {
+        ignore_case: args.ignore_case,
+        ..SpotOptions::with_ocr_weight(args.ocr_weight).ok_or_else(|| {
+            Error::InvalidArgument(format!("--ocr-weight {} outside 0..=1", args.ocr_weight))
+        })?
+    };
     if let Some(html) = &args.html {
         refuse_inside_index(html, &args.index)?;
     }

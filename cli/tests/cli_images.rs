@@ -90,6 +90,29 @@ fn add_spot_list_stats_and_verify() {
             .contains("--ocr-weight")
     );
     assert!(run_err(&["spot", "idx", "..."], dir.path()).contains("no letter or digit"));
+    // Case: "GARDEN" as typed shares no bigram with the OCR's "garden";
+    // with --ignore-case it is that word.
+    let top = |extra: &[&str]| -> Value {
+        let mut args = vec![
+            "spot",
+            "idx",
+            "GARDEN",
+            "-k",
+            "1",
+            "--ocr-weight",
+            "1",
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        serde_json::from_str(run_ok(&args, dir.path()).lines().next().unwrap()).unwrap()
+    };
+    assert!(top(&[])["scores"]["ocr"].as_f64().unwrap() < 0.5);
+    let folded = top(&["--ignore-case"]);
+    assert!(
+        folded["ocr"].as_str().unwrap().starts_with("garden"),
+        "{folded}"
+    );
+    assert_eq!(folded["scores"]["ocr"].as_f64().unwrap(), 1.0, "{folded}");
 
     let html = run_ok(
         &["spot", "idx", "garden", "-k", "2", "--html", "sheet.html"],

@@ -90,14 +90,16 @@ impl NativeWordImages {
     /// The `k` word images that best match the text `word` (all when `k`
     /// is 0), best first, as dicts: book key, page, page file, box, OCR
     /// word and scores. `ocr_weight` (0 to 1) is the share of the OCR
-    /// word's similarity in the score; the rest is the images'.
-    #[pyo3(signature = (word, *, k = 20, ocr_weight = None))]
+    /// word's similarity in the score; the rest is the images'. With
+    /// `ignore_case`, the word matches whatever the case of its letters.
+    #[pyo3(signature = (word, *, k = 20, ocr_weight = None, ignore_case = false))]
     fn spot<'py>(
         &self,
         py: Python<'py>,
         word: String,
         k: usize,
         ocr_weight: Option<f64>,
+        ignore_case: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
         let options = match ocr_weight {
             None => SpotOptions::default(),
@@ -105,6 +107,10 @@ impl NativeWordImages {
                 let error = Error::InvalidArgument(format!("ocr_weight {weight} outside 0..=1"));
                 PyErr::from(Failure::from(error))
             })?,
+        };
+        let options = SpotOptions {
+            ignore_case,
+            ..options
         };
         let hits = detached(py, || Ok(json(&self.search.spot(&word, &options, k)?)?))?;
         to_python(py, &hits)

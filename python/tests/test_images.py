@@ -154,6 +154,14 @@ def test_pages_are_added_listed_and_searched(tmp_path: Path) -> None:
         top = images.spot("garden", k=gardens, ocr_weight=0.0)
         assert {h.ocr for h in top} == {"garden", "gardcn"}, [h.ocr for h in top]
 
+        # "GARDEN" as typed shares no bigram with "garden"; ignoring case,
+        # the OCR's gardens are its best hits.
+        typed = images.spot("GARDEN", k=1, ocr_weight=1.0)
+        assert typed[0].scores["ocr"] < 0.5
+        folded = images.spot("GARDEN", k=len(first_gardens), ocr_weight=1.0, ignore_case=True)
+        assert {h.ocr for h in folded} == {"garden"}
+        assert all(h.scores["ocr"] == 1.0 for h in folded)
+
 
 def test_bad_pages_are_refused_and_leave_the_index_as_it_was(tmp_path: Path) -> None:
     book = write_book(tmp_path / "book", 2, {})

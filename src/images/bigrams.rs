@@ -6,8 +6,10 @@
 //! letters in both cases and one class for every other letter: 64
 //! symbols, 4,096 bigram classes. A word of n symbols has n + 1 bigrams,
 //! the boundary ones included: "the" is ␣t, th, he, e␣. Punctuation is
-//! dropped at every stage, as in the thesis; image search is
-//! case-sensitive, because the two cases look different.
+//! dropped at every stage, as in the thesis. Image search is
+//! case-sensitive by default, because the two cases look different; a
+//! search that ignores case compares OCR words by their bigrams folded to
+//! small letters ([`fold_case`]).
 
 /// Symbols of the alphabet: boundary, 10 digits, 26 + 26 letters, other.
 pub const SYMBOLS: usize = 64;
@@ -30,6 +32,21 @@ fn symbol(c: char) -> Option<u16> {
         _ if c.is_alphabetic() => Some(OTHER_LETTER),
         _ => None,
     }
+}
+
+/// The symbol of a capital ASCII letter's small letter; any other symbol
+/// as it is.
+fn fold_symbol(symbol: u16) -> u16 {
+    match symbol {
+        11..=36 => symbol + 26,
+        _ => symbol,
+    }
+}
+
+/// The bigram with both its letters small: "Fa" and "FA" fold to "fa".
+pub fn fold_case(bigram: Bigram) -> Bigram {
+    let (a, b) = (bigram / SYMBOLS as u16, bigram % SYMBOLS as u16);
+    fold_symbol(a) * SYMBOLS as u16 + fold_symbol(b)
 }
 
 /// The character a symbol stands for, for display: `␣` for the boundary,
@@ -155,6 +172,28 @@ mod tests {
         // "the" and "there" share ␣t th he e␣, of 4 and 6 bigrams.
         assert!((q("the", "there") - 0.8).abs() < 1e-12);
         assert_eq!(q("the", "The"), q("the", "Xhe"));
+    }
+
+    #[test]
+    fn folding_makes_ascii_letters_small() {
+        let text = |b: Bigram| bigram_text(b);
+        let the = bigrams("The");
+        assert_eq!(
+            the.iter().map(|&b| text(fold_case(b))).collect::<Vec<_>>(),
+            ["␣t", "th", "he", "e␣"]
+        );
+        assert_eq!(
+            bigrams("tHE")
+                .into_iter()
+                .map(fold_case)
+                .collect::<Vec<_>>(),
+            bigrams("the")
+        );
+        assert_eq!(fold_case(bigrams("1")[0]), bigrams("1")[0]);
+        assert_eq!(fold_case(bigrams("É")[0]), bigrams("é")[0]);
+        for class in 0..CLASSES as Bigram {
+            assert_eq!(fold_case(fold_case(class)), fold_case(class));
+        }
     }
 
     #[test]

@@ -573,7 +573,7 @@ fn ocr_words(c: &mut Cursor<'_>) -> Result<Vec<String>> {
 mod tests {
     use super::*;
     use crate::images::likelihood::StoredRow;
-    use crate::images::spot::{ocr_similarity, row_values, score, scores_of, Query, SpotOptions};
+    use crate::images::spot::{ocr_similarity, row_scores, scores_of, Query, SpotOptions};
     use proptest::prelude::*;
 
     /// A search file of `rows` (one book), with OCR words `ocr`.
@@ -627,9 +627,10 @@ mod tests {
             kept in prop::collection::vec(
                 (0u16..300, prop::collection::btree_map(0u16..12, (300u16..u16::MAX, any::<u8>()), 0..8)),
                 1..20),
-            ocr in prop::collection::vec("(the|then|tea|xyz)", 20),
-            query in "[ehtax]{1,6}",
+            ocr in prop::collection::vec("(the|then|tea|xyz|The|THEN)", 20),
+            query in "[ehtaxEH]{1,6}",
             weights in (0f64..=1.0, 0f64..=1.0),
+            ignore_case in any::<bool>(),
         ) {
             let classes: Vec<Bigram> = (0..12).map(|c| c * 300 + 7).collect();
             let rows: Vec<StoredRow> = kept
@@ -642,11 +643,11 @@ mod tests {
             let ocr = &ocr[..rows.len()];
             let bytes = encode(&contents(&classes, &rows, ocr));
             let file = SearchFile::decode(bytes, Path::new("x.wis")).unwrap();
-            let options = SpotOptions { likelihood_weight: weights.0, image_weight: weights.1 };
-            let q = Query::with_classes(&query, &classes).unwrap();
+            let options = SpotOptions { likelihood_weight: weights.0, image_weight: weights.1, ignore_case };
+            let q = Query::with_classes(&query, &classes, ignore_case).unwrap();
             let stored = scores_of(&file, &q, &options).unwrap();
             for (i, row) in rows.iter().enumerate() {
-                let direct = score(&row_values(&q, row), ocr_similarity(&q, &ocr[i]), &options);
+                let direct = row_scores(&q, row, ocr_similarity(&q, &ocr[i]), &options);
                 prop_assert_eq!(direct, stored[i]);
             }
         }

@@ -106,11 +106,12 @@ impl WordImageSearch {
                 word.len()
             )));
         }
-        let query = Query::with_classes(word, self.file.classes()).ok_or_else(|| {
-            Error::InvalidArgument(format!(
-                "{word:?} has no letter or digit: nothing to search for"
-            ))
-        })?;
+        let query = Query::with_classes(word, self.file.classes(), options.ignore_case)
+            .ok_or_else(|| {
+                Error::InvalidArgument(format!(
+                    "{word:?} has no letter or digit: nothing to search for"
+                ))
+            })?;
         rank(&self.file, &query, options, k)?
             .into_iter()
             .map(|(image, scores)| self.hit(image, scores))

@@ -421,14 +421,21 @@ class WordImages:
         self._native = native
 
     def spot(
-        self, word: str, *, k: int = 20, ocr_weight: float | None = None
+        self,
+        word: str,
+        *,
+        k: int = 20,
+        ocr_weight: float | None = None,
+        ignore_case: bool = False,
     ) -> list[WordImageHit]:
         """The ``k`` word images that best match the text ``word`` (all
         when ``k`` is 0), best first. ``ocr_weight`` (0 to 1, default 0.5)
         is the share of the OCR word's similarity in the score, the rest
-        the images'; 0 searches the images alone. :class:`InvalidInputError`
-        for a word without a letter or digit."""
-        hits = self._native.spot(word, k=k, ocr_weight=ocr_weight)
+        the images'; 0 searches the images alone. With ``ignore_case``,
+        ``word`` matches whatever the case of its letters (``"fanny"``
+        finds ``Fanny``). :class:`InvalidInputError` for a word without a
+        letter or digit."""
+        hits = self._native.spot(word, k=k, ocr_weight=ocr_weight, ignore_case=ignore_case)
         return [WordImageHit(hit) for hit in hits]
 
     @property

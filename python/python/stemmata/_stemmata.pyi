@@ -83,7 +83,12 @@ class NativeWordImages:
     """An index's word images, open for queries."""
 
     def spot(
-        self, word: str, *, k: int = 20, ocr_weight: Optional[float] = None
+        self,
+        word: str,
+        *,
+        k: int = 20,
+        ocr_weight: Optional[float] = None,
+        ignore_case: bool = False,
     ) -> list[dict[str, Any]]: ...
     def __len__(self) -> int: ...
     @property
