@@ -98,8 +98,9 @@ image, and whether they come in the word's order (read from the likelihood
 rows the index stores) — mixed with how alike the image's OCR word and the
 query are (normalised letter-bigram overlap). --ocr-weight 0 ranks by the
 images alone, 1 by the OCR words alone. Punctuation is ignored; case matters
-unless --ignore-case (then `fanny` finds `Fanny` and `FANNY` too, on both the
-image and the OCR side).
+unless --ignore-case: then `fanny` finds `Fanny` too (each image is scored as
+the word as typed, in small letters and capitalised, keeping the best, and OCR
+words are compared in small letters, so an OCR word `FANNY` matches as well).
 
 Each hit names the book, page (number and image file), the word's box on the
 page (x0,y0,x1,y1 pixels) and its OCR word. --html writes a contact sheet of
