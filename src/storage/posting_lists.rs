@@ -145,7 +145,7 @@ impl<'a> List<'a> {
     }
 
     /// Every entry, in order.
-    pub fn to_vec(&self) -> Vec<Entry> {
+    pub fn to_vec(self) -> Vec<Entry> {
         let mut entries = Vec::with_capacity(self.len as usize);
         self.for_each(None, |part, block| entries.push((part, block)));
         entries
