@@ -73,6 +73,13 @@ pub fn search_form(word: &str) -> String {
     word.chars().filter(|&c| symbol(c).is_some()).collect()
 }
 
+/// [`bigrams`] of `word` folded to small letters ([`fold_case`]).
+pub fn folded_bigrams(word: &str) -> Vec<Bigram> {
+    let mut out = bigrams(word);
+    out.iter_mut().for_each(|b| *b = fold_case(*b));
+    out
+}
+
 /// The letter bigrams of `word` in order, boundaries included; none when
 /// the word has no letter or digit.
 pub fn bigrams(word: &str) -> Vec<Bigram> {

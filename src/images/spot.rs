@@ -26,7 +26,9 @@
 //! MAP was 0.779 that way and 0.798 by forms (`stemmata eval-images`; a
 //! capital form "FANNY" as well changed nothing).
 
-use super::bigrams::{bigrams, bigrams_into, fold_case, qgram_similarity, Bigram, CLASSES};
+use super::bigrams::{
+    bigrams, bigrams_into, fold_case, folded_bigrams, qgram_similarity, Bigram, CLASSES,
+};
 use super::likelihood::StoredRow;
 use super::model::Model;
 use crate::error::Result;
@@ -75,8 +77,8 @@ pub struct Query {
     pub bigrams: Vec<Bigram>,
     /// The case forms an image is scored as, each its bigrams' columns in
     /// the model (`None`: not modelled), as many as [`Query::bigrams`]:
-    /// the word as typed, or with case ignored its distinct small,
-    /// capitalised and capital forms.
+    /// the word as typed, and with case ignored its small and capitalised
+    /// forms too (those that differ).
     pub forms: Vec<Vec<Option<u16>>>,
     /// Whether case is ignored.
     pub ignore_case: bool,
@@ -93,18 +95,20 @@ impl Query {
     /// (ascending), case ignored or not; `None` when the word has no
     /// letter or digit.
     pub fn with_classes(word: &str, classes: &[Bigram], ignore_case: bool) -> Option<Query> {
-        let mut bigrams = bigrams(word);
-        if bigrams.is_empty() {
-            return None;
-        }
         let columns = |form: &str| -> Vec<Option<u16>> {
             let column = |b: &Bigram| classes.binary_search(b).ok().map(|c| c as u16);
-            super::bigrams::bigrams(form).iter().map(column).collect()
+            bigrams(form).iter().map(column).collect()
         };
+        let compared = match ignore_case {
+            true => folded_bigrams(word),
+            false => bigrams(word),
+        };
+        if compared.is_empty() {
+            return None;
+        }
         let forms = match ignore_case {
             false => vec![columns(word)],
             true => {
-                bigrams.iter_mut().for_each(|b| *b = fold_case(*b));
                 let mut forms: Vec<Vec<Option<u16>>> = Vec::new();
                 for form in case_forms(word) {
                     let form = columns(&form);
@@ -116,7 +120,7 @@ impl Query {
             }
         };
         Some(Query {
-            bigrams,
+            bigrams: compared,
             forms,
             ignore_case,
         })
@@ -265,10 +269,10 @@ fn best_form(cells: &[Cell], n: usize, ocr: f64, options: &SpotOptions) -> Score
 /// S_q of an OCR word and the query (both folded when the query ignores
 /// case).
 pub fn ocr_similarity(query: &Query, ocr_word: &str) -> f64 {
-    let mut word = bigrams(ocr_word);
-    if query.ignore_case {
-        word.iter_mut().for_each(|b| *b = fold_case(*b));
-    }
+    let word = match query.ignore_case {
+        true => folded_bigrams(ocr_word),
+        false => bigrams(ocr_word),
+    };
     qgram_similarity(&query.bigrams, &word)
 }
 

@@ -247,15 +247,13 @@ pub enum Probe<'a> {
 /// starts, and what bounds a count.
 #[derive(Debug, Default)]
 struct Resolved {
-    /// The admitted elements' hashes, once [`Resolved::find_hashes`] has
-    /// run: a stored part read with every word is resolved by the words
-    /// its own run stores, and needs its hashes only to find its words in
-    /// another run (with one run, never). Each is a lookup in the run's
-    /// table of hashes, which misses the caches once the table outgrows
-    /// them.
+    /// The admitted elements' hashes, or none until
+    /// [`Resolved::find_hashes`] runs: a stored part read with every word
+    /// is resolved by the words its own run stores, and needs its hashes
+    /// only to find its words in another run (with one run, never). Each
+    /// is a lookup in the run's table of hashes, which misses the caches
+    /// once the table outgrows them.
     hashes: Vec<u32>,
-    /// Whether `hashes` holds every admitted element's hash.
-    hashes_found: bool,
     /// For a stored part, its run (whose `words` are always found).
     own_run: Option<usize>,
     /// The elements the vocabulary admits, frequent ones included: X's
@@ -323,7 +321,6 @@ impl Resolved {
                                 own.push(word);
                             }
                         }
-                        resolved.hashes_found = true;
                         own
                     }
                 };
@@ -337,7 +334,6 @@ impl Resolved {
                 resolved.hashes = (hashes.iter().copied())
                     .filter(|&h| vocabulary.admits(h))
                     .collect();
-                resolved.hashes_found = true;
             }
             Probe::Translated { hashes, groups } => {
                 let (hashes, groups): (Vec<u32>, Vec<u32>) = (hashes.iter().zip(groups))
@@ -346,7 +342,6 @@ impl Resolved {
                     .unzip();
                 resolved.admitted = groups.chunk_by(|a, b| a == b).count() as u32;
                 resolved.hashes = hashes;
-                resolved.hashes_found = true;
                 resolved.groups = Some(groups);
                 return resolved;
             }
@@ -363,19 +358,17 @@ impl Resolved {
         }
     }
 
-    /// Reads the elements' hashes from their own run's table unless found.
+    /// Reads the elements' hashes from their own run's table unless found
+    /// (as many as the elements).
     fn find_hashes(&mut self, segments: &[Segment]) {
-        if self.hashes_found {
+        let Some(run) = self.own_run.filter(|_| self.hashes.len() != self.len()) else {
             return;
-        }
-        if let Some(run) = self.own_run {
-            let segment = &segments[run];
-            self.hashes = self.words[run]
-                .iter()
-                .map(|&w| segment.word_hash(w))
-                .collect();
-        }
-        self.hashes_found = true;
+        };
+        let segment = &segments[run];
+        self.hashes = self.words[run]
+            .iter()
+            .map(|&w| segment.word_hash(w))
+            .collect();
     }
 
     /// Finds the list of each element in every run, and leaves out the

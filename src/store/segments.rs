@@ -35,6 +35,7 @@ pub(crate) struct CompactionCause {
     /// they are merged without the whole-segment check an older one gets.
     pub fresh: std::ops::Range<u32>,
 }
+
 /// A compaction merges consecutive segments (in book id order) into
 /// segments of at most about this many bytes, and leaves a larger one
 /// alone. A merge streams ([`segment_merge`]): its memory is a few bytes per

@@ -116,6 +116,20 @@ fn in_case_mode(word: &str, ignore_case: bool) -> String {
     }
 }
 
+/// The queries of `pages` ([`queries`]) and each image's truth word, in
+/// the case mode.
+fn queries_and_truth(
+    pages: &[Page],
+    truth: &[Option<String>],
+    min_occurrences: usize,
+    ignore_case: bool,
+) -> (Vec<String>, Vec<Option<String>>) {
+    let truth = (truth.iter())
+        .map(|t| t.as_deref().map(|t| in_case_mode(t, ignore_case)))
+        .collect();
+    (queries(pages, min_occurrences, ignore_case), truth)
+}
+
 /// Reads the set in `dir`.
 pub fn read_set(dir: &Path) -> Result<Vec<Page>> {
     let truth = read_truth(&dir.join("truth.tsv"))?;
@@ -299,10 +313,8 @@ pub fn evaluate(pages: &[Page], options: &EvalOptions) -> ImageEval {
             eval.classes = learned.model.classes().len();
         }
         for ignore_case in CASE_MODES {
-            let queries = queries(test, options.min_occurrences, ignore_case);
-            let truth: Vec<Option<String>> = (truth.iter())
-                .map(|t| t.as_deref().map(|t| in_case_mode(t, ignore_case)))
-                .collect();
+            let (queries, truth) =
+                queries_and_truth(test, &truth, options.min_occurrences, ignore_case);
             let map = |image_weight: f64| {
                 let spot = SpotOptions {
                     image_weight,
@@ -739,10 +751,8 @@ pub fn evaluate_index(dir: &Path, index_dir: &Path, options: &EvalOptions) -> Re
         })
     };
     let maps = |ignore_case: bool| -> Result<IndexMaps> {
-        let queries = queries(&pages, options.min_occurrences, ignore_case);
-        let truth: Vec<Option<String>> = (truth.iter())
-            .map(|t| t.as_deref().map(|t| in_case_mode(t, ignore_case)))
-            .collect();
+        let (queries, truth) =
+            queries_and_truth(&pages, &truth, options.min_occurrences, ignore_case);
         let spot = |image_weight: f64| SpotOptions {
             image_weight,
             ignore_case,
