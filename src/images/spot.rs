@@ -243,7 +243,7 @@ pub fn row_values(query: &Query, row: &StoredRow) -> Vec<Vec<BigramValue>> {
 }
 
 /// The scores of a stored row for the query, with OCR similarity `ocr`:
-/// its best case form's ([`best_form`]).
+/// the scores of its best case form.
 pub fn row_scores(query: &Query, row: &StoredRow, ocr: f64, options: &SpotOptions) -> Scores {
     let cells: Vec<Cell> = row_values(query, row)
         .into_iter()
