@@ -22,6 +22,7 @@ use crate::repr::sketch::{BandLayout, SketchOptions};
 use crate::repr::{ExtractOptions, PartOptions};
 use crate::storage::catalog::Access;
 use crate::store::dictionaries::DictionaryInfo;
+use crate::store::image_model::ImageModel;
 use crate::store::word_image_search::WordImageSearch;
 use crate::store::word_images::{ImageBookInfo, ImagesProgress};
 use crate::store::Store;
@@ -505,9 +506,12 @@ impl Index {
     /// an image): every word box becomes a word image, described by visual
     /// terms and stored with its OCR word and a crop. The first book
     /// learns the index's visual vocabulary (`options`' branching and
-    /// sample); every add learns the letter-bigram model again from all
-    /// the index's word images and rewrites the search file (the model's
-    /// options are those of the first add). Every page is read and checked
+    /// sample). The letter-bigram model is learned again from every book
+    /// while it was learned from fewer than `options.learn_from` word
+    /// images, and the add rewrites every row; after that an add keeps it
+    /// and computes only the new book's rows, so that it costs the same
+    /// however large the collection (see [`Index::relearn_word_images`]).
+    /// The model's options are those of the first add. Every page is read and checked
     /// before anything is written: a bad or mismatched file leaves the
     /// index as it was. A book of that key is replaced. Takes the writer
     /// role, like a load; `progress` is told where it is.
@@ -540,6 +544,18 @@ impl Index {
         progress: &(dyn Fn(ImagesProgress) + Sync),
     ) -> Result<ImageBookInfo> {
         crate::store::word_images::add_read(&self.store, key, pages, options, progress)
+    }
+
+    /// Learns the letter-bigram model again from every book of word images
+    /// of the index and recomputes every row: after books of another face
+    /// or hand were added to a model learned without them. Takes the
+    /// writer role; `InvalidArgument` when the index has no word images.
+    /// Returns the model and what could not be removed after the commit.
+    pub fn relearn_word_images(
+        &self,
+        progress: &(dyn Fn(ImagesProgress) + Sync),
+    ) -> Result<(ImageModel, Vec<String>)> {
+        crate::store::word_images::relearn(&self.store, progress)
     }
 
     /// The index's books of word images, in key order (none before

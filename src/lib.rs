@@ -115,6 +115,7 @@ pub use query::{
 };
 pub use repr::PartOptions;
 pub use store::dictionaries::DictionaryInfo;
+pub use store::image_model::ImageModel;
 pub use store::word_image_search::{SpotHit, WordImageSearch};
 pub use store::word_images::{ImageBookInfo, ImagesProgress};
 pub use upgrade::UpgradeStats;

@@ -397,3 +397,197 @@ fn a_read_only_index_refuses_adds_and_spots_without_writing() {
     drop(index);
     assert!(snapshot(&index_dir) == before);
 }
+
+fn learning_from(images: u64) -> LearnOptions {
+    LearnOptions {
+        learn_from: images,
+        ..small()
+    }
+}
+
+/// Every image's scores for a few words (combined and images alone), by
+/// word, book, page and box: what two indexes are compared by.
+type Ranked = std::collections::BTreeMap<(String, String, u32, [u32; 4]), [u64; 2]>;
+
+fn ranked(index: &Index) -> Ranked {
+    let search = index.word_images().unwrap().unwrap();
+    let mut out = Ranked::new();
+    for word in ["the", "garden", "window", "houses"] {
+        for hit in search.spot(word, &SpotOptions::default(), 0).unwrap() {
+            let b = hit.bbox;
+            out.insert(
+                (
+                    word.to_string(),
+                    hit.key,
+                    hit.page,
+                    [b.x0, b.y0, b.x1, b.y1],
+                ),
+                [hit.scores.combined.to_bits(), hit.scores.image.to_bits()],
+            );
+        }
+    }
+    out
+}
+
+/// Of `ranked`, the entries of book `key`.
+fn of_book(ranked: &Ranked, key: &str) -> Ranked {
+    (ranked.iter())
+        .filter(|(k, _)| k.1 == key)
+        .map(|(k, v)| (k.clone(), *v))
+        .collect()
+}
+
+#[test]
+fn an_add_past_learn_from_keeps_the_model_and_every_row_before_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let pages =
+        |name: &str, n: usize, offset: usize| write_pages(&dir.path().join(name), n, offset);
+    let (b, a, c) = (pages("b", 3, 0), pages("a", 2, 5), pages("c", 2, 9));
+    let made = std::cell::Cell::new(0);
+    let adds = |order: &[(&str, &[PathBuf])], learn_from: u64| {
+        made.set(made.get() + 1);
+        let index = Index::create(dir.path().join(format!("index-{}", made.get()))).unwrap();
+        let mut models = Vec::new();
+        for (key, pages) in order {
+            let info = index
+                .add_word_images(key, &files(pages), &learning_from(learn_from), &|_| {})
+                .unwrap();
+            models.push(info.model.unwrap());
+        }
+        (index, models)
+    };
+    // b (120 images) is the model book: a and c are added under its model.
+    let (index, models) = adds(&[("b", &b), ("a", &a), ("c", &c)], 100);
+    let relearned: Vec<bool> = models.iter().map(|m| m.relearned).collect();
+    assert_eq!(relearned, [true, false, false]);
+    assert!(
+        models.iter().all(|m| (m.books, m.images) == (1, 120)),
+        "{models:?}"
+    );
+    let books: Vec<(String, bool)> = (index.image_books().unwrap().into_iter())
+        .map(|b| (b.key, b.model_book))
+        .collect();
+    assert_eq!(
+        books,
+        [("a".into(), false), ("b".into(), true), ("c".into(), false)]
+    );
+    assert_eq!(index.verify().unwrap().image_books, 3);
+    let kept = ranked(&index);
+
+    // b's rows are the ones its own add wrote, and a's and c's do not
+    // depend on the order they came in.
+    let (only_b, _) = adds(&[("b", &b)], 100);
+    assert_eq!(of_book(&kept, "b"), ranked(&only_b));
+    let (reordered, _) = adds(&[("b", &b), ("c", &c), ("a", &a)], 100);
+    assert_eq!(ranked(&reordered), kept);
+
+    // A relearn learns the model from every book: what adds that always
+    // relearn give.
+    let (model, warnings) = index.relearn_word_images(&|_| {}).unwrap();
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert_eq!((model.relearned, model.books, model.images), (true, 3, 280));
+    let (always, models) = adds(&[("b", &b), ("a", &a), ("c", &c)], u64::MAX);
+    assert!(models.iter().all(|m| m.relearned));
+    let relearned = ranked(&index);
+    assert_eq!(relearned, ranked(&always));
+    assert_ne!(
+        of_book(&relearned, "a"),
+        of_book(&kept, "a"),
+        "a's rows recomputed"
+    );
+    assert!(index.image_books().unwrap().iter().all(|b| b.model_book));
+    assert_eq!(index.verify().unwrap().image_books, 3);
+    let names = std::fs::read_dir(index.dir().join("images"))
+        .unwrap()
+        .count();
+    assert_eq!(names, 5, "three books, the vocabulary and one search file");
+}
+
+#[test]
+fn replacing_a_model_book_relearns_and_replacing_another_keeps_the_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let (b, a) = (
+        write_pages(&dir.path().join("b"), 3, 0),
+        write_pages(&dir.path().join("a"), 2, 5),
+    );
+    let index = Index::create(dir.path().join("index")).unwrap();
+    let add = |key: &str, pages: &[PathBuf]| {
+        (index.add_word_images(key, &files(pages), &learning_from(100), &|_| {}))
+            .unwrap()
+            .model
+            .unwrap()
+    };
+    add("b", &b);
+    assert!(!add("a", &a).relearned);
+    // a again, one page: its images replaced under the kept model.
+    let model = add("a", &a[..1]);
+    assert!(!model.relearned);
+    let search = index.word_images().unwrap().unwrap();
+    assert_eq!((search.books(), search.images()), (2, 160));
+    drop(search);
+    assert_eq!(index.verify().unwrap().image_books, 2);
+    let kept = ranked(&index);
+    let other = Index::create(dir.path().join("other")).unwrap();
+    for (key, pages) in [("b", &b[..]), ("a", &a[..1])] {
+        other
+            .add_word_images(key, &files(pages), &learning_from(100), &|_| {})
+            .unwrap();
+    }
+    assert_eq!(kept, ranked(&other));
+    // b, the model book, again: the model is learned from both.
+    let model = add("b", &b[..2]);
+    assert_eq!((model.relearned, model.books, model.images), (true, 2, 120));
+    assert_eq!(index.verify().unwrap().image_books, 2);
+}
+
+#[test]
+fn a_relearn_of_an_index_without_word_images_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = Index::create(dir.path().join("index")).unwrap();
+    let before = snapshot(&dir.path().join("index"));
+    let refused = index.relearn_word_images(&|_| {});
+    assert!(
+        matches!(refused, Err(Error::InvalidArgument(_))),
+        "{refused:?}"
+    );
+    assert_eq!(snapshot(&dir.path().join("index")), before);
+}
+
+#[test]
+fn an_add_that_keeps_the_model_refuses_a_damaged_search_file_and_a_relearn_replaces_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let (b, a) = (
+        write_pages(&dir.path().join("b"), 3, 0),
+        write_pages(&dir.path().join("a"), 1, 5),
+    );
+    let index = Index::create(dir.path().join("index")).unwrap();
+    let add = |key: &str, pages: &[PathBuf]| {
+        index.add_word_images(key, &files(pages), &learning_from(100), &|_| {})
+    };
+    add("b", &b).unwrap();
+    let search = std::fs::read_dir(index.dir().join("images"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "wis"))
+        .unwrap();
+    let mut bytes = std::fs::read(&search).unwrap();
+    let last = bytes.len() - 20;
+    bytes[last] ^= 0x40;
+    std::fs::write(&search, &bytes).unwrap();
+    let refused = add("a", &a);
+    assert!(
+        matches!(&refused, Err(e) if e.to_string().contains(&*search.to_string_lossy())),
+        "{refused:?}"
+    );
+    let keys: Vec<String> = index
+        .image_books()
+        .unwrap()
+        .into_iter()
+        .map(|b| b.key)
+        .collect();
+    assert_eq!(keys, ["b"]);
+    let (model, _) = index.relearn_word_images(&|_| {}).unwrap();
+    assert_eq!((model.books, model.images), (1, 120));
+    assert!(!add("a", &a).unwrap().model.unwrap().relearned);
+    assert_eq!(index.verify().unwrap().image_books, 2);
+}

@@ -9,7 +9,7 @@ use stemmata::images::learn::LearnOptions;
 use stemmata::images::model::Learning;
 use stemmata::images::pages::{read_pages, PageFiles};
 use stemmata::images::spot::SpotOptions;
-use stemmata::{Error, ImageBookInfo, ImagesProgress, Index, Result, SpotHit};
+use stemmata::{Error, ImageBookInfo, ImageModel, ImagesProgress, Index, Result, SpotHit};
 
 use crate::messages::{count, no_index};
 use crate::output::{bar, print_json, refuse_inside_index};
@@ -26,11 +26,17 @@ terms (dense SIFT-like descriptors quantised by a vocabulary learned from the
 index's first book), its OCR word and a small crop are stored in the index
 (images/); the page images themselves are not needed afterwards.
 
-Each add learns the letter-bigram model again from all the index's word
-images and their OCR words, and recomputes every word image's row of
-likelihoods (the search file): adding a book costs more as the collection
-grows. A bad or mismatched file (an image that does not decode, OCR of
-another page size, no OCR file) stops the command with nothing written.";
+The letter-bigram model that turns a word image's visual terms into
+likelihoods of letter pairs is learned from the index's own word images and
+their OCR words. While it has been learned from fewer than --learn-from word
+images (20,000 by default, about two books of 30 pages), each add learns it
+again from every book and recomputes every row; after that an add keeps it and
+computes only the new book's rows, so that adding a book costs the same however
+large the collection. After adding books of another face or hand, run
+`stemmata images relearn` to learn the model from all of them.
+
+A bad or mismatched file (an image that does not decode, OCR of another page
+size, no OCR file) stops the command with nothing written.";
 
 #[derive(Args)]
 pub struct ImagesArgs {
@@ -43,8 +49,13 @@ pub enum ImagesCommand {
     /// Add a scanned book: its page images, each with its OCR file beside
     /// it. A book of the same key is replaced.
     Add(AddArgs),
-    /// List the books of word images: key, pages, word images and bytes.
+    /// List the books of word images: key, pages, word images, bytes, and
+    /// whether the model was learned from it.
     List(ListArgs),
+    /// Learn the letter-bigram model again from every book of word images
+    /// and recompute every row (after books of another face or hand were
+    /// added to a model learned without them).
+    Relearn(RelearnArgs),
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -73,10 +84,27 @@ pub struct AddArgs {
     /// How the letter-bigram model learns; set by the index's first book.
     #[arg(long, value_enum, default_value_t = LearningArg::Intersection)]
     pub learning: LearningArg,
+    /// Learn the model again from every book, this one included, while it
+    /// was learned from fewer word images than this; else keep it and
+    /// compute only this book's rows.
+    #[arg(long, default_value_t = LearnOptions::default().learn_from, value_name = "IMAGES")]
+    pub learn_from: u64,
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
     /// Print the book added as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args)]
+pub struct RelearnArgs {
+    /// The index directory.
+    pub index: PathBuf,
+    /// No progress bar.
+    #[arg(long)]
+    pub quiet: bool,
+    /// Print the model as JSON.
     #[arg(long)]
     pub json: bool,
 }
@@ -135,16 +163,32 @@ pub fn run(args: ImagesArgs) -> Result<ExitCode> {
     match args.command {
         ImagesCommand::Add(args) => add(args),
         ImagesCommand::List(args) => list(args),
+        ImagesCommand::Relearn(args) => relearn(args),
     }
 }
 
 fn describe(book: &ImageBookInfo) -> String {
     format!(
-        "{}  {}, {} ({})",
+        "{}  {}, {} ({}){}",
         book.key,
         count(book.pages as u64, "page"),
         count(book.words, "word image"),
-        count(book.bytes, "byte")
+        count(book.bytes, "byte"),
+        if book.model_book { "; model book" } else { "" }
+    )
+}
+
+/// What the model of an add or relearn is, in a line.
+fn describe_model(model: &ImageModel) -> String {
+    format!(
+        "model {} from {} of {}",
+        if model.relearned {
+            "learned"
+        } else {
+            "kept, learned"
+        },
+        count(model.images, "word image"),
+        count(model.books as u64, "book")
     )
 }
 
@@ -152,6 +196,7 @@ fn add(args: AddArgs) -> Result<ExitCode> {
     let pages = PageFiles::of_paths(&args.pages)?;
     let mut options = LearnOptions {
         branching: args.branching,
+        learn_from: args.learn_from,
         ..LearnOptions::default()
     };
     options.model.learning = match args.learning {
@@ -190,6 +235,32 @@ fn add(args: AddArgs) -> Result<ExitCode> {
         print_json(&info)?;
     } else {
         outln!("added {}", describe(&info))?;
+        if let Some(model) = &info.model {
+            outln!("{}", describe_model(model))?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn relearn(args: RelearnArgs) -> Result<ExitCode> {
+    let index = Index::open(&args.index).map_err(|e| no_index(e, &args.index, false))?;
+    let progress = bar(0, "model", args.quiet || args.json);
+    let outcome = index.relearn_word_images(&|event| match event {
+        ImagesProgress::Model { images } => {
+            progress.set_message(format!("model of {images} word images"))
+        }
+        ImagesProgress::Writing => progress.set_message("writing"),
+        _ => {}
+    });
+    progress.finish_and_clear();
+    let (model, warnings) = outcome?;
+    for warning in &warnings {
+        eprintln!("warning: {warning}");
+    }
+    if args.json {
+        print_json(&model)?;
+    } else {
+        outln!("{}", describe_model(&model))?;
     }
     Ok(ExitCode::SUCCESS)
 }

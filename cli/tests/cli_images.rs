@@ -194,3 +194,46 @@ fn bad_pages_are_refused_naming_the_file_and_change_nothing() {
     assert!(common::snapshot_files(&dir.path().join("idx/images")) == before);
     run_ok(&["verify", "idx"], dir.path());
 }
+
+#[test]
+fn an_add_past_learn_from_keeps_the_model_and_relearn_learns_it_from_every_book() {
+    let dir = tempfile::tempdir().unwrap();
+    page(dir.path());
+    run_ok(&["create", "idx"], dir.path());
+    let refused = run_err(&["images", "relearn", "idx"], dir.path());
+    assert!(refused.contains("no word images"), "{refused}");
+    let add = |key: &str| {
+        let args = ["images", "add", "idx", "--key", key, "--branching", "8"];
+        let more = ["--learn-from", "10", "pages", "--quiet", "--json"];
+        let json = run_ok(&[&args[..], &more[..]].concat(), dir.path());
+        serde_json::from_str::<Value>(&json).unwrap()
+    };
+    let first = add("first");
+    assert_eq!(first["model_book"], true);
+    assert_eq!(first["model"]["relearned"], true);
+    let second = add("second");
+    assert_eq!(second["model_book"], false);
+    assert_eq!(
+        second["model"],
+        serde_json::json!({"relearned": false, "books": 1, "images": 32})
+    );
+    let listed = run_ok(&["images", "list", "idx"], dir.path());
+    assert!(
+        listed.contains("first  1 page, 32 word images")
+            && listed
+                .lines()
+                .filter(|l| l.ends_with("; model book"))
+                .count()
+                == 1,
+        "{listed}"
+    );
+    let relearned = run_ok(&["images", "relearn", "idx", "--quiet"], dir.path());
+    assert_eq!(
+        relearned.trim(),
+        "model learned from 64 word images of 2 books"
+    );
+    let json = run_ok(&["images", "relearn", "idx", "--json"], dir.path());
+    let model: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(model["books"], 2);
+    run_ok(&["verify", "idx"], dir.path());
+}

@@ -1,7 +1,8 @@
 //! The word-image search file (`images/NNNNNN.wis`), read in place: on any
 //! bytes, opening it (layout only, as a reader does), checking it whole,
-//! and running queries and reading hits' records on a file whose layout
-//! was accepted must return results or errors, never panic. Every input is
+//! reading its contents back (as an add that keeps the model does), and
+//! running queries in both case modes and reading hits' records on a file
+//! whose layout was accepted must return results or errors, never panic. Every input is
 //! also tried behind a valid header and with a valid checksum appended.
 #![no_main]
 
@@ -23,11 +24,16 @@ fuzz_target!(|data: &[u8]| {
             continue;
         };
         let _ = file.check();
-        for word in ["the", "Qu1e", "a"] {
-            let Some(query) = Query::with_classes(word, file.classes()) else {
+        let _ = file.contents();
+        for (word, ignore_case) in [("the", false), ("Qu1e", true), ("a", false)] {
+            let Some(query) = Query::with_classes(word, file.classes(), ignore_case) else {
                 continue;
             };
-            if let Ok(hits) = rank(&file, &query, &SpotOptions::default(), 5) {
+            let options = SpotOptions {
+                ignore_case,
+                ..SpotOptions::default()
+            };
+            if let Ok(hits) = rank(&file, &query, &options, 5) {
                 for (image, _) in hits {
                     let _ = file.image(image as usize);
                     let _ = file.book_of(image);

@@ -23,6 +23,9 @@ pub struct Learn<'a> {
     pub learning: &'a str,
     /// Branching of the vocabulary's two levels; `None` for the default.
     pub branching: Option<usize>,
+    /// The add learns the model again while it was learned from fewer word
+    /// images; `None` for the default.
+    pub learn_from: Option<u64>,
 }
 
 /// Adds the pages `paths` (page images, or directories of them, each with
@@ -39,6 +42,9 @@ pub fn add(
     let mut options = LearnOptions::default();
     if let Some(branching) = learn.branching {
         options.branching = branching;
+    }
+    if let Some(learn_from) = learn.learn_from {
+        options.learn_from = learn_from;
     }
     options.model.learning = match learn.learning {
         "union" => Learning::Union,
@@ -69,6 +75,13 @@ pub fn add(
         return Err(error.into());
     }
     Ok(json(&info)?)
+}
+
+/// Learns the index's word-image model again from every book and
+/// recomputes every row; returns the model as JSON.
+pub fn relearn(index: &Index) -> Outcome<serde_json::Value> {
+    let (model, _warnings) = index.relearn_word_images(&|_| {})?;
+    Ok(json(&model)?)
 }
 
 /// The word images of an index, open for queries (the package's

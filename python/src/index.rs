@@ -170,9 +170,12 @@ impl NativeIndex {
     }
 
     /// Adds a scanned book's pages under `key` (page images, or
-    /// directories of them, each with its hOCR or ALTO beside it) and
-    /// relearns the word-image model; returns the book's entry as a dict.
-    #[pyo3(signature = (key, pages, *, learning = "intersection", branching = None, progress = None))]
+    /// directories of them, each with its hOCR or ALTO beside it); the
+    /// word-image model is learned again while it was learned from fewer
+    /// than `learn_from` word images, else kept. Returns the book's entry
+    /// as a dict.
+    #[pyo3(signature = (key, pages, *, learning = "intersection", branching = None, learn_from = None, progress = None))]
+    #[allow(clippy::too_many_arguments)]
     fn add_word_images<'py>(
         &self,
         py: Python<'py>,
@@ -180,6 +183,7 @@ impl NativeIndex {
         pages: Vec<PathBuf>,
         learning: &str,
         branching: Option<usize>,
+        learn_from: Option<u64>,
         progress: Option<Py<PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let index = self.index(py)?;
@@ -187,9 +191,18 @@ impl NativeIndex {
         let learn = images::Learn {
             learning,
             branching,
+            learn_from,
         };
         let info = detached(py, || images::add(&index, &key, &pages, &learn, reporter))?;
         to_python(py, &info)
+    }
+
+    /// Learns the word-image model again from every book and recomputes
+    /// every row; returns the model as a dict.
+    fn relearn_word_images<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let index = self.index(py)?;
+        let model = detached(py, || images::relearn(&index))?;
+        to_python(py, &model)
     }
 
     /// The books of word images, in key order, as dicts.

@@ -188,3 +188,24 @@ def test_bad_pages_are_refused_and_leave_the_index_as_it_was(tmp_path: Path) -> 
             images.spot("house", ocr_weight=2.0)
         with pytest.raises(stemmata.InvalidInputError, match="no letter or digit"):
             images.spot("--")
+
+
+def test_a_kept_model_is_reported_and_a_relearn_learns_from_every_book(tmp_path: Path) -> None:
+    first = write_book(tmp_path / "first", 3, {})
+    second = write_book(tmp_path / "second", 2, {"garden": "gardcn"})
+    with stemmata.Index.create(tmp_path / "idx") as index:
+        with pytest.raises(stemmata.InvalidInputError, match="no word images"):
+            index.relearn_word_images()
+        book = index.add_word_images("first", [first], branching=8, learn_from=100)
+        assert book.model_book and book.model["relearned"]
+        book = index.add_word_images("second", [second], learn_from=100)
+        assert not book.model_book
+        assert book.model == {"relearned": False, "books": 1, "images": 120}
+        assert [(b.key, b.model_book, b.model) for b in index.image_books()] == [
+            ("first", True, None),
+            ("second", False, None),
+        ]
+        model = index.relearn_word_images()
+        assert isinstance(model, stemmata.ImageModel)
+        assert (model.relearned, model.books, model.images) == (True, 2, 200)
+        assert all(b.model_book for b in index.image_books())

@@ -5,6 +5,7 @@
 
 use image::GrayImage;
 
+use super::bigrams::Bigram;
 use super::codebook::{Codebook, Vector};
 use super::descriptor::{describe, Keypoint};
 use super::likelihood::{Likelihoods, PlacedTerm, StoredRow};
@@ -26,6 +27,17 @@ pub struct LearnOptions {
     pub sample: usize,
     /// The letter-bigram model's options.
     pub model: ModelOptions,
+    /// An add learns the model again from every book of the index while
+    /// it was learned from fewer word images than this; later adds keep
+    /// it and compute only the new book's rows, so that an add costs the
+    /// same however large the collection (an explicit relearn learns it
+    /// from every book). Default 20,000, about two books of 30 pages.
+    #[serde(default = "default_learn_from")]
+    pub learn_from: u64,
+}
+
+fn default_learn_from() -> u64 {
+    LearnOptions::default().learn_from
 }
 
 impl Default for LearnOptions {
@@ -34,6 +46,7 @@ impl Default for LearnOptions {
             branching: 96,
             sample: 150_000,
             model: ModelOptions::default(),
+            learn_from: 20_000,
         }
     }
 }
@@ -166,6 +179,23 @@ impl Learned {
     pub fn row(&self, image: &TermImage) -> StoredRow {
         let likelihoods = Likelihoods::of(&self.model, &image.terms, image.width);
         StoredRow::of(&likelihoods, self.scale)
+    }
+
+    /// The stored row of an image over the columns of `classes` (another
+    /// model's, all of which this one models when it was learned from
+    /// more images), quantised against `scale`: a class this model does
+    /// not model gets 0.
+    pub fn row_over(&self, image: &TermImage, classes: &[Bigram], scale: f32) -> StoredRow {
+        let full = Likelihoods::of(&self.model, &image.terms, image.width);
+        let (values, positions) = (classes.iter())
+            .map(|&q| {
+                self.model
+                    .column(q)
+                    .and_then(|c| Some((*full.values.get(c)?, *full.positions.get(c)?)))
+                    .unwrap_or((0.0, 0))
+            })
+            .unzip();
+        StoredRow::of(&Likelihoods { values, positions }, scale)
     }
 }
 

@@ -874,22 +874,24 @@ impl Catalog {
         })
     }
 
-    /// Lists `entry` under `key` in the `word_images` table and `files` as
-    /// the `meta` entry `word_images`, in one write transaction, in place
-    /// of what they listed, which it returns.
+    /// Lists `book`'s entry under its key in the `word_images` table (when
+    /// given) and `files` as the `meta` entry `word_images`, in one write
+    /// transaction, in place of what they listed, which it returns.
     #[allow(clippy::result_large_err)]
     pub(crate) fn put_word_images(
         &self,
-        key: &str,
-        entry: &ImageBookEntry,
+        book: Option<(&str, &ImageBookEntry)>,
         files: &ImageFiles,
     ) -> Result<(Option<ImageBookEntry>, Option<ImageFiles>)> {
         contain_panics(&self.path, || {
             let (old_entry, old_files) = self.write(|txn| {
-                let mut table = txn.open_table(WORD_IMAGES)?;
-                let old_entry = table
-                    .insert(key, entry.encode().as_slice())?
-                    .map(|v| v.value().to_vec());
+                let old_entry = match book {
+                    Some((key, entry)) => txn
+                        .open_table(WORD_IMAGES)?
+                        .insert(key, entry.encode().as_slice())?
+                        .map(|v| v.value().to_vec()),
+                    None => None,
+                };
                 let mut meta = txn.open_table(META)?;
                 let old_files = meta
                     .insert(META_WORD_IMAGES, files.encode().as_slice())?
@@ -898,6 +900,7 @@ impl Catalog {
             })?;
             let old_entry = old_entry
                 .map(|bytes| {
+                    let key = book.map_or("", |(key, _)| key);
                     ImageBookEntry::decode_all(&bytes, &self.path)
                         .map_err(|e| e.context(format_args!("word_images entry {key:?}")))
                 })

@@ -142,6 +142,13 @@ impl FormatVersion {
     pub fn has_word_images(self) -> bool {
         self.0 >= 9
     }
+
+    /// The search file says of each book whether the letter-bigram model
+    /// was learned from its word images (from format 16; before, every
+    /// book's were).
+    pub fn has_model_books(self) -> bool {
+        self.0 >= 16
+    }
 }
 
 impl std::fmt::Display for FormatVersion {

@@ -23,6 +23,7 @@ use super::format::{checked_body, checksum, FileHeader, FileKind, CHECKSUM_LEN, 
 use super::mapped::MappedBytes;
 use crate::error::{Error, Result};
 use crate::images::bigrams::{Bigram, CLASSES};
+use crate::images::likelihood::StoredRow;
 use crate::images::model::{Learning, ModelOptions};
 use crate::images::ocr::{MAX_COORDINATE, MAX_WORD_BYTES};
 use crate::images::spot::{OcrIndex, Rows};
@@ -32,6 +33,8 @@ use crate::images::WordBox;
 const IMAGE_RECORD: usize = 4 + 16 + 4 + 2;
 /// Bytes of a column entry: image, value, position.
 const ENTRY: usize = 4 + 2 + 1;
+/// Book flag bit: the model was learned from its word images.
+const MODEL_BOOK: u8 = 1;
 /// Search files shorter than this are read rather than mapped.
 const MAP_AT_LEAST: u64 = 64 * 1024;
 
@@ -48,6 +51,9 @@ pub struct SearchBook {
     pub images: u32,
     /// Its pages' image file names.
     pub pages: Vec<String>,
+    /// Whether the model was learned from its word images (a model book);
+    /// the rows of the other books were computed by the model as it was.
+    pub model_book: bool,
 }
 
 /// One word image as the search file records it.
@@ -64,7 +70,7 @@ pub struct SearchImage {
 }
 
 /// What a search file holds, for writing.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SearchContents {
     /// The model's options.
     pub model: ModelOptions,
@@ -82,6 +88,107 @@ pub struct SearchContents {
     pub images: Vec<SearchImage>,
     /// Per class (by column): (image, value, position), by image.
     pub columns: Vec<Vec<(u32, u16, u8)>>,
+}
+
+impl SearchContents {
+    /// Removes the book `key`, if there is one, with its images and their
+    /// entries; later images are numbered down, and OCR words no image
+    /// holds any more are dropped.
+    pub fn remove_book(&mut self, key: &str) {
+        let Some(at) = self.books.iter().position(|b| b.key == key) else {
+            return;
+        };
+        let book = self.books.remove(at);
+        let (first, n) = (book.first_image, book.images);
+        let end = first + n;
+        self.images.drain(first as usize..end as usize);
+        for later in self.books.iter_mut().skip(at) {
+            later.first_image -= n;
+        }
+        for column in &mut self.columns {
+            column.retain(|&(image, _, _)| !(first..end).contains(&image));
+            for entry in column.iter_mut().filter(|e| e.0 >= end) {
+                entry.0 -= n;
+            }
+        }
+        self.renumber_ocr_words(&[]);
+    }
+
+    /// Inserts `book` in key order (no book of its key may be there), its
+    /// images `words` (page, box, OCR word) with their `rows`, numbered
+    /// from where it stands: later images are numbered up.
+    pub fn insert_book(
+        &mut self,
+        mut book: SearchBook,
+        words: &[(u32, WordBox, &str)],
+        rows: &[StoredRow],
+    ) {
+        let at = self.books.partition_point(|b| b.key < book.key);
+        let first = self
+            .books
+            .get(at)
+            .map_or(self.images.len() as u32, |b| b.first_image);
+        let n = words.len() as u32;
+        for later in self.books.iter_mut().skip(at) {
+            later.first_image += n;
+        }
+        book.first_image = first;
+        book.images = n;
+        self.books.insert(at, book);
+        let ids = self.renumber_ocr_words(&words.iter().map(|w| w.2).collect::<Vec<_>>());
+        let new_images = words
+            .iter()
+            .zip(&ids)
+            .enumerate()
+            .map(|(k, (w, &ocr))| SearchImage {
+                page: w.0,
+                bbox: w.1,
+                ocr,
+                floor: rows.get(k).map_or(0, |r| r.floor),
+            });
+        self.images.splice(
+            first as usize..first as usize,
+            new_images.collect::<Vec<_>>(),
+        );
+        let mut added = vec![Vec::new(); self.columns.len()];
+        for (k, row) in rows.iter().enumerate() {
+            for &(c, value, position) in &row.kept {
+                if let Some(list) = added.get_mut(c as usize) {
+                    list.push((first + k as u32, value, position));
+                }
+            }
+        }
+        for (column, added) in self.columns.iter_mut().zip(added) {
+            let p = column.partition_point(|e| e.0 < first);
+            for entry in column.iter_mut().skip(p) {
+                entry.0 += n;
+            }
+            column.splice(p..p, added);
+        }
+    }
+
+    /// Makes the OCR words those of the images and `extra`, ascending and
+    /// distinct, the images' numbers following; returns each of `extra`'s
+    /// numbers.
+    fn renumber_ocr_words(&mut self, extra: &[&str]) -> Vec<u32> {
+        let mut words: Vec<&str> = (self.images.iter())
+            .filter_map(|i| self.ocr_words.get(i.ocr as usize).map(String::as_str))
+            .chain(extra.iter().copied())
+            .collect();
+        words.sort_unstable();
+        words.dedup();
+        let number = |word: &str| words.binary_search(&word).unwrap_or(0) as u32;
+        let renumbered: Vec<u32> = (self.images.iter())
+            .map(|i| self.ocr_words.get(i.ocr as usize).map_or(0, |w| number(w)))
+            .collect();
+        let extra_numbers = extra.iter().map(|w| number(w)).collect();
+        let words: Vec<String> = words.into_iter().map(str::to_string).collect();
+        for (image, ocr) in self.images.iter_mut().zip(renumbered) {
+            image.ocr = ocr;
+        }
+        self.ocr_words = words;
+        extra_numbers
+    }
 }
 
 /// The bytes of the search file holding `contents`.
@@ -113,6 +220,7 @@ pub fn encode(contents: &SearchContents) -> Vec<u8> {
         put_u32(&mut out, book.file);
         put_u32(&mut out, book.first_image);
         put_u32(&mut out, book.images);
+        out.push(u8::from(book.model_book) * MODEL_BOOK);
         put_u32(&mut out, book.pages.len() as u32);
         for page in &book.pages {
             put_str(&mut out, page);
@@ -190,7 +298,7 @@ impl SearchFile {
     }
 
     fn layout(bytes: MappedBytes, path: &Path) -> Result<SearchFile> {
-        FileHeader::decode_from(&bytes, FileKind::ImageSearch, path)?;
+        let header = FileHeader::decode_from(&bytes, FileKind::ImageSearch, path)?;
         let Some(body_len) = bytes.len().checked_sub(CHECKSUM_LEN + HEADER_LEN) else {
             return Err(Error::corrupted_at(
                 path,
@@ -212,7 +320,7 @@ impl SearchFile {
         }
         let vocabulary_terms = c.u32()?;
         let classes = classes(&mut c)?;
-        let books = books(&mut c)?;
+        let books = books(&mut c, header.version.has_model_books())?;
         let ocr_words = ocr_words(&mut c)?;
         let image_count = c.u32()? as usize;
         let images_at = c.skip(image_count, IMAGE_RECORD, "image records")?;
@@ -299,6 +407,33 @@ impl SearchFile {
         self.model
     }
 
+    /// Everything the file holds, read back as [`encode`] was given it:
+    /// what an add that keeps the model extends. Reads every image record
+    /// and column entry; a bad one is `Corrupted`.
+    pub fn contents(&self) -> Result<SearchContents> {
+        let images = (0..self.image_count)
+            .map(|i| self.image(i))
+            .collect::<Result<Vec<_>>>()?;
+        let mut columns = Vec::with_capacity(self.classes.len());
+        for column in 0..self.classes.len() {
+            let mut entries = Vec::new();
+            self.for_each_kept(column as u16, &mut |image, value, position| {
+                entries.push((image, value, position))
+            })?;
+            columns.push(entries);
+        }
+        Ok(SearchContents {
+            model: self.model,
+            scale: self.scale,
+            vocabulary_terms: self.vocabulary_terms,
+            classes: self.classes.clone(),
+            books: self.books.clone(),
+            ocr_words: self.ocr_words.clone(),
+            images,
+            columns,
+        })
+    }
+
     /// The scale stored values are fractions of.
     pub fn scale(&self) -> f32 {
         self.scale
@@ -327,6 +462,11 @@ impl SearchFile {
     /// Column entries stored.
     pub fn entry_count(&self) -> usize {
         self.entry_count
+    }
+
+    /// Where it was read from.
+    pub fn path(&self) -> &Path {
+        &self.path
     }
 
     /// Bytes of the file.
@@ -508,7 +648,9 @@ fn classes(c: &mut Cursor<'_>) -> Result<Vec<Bigram>> {
     Ok(out)
 }
 
-fn books(c: &mut Cursor<'_>) -> Result<Vec<SearchBook>> {
+/// The books; `flagged`: each says whether it is a model book (format
+/// 16), else every one is.
+fn books(c: &mut Cursor<'_>, flagged: bool) -> Result<Vec<SearchBook>> {
     let at = c.position();
     let n = c.u32()? as usize;
     if n > c.remaining() / 20 {
@@ -529,6 +671,17 @@ fn books(c: &mut Cursor<'_>) -> Result<Vec<SearchBook>> {
             ));
         }
         next_image += u64::from(images);
+        let model_book = if flagged {
+            match c.u8()? {
+                0 => false,
+                MODEL_BOOK => true,
+                flags => {
+                    return Err(c.error_at(book_at, format!("book {key:?}: unknown flags {flags}")))
+                }
+            }
+        } else {
+            true
+        };
         let page_count = c.u32()? as usize;
         if page_count > c.remaining() / 4 {
             return Err(c.error_at(book_at, format!("{page_count} pages run past the end")));
@@ -543,6 +696,7 @@ fn books(c: &mut Cursor<'_>) -> Result<Vec<SearchBook>> {
             first_image,
             images,
             pages,
+            model_book,
         });
     }
     if next_image > u64::from(u32::MAX) {
@@ -598,6 +752,7 @@ mod tests {
                 first_image: 0,
                 images: rows.len() as u32,
                 pages: vec!["p.png".into()],
+                model_book: true,
             }],
             images: rows
                 .iter()
@@ -650,6 +805,55 @@ mod tests {
                 let direct = row_scores(&q, row, ocr_similarity(&q, &ocr[i]), &options);
                 prop_assert_eq!(direct, stored[i]);
             }
+        }
+
+        /// A book inserted into the contents of the books before and after
+        /// it, then read back from the file, is the contents built with it;
+        /// removing it gives those contents back.
+        #[test]
+        fn a_book_inserted_and_removed_renumbers_images_words_and_entries(
+            sizes in prop::collection::vec(1usize..6, 2..5),
+            at in any::<prop::sample::Index>(),
+            kept in prop::collection::vec(
+                (0u16..300, prop::collection::btree_map(0u16..6, (300u16..u16::MAX, any::<u8>()), 0..4)),
+                30),
+            ocr in prop::collection::vec("(the|then|tea|xyz|sea)", 30),
+        ) {
+            let classes: Vec<Bigram> = (0..6).map(|c| c * 300 + 7).collect();
+            let rows: Vec<StoredRow> = kept
+                .iter()
+                .map(|(floor, kept)| StoredRow {
+                    floor: *floor,
+                    kept: kept.iter().map(|(&c, &(v, p))| (c, v, p)).collect(),
+                })
+                .collect();
+            let at = at.index(sizes.len());
+            let mut whole = SearchContents { books: Vec::new(), images: Vec::new(), ocr_words: Vec::new(), ..contents(&classes, &[], &[]) };
+            whole.columns = vec![Vec::new(); classes.len()];
+            let mut without = whole.clone();
+            let mut next = 0;
+            let mut inserted = None;
+            for (b, &size) in sizes.iter().enumerate() {
+                let book = SearchBook { key: format!("k{b}"), file: b as u32 + 1, first_image: 0, images: 0, pages: vec!["p.png".into()], model_book: b != at };
+                let bbox = WordBox { x0: 1, y0: 1, x1: 9, y1: 5 };
+                let words: Vec<(u32, WordBox, &str)> = ocr[next..next + size].iter().map(|w| (0, bbox, w.as_str())).collect();
+                let own = &rows[next..next + size];
+                next += size;
+                whole.insert_book(book.clone(), &words, own);
+                if b == at {
+                    inserted = Some((book, words, own));
+                } else {
+                    without.insert_book(book, &words, own);
+                }
+            }
+            let (book, words, own) = inserted.unwrap();
+            let mut with = without.clone();
+            with.insert_book(book, &words, own);
+            prop_assert_eq!(&with, &whole);
+            let read = SearchFile::decode(encode(&with), Path::new("x.wis")).unwrap().contents().unwrap();
+            prop_assert_eq!(&read, &whole);
+            with.remove_book(&format!("k{at}"));
+            prop_assert_eq!(with, without);
         }
     }
 }

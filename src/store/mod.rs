@@ -16,6 +16,7 @@
 )]
 
 pub(crate) mod dictionaries;
+pub(crate) mod image_model;
 pub(crate) mod layout;
 pub(crate) mod records;
 pub(crate) mod segments;

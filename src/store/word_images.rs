@@ -1,19 +1,20 @@
-//! The word images of an index (format 9): adding a scanned book's pages,
-//! listing the books, opening the search file and checking the files.
+//! The word images of an index (format 9 on): adding a scanned book's
+//! pages, relearning the model, listing the books, opening the search file
+//! and checking the files.
 //!
 //! Adding a book reads and describes every page first (an error leaves
 //! the index as it was), then writes, in `images/`, numbered above every
 //! listed and present file: the vocabulary file when the index has none
 //! yet (learned from this book's descriptors; later books are quantised
-//! by it), the book's file, and a new search file built from every
-//! listed book and this one (the letter-bigram model is learned again
-//! from all their word images and OCR words, and every image's row
-//! recomputed). Each file is synced, then one catalog transaction lists
-//! the book under its key and the vocabulary and search files in `meta`:
-//! that transaction is the moment the index changes. The book file and
-//! search file it replaces are removed after it. A file nothing lists was
-//! left by an add that stopped before its transaction: readers never read
-//! it, and the next writer removes it ([`crate::store::unlisted`]).
+//! by it), the book's file, and a new search file: learned again from
+//! every book, or the old one with this book's rows added under the kept
+//! model, as [`crate::store::image_model`] decides. Each file is synced,
+//! then one catalog transaction lists the book under its key and the
+//! vocabulary and search files in `meta`: that transaction is the moment
+//! the index changes. The book file and search file it replaces are
+//! removed after it. A file nothing lists was left by an add that stopped
+//! before its transaction: readers never read it, and the next writer
+//! removes it ([`crate::store::unlisted`]).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -21,17 +22,18 @@ use std::sync::Arc;
 
 use crate::error::{Error, IoContext, Result};
 use crate::images::codebook::{Codebook, Vector};
-use crate::images::learn::{par_map, LearnOptions, Learned, TermImage};
+use crate::images::learn::{par_map, LearnOptions};
 use crate::images::likelihood::PlacedTerm;
 use crate::images::pages::{read_pages, Page, PageFiles};
 use crate::keys::invalid_key;
 use crate::storage::catalog::CatalogSnapshot;
 use crate::storage::format::sync_parent_dir;
 use crate::storage::fs;
-use crate::storage::image_search::{self, SearchBook, SearchContents, SearchFile, SearchImage};
+use crate::storage::image_search::{self, SearchFile};
 use crate::storage::word_images::{
     self as files, ImageBook, ImageBookEntry, ImageFiles, ListedFile, StoredPage, StoredWord,
 };
+use crate::store::image_model::{self, ImageModel};
 use crate::store::layout::IMAGE_DIR;
 use crate::store::Store;
 
@@ -47,6 +49,11 @@ pub struct ImageBookInfo {
     pub words: u64,
     /// Bytes of its book file.
     pub bytes: u64,
+    /// Whether the model was learned from its word images.
+    pub model_book: bool,
+    /// The model after an add: learned again, or kept.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<ImageModel>,
     /// What went wrong after the add was committed (a replaced file not
     /// removed); empty but after an add.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -66,9 +73,10 @@ pub enum ImagesProgress {
     },
     /// Learning the visual vocabulary (the index's first book).
     Vocabulary,
-    /// Learning the model from the collection's word images.
+    /// Learning the model: from every book's word images, or, when the
+    /// add keeps the model, from the model books' and the new book's.
     Model {
-        /// Word images of the collection.
+        /// Word images it learns from.
         images: usize,
     },
     /// Writing the files.
@@ -193,13 +201,6 @@ pub(crate) fn add_read(
     let book = describe_book(key, &codebook, read)?;
     let book_bytes = files::encode_book(&book);
     let book_file = numbers.write(store, "wib", &book_bytes)?;
-
-    let mut books: BTreeMap<String, (u32, ImageBook)> = BTreeMap::new();
-    for (other, entry) in &listed {
-        if other != key {
-            books.insert(other.clone(), (entry.file, read_book(store, other, entry)?));
-        }
-    }
     let entry = ImageBookEntry {
         file: book_file.file,
         pages: book.pages.len() as u32,
@@ -207,19 +208,54 @@ pub(crate) fn add_read(
         bytes: book_file.bytes,
         checksum: book_file.checksum,
     };
-    books.insert(key.to_string(), (book_file.file, book));
-    let model_options = match &listed_files {
-        Some(f) => SearchFile::open(&search_path(store, f.search.file))?.model(),
-        None => options.model,
+    // The old search file's layout says whether the add keeps its model;
+    // only then is it read whole, checked, and carried over.
+    let old = match &listed_files {
+        Some(f) => Some(SearchFile::open(&search_path(store, f.search.file))?),
+        None => None,
     };
-    let images: usize = books.values().map(|(_, b)| b.words.len()).sum();
-    progress(ImagesProgress::Model { images });
-    let contents = search_contents(codebook, &books, model_options);
+    let kept = match (&old, &listed_files) {
+        (Some(old), Some(f)) if image_model::keeps_model(old, key, options.learn_from) => {
+            let old = read_search(store, &f.search)?;
+            let model_books = read_model_books(store, &listed, &old)?;
+            progress(ImagesProgress::Model {
+                images: (model_books.iter().chain([&book]))
+                    .map(|b| b.words.len())
+                    .sum(),
+            });
+            let codebook = codebook.clone();
+            Some(image_model::with_book(
+                codebook,
+                &old,
+                &model_books,
+                key,
+                entry.file,
+                &book,
+            )?)
+        }
+        _ => None,
+    };
+    let relearned = kept.is_none();
+    let contents = match kept {
+        Some(contents) => contents,
+        None => {
+            let mut books = read_books(store, &listed, key)?;
+            books.insert(key.to_string(), (entry.file, book));
+            let model = old.as_ref().map_or(options.model, SearchFile::model);
+            progress(ImagesProgress::Model {
+                images: books.values().map(|(_, b)| b.words.len()).sum(),
+            });
+            image_model::relearned(codebook, &books, model)
+        }
+    };
+    drop(old);
     progress(ImagesProgress::Writing);
     let search = numbers.write(store, "wis", &image_search::encode(&contents))?;
     fs::sync_dir(&dir)?;
     let files = ImageFiles { vocabulary, search };
-    let (old_entry, old_files) = store.catalog().put_word_images(key, &entry, &files)?;
+    let (old_entry, old_files) = store
+        .catalog()
+        .put_word_images(Some((key, &entry)), &files)?;
     let mut replaced: Vec<PathBuf> = old_entry
         .map(|old| book_path(store, old.file))
         .into_iter()
@@ -235,6 +271,8 @@ pub(crate) fn add_read(
         pages: entry.pages,
         words: entry.words,
         bytes: entry.bytes,
+        model_book: (contents.books.iter()).any(|b| b.key == key && b.model_book),
+        model: Some(ImageModel::of(&contents, relearned)),
         warnings: crate::store::unlisted::remove_after_commit(replaced),
     })
 }
@@ -339,6 +377,93 @@ pub(crate) fn read_book(store: &Store, key: &str, entry: &ImageBookEntry) -> Res
     Ok(book)
 }
 
+/// Reads and checks the search file listed as `listed` whole.
+fn read_search(store: &Store, listed: &ListedFile) -> Result<SearchFile> {
+    let path = search_path(store, listed.file);
+    SearchFile::decode(read_listed(&path, listed, "the search file")?, &path)
+}
+
+/// Reads every listed book but the one of `except`, by key, each with its
+/// book file's number.
+fn read_books(
+    store: &Store,
+    listed: &[(String, ImageBookEntry)],
+    except: &str,
+) -> Result<BTreeMap<String, (u32, ImageBook)>> {
+    let mut books = BTreeMap::new();
+    for (key, entry) in listed.iter().filter(|(key, _)| key != except) {
+        books.insert(key.clone(), (entry.file, read_book(store, key, entry)?));
+    }
+    Ok(books)
+}
+
+/// Reads the model books of the search file `search`, in key order, each
+/// checked against its catalog entry.
+fn read_model_books(
+    store: &Store,
+    listed: &[(String, ImageBookEntry)],
+    search: &SearchFile,
+) -> Result<Vec<ImageBook>> {
+    let mut books = Vec::new();
+    for in_search in search.books().iter().filter(|b| b.model_book) {
+        let entry = listed
+            .iter()
+            .find(|(key, _)| *key == in_search.key)
+            .map(|(_, entry)| entry)
+            .filter(|entry| entry.file == in_search.file)
+            .ok_or_else(|| {
+                Error::corrupted(
+                    search.path(),
+                    format!("book {:?} differs from the catalog's", in_search.key),
+                )
+            })?;
+        books.push(read_book(store, &in_search.key, entry)?);
+    }
+    Ok(books)
+}
+
+/// Learns the model again from every book of word images of the index and
+/// writes the search file of their rows (see [`image_model`]), listed by
+/// one catalog transaction; the replaced search file is removed after it.
+/// `InvalidArgument` when the index has no word images.
+pub(crate) fn relearn(
+    store: &Arc<Store>,
+    progress: &(dyn Fn(ImagesProgress) + Sync),
+) -> Result<(ImageModel, Vec<String>)> {
+    let _writer = store.lock_writer()?;
+    let snapshot = store.catalog().snapshot()?;
+    let listed = snapshot.word_images()?;
+    let listed_files = snapshot.image_files()?;
+    drop(snapshot);
+    let Some(old_files) = listed_files else {
+        return Err(Error::InvalidArgument(format!(
+            "{}: the index has no word images to learn a model from",
+            store.dir().display()
+        )));
+    };
+    let dir = dir_of(store);
+    fs::refuse_link(&dir)?;
+    let mut numbers = Numbers::above(store, &listed, Some(&old_files))?;
+    let codebook = read_vocabulary(store, &old_files.vocabulary)?;
+    let model = SearchFile::open(&search_path(store, old_files.search.file))?.model();
+    let books = read_books(store, &listed, "")?;
+    progress(ImagesProgress::Model {
+        images: books.values().map(|(_, b)| b.words.len()).sum(),
+    });
+    let contents = image_model::relearned(codebook, &books, model);
+    progress(ImagesProgress::Writing);
+    let search = numbers.write(store, "wis", &image_search::encode(&contents))?;
+    fs::sync_dir(&dir)?;
+    let files = ImageFiles {
+        vocabulary: old_files.vocabulary,
+        search,
+    };
+    store.catalog().put_word_images(None, &files)?;
+    let warnings =
+        crate::store::unlisted::remove_after_commit([search_path(store, old_files.search.file)]);
+    Ok((ImageModel::of(&contents, true), warnings))
+}
+
 /// The vocabulary learned from up to `options.sample` descriptors taken
 /// evenly from the pages' words.
 fn learn_vocabulary(pages: &[Page], options: &LearnOptions) -> Result<Codebook> {
@@ -408,80 +533,23 @@ fn describe_book(key: &str, codebook: &Codebook, pages: Vec<Page>) -> Result<Ima
     )
 }
 
-/// The search file of `books` (by key): the model learned from all their
-/// word images, every image's stored row, and the columns.
-fn search_contents(
-    codebook: Codebook,
-    books: &BTreeMap<String, (u32, ImageBook)>,
-    options: crate::images::model::ModelOptions,
-) -> SearchContents {
-    let terms: Vec<TermImage> = books
-        .values()
-        .flat_map(|(_, b)| &b.words)
-        .map(|w| TermImage {
-            terms: w.terms.clone(),
-            width: w.aspect(),
-            ocr: w.ocr.clone(),
-        })
-        .collect();
-    let vocabulary_terms = codebook.terms() as u32;
-    let learned = Learned::from_terms(codebook, &terms, options);
-    let rows = par_map(&terms, |image| learned.row(image));
-    let classes = learned.model.classes().to_vec();
-    let mut columns = vec![Vec::new(); classes.len()];
-    for (image, row) in rows.iter().enumerate() {
-        for &(c, value, position) in &row.kept {
-            if let Some(list) = columns.get_mut(c as usize) {
-                list.push((image as u32, value, position));
-            }
-        }
-    }
-    let mut ocr_ids: BTreeMap<&str, u32> = BTreeMap::new();
-    for image in &terms {
-        ocr_ids.insert(&image.ocr, 0);
-    }
-    for (i, id) in ocr_ids.values_mut().enumerate() {
-        *id = i as u32;
-    }
-    let mut search_books = Vec::with_capacity(books.len());
-    let mut images = Vec::with_capacity(terms.len());
-    for (key, (file, book)) in books {
-        search_books.push(SearchBook {
-            key: key.clone(),
-            file: *file,
-            first_image: images.len() as u32,
-            images: book.words.len() as u32,
-            pages: book.pages.iter().map(|p| p.name.clone()).collect(),
-        });
-        for word in &book.words {
-            images.push(SearchImage {
-                page: word.page,
-                bbox: word.bbox,
-                ocr: ocr_ids.get(word.ocr.as_str()).copied().unwrap_or(0),
-                floor: rows.get(images.len()).map_or(0, |r| r.floor),
-            });
-        }
-    }
-    SearchContents {
-        model: options,
-        scale: learned.scale,
-        vocabulary_terms,
-        classes,
-        books: search_books,
-        ocr_words: ocr_ids.into_keys().map(str::to_string).collect(),
-        images,
-        columns,
-    }
-}
-
 /// Every book of word images of the index, by key.
 pub(crate) fn list(store: &Store) -> Result<Vec<ImageBookInfo>> {
-    Ok(store
-        .catalog()
-        .snapshot()?
-        .word_images()?
+    let snapshot = store.catalog().snapshot()?;
+    let listed = snapshot.word_images()?;
+    let model_books: std::collections::BTreeSet<String> = match snapshot.image_files()? {
+        Some(files) => (SearchFile::open(&search_path(store, files.search.file))?.books())
+            .iter()
+            .filter(|b| b.model_book)
+            .map(|b| b.key.clone())
+            .collect(),
+        None => Default::default(),
+    };
+    Ok(listed
         .into_iter()
         .map(|(key, e)| ImageBookInfo {
+            model_book: model_books.contains(&key),
+            model: None,
             warnings: Vec::new(),
             key,
             pages: e.pages,

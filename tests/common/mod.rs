@@ -302,6 +302,13 @@ pub fn letters(mut n: u32) -> String {
 /// word images is listed and searched, and a book is found inside the
 /// volume in both modes.
 pub fn assert_word_image_fixture_reads(dir: &Path, version: u16) {
+    assert_word_image_fixture_reads_books(dir, version, &[("scan", true)]);
+}
+
+/// [`assert_word_image_fixture_reads`] of a fixture whose books of word
+/// images are `books`, by key, each the fixture page, with whether it is
+/// a model book.
+pub fn assert_word_image_fixture_reads_books(dir: &Path, version: u16, books: &[(&str, bool)]) {
     use stemmata::images::spot::SpotOptions;
     use stemmata::storage::format::MAGIC;
     use stemmata::{Mode, QueryOptions};
@@ -317,7 +324,7 @@ pub fn assert_word_image_fixture_reads(dir: &Path, version: u16) {
             verified.dictionaries,
             verified.image_books,
         ),
-        (4, 8, 1, 1, 1)
+        (4, 8, 1, 1, books.len() as u64)
     );
     for (sub, kinds) in [
         ("barrels", &[1u8][..]),
@@ -335,19 +342,25 @@ pub fn assert_word_image_fixture_reads(dir: &Path, version: u16) {
             assert!(kinds.contains(&bytes[10]), "{sub}: kind {}", bytes[10]);
         }
     }
-    let books = index.image_books().unwrap();
-    assert_eq!(books.len(), 1);
-    assert_eq!(
-        (books[0].key.as_str(), books[0].pages, books[0].words),
-        ("scan", 1, 32)
-    );
+    let listed: Vec<(&str, u32, u64, bool)> = books
+        .iter()
+        .map(|&(key, model)| (key, 1, 32, model))
+        .collect();
+    let found = index.image_books().unwrap();
+    let found: Vec<(&str, u32, u64, bool)> = (found.iter())
+        .map(|b| (b.key.as_str(), b.pages, b.words, b.model_book))
+        .collect();
+    assert_eq!(found, listed);
     let search = index.word_images().unwrap().unwrap();
-    assert_eq!((search.books(), search.images()), (1, 32));
+    assert_eq!(
+        (search.books(), search.images()),
+        (books.len(), 32 * books.len())
+    );
     let hits = search.spot("garden", &SpotOptions::default(), 2).unwrap();
     assert!(hits.iter().all(|h| h.ocr.starts_with("garden")), "{hits:?}");
-    assert!(hits
-        .iter()
-        .all(|h| h.key == "scan" && h.page == 1 && h.page_name == "scan-0001.png"));
+    assert!(hits.iter().all(|h| books.iter().any(|b| b.0 == h.key)
+        && h.page == 1
+        && h.page_name == "scan-0001.png"));
     let crops = search.crops(&hits).unwrap();
     assert!(crops.iter().all(|c| c.height() == 32 && c.width() > 100));
     drop(search);
@@ -384,13 +397,14 @@ pub fn add_fixture_page_again(index: &Index, fixture: &Path) -> stemmata::Result
 /// 4, not relearned), and the index verifies.
 pub fn assert_takes_fixture_page_again(index: &Index, fixture: &Path) {
     use stemmata::images::spot::SpotOptions;
+    let books = index.image_books().unwrap().len() + 1;
     add_fixture_page_again(index, fixture).unwrap();
     let search = index.word_images().unwrap().unwrap();
-    assert_eq!((search.books(), search.images()), (2, 64));
+    assert_eq!((search.books(), search.images()), (books, 32 * books));
     let hits = search.spot("garden", &SpotOptions::default(), 4).unwrap();
     assert!(hits.iter().all(|h| h.ocr.starts_with("garden")), "{hits:?}");
     drop(search);
-    assert_eq!(index.verify().unwrap().image_books, 2);
+    assert_eq!(index.verify().unwrap().image_books, books as u64);
 }
 
 /// A copy of the fixture `version` (of format `from`, files in `fixture`)

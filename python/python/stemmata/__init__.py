@@ -42,6 +42,7 @@ from ._records import (
     Book,
     DuplicateKey,
     Hit,
+    ImageModel,
     IndexStats,
     LoadStats,
     OcrAccuracy,
@@ -218,6 +219,7 @@ class Index:
         *,
         learning: Literal["intersection", "union"] = "intersection",
         branching: int | None = None,
+        learn_from: int | None = None,
         progress: Any = None,
     ) -> WordImageBook:
         """Adds a scanned book under ``key``: its page images (PNG, TIFF,
@@ -227,8 +229,12 @@ class Index:
         anything is written: a bad or mismatched file raises
         :class:`InvalidInputError` or :class:`CorruptedError` naming it, and
         leaves the index as it was. A book already under ``key`` is
-        replaced. The word-image model is then learnt again from every
-        book, labelled by their OCR words.
+        replaced. The word-image model (learnt from the index's word
+        images, labelled by their OCR words) is learnt again from every
+        book while it was learnt from fewer than ``learn_from`` word images
+        (default 20,000); after that the add keeps it and computes only this
+        book's rows, so that an add costs the same however large the
+        collection. :meth:`relearn_word_images` learns it from every book.
 
         ``learning`` (the model) and ``branching`` (the visual vocabulary
         has ``branching``² terms, default 96) are set by the index's first
@@ -242,9 +248,17 @@ class Index:
             [os.fspath(page) for page in pages],
             learning=learning,
             branching=branching,
+            learn_from=learn_from,
             progress=_progress.callback(progress),
         )
         return WordImageBook(info)
+
+    def relearn_word_images(self) -> ImageModel:
+        """Learns the word-image model again from every book and
+        recomputes every row: after books of another face or hand were
+        added to a model learnt without them. Raises
+        :class:`InvalidInputError` when the index has no word images."""
+        return ImageModel(self._native.relearn_word_images())
 
     def image_books(self) -> list[WordImageBook]:
         """The books of word images, in key order."""
@@ -484,6 +498,7 @@ __all__ = [
     "Document",
     "DuplicateKey",
     "Hit",
+    "ImageModel",
     "Index",
     "IndexExistsError",
     "IndexStats",

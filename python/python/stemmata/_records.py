@@ -204,12 +204,26 @@ class Book(Record):
 
 class WordImageBook(Record):
     """A scanned book's word images in an index (``stemmata images list
-    --json``)."""
+    --json``): ``model_book`` tells whether the word-image model was learnt
+    from it; after an add, ``model`` is the model (:class:`ImageModel`
+    fields: ``relearned``, ``books``, ``images``)."""
 
     key: str
     pages: int
     words: int
     bytes: int
+    model_book: bool
+    model: dict[str, Any] | None
+
+
+class ImageModel(Record):
+    """The word-image model after an add or a relearn: ``relearned``
+    (learnt again, every row recomputed, or kept), and the ``books`` and
+    word ``images`` it was learnt from."""
+
+    relearned: bool
+    books: int
+    images: int
 
 
 class WordImageHit(Record):

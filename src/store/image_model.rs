@@ -1,0 +1,170 @@
+//! Which letter-bigram model a search file's rows are computed by, and the
+//! search file an add or a relearn writes.
+//!
+//! The model is learned from the word images of the search file's *model
+//! books*. An add learns it again from every book, the new one included
+//! (every book then a model book, every row recomputed), while the model
+//! books hold fewer word images than [`LearnOptions::learn_from`] or the
+//! add replaces one of them; otherwise it keeps the model: the old file's
+//! rows are carried over, and only the new book's are computed, by the
+//! model learned from the model books' files and the new book (see
+//! [`with_book`]). An add thus costs in proportion to the model books and
+//! the new book once the model is learned, not to the collection. A
+//! relearn ([`relearned`] of every book) makes every book a model book
+//! again.
+//!
+//! [`LearnOptions::learn_from`]: crate::images::learn::LearnOptions::learn_from
+
+use std::collections::BTreeMap;
+
+use crate::images::codebook::Codebook;
+use crate::images::learn::{par_map, Learned, TermImage};
+use crate::images::model::ModelOptions;
+use crate::storage::image_search::{SearchBook, SearchContents, SearchFile, SearchImage};
+use crate::storage::word_images::ImageBook;
+
+/// The model of a search file: whether the write that made it learned it
+/// again, and what it was learned from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[non_exhaustive]
+pub struct ImageModel {
+    /// The model was learned again, and every row recomputed.
+    pub relearned: bool,
+    /// Books it was learned from (the model books).
+    pub books: u32,
+    /// Word images it was learned from.
+    pub images: u64,
+}
+
+impl ImageModel {
+    /// The model of `contents`.
+    pub(crate) fn of(contents: &SearchContents, relearned: bool) -> ImageModel {
+        let model_books = contents.books.iter().filter(|b| b.model_book);
+        ImageModel {
+            relearned,
+            books: model_books.clone().count() as u32,
+            images: model_books.map(|b| u64::from(b.images)).sum(),
+        }
+    }
+}
+
+/// Whether an add of the book `key` keeps the model of `old`: its model
+/// books hold at least `learn_from` word images, none of them under `key`.
+pub(crate) fn keeps_model(old: &SearchFile, key: &str, learn_from: u64) -> bool {
+    let model_books = || old.books().iter().filter(|b| b.model_book);
+    let images: u64 = model_books().map(|b| u64::from(b.images)).sum();
+    images >= learn_from && model_books().all(|b| b.key != key)
+}
+
+/// The word images of `books` as the model learns from them and rows are
+/// computed from them, in order.
+fn term_images<'a>(books: impl IntoIterator<Item = &'a ImageBook>) -> Vec<TermImage> {
+    (books.into_iter())
+        .flat_map(|b| &b.words)
+        .map(|w| TermImage {
+            terms: w.terms.clone(),
+            width: w.aspect(),
+            ocr: w.ocr.clone(),
+        })
+        .collect()
+}
+
+/// `old` with the book `key` (its book file numbered `file`) added, or put
+/// in place of the book of that key, not a model book: its rows computed
+/// by the model learned from `model_books` (`old`'s model books, in key
+/// order) and the book itself, over `old`'s classes and quantised against
+/// its scale. So a book of a face or hand the model books lack is scored
+/// by a model that has seen it, as an add that learned the model from
+/// every book would score it, and each such book's rows depend on the
+/// model books and itself alone, whatever the order of the adds.
+pub(crate) fn with_book(
+    codebook: Codebook,
+    old: &SearchFile,
+    model_books: &[ImageBook],
+    key: &str,
+    file: u32,
+    book: &ImageBook,
+) -> crate::Result<SearchContents> {
+    let own = term_images([book]);
+    let mut training = term_images(model_books);
+    training.extend(own.iter().cloned());
+    let learned = Learned::from_terms(codebook, &training, old.model());
+    drop(training);
+    let rows = par_map(&own, |image| {
+        learned.row_over(image, old.classes(), old.scale())
+    });
+    let mut contents = old.contents()?;
+    contents.remove_book(key);
+    let words = (book.words.iter())
+        .map(|w| (w.page, w.bbox, w.ocr.as_str()))
+        .collect::<Vec<_>>();
+    contents.insert_book(search_book(key, file, book, false), &words, &rows);
+    Ok(contents)
+}
+
+/// The search file of `books` (by key, each with its book file's number):
+/// the model learned from all their word images with `options`, every
+/// image's stored row, and the columns; every book a model book.
+pub(crate) fn relearned(
+    codebook: Codebook,
+    books: &BTreeMap<String, (u32, ImageBook)>,
+    options: ModelOptions,
+) -> SearchContents {
+    let terms = term_images(books.values().map(|(_, b)| b));
+    let vocabulary_terms = codebook.terms() as u32;
+    let learned = Learned::from_terms(codebook, &terms, options);
+    let rows = par_map(&terms, |image| learned.row(image));
+    let classes = learned.model.classes().to_vec();
+    let mut columns = vec![Vec::new(); classes.len()];
+    for (image, row) in rows.iter().enumerate() {
+        for &(c, value, position) in &row.kept {
+            if let Some(list) = columns.get_mut(c as usize) {
+                list.push((image as u32, value, position));
+            }
+        }
+    }
+    let mut ocr_ids: BTreeMap<&str, u32> = terms.iter().map(|i| (i.ocr.as_str(), 0)).collect();
+    for (i, id) in ocr_ids.values_mut().enumerate() {
+        *id = i as u32;
+    }
+    let mut search_books = Vec::with_capacity(books.len());
+    let mut images = Vec::with_capacity(terms.len());
+    for (key, (file, book)) in books {
+        search_books.push(SearchBook {
+            first_image: images.len() as u32,
+            images: book.words.len() as u32,
+            ..search_book(key, *file, book, true)
+        });
+        for word in &book.words {
+            images.push(SearchImage {
+                page: word.page,
+                bbox: word.bbox,
+                ocr: ocr_ids.get(word.ocr.as_str()).copied().unwrap_or(0),
+                floor: rows.get(images.len()).map_or(0, |r| r.floor),
+            });
+        }
+    }
+    SearchContents {
+        model: options,
+        scale: learned.scale,
+        vocabulary_terms,
+        classes,
+        books: search_books,
+        ocr_words: ocr_ids.into_keys().map(str::to_string).collect(),
+        images,
+        columns,
+    }
+}
+
+/// The search file's record of `book`, before [`SearchContents::insert_book`]
+/// numbers its images.
+fn search_book(key: &str, file: u32, book: &ImageBook, model_book: bool) -> SearchBook {
+    SearchBook {
+        key: key.to_string(),
+        file,
+        first_image: 0,
+        images: 0,
+        pages: book.pages.iter().map(|p| p.name.clone()).collect(),
+        model_book,
+    }
+}
