@@ -101,6 +101,17 @@ pub struct EvalImagesArgs {
     /// kept (the figures with case ignored are reported beside them).
     #[arg(long, value_name = "MARGIN", requires = "through_index")]
     pub gate_index_margin: Option<f64>,
+    /// With --through-index: add these sets first, each as a book, then
+    /// the set, each by its own `images add`; MAP counts the set's word
+    /// images alone. What a book added to a library scores.
+    #[arg(long, value_name = "DIR", requires = "through_index")]
+    pub add_first: Vec<PathBuf>,
+    /// With --through-index: each add learns the model again while it was
+    /// learned from fewer word images than this, else keeps it (`images
+    /// add --learn-from`).
+    #[arg(long, value_name = "IMAGES", requires = "through_index",
+          default_value_t = stemmata::images::learn::LearnOptions::default().learn_from)]
+    pub learn_from: u64,
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
@@ -124,6 +135,7 @@ pub fn run(args: EvalImagesArgs) -> Result<ExitCode> {
         ..EvalOptions::default()
     };
     options.learn.branching = args.branching;
+    options.learn.learn_from = args.learn_from;
     let defaults = ModelOptions::default();
     options.learn.model.smoothing = args.smoothing.unwrap_or(defaults.smoothing);
     let spot = SpotOptions::default();
@@ -241,7 +253,12 @@ fn through_index(args: &EvalImagesArgs, options: &EvalOptions) -> Result<ExitCod
     let mut failed = false;
     for dir in &args.set {
         let temp = crate::output::temp_dir()?;
-        let eval = stemmata_eval::images::evaluate_index(dir, &temp.path().join("index"), options)?;
+        let eval = stemmata_eval::images::evaluate_index(
+            dir,
+            &args.add_first,
+            &temp.path().join("index"),
+            options,
+        )?;
         progress.inc(1);
         let name = dir.file_name().map_or_else(
             || dir.display().to_string(),

@@ -695,15 +695,35 @@ pub struct IndexMaps {
     pub combined: f64,
 }
 
-/// Adds the set in `dir` to a new index in `index_dir` (which must not
-/// hold one) and measures MAP through [`stemmata::Index::word_images`].
-pub fn evaluate_index(dir: &Path, index_dir: &Path, options: &EvalOptions) -> Result<IndexEval> {
-    let pages = read_set(dir)?;
-    let files = pages
+/// The page files of the set in `dir` (its `pages/`, with their OCR), in
+/// the order of `pages`.
+fn page_files(dir: &Path, pages: &[Page]) -> Result<Vec<stemmata::images::pages::PageFiles>> {
+    pages
         .iter()
         .map(|p| stemmata::images::pages::PageFiles::beside(&dir.join("pages").join(&p.name)))
-        .collect::<Result<Vec<_>>>()?;
+        .collect()
+}
+
+/// Adds the sets in `first`, each as a book, then the set in `dir` to a
+/// new index in `index_dir` (which must not hold one), each by its own
+/// `images add` with `options.learn`, and measures MAP through
+/// [`stemmata::Index::word_images`] over the set's word images alone (the
+/// other books' hits are passed over): with `first` given, what a book
+/// added to a library scores, its model learned again or kept as
+/// `options.learn.learn_from` decides.
+pub fn evaluate_index(
+    dir: &Path,
+    first: &[PathBuf],
+    index_dir: &Path,
+    options: &EvalOptions,
+) -> Result<IndexEval> {
     let index = stemmata::Index::create(index_dir)?;
+    for (i, other) in first.iter().enumerate() {
+        let files = page_files(other, &read_set(other)?)?;
+        index.add_word_images(&format!("first-{i:03}"), &files, &options.learn, &|_| {})?;
+    }
+    let pages = read_set(dir)?;
+    let files = page_files(dir, &pages)?;
     index.add_word_images("set", &files, &options.learn, &|_| {})?;
     let search = index.word_images()?.ok_or_else(|| {
         Error::InvalidArgument(format!("{}: no word images added", dir.display()))
@@ -714,7 +734,12 @@ pub fn evaluate_index(dir: &Path, index_dir: &Path, options: &EvalOptions) -> Re
         .collect();
     // Each image's truth word, by image number, from one full ranking.
     let mut truth = vec![None; search.images()];
+    let mut images = 0;
     for hit in search.spot("the", &options.spot, 0)? {
+        if hit.key != "set" {
+            continue;
+        }
+        images += 1;
         let words = truth_by_page
             .get(hit.page_name.as_str())
             .copied()
@@ -732,7 +757,8 @@ pub fn evaluate_index(dir: &Path, index_dir: &Path, options: &EvalOptions) -> Re
                 continue;
             }
             let (mut found, mut sum) = (0usize, 0.0);
-            for (rank, hit) in search.spot(word, &spot, 0)?.iter().enumerate() {
+            let hits = search.spot(word, &spot, 0)?;
+            for (rank, hit) in hits.iter().filter(|h| h.key == "set").enumerate() {
                 if truth.get(hit.image as usize).and_then(Option::as_deref) == Some(word) {
                     found += 1;
                     sum += found as f64 / (rank + 1) as f64;
@@ -768,7 +794,7 @@ pub fn evaluate_index(dir: &Path, index_dir: &Path, options: &EvalOptions) -> Re
     let all: Vec<&Page> = pages.iter().collect();
     Ok(IndexEval {
         pages: pages.len(),
-        images: search.images(),
+        images,
         ocr_word_accuracy: ocr_word_accuracy(&all),
         as_typed: maps(false)?,
         ignore_case: maps(true)?,
