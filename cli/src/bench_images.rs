@@ -25,6 +25,11 @@ pub struct BenchImagesArgs {
     /// its OCR beside it), for pages per CPU-second.
     #[arg(long, value_name = "DIR")]
     pub pages: Option<PathBuf>,
+    /// Also time the queries over a generated collection: the index's word
+    /// images repeated this many times (each copy a book of the same
+    /// rows), written as one search file in a temporary directory.
+    #[arg(long, value_name = "TIMES")]
+    pub repeat: Option<usize>,
     /// Print the figures as JSON.
     #[arg(long)]
     pub json: bool,
@@ -33,8 +38,32 @@ pub struct BenchImagesArgs {
 pub fn run(args: BenchImagesArgs) -> Result<ExitCode> {
     let bench =
         stemmata_bench::images::run(&args.index, args.queries, args.k, args.pages.as_deref())?;
+    let repeated = match args.repeat {
+        Some(times) => {
+            let scratch = crate::output::temp_dir()?;
+            let (index, queries, k) = (&args.index, args.queries, args.k);
+            Some(stemmata_bench::images::run_repeated(
+                index,
+                times,
+                queries,
+                k,
+                scratch.path(),
+            )?)
+        }
+        None => None,
+    };
     if args.json {
-        print_json(&bench)?;
+        #[derive(serde::Serialize)]
+        struct Report<'a> {
+            #[serde(flatten)]
+            bench: &'a stemmata_bench::images::ImageBench,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            repeated: Option<&'a stemmata_bench::images::RepeatedBench>,
+        }
+        print_json(&Report {
+            bench: &bench,
+            repeated: repeated.as_ref(),
+        })?;
         return Ok(ExitCode::SUCCESS);
     }
     outln!(
@@ -53,6 +82,17 @@ pub fn run(args: BenchImagesArgs) -> Result<ExitCode> {
         bench.p95_ms,
         bench.mean_ms
     )?;
+    if let Some(r) = &repeated {
+        outln!(
+            "repeated      {} word images ({:.0} bytes each): {} top-{} queries, median {:.2} ms, p95 {:.2} ms",
+            r.images,
+            r.search_bytes_per_image,
+            r.queries,
+            args.k,
+            r.median_ms,
+            r.p95_ms
+        )?;
+    }
     if let Some(rate) = bench.pages_per_cpu_second {
         outln!(
             "description   {} pages: {rate:.2} pages per CPU-second (decode, OCR, descriptors, crops)",

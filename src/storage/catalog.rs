@@ -262,7 +262,7 @@ pub struct CatalogBatch {
     pub next_book_id: u32,
 }
 
-/// The catalog side of a compaction ([`Catalog::relocate`]): the books
+/// The catalog side of a compaction (`Catalog::relocate`): the books
 /// whose records moved to new barrels, the page locators that moved to new
 /// page files, and the barrels and page files replaced. Applied in one
 /// transaction under the writer lock, so the entries are those read before.

@@ -6,7 +6,7 @@
 //! A record is read alone, by a positioned read of its bytes: page files
 //! grow with the collection and are never held in memory. The records of
 //! deleted or replaced books stay in their file as dead bytes until a
-//! compaction ([`crate::compact`]) copies the live ones into a new file.
+//! compaction (`crate::compact`) copies the live ones into a new file.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};

@@ -94,7 +94,7 @@ impl Values {
 }
 
 /// The page-file record of book `book_id` holding `pages` (min-hash
-/// signatures, or their codes as [`page_codes`] gives them), each cut or padded
+/// signatures, or their codes as `page_codes` gives them), each cut or padded
 /// (with the empty value) to `k` values (`1..=1024`).
 pub fn encode_record(book_id: u32, pages: &[MinHashSig], k: usize) -> Vec<u8> {
     let len = BOOK_ID_LEN + FIXED_LEN + Values::Codes.len() * k * pages.len() + CHECKSUM_LEN;

@@ -49,7 +49,7 @@ const BLOCK_BITS: u32 = 6;
 const MAX_WIDTH: u8 = 32 + BLOCK_BITS as u8;
 
 /// The most entries a list of `bytes` bytes can hold: every value takes
-/// [`BLOCK_BITS`] bits or more (a list read from fewer bytes than its
+/// `BLOCK_BITS` bits or more (a list read from fewer bytes than its
 /// count needs is damaged).
 pub fn most_entries(bytes: usize) -> usize {
     bytes * 8 / BLOCK_BITS as usize

@@ -7,13 +7,13 @@
 //! Each committed load batch writes one segment; the catalog lists the
 //! segments that are part of the index. Deleting or replacing a book does
 //! not rewrite segments: a reader drops ids the catalog no longer lists,
-//! and a merge ([`merge`]) rewrites several segments into one without them.
+//! and a merge (`merge`) rewrites several segments into one without them.
 //! A segment is written whole, synced, and only then named in a catalog
 //! transaction, so a crash leaves at most an unlisted file that the next
 //! writer removes.
 //!
 //! Layout: the file header, the books' sketches, the key tables
-//! ([`super::key_tables`]), the book sections ([`segment_books`]) and a
+//! (`super::key_tables`), the book sections ([`segment_books`]) and a
 //! checksum; `storage-format.md`, section 4, describes every byte.
 
 use byteorder::{ByteOrder, LittleEndian};
@@ -541,7 +541,7 @@ impl Segment {
     }
 
     /// The books under `key` in `table` (sorted), empty when absent: found
-    /// by interpolation over the uniformly spread keys ([`super::sorted`]).
+    /// by interpolation over the uniformly spread keys (`super::sorted`).
     pub fn lookup(&self, table: Table, key: u64) -> Postings<'_> {
         self.keys.lookup(&self.bytes, table, key)
     }

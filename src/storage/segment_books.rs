@@ -532,7 +532,7 @@ pub(super) fn put_u32s(out: &mut dyn Sink, values: impl Iterator<Item = u32>) ->
 
 /// Appends the book sections of `books` (in segment order: ids strictly
 /// increasing), consuming them: the book data, then the unit set of their
-/// parts and the unit set of their passages ([`encode_units`]).
+/// parts and the unit set of their passages (`encode_units`).
 /// `InvalidArgument` when a count would not fit a `u32`.
 pub fn encode(mut books: Vec<SegmentBook>, out: &mut dyn Sink) -> Result<()> {
     let parts: Vec<Vec<Vec<u32>>> = books

@@ -7,7 +7,7 @@
 //! in book id order and their id ranges do not interleave), each key
 //! table's keys book after book, its key order and the postings by a k-way
 //! merge of the inputs' tables in key order and their sorted word hashes
-//! ([`KWay`]), so that a word's entries, or a key's books, come input after
+//! (`KWay`), so that a word's entries, or a key's books, come input after
 //! input, in element (or id) order. Nothing is sorted and no element is
 //! held: a merge holds, per input, where each of its books and parts goes,
 //! and the merged word table (a hash and a count per distinct word), so its
@@ -77,7 +77,7 @@ pub fn write(path: &Path, inputs: &[&Segment], fate: impl Fn(u32) -> Fate) -> Re
     write_streamed(path, |sink| checksummed(sink, |sink| plans.encode(sink)))
 }
 
-/// The bytes [`write`] writes, in memory.
+/// The bytes [`write()`] writes, in memory.
 pub fn merge(inputs: &[&Segment], fate: impl Fn(u32) -> Fate) -> Result<Vec<u8>> {
     let views = passage_views(inputs)?;
     let plans = Plans::new(inputs, &views, &fate)?;

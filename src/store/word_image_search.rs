@@ -94,6 +94,13 @@ impl WordImageSearch {
         self.file.len_bytes()
     }
 
+    /// Everything the search file holds, read back (every record and
+    /// entry): for tools that build other collections from it.
+    #[cfg(feature = "internals")]
+    pub fn contents(&self) -> Result<crate::storage::image_search::SearchContents> {
+        self.file.contents()
+    }
+
     /// The best `k` word images for the text `word` (all for 0), by
     /// combined score, ties by position in the index; `InvalidArgument`
     /// when the word has no letter or digit, or is longer than any word

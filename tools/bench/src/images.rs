@@ -10,7 +10,8 @@ use std::path::Path;
 use std::time::Instant;
 
 use stemmata::images::pages::{read_pages, PageFiles};
-use stemmata::images::spot::SpotOptions;
+use stemmata::images::spot::{rank, Query, SpotOptions};
+use stemmata::storage::image_search::{self, SearchBook, SearchContents, SearchFile};
 use stemmata::{Error, Index, Result};
 
 /// What a run measured.
@@ -87,6 +88,125 @@ pub fn run(dir: &Path, queries: usize, k: usize, pages: Option<&Path>) -> Result
     })
 }
 
+/// Query latency over a generated collection: the word images of the
+/// index in `dir` repeated `times` times, each copy a book of the same
+/// rows, written as one search file in `scratch` and opened (mapped, its
+/// layout checked) as a reader opens one; each query ranked as
+/// `WordImageSearch::spot` ranks, without naming its hits.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct RepeatedBench {
+    /// Word images of the generated collection.
+    pub images: usize,
+    /// Bytes of its search file per word image.
+    pub search_bytes_per_image: f64,
+    /// Queries timed.
+    pub queries: usize,
+    /// Median query time, milliseconds.
+    pub median_ms: f64,
+    /// 95th percentile, milliseconds.
+    pub p95_ms: f64,
+}
+
+/// See [`RepeatedBench`].
+pub fn run_repeated(
+    dir: &Path,
+    times: usize,
+    queries: usize,
+    k: usize,
+    scratch: &Path,
+) -> Result<RepeatedBench> {
+    let index = Index::open_read_only(dir)?;
+    let search = index.word_images()?.ok_or_else(|| {
+        Error::InvalidArgument(format!("{}: the index has no word images", dir.display()))
+    })?;
+    let words = query_words(search.ocr_words(), queries);
+    let repeated = repeat(search.contents()?, times.max(1));
+    drop(search);
+    let path = scratch.join("repeated.wis");
+    std::fs::write(&path, image_search::encode(&repeated)).map_err(|source| Error::Io {
+        path: path.clone(),
+        source,
+    })?;
+    drop(repeated);
+    let file = SearchFile::open(&path)?;
+    let options = SpotOptions::default();
+    let mut times_ms = Vec::with_capacity(words.len());
+    for word in &words {
+        let Some(query) = Query::with_classes(word, file.classes(), false) else {
+            continue;
+        };
+        let started = Instant::now();
+        let hits = rank(&file, &query, &options, k)?;
+        times_ms.push(started.elapsed().as_secs_f64() * 1e3);
+        std::hint::black_box(hits);
+    }
+    times_ms.sort_by(f64::total_cmp);
+    let pick = |q: f64| {
+        (times_ms.get(((times_ms.len() as f64 - 1.0) * q).round() as usize))
+            .copied()
+            .unwrap_or(0.0)
+    };
+    use stemmata::images::spot::Rows;
+    Ok(RepeatedBench {
+        images: file.len(),
+        search_bytes_per_image: file.len_bytes() as f64 / file.len().max(1) as f64,
+        queries: times_ms.len(),
+        median_ms: pick(0.5),
+        p95_ms: pick(0.95),
+    })
+}
+
+/// `contents` with its images repeated `times` times, copy r a book of
+/// each book under its key and `#r`, its images numbered after the copy
+/// before it.
+fn repeat(contents: SearchContents, times: usize) -> SearchContents {
+    let n = contents.images.len() as u32;
+    let mut books = Vec::with_capacity(contents.books.len() * times);
+    for book in &contents.books {
+        for r in 0..times {
+            books.push(SearchBook {
+                key: format!("{}#{r:06}", book.key),
+                first_image: 0,
+                ..book.clone()
+            });
+        }
+    }
+    // Books in key order, each copy's images where its book stands.
+    books.sort_by(|a, b| a.key.cmp(&b.key));
+    let mut next = 0;
+    let mut images = Vec::with_capacity(contents.images.len() * times);
+    let mut origin = Vec::with_capacity(books.len());
+    for book in &mut books {
+        let source = (contents.books.iter())
+            .find(|b| book.key.starts_with(&format!("{}#", b.key)))
+            .map_or(0, |b| b.first_image);
+        origin.push((source, next));
+        book.first_image = next;
+        let range = source as usize..(source + book.images) as usize;
+        images.extend_from_slice(contents.images.get(range).unwrap_or_default());
+        next += book.images;
+    }
+    let columns = (contents.columns.iter())
+        .map(|column| {
+            let mut out = Vec::with_capacity(column.len() * times);
+            for (book, &(source, first)) in books.iter().zip(&origin) {
+                let own = (column.iter())
+                    .filter(|e| (source..source + book.images).contains(&e.0))
+                    .map(|&(image, value, position)| (image - source + first, value, position));
+                out.extend(own);
+            }
+            out
+        })
+        .collect();
+    debug_assert_eq!(next, n * times as u32);
+    SearchContents {
+        books,
+        images,
+        columns,
+        ..contents
+    }
+}
+
 /// `n` words taken evenly from the distinct OCR words of at least three
 /// letters or digits, in their stored order.
 fn query_words(ocr: &[String], n: usize) -> Vec<String> {
@@ -129,4 +249,85 @@ fn describe_pages(dir: &Path) -> Result<(Option<f64>, usize)> {
         _ => None,
     };
     Ok((rate, files.len()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use stemmata::images::likelihood::StoredRow;
+    use stemmata::images::WordBox;
+
+    /// Two books of 2 and 3 images over 3 classes.
+    fn contents() -> SearchContents {
+        let mut contents = SearchContents {
+            model: Default::default(),
+            scale: 0.5,
+            vocabulary_terms: 16,
+            classes: vec![7, 300, 900],
+            books: Vec::new(),
+            ocr_words: Vec::new(),
+            images: Vec::new(),
+            columns: vec![Vec::new(); 3],
+        };
+        let bbox = WordBox {
+            x0: 1,
+            y0: 1,
+            x1: 9,
+            y1: 5,
+        };
+        for (key, words) in [("b", &["the", "sea"][..]), ("a", &["a", "the", "xyz"][..])] {
+            let book = SearchBook {
+                key: key.into(),
+                file: 1,
+                first_image: 0,
+                images: 0,
+                pages: vec!["p.png".into()],
+                model_book: key == "a",
+            };
+            let placed: Vec<(u32, WordBox, &str)> = words.iter().map(|w| (0, bbox, *w)).collect();
+            let rows: Vec<StoredRow> = (0..words.len() as u16)
+                .map(|i| StoredRow {
+                    floor: i,
+                    kept: vec![(i % 2, 100 + i, 1), (2, 200 + i, 2)],
+                })
+                .collect();
+            contents.insert_book(book, &placed, &rows);
+        }
+        contents
+    }
+
+    #[test]
+    fn a_repeated_collection_holds_each_book_times_over_with_its_own_rows() {
+        let one = contents();
+        let three = repeat(one.clone(), 3);
+        let file = SearchFile::decode(image_search::encode(&three), Path::new("r.wis")).unwrap();
+        let read = file.contents().unwrap();
+        assert_eq!(read.images.len(), 15);
+        let keys: Vec<&str> = read.books.iter().map(|b| b.key.as_str()).collect();
+        assert_eq!(
+            keys,
+            ["a#000000", "a#000001", "a#000002", "b#000000", "b#000001", "b#000002"]
+        );
+        // Every copy's entries are its book's, renumbered.
+        for book in &read.books {
+            let source = one
+                .books
+                .iter()
+                .find(|b| book.key.starts_with(&b.key))
+                .unwrap();
+            for (c, column) in read.columns.iter().enumerate() {
+                let own: Vec<_> = (column.iter())
+                    .filter(|e| (book.first_image..book.first_image + book.images).contains(&e.0))
+                    .map(|e| (e.0 - book.first_image, e.1, e.2))
+                    .collect();
+                let original: Vec<_> = (one.columns[c].iter())
+                    .filter(|e| {
+                        (source.first_image..source.first_image + source.images).contains(&e.0)
+                    })
+                    .map(|e| (e.0 - source.first_image, e.1, e.2))
+                    .collect();
+                assert_eq!(own, original, "{} column {c}", book.key);
+            }
+        }
+    }
 }
