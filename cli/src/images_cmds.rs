@@ -30,10 +30,12 @@ The letter-bigram model that turns a word image's visual terms into
 likelihoods of letter pairs is learned from the index's own word images and
 their OCR words. While it has been learned from fewer than --learn-from word
 images (20,000 by default, about two books of 30 pages), each add learns it
-again from every book and recomputes every row; after that an add keeps it and
-computes only the new book's rows, so that adding a book costs the same however
-large the collection. After adding books of another face or hand, run
-`stemmata images relearn` to learn the model from all of them.
+again from every book and recomputes every row. After that an add keeps the
+model and every row, and computes only the new book's rows, by the model
+learned from the books the model was learned from and the new one: adding a
+book costs the same however large the collection. `stemmata images relearn`
+learns the model from every book (`images list` marks the books it was
+learned from).
 
 A bad or mismatched file (an image that does not decode, OCR of another page
 size, no OCR file) stops the command with nothing written.";
@@ -86,7 +88,8 @@ pub struct AddArgs {
     pub learning: LearningArg,
     /// Learn the model again from every book, this one included, while it
     /// was learned from fewer word images than this; else keep it and
-    /// compute only this book's rows.
+    /// compute only this book's rows (by the model learned from the books
+    /// it was learned from and this one).
     #[arg(long, default_value_t = LearnOptions::default().learn_from, value_name = "IMAGES")]
     pub learn_from: u64,
     /// No progress bar.

@@ -29,9 +29,11 @@ pub struct LearnOptions {
     pub model: ModelOptions,
     /// An add learns the model again from every book of the index while
     /// it was learned from fewer word images than this; later adds keep
-    /// it and compute only the new book's rows, so that an add costs the
-    /// same however large the collection (an explicit relearn learns it
-    /// from every book). Default 20,000, about two books of 30 pages.
+    /// it and every row, and compute only the new book's rows (by the
+    /// model learned from the books it was learned from and the new one),
+    /// so that an add costs the same however large the collection (an
+    /// explicit relearn learns it from every book). Default 20,000, about
+    /// two books of 30 pages.
     #[serde(default = "default_learn_from")]
     pub learn_from: u64,
 }

@@ -1,7 +1,8 @@
 //! The word-image search file (`images/NNNNNN.wis`, file kind 7, format
 //! 9): everything a text query over the index's word images reads, laid
 //! out to be read in place. The model's options and scale, its modelled
-//! bigram classes, the books (keys, files, page names) and their images'
+//! bigram classes, the books (keys, files, page names, and from format
+//! 16 whether the model was learned from each) and their images'
 //! pages, boxes, OCR words and floors, and the stored matrix by column:
 //! per modelled class, the images that keep it with their value and
 //! position (layout in storage-format.md, section 6.8).
@@ -52,7 +53,8 @@ pub struct SearchBook {
     /// Its pages' image file names.
     pub pages: Vec<String>,
     /// Whether the model was learned from its word images (a model book);
-    /// the rows of the other books were computed by the model as it was.
+    /// another book's rows were computed by the model learned from the
+    /// model books and that book.
     pub model_book: bool,
 }
 

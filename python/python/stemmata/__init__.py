@@ -232,9 +232,11 @@ class Index:
         replaced. The word-image model (learnt from the index's word
         images, labelled by their OCR words) is learnt again from every
         book while it was learnt from fewer than ``learn_from`` word images
-        (default 20,000); after that the add keeps it and computes only this
-        book's rows, so that an add costs the same however large the
-        collection. :meth:`relearn_word_images` learns it from every book.
+        (default 20,000); after that the add keeps it and every row, and
+        computes only this book's rows (by the model learnt from the books
+        it was learnt from and this one), so that an add costs the same
+        however large the collection. :meth:`relearn_word_images` learns it
+        from every book.
 
         ``learning`` (the model) and ``branching`` (the visual vocabulary
         has ``branching``² terms, default 96) are set by the index's first
