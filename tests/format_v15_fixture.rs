@@ -66,3 +66,19 @@ fn the_version_15_fixtures_page_record_holds_the_codes_of_its_texts_pages() {
     let file = std::fs::read(fixture().join("index/pages/000001.pgs")).unwrap();
     assert_eq!(file[20..22], [34, 0x80], "k = 34 with the codes flag");
 }
+
+#[test]
+fn a_copy_of_the_version_15_fixture_refuses_a_relearn_until_upgraded() {
+    let dir = common::fixture_copy("v15");
+    let index = Index::open(dir.path()).unwrap();
+    let before = common::snapshot_files(dir.path());
+    let refused = index.relearn_word_images(&|_| {});
+    assert!(
+        matches!(refused, Err(stemmata::Error::OldFormat { found: 15, .. })),
+        "{refused:?}"
+    );
+    assert!(
+        common::snapshot_files(dir.path()) == before,
+        "a refused relearn wrote"
+    );
+}
