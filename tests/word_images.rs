@@ -405,6 +405,16 @@ fn learning_from(images: u64) -> LearnOptions {
     }
 }
 
+/// Adds `pages` as the book `key` with a model kept past 100 word images
+/// (a drawn book of 3 pages holds 120).
+fn add_past(
+    index: &Index,
+    key: &str,
+    pages: &[PathBuf],
+) -> stemmata::Result<stemmata::ImageBookInfo> {
+    index.add_word_images(key, &files(pages), &learning_from(100), &|_| {})
+}
+
 /// Every image's scores for a few words (combined and images alone), by
 /// word, book, page and box: what two indexes are compared by.
 type Ranked = std::collections::BTreeMap<(String, String, u32, [u32; 4]), [u64; 2]>;
@@ -511,12 +521,7 @@ fn replacing_a_model_book_relearns_and_replacing_another_keeps_the_model() {
         write_pages(&dir.path().join("a"), 2, 5),
     );
     let index = Index::create(dir.path().join("index")).unwrap();
-    let add = |key: &str, pages: &[PathBuf]| {
-        (index.add_word_images(key, &files(pages), &learning_from(100), &|_| {}))
-            .unwrap()
-            .model
-            .unwrap()
-    };
+    let add = |key: &str, pages: &[PathBuf]| add_past(&index, key, pages).unwrap().model.unwrap();
     add("b", &b);
     assert!(!add("a", &a).relearned);
     // a again, one page: its images replaced under the kept model.
@@ -529,9 +534,7 @@ fn replacing_a_model_book_relearns_and_replacing_another_keeps_the_model() {
     let kept = ranked(&index);
     let other = Index::create(dir.path().join("other")).unwrap();
     for (key, pages) in [("b", &b[..]), ("a", &a[..1])] {
-        other
-            .add_word_images(key, &files(pages), &learning_from(100), &|_| {})
-            .unwrap();
+        add_past(&other, key, pages).unwrap();
     }
     assert_eq!(kept, ranked(&other));
     // b, the model book, again: the model is learned from both.
@@ -561,9 +564,7 @@ fn an_add_that_keeps_the_model_refuses_a_damaged_search_file_and_a_relearn_repla
         write_pages(&dir.path().join("a"), 1, 5),
     );
     let index = Index::create(dir.path().join("index")).unwrap();
-    let add = |key: &str, pages: &[PathBuf]| {
-        index.add_word_images(key, &files(pages), &learning_from(100), &|_| {})
-    };
+    let add = |key: &str, pages: &[PathBuf]| add_past(&index, key, pages);
     add("b", &b).unwrap();
     let search = std::fs::read_dir(index.dir().join("images"))
         .unwrap()

@@ -99,10 +99,7 @@ impl Query {
             let column = |b: &Bigram| classes.binary_search(b).ok().map(|c| c as u16);
             bigrams(form).iter().map(column).collect()
         };
-        let compared = match ignore_case {
-            true => folded_bigrams(word),
-            false => bigrams(word),
-        };
+        let compared = compared_bigrams(word, ignore_case);
         if compared.is_empty() {
             return None;
         }
@@ -124,6 +121,15 @@ impl Query {
             forms,
             ignore_case,
         })
+    }
+}
+
+/// The bigrams of `word` the OCR side compares: folded to small letters
+/// when case is ignored.
+fn compared_bigrams(word: &str, ignore_case: bool) -> Vec<Bigram> {
+    match ignore_case {
+        true => folded_bigrams(word),
+        false => bigrams(word),
     }
 }
 
@@ -269,11 +275,10 @@ fn best_form(cells: &[Cell], n: usize, ocr: f64, options: &SpotOptions) -> Score
 /// S_q of an OCR word and the query (both folded when the query ignores
 /// case).
 pub fn ocr_similarity(query: &Query, ocr_word: &str) -> f64 {
-    let word = match query.ignore_case {
-        true => folded_bigrams(ocr_word),
-        false => bigrams(ocr_word),
-    };
-    qgram_similarity(&query.bigrams, &word)
+    qgram_similarity(
+        &query.bigrams,
+        &compared_bigrams(ocr_word, query.ignore_case),
+    )
 }
 
 /// The stored rows of a collection of word images, numbered from 0, as a

@@ -776,6 +776,20 @@ mod tests {
         }
     }
 
+    /// A generated row: its floor, and its kept classes' values and
+    /// positions by column.
+    type GeneratedRow = (u16, std::collections::BTreeMap<u16, (u16, u8)>);
+
+    /// Generated rows as stored rows.
+    fn stored_rows(kept: &[GeneratedRow]) -> Vec<StoredRow> {
+        kept.iter()
+            .map(|(floor, kept)| StoredRow {
+                floor: *floor,
+                kept: kept.iter().map(|(&c, &(v, p))| (c, v, p)).collect(),
+            })
+            .collect()
+    }
+
     proptest! {
         /// Scores read from a stored search file, in place, equal scores
         /// computed from each image's own row on the fly.
@@ -790,13 +804,7 @@ mod tests {
             ignore_case in any::<bool>(),
         ) {
             let classes: Vec<Bigram> = (0..12).map(|c| c * 300 + 7).collect();
-            let rows: Vec<StoredRow> = kept
-                .iter()
-                .map(|(floor, kept)| StoredRow {
-                    floor: *floor,
-                    kept: kept.iter().map(|(&c, &(v, p))| (c, v, p)).collect(),
-                })
-                .collect();
+            let rows = stored_rows(&kept);
             let ocr = &ocr[..rows.len()];
             let bytes = encode(&contents(&classes, &rows, ocr));
             let file = SearchFile::decode(bytes, Path::new("x.wis")).unwrap();
@@ -822,13 +830,7 @@ mod tests {
             ocr in prop::collection::vec("(the|then|tea|xyz|sea)", 30),
         ) {
             let classes: Vec<Bigram> = (0..6).map(|c| c * 300 + 7).collect();
-            let rows: Vec<StoredRow> = kept
-                .iter()
-                .map(|(floor, kept)| StoredRow {
-                    floor: *floor,
-                    kept: kept.iter().map(|(&c, &(v, p))| (c, v, p)).collect(),
-                })
-                .collect();
+            let rows = stored_rows(&kept);
             let at = at.index(sizes.len());
             let mut whole = SearchContents { books: Vec::new(), images: Vec::new(), ocr_words: Vec::new(), ..contents(&classes, &[], &[]) };
             whole.columns = vec![Vec::new(); classes.len()];

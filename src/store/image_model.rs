@@ -39,11 +39,10 @@ pub struct ImageModel {
 impl ImageModel {
     /// The model of `contents`.
     pub(crate) fn of(contents: &SearchContents, relearned: bool) -> ImageModel {
-        let model_books = contents.books.iter().filter(|b| b.model_book);
         ImageModel {
             relearned,
-            books: model_books.clone().count() as u32,
-            images: model_books.map(|b| u64::from(b.images)).sum(),
+            books: contents.books.iter().filter(|b| b.model_book).count() as u32,
+            images: model_images(&contents.books),
         }
     }
 }
@@ -51,9 +50,16 @@ impl ImageModel {
 /// Whether an add of the book `key` keeps the model of `old`: its model
 /// books hold at least `learn_from` word images, none of them under `key`.
 pub(crate) fn keeps_model(old: &SearchFile, key: &str, learn_from: u64) -> bool {
-    let model_books = || old.books().iter().filter(|b| b.model_book);
-    let images: u64 = model_books().map(|b| u64::from(b.images)).sum();
-    images >= learn_from && model_books().all(|b| b.key != key)
+    let replaces_a_model_book = (old.books().iter()).any(|b| b.model_book && b.key == key);
+    model_images(old.books()) >= learn_from && !replaces_a_model_book
+}
+
+/// The word images of the model books among `books`.
+fn model_images(books: &[SearchBook]) -> u64 {
+    (books.iter())
+        .filter(|b| b.model_book)
+        .map(|b| u64::from(b.images))
+        .sum()
 }
 
 /// The word images of `books` as the model learns from them and rows are

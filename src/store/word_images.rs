@@ -239,7 +239,7 @@ pub(crate) fn add_read(
     let contents = match kept {
         Some(contents) => contents,
         None => {
-            let mut books = read_books(store, &listed, key)?;
+            let mut books = read_books(store, &listed, Some(key))?;
             books.insert(key.to_string(), (entry.file, book));
             let model = old.as_ref().map_or(options.model, SearchFile::model);
             progress(ImagesProgress::Model {
@@ -383,15 +383,18 @@ fn read_search(store: &Store, listed: &ListedFile) -> Result<SearchFile> {
     SearchFile::decode(read_listed(&path, listed, "the search file")?, &path)
 }
 
-/// Reads every listed book but the one of `except`, by key, each with its
-/// book file's number.
+/// Reads every listed book but the one of `except` (when given), by key,
+/// each with its book file's number.
 fn read_books(
     store: &Store,
     listed: &[(String, ImageBookEntry)],
-    except: &str,
+    except: Option<&str>,
 ) -> Result<BTreeMap<String, (u32, ImageBook)>> {
     let mut books = BTreeMap::new();
-    for (key, entry) in listed.iter().filter(|(key, _)| key != except) {
+    for (key, entry) in listed
+        .iter()
+        .filter(|(key, _)| Some(key.as_str()) != except)
+    {
         books.insert(key.clone(), (entry.file, read_book(store, key, entry)?));
     }
     Ok(books)
@@ -446,7 +449,7 @@ pub(crate) fn relearn(
     let mut numbers = Numbers::above(store, &listed, Some(&old_files))?;
     let codebook = read_vocabulary(store, &old_files.vocabulary)?;
     let model = SearchFile::open(&search_path(store, old_files.search.file))?.model();
-    let books = read_books(store, &listed, "")?;
+    let books = read_books(store, &listed, None)?;
     progress(ImagesProgress::Model {
         images: books.values().map(|(_, b)| b.words.len()).sum(),
     });

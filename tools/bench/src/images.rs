@@ -160,47 +160,47 @@ pub fn run_repeated(
 /// each book under its key and `#r`, its images numbered after the copy
 /// before it.
 fn repeat(contents: SearchContents, times: usize) -> SearchContents {
-    let n = contents.images.len() as u32;
-    let mut books = Vec::with_capacity(contents.books.len() * times);
-    for book in &contents.books {
-        for r in 0..times {
-            books.push(SearchBook {
-                key: format!("{}#{r:06}", book.key),
-                first_image: 0,
-                ..book.clone()
-            });
-        }
-    }
-    // Books in key order, each copy's images where its book stands.
-    books.sort_by(|a, b| a.key.cmp(&b.key));
-    let mut next = 0;
+    // Each copy with the first image of the book it copies, in key order.
+    let mut copies: Vec<(SearchBook, u32)> = (contents.books.iter())
+        .flat_map(|book| {
+            (0..times).map(move |r| {
+                let key = format!("{}#{r:06}", book.key);
+                (
+                    SearchBook {
+                        key,
+                        ..book.clone()
+                    },
+                    book.first_image,
+                )
+            })
+        })
+        .collect();
+    copies.sort_by(|a, b| a.0.key.cmp(&b.0.key));
     let mut images = Vec::with_capacity(contents.images.len() * times);
-    let mut origin = Vec::with_capacity(books.len());
-    for book in &mut books {
-        let source = (contents.books.iter())
-            .find(|b| book.key.starts_with(&format!("{}#", b.key)))
-            .map_or(0, |b| b.first_image);
-        origin.push((source, next));
+    let mut next = 0;
+    for (book, source) in &mut copies {
         book.first_image = next;
-        let range = source as usize..(source + book.images) as usize;
+        let range = *source as usize..(*source + book.images) as usize;
         images.extend_from_slice(contents.images.get(range).unwrap_or_default());
         next += book.images;
     }
     let columns = (contents.columns.iter())
         .map(|column| {
             let mut out = Vec::with_capacity(column.len() * times);
-            for (book, &(source, first)) in books.iter().zip(&origin) {
-                let own = (column.iter())
-                    .filter(|e| (source..source + book.images).contains(&e.0))
-                    .map(|&(image, value, position)| (image - source + first, value, position));
-                out.extend(own);
+            for (book, source) in &copies {
+                // A column is by image: a book's entries are one run of it.
+                let from = column.partition_point(|e| e.0 < *source);
+                let to = column.partition_point(|e| e.0 < *source + book.images);
+                let own = column.get(from..to).unwrap_or_default().iter();
+                out.extend(own.map(|&(image, value, position)| {
+                    (image - source + book.first_image, value, position)
+                }));
             }
             out
         })
         .collect();
-    debug_assert_eq!(next, n * times as u32);
     SearchContents {
-        books,
+        books: copies.into_iter().map(|(book, _)| book).collect(),
         images,
         columns,
         ..contents
