@@ -46,7 +46,6 @@ impl WordBox {
 pub mod bigrams;
 pub mod codebook;
 pub mod descriptor;
-pub mod ink;
 pub mod learn;
 pub mod likelihood;
 pub mod model;

@@ -149,13 +149,6 @@ impl FormatVersion {
     pub fn has_model_books(self) -> bool {
         self.0 >= 16
     }
-
-    /// Word-image book files store each word's box found from the ink
-    /// and the OCR's box it lies in (from format 17; before, one box, the
-    /// OCR's).
-    pub fn has_ink_boxes(self) -> bool {
-        self.0 >= 17
-    }
 }
 
 impl std::fmt::Display for FormatVersion {
