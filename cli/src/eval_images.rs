@@ -21,7 +21,9 @@ use crate::output::{bar, print_json};
 pub const ABOUT: &str = "MAP of text queries over the word images of rendered page sets \
 (stemmata generate-pages writes them): ranked by the OCR words alone, by the images alone \
 (union and intersection models) and by both, with Tesseract's word accuracy (ocr wa) on the \
-searched pages. Each set has two rows: with case kept (queries and truth words as written) and \
+searched pages, and the recall ceiling (ceil): the share of the searched pages' truth words \
+that a word image's box (the OCR's) overlaps at an intersection over union of 1/2, the recall a \
+full ranking reaches. Each set has two rows: with case kept (queries and truth words as written) and \
 with case ignored (queries and truth in small letters, searched as `spot --ignore-case` does).
 
 The gates, each optional, check the intersection model (the library's default) on each set, in \
@@ -38,6 +40,8 @@ both case modes:
                              find both less well)
   --gate-intersection        images-alone MAP of the intersection model >= the union model's,
                              on every set
+  --gate-ceiling X           the word images' boxes reach a recall ceiling (ceil) >= X on
+                             every set
 Every gate checked is printed after the table with its set and figures; a failed one is also \
 named on stderr, and the command exits 1. Run the command once per group of sets to hold \
 groups to different gates: .ci/run holds its handwriting set (DKG, ocr wa about 0.5) to \
@@ -85,6 +89,11 @@ pub struct EvalImagesArgs {
     /// reaches the union model's on every set.
     #[arg(long)]
     pub gate_intersection: bool,
+    /// Fail (exit 1) unless the recall ceiling of the word images' boxes
+    /// (ceil: the share of the searched pages' truth words a box overlaps
+    /// at an intersection over union of 1/2) reaches this on every set.
+    #[arg(long, value_name = "SHARE")]
+    pub gate_ceiling: Option<f64>,
     /// Sets evaluated at once (the vocabulary's k-means runs on one core;
     /// each set in flight holds its pages and descriptors in memory, some
     /// 300-600 MB for 30-40 pages).
@@ -153,15 +162,17 @@ pub fn run(args: EvalImagesArgs) -> Result<ExitCode> {
         images: args.gate_images,
         images_below: args.images_below,
         intersection: args.gate_intersection,
+        ceiling: args.gate_ceiling,
     };
     if !args.json {
         outln!(
-            "{:<28} {:>7} {:>5} {:>6} {:>6} {:>6} {:>7} {:>7} {:>7} {:>7} {:>7}",
+            "{:<28} {:>7} {:>5} {:>6} {:>6} {:>6} {:>6} {:>7} {:>7} {:>7} {:>7} {:>7}",
             "set",
             "case",
             "pages",
             "images",
             "ocr wa",
+            "ceil",
             "queries",
             "ocr",
             "union",
@@ -192,12 +203,13 @@ pub fn run(args: EvalImagesArgs) -> Result<ExitCode> {
         } else {
             for (case, maps) in [("kept", &eval.as_typed), ("ignored", &eval.ignore_case)] {
                 outln!(
-                    "{:<28} {:>7} {:>5} {:>6} {:>6.3} {:>6} {:>7.3} {:>7.3} {:>7.3} {:>7.3} {:>7.3}",
+                    "{:<28} {:>7} {:>5} {:>6} {:>6.3} {:>6.3} {:>6} {:>7.3} {:>7.3} {:>7.3} {:>7.3} {:>7.3}",
                     name,
                     case,
                     eval.pages.0 + eval.pages.1,
                     eval.images,
                     eval.ocr_word_accuracy,
+                    eval.ceiling,
                     maps.queries,
                     maps.ocr,
                     maps.union,
@@ -237,12 +249,13 @@ pub fn run(args: EvalImagesArgs) -> Result<ExitCode> {
 fn through_index(args: &EvalImagesArgs, options: &EvalOptions) -> Result<ExitCode> {
     if !args.json {
         outln!(
-            "{:<28} {:>7} {:>5} {:>6} {:>6} {:>7} {:>7} {:>7} {:>7}",
+            "{:<28} {:>7} {:>5} {:>6} {:>6} {:>6} {:>7} {:>7} {:>7} {:>7}",
             "set",
             "case",
             "pages",
             "images",
             "ocr wa",
+            "ceil",
             "queries",
             "ocr",
             "images",
@@ -291,12 +304,13 @@ fn through_index(args: &EvalImagesArgs, options: &EvalOptions) -> Result<ExitCod
         } else {
             for (case, maps) in modes {
                 outln!(
-                    "{:<28} {:>7} {:>5} {:>6} {:>6.3} {:>7} {:>7.3} {:>7.3} {:>7.3}",
+                    "{:<28} {:>7} {:>5} {:>6} {:>6.3} {:>6.3} {:>7} {:>7.3} {:>7.3} {:>7.3}",
                     name,
                     case,
                     eval.pages,
                     eval.images,
                     eval.ocr_word_accuracy,
+                    eval.ceiling,
                     maps.queries,
                     maps.ocr,
                     maps.images_alone,

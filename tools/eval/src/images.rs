@@ -62,7 +62,7 @@ pub struct Page {
     pub name: String,
     /// The page image.
     pub image: GrayImage,
-    /// The OCR's words with their boxes.
+    /// The OCR's words with their boxes: the word images.
     pub ocr: Vec<(WordBox, String)>,
     /// The rendered words with their boxes.
     pub truth: Vec<(WordBox, String)>,
@@ -95,6 +95,10 @@ pub struct ImageEval {
     /// Share of the searched pages' truth words whose OCR box reads them
     /// exactly (punctuation dropped).
     pub ocr_word_accuracy: f64,
+    /// Share of the searched pages' truth words that a word image's box
+    /// (the OCR's) overlaps at an intersection over union of ½: the
+    /// recall a full ranking reaches.
+    pub ceiling: f64,
     /// Modelled letter-bigram classes (intersection model).
     pub classes: usize,
     /// MAPs with case kept.
@@ -244,12 +248,38 @@ fn word_over<'a>(bbox: &WordBox, words: &'a [(WordBox, String)]) -> Option<&'a s
         .map(|(_, word)| word.as_str())
 }
 
-/// The truth word (search form) of each OCR box, if one overlaps it enough.
+/// The truth word (search form) of each word image, if one overlaps it
+/// enough.
 fn truth_of_boxes(page: &Page) -> Vec<Option<String>> {
     page.ocr
         .iter()
         .map(|(bbox, _)| word_over(bbox, &page.truth).map(search_form))
         .collect()
+}
+
+/// Share of the pages' truth words (of a non-empty search form) that one
+/// of `boxes` of their page overlaps enough to be found: the recall a
+/// full ranking of those boxes reaches.
+fn recall_ceiling<'a>(
+    pages: &[&'a Page],
+    boxes: impl Fn(&'a Page) -> &'a [(WordBox, String)],
+) -> f64 {
+    let (mut found, mut total) = (0usize, 0usize);
+    for &page in pages {
+        let boxes = boxes(page);
+        for (bbox, word) in &page.truth {
+            if search_form(word).is_empty() {
+                continue;
+            }
+            total += 1;
+            found += usize::from(word_over(bbox, boxes).is_some());
+        }
+    }
+    if total == 0 {
+        0.0
+    } else {
+        found as f64 / total as f64
+    }
 }
 
 /// Share of the pages' truth words some OCR box reads exactly.
@@ -292,6 +322,7 @@ pub fn evaluate(pages: &[Page], options: &EvalOptions) -> ImageEval {
         pages: (train.len(), test.len()),
         images: searched.len(),
         ocr_word_accuracy: ocr_word_accuracy(&test_refs),
+        ceiling: recall_ceiling(&test_refs, |p| &p.ocr),
         classes: 0,
         as_typed: Maps::default(),
         ignore_case: Maps::default(),
@@ -422,6 +453,9 @@ pub struct Gates {
     /// Images-alone MAP of the intersection model must reach the union
     /// model's on every set.
     pub intersection: bool,
+    /// The word images' boxes must reach this recall ceiling
+    /// ([`ImageEval::ceiling`]) on every set.
+    pub ceiling: Option<f64>,
 }
 
 impl Default for Gates {
@@ -436,6 +470,7 @@ impl Default for Gates {
             images: None,
             images_below: 0.90,
             intersection: false,
+            ceiling: None,
         }
     }
 }
@@ -463,6 +498,14 @@ impl Gates {
     /// OCR alone in both modes.
     pub fn check(&self, eval: &ImageEval) -> Vec<GateCheck> {
         let mut checks = Vec::new();
+        if let Some(least) = self.ceiling {
+            checks.push(GateCheck {
+                gate: format!("recall ceiling of the boxes >= {least}"),
+                figure: eval.ceiling,
+                needed: least,
+                passed: eval.ceiling >= least,
+            });
+        }
         for (maps, mode) in [(&eval.as_typed, ""), (&eval.ignore_case, ", ignore case")] {
             let mut gate = |gate: String, figure: f64, needed: f64| {
                 checks.push(GateCheck {
@@ -528,6 +571,7 @@ mod tests {
             pages: (32, 8),
             images: 1000,
             ocr_word_accuracy,
+            ceiling: 1.0,
             classes: 300,
             as_typed: maps,
             ignore_case: maps,
@@ -573,6 +617,21 @@ mod tests {
             .filter(|c| !c.passed)
             .map(|c| c.gate.split(' ').next().unwrap_or_default())
             .collect()
+    }
+
+    #[test]
+    fn the_ceiling_gate_holds_the_boxes_recall_ceiling_once_per_set() {
+        let gates = Gates {
+            ceiling: Some(0.95),
+            ..Gates::default()
+        };
+        let mut low = eval(0.99, 0.99, 0.8, 0.8, 0.99);
+        low.ceiling = 0.94;
+        let checks = gates.check(&low);
+        assert_eq!(checks.len(), 1);
+        assert_eq!((checks[0].figure, checks[0].passed), (0.94, false));
+        low.ceiling = 0.95;
+        assert!(gates.check(&low)[0].passed);
     }
 
     #[test]
@@ -674,6 +733,10 @@ pub struct IndexEval {
     pub images: usize,
     /// Share of the truth words whose OCR box reads them exactly.
     pub ocr_word_accuracy: f64,
+    /// Share of the truth words a box the index's hits report overlaps at
+    /// an intersection over union of ½: the recall at full depth of every
+    /// query.
+    pub ceiling: f64,
     /// MAPs with case kept.
     #[serde(flatten)]
     pub as_typed: IndexMaps,
@@ -732,14 +795,17 @@ pub fn evaluate_index(
         .iter()
         .map(|p| (p.name.as_str(), p.truth.as_slice()))
         .collect();
-    // Each image's truth word, by image number, from one full ranking.
+    // Each image's truth word, by image number, and the boxes of each
+    // page, from one full ranking.
     let mut truth = vec![None; search.images()];
+    let mut boxes: HashMap<String, Vec<(WordBox, String)>> = HashMap::new();
     let mut images = 0;
     for hit in search.spot("the", &options.spot, 0)? {
         if hit.key != "set" {
             continue;
         }
         images += 1;
+        (boxes.entry(hit.page_name.clone()).or_default()).push((hit.bbox, String::new()));
         let words = truth_by_page
             .get(hit.page_name.as_str())
             .copied()
@@ -796,6 +862,7 @@ pub fn evaluate_index(
         pages: pages.len(),
         images,
         ocr_word_accuracy: ocr_word_accuracy(&all),
+        ceiling: recall_ceiling(&all, |p| boxes.get(&p.name).map_or(&[], Vec::as_slice)),
         as_typed: maps(false)?,
         ignore_case: maps(true)?,
     })
