@@ -5,6 +5,8 @@
 use crate::align::Overlap;
 use crate::repr::minhash::mix64;
 use crate::repr::sketch::Table;
+use std::collections::HashMap;
+
 use crate::repr::{SimHash128, SketchOptions};
 
 use super::BookFeatures;
@@ -136,6 +138,15 @@ impl BookFeatures {
         })
     }
 
+    /// Its band keys, table by table, as listed by the book `book`.
+    pub fn key_listings(&self, book: u32) -> impl Iterator<Item = KeyListing> + '_ {
+        self.key_entries().map(move |entry| KeyListing {
+            entry,
+            book,
+            simhash: self.simhash,
+        })
+    }
+
     /// Its sampled unique words, part by part, as the book `book`.
     pub fn sample_entries(&self, book: u32) -> impl Iterator<Item = SampleEntry> + '_ {
         self.parts
@@ -235,4 +246,173 @@ fn increasing_run(values: impl Iterator<Item = u32>) -> u32 {
         }
     }
     tails.len() as u32
+}
+
+/// A match of the word sample as a row: `[a, b, part_a, part_b, index_a,
+/// index_b]`, one sampled word at `index_a` in part `part_a` of book `a`
+/// and at `index_b` in part `part_b` of book `b`, `a < b`.
+pub type MatchRow = [u32; 6];
+
+/// A pair of books as the key tables see it, as a row: `[a, b, shared << 1
+/// | proposed]`, `a < b`, `shared` the min-hash values they share and
+/// `proposed` whether a band key of another table proposes them. Rows of
+/// one pair add up: their `shared` counts sum, their `proposed` bits join.
+pub type KeyPairRow = [u32; 3];
+
+/// The matches of the sampled words listed in `entries`, each word with
+/// every listing of it in the collection, in any order (they are sorted by
+/// word here): each word's bucket as [`sample_bucket_matches`] gives them.
+pub fn sample_matches(entries: &mut [SampleEntry], caps: Caps, mut found: impl FnMut(MatchRow)) {
+    entries.sort_unstable_by_key(|e| (e.word, e.book, e.part, e.index));
+    for bucket in entries.chunk_by(|x, y| x.word == y.word) {
+        for (x, y) in sample_bucket_matches(bucket, caps) {
+            found([x.book, y.book, x.part, y.part, x.index, y.index]);
+        }
+    }
+}
+
+/// One band key listed by one book, with the book's simhash (which the
+/// simhash table's rule reads): grouped by key across books.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KeyListing {
+    /// The key and its table.
+    pub entry: KeyEntry,
+    /// The book's id.
+    pub book: u32,
+    /// The book's simhash.
+    pub simhash: SimHash128,
+}
+
+/// The pairs of books that the band keys listed in `listings` propose or
+/// count toward, each key with every book listing it in the collection, in
+/// any order (they are sorted by key here), one row per pair: a bucket of
+/// two to `caps.key` books gives each of its pairs a shared value (value
+/// table) or, when [`keep_key_pair`] keeps a pair sharing one key of the
+/// bucket's table, the `proposed` bit.
+pub fn key_pair_rows(
+    listings: &mut [KeyListing],
+    caps: Caps,
+    options: &SketchOptions,
+) -> Vec<KeyPairRow> {
+    listings.sort_unstable_by_key(|l| (l.entry, l.book));
+    let mut pairs: HashMap<(u32, u32), (u32, bool)> = HashMap::new();
+    for bucket in listings.chunk_by(|x, y| x.entry == y.entry) {
+        if bucket.len() < 2 || bucket.len() > caps.key {
+            continue;
+        }
+        let table = bucket[0].entry.table;
+        for (i, x) in bucket.iter().enumerate() {
+            for y in bucket[i + 1..].iter().filter(|y| y.book != x.book) {
+                let pair = pairs.entry((x.book, y.book)).or_default();
+                match table {
+                    Table::Value => pair.0 = pair.0.saturating_add(1),
+                    _ => pair.1 |= keep_key_pair(table, 1, x.simhash, y.simhash, options),
+                }
+            }
+        }
+    }
+    (pairs.into_iter())
+        .map(|((a, b), (shared, proposed))| {
+            [a, b, shared.min(u32::MAX >> 1) << 1 | u32::from(proposed)]
+        })
+        .collect()
+}
+
+/// A pair of books to verify: whether the key tables propose it, and the
+/// pairs of parts (ascending) whose sampled words stand in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CandidatePair {
+    /// The first book's id.
+    pub a: u32,
+    /// The second book's id, above `a`.
+    pub b: u32,
+    /// Whether the key tables propose the pair.
+    pub from_keys: bool,
+    /// (part of a, part of b) of the pairs of parts the sample proposes.
+    pub sampled: Vec<(u32, u32)>,
+}
+
+/// The candidate pairs that `key_rows` and `match_rows` make, each pair of
+/// books with all its rows among them (from any number of steps, in any
+/// order): per pair, ascending, the key tables' verdict ([`keep_key_pair`]
+/// on the summed min-hash values, or a proposing key) and the pairs of
+/// parts whose matches [`sampled_matches_in_order`] keeps; pairs with
+/// neither are left out.
+pub fn candidate_pairs(
+    mut key_rows: Vec<KeyPairRow>,
+    mut match_rows: Vec<MatchRow>,
+    options: &SketchOptions,
+) -> Vec<CandidatePair> {
+    // Stable sorts: rows that come as ascending runs merge in one pass.
+    key_rows.sort();
+    match_rows.sort();
+    let mut found: Vec<CandidatePair> = Vec::new();
+    let no_simhash = SimHash128::default();
+    for rows in key_rows.chunk_by(|x, y| x[..2] == y[..2]) {
+        let shared = rows
+            .iter()
+            .fold(0u32, |sum, row| sum.saturating_add(row[2] >> 1));
+        let proposed = rows.iter().any(|row| row[2] & 1 == 1)
+            || keep_key_pair(Table::Value, shared, no_simhash, no_simhash, options);
+        if proposed {
+            found.push(CandidatePair {
+                a: rows[0][0],
+                b: rows[0][1],
+                from_keys: true,
+                sampled: Vec::new(),
+            });
+        }
+    }
+    let mut sampled: Vec<CandidatePair> = Vec::new();
+    let mut matches = Vec::new();
+    for rows in match_rows.chunk_by(|x, y| x[..4] == y[..4]) {
+        matches.clear();
+        matches.extend(rows.iter().map(|row| (row[4], row[5])));
+        if !sampled_matches_in_order(&matches) {
+            continue;
+        }
+        let [a, b, part_a, part_b, ..] = rows[0];
+        match sampled.last_mut() {
+            Some(last) if (last.a, last.b) == (a, b) => last.sampled.push((part_a, part_b)),
+            _ => sampled.push(CandidatePair {
+                a,
+                b,
+                from_keys: false,
+                sampled: vec![(part_a, part_b)],
+            }),
+        }
+    }
+    merge_candidates(found, sampled)
+}
+
+/// The pairs of `from_keys` and `sampled` (each ascending by pair, each
+/// pair once) in one list, a pair in both taking its keys' verdict and its
+/// sampled parts.
+fn merge_candidates(
+    from_keys: Vec<CandidatePair>,
+    sampled: Vec<CandidatePair>,
+) -> Vec<CandidatePair> {
+    let mut merged = Vec::with_capacity(from_keys.len() + sampled.len());
+    let mut sampled = sampled.into_iter().peekable();
+    for keyed in from_keys {
+        while let Some(next) = sampled.next_if(|s| (s.a, s.b) < (keyed.a, keyed.b)) {
+            merged.push(next);
+        }
+        match sampled.next_if(|s| (s.a, s.b) == (keyed.a, keyed.b)) {
+            Some(both) => merged.push(CandidatePair {
+                from_keys: true,
+                ..both
+            }),
+            None => merged.push(keyed),
+        }
+    }
+    merged.extend(sampled);
+    merged
+}
+
+/// The step, of `targets`, that the rows of the pair of books `a`, `b` go
+/// to in a distributed run: every row of one pair to one step, pairs spread
+/// evenly.
+pub fn pair_target(a: u32, b: u32, targets: u32) -> u32 {
+    (mix64(u64::from(a) << 32 | u64::from(b)) % u64::from(targets.max(1))) as u32
 }

@@ -27,12 +27,14 @@
 mod candidates;
 mod components;
 mod locate;
+pub mod runs;
 mod verify;
 
 pub(crate) use candidates::least_sampled_lcs;
 pub use candidates::{
-    in_word_sample, keep_key_pair, key_bucket_pairs, sample_bucket_matches, sample_in_order,
-    sampled_matches_in_order, Caps, KeyEntry, SampleEntry, KEY_CAP_DIVISOR,
+    candidate_pairs, in_word_sample, keep_key_pair, key_bucket_pairs, key_pair_rows, pair_target,
+    sample_bucket_matches, sample_in_order, sample_matches, sampled_matches_in_order,
+    CandidatePair, Caps, KeyEntry, KeyListing, KeyPairRow, MatchRow, SampleEntry, KEY_CAP_DIVISOR,
     MAX_KEY_TABLE_PART_PAIRS, MIN_KEY_CAP, MIN_SAMPLED_LCS, MIN_SAMPLE_WORD_CAP, MIN_SHARED_VALUES,
     SAMPLED_ORDER_EVIDENCE, SAMPLE_WORD_CAP_DIVISOR, WORD_SAMPLE_RATE, WORD_SAMPLE_SALT,
 };
@@ -40,14 +42,11 @@ pub use components::{clusters_by_key, Components};
 pub use locate::{locate, locate_chain, Location, WordRange};
 pub use verify::{part_pairs, verify, Verified};
 
-use std::collections::{BTreeMap, HashMap};
-
 use crate::align::Score;
 use crate::error::Result;
 pub use crate::load::{BookFeatures, FeatureOptions};
 
 use crate::load::{extract_document, Document};
-use crate::repr::sketch::Table;
 
 /// The features of `document`, as the loader computes them with `options`;
 /// an error for what the loader refuses (a bad key, no words, binary text).
@@ -78,14 +77,6 @@ pub fn features(document: Document, options: &FeatureOptions) -> Result<BookFeat
     })
 }
 
-/// Two books by id, the lower first.
-type BookPair = (u32, u32);
-/// A part of one book and a part of another.
-type PartPair = (u32, u32);
-/// What proposed a pair of books: the key tables, and the pairs of parts
-/// the word sample proposed.
-type Proposed = (bool, Vec<PartPair>);
-
 /// A pair of books the job found related, by their places in the input.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct BatchPair {
@@ -108,86 +99,31 @@ pub fn all_pairs(
 ) -> Vec<BatchPair> {
     let parts: usize = books.iter().map(|b| b.parts.len()).sum();
     let caps = Caps::for_collection(books.len(), parts);
-    let mut proposed: BTreeMap<BookPair, Proposed> = BTreeMap::new();
-    for (a, b) in key_table_pairs(books, options, caps) {
-        proposed.entry((a, b)).or_default().0 = true;
-    }
-    for (a, b, pair) in sampled_part_pairs(books, caps) {
-        proposed.entry((a, b)).or_default().1.push(pair);
-    }
+    let mut listings: Vec<KeyListing> = (books.iter().enumerate())
+        .flat_map(|(id, book)| book.key_listings(id as u32))
+        .collect();
+    let key_rows = key_pair_rows(&mut listings, caps, &options.sketch);
+    let mut entries: Vec<SampleEntry> = (books.iter().enumerate())
+        .flat_map(|(id, book)| book.sample_entries(id as u32))
+        .collect();
+    let mut match_rows = Vec::new();
+    sample_matches(&mut entries, caps, |row| match_rows.push(row));
     let mut found = Vec::new();
-    for ((a, b), (from_keys, sampled)) in proposed {
-        let (x, y) = (&books[a as usize], &books[b as usize]);
+    for candidate in candidate_pairs(key_rows, match_rows, &options.sketch) {
+        let (x, y) = (&books[candidate.a as usize], &books[candidate.b as usize]);
         let pairs = part_pairs(
             x.parts.len() as u32,
             y.parts.len() as u32,
-            from_keys,
-            sampled,
+            candidate.from_keys,
+            candidate.sampled,
         );
         if let Some(verified) = verify(x, y, &pairs, score, min_score) {
-            found.push(BatchPair { a, b, verified });
+            found.push(BatchPair {
+                a: candidate.a,
+                b: candidate.b,
+                verified,
+            });
         }
     }
     found
-}
-
-/// Book pairs proposed by the key tables: keys grouped, buckets over the
-/// cap skipped, each pair kept by [`keep_key_pair`].
-fn key_table_pairs(
-    books: &[BookFeatures],
-    options: &FeatureOptions,
-    caps: Caps,
-) -> Vec<(u32, u32)> {
-    let mut buckets: HashMap<(Table, u64), Vec<u32>> = HashMap::new();
-    for (id, book) in books.iter().enumerate() {
-        for entry in book.key_entries() {
-            buckets
-                .entry((entry.table, entry.key))
-                .or_default()
-                .push(id as u32);
-        }
-    }
-    let mut shared: BTreeMap<(u32, u32, Table), u32> = BTreeMap::new();
-    for ((table, _), mut bucket) in buckets {
-        bucket.sort_unstable();
-        for (a, b) in key_bucket_pairs(&bucket, caps) {
-            *shared.entry((a, b, table)).or_default() += 1;
-        }
-    }
-    let mut pairs: Vec<(u32, u32)> = shared
-        .into_iter()
-        .filter(|&((a, b, table), count)| {
-            let (x, y) = (&books[a as usize], &books[b as usize]);
-            keep_key_pair(table, count, x.simhash, y.simhash, &options.sketch)
-        })
-        .map(|((a, b, _), _)| (a, b))
-        .collect();
-    pairs.dedup();
-    pairs
-}
-
-/// Pairs of parts proposed by the word sample, as (book a, book b, (part
-/// of a, part of b)).
-fn sampled_part_pairs(books: &[BookFeatures], caps: Caps) -> Vec<(u32, u32, (u32, u32))> {
-    let mut buckets: HashMap<u32, Vec<SampleEntry>> = HashMap::new();
-    for (id, book) in books.iter().enumerate() {
-        for entry in book.sample_entries(id as u32) {
-            buckets.entry(entry.word).or_default().push(entry);
-        }
-    }
-    let mut matches: BTreeMap<(BookPair, PartPair), Vec<(u32, u32)>> = BTreeMap::new();
-    for (_, mut bucket) in buckets {
-        bucket.sort_unstable();
-        for (x, y) in sample_bucket_matches(&bucket, caps) {
-            matches
-                .entry(((x.book, y.book), (x.part, y.part)))
-                .or_default()
-                .push((x.index, y.index));
-        }
-    }
-    matches
-        .into_iter()
-        .filter(|(_, found)| sampled_matches_in_order(found))
-        .map(|(((a, b), parts), _)| (a, b, parts))
-        .collect()
 }
