@@ -5,14 +5,17 @@
 # features into a new index (`stemmata import`) and diffs that index's
 # pairs and clusters too.
 #
-#   benches/spark/check.sh [--local] PYTHON STEMMATA COLLECTION.jsonl WORK_DIR
+#   benches/spark/check.sh [--local] PYTHON STEMMATA COLLECTION.jsonl WORK_DIR [JOB_OPTION...]
 #
 # PYTHON is a Python with pyspark and the stemmata wheel installed (the
 # workers run it too); STEMMATA the command line. By default it starts a
 # Spark standalone master and two workers (one core each) on 127.0.0.1 at
 # free ports, submits the job to them, and stops exactly those processes
 # when it ends, failed or not; with --local the job runs in local[2].
-# Prints the seconds of the single process and of the job.
+# Prints the seconds and CPU-seconds of the single process and of the job
+# (every Spark process: master, workers, executors, their Python workers
+# and the driver), and the driver's peak resident memory (the larger of its
+# JVM and its Python).
 set -euo pipefail
 
 local_mode=false
@@ -21,16 +24,29 @@ if [ "${1:-}" = "--local" ]; then
   shift
 fi
 python="$1" stemmata="$2" collection="$3" work="$4"
+shift 4
 mkdir -p "$work"
 work="$(cd "$work" && pwd)"
 rm -rf "$work/index" "$work/job" "$work/spark" "$work/imported"
 mkdir -p "$work/spark"
 
+# CPU-seconds of this shell's finished children so far (user + system), into
+# $children_cpu (`times` must run in this shell, not in a command substitution).
+children_cpu() {
+  times >"$work/times"
+  children_cpu=$(tail -n 1 "$work/times" |
+    awk '{ n = 0; for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); n += t[1] * 60 + t[2] } print n }')
+}
+
 started=$(date +%s.%N)
+children_cpu
+cpu_before=$children_cpu
 "$stemmata" load --create --quiet "$work/index" "$collection"
 "$stemmata" pairs "$work/index" --mode approximate --quiet \
   --output "$work/pairs.tsv" --clusters "$work/clusters.tsv"
 single=$(echo "$(date +%s.%N) - $started" | bc)
+children_cpu
+single_cpu=$(echo "$children_cpu - $cpu_before" | bc)
 
 spark_home="$("$python" -c 'import os, pyspark; print(os.path.dirname(pyspark.__file__))')"
 job="$("$python" -c 'import stemmata.spark as job; print(job.__file__)')"
@@ -57,6 +73,9 @@ wait_for() {
   return 1
 }
 
+# From here to the job's end every Spark process is this shell's child.
+children_cpu
+cpu_before=$children_cpu
 # Shuffle files and the like go under $work (SPARK_LOCAL_DIRS), not /tmp.
 mkdir -p "$work/spark/local"
 export PYSPARK_PYTHON="$python" SPARK_LOCAL_IP=127.0.0.1 SPARK_LOG_DIR="$work/spark" \
@@ -82,13 +101,17 @@ else
 fi
 
 started=$(date +%s.%N)
-"$spark_home/bin/spark-submit" --master "$master" \
+/usr/bin/time -f %M -o "$work/driver-rss-kb" "$spark_home/bin/spark-submit" --master "$master" \
   --conf spark.ui.enabled=false --conf spark.ui.showConsoleProgress=false \
   --conf spark.sql.shuffle.partitions=8 --conf spark.executor.memory=2g \
   --conf spark.driver.memory=2g --conf spark.pyspark.python="$python" \
   --conf "spark.driver.extraJavaOptions=-Dlog4j2.level=warn" \
-  "$job" "$collection" "$work/job" --tsv 2> >(grep -v -e ' INFO ' -e FutureWarning -e require_minimum >&2)
+  "$job" "$collection" "$work/job" --tsv "$@" 2> >(grep -v -e ' INFO ' -e FutureWarning -e require_minimum >&2)
 distributed=$(echo "$(date +%s.%N) - $started" | bc)
+stop_spark
+pids=()
+children_cpu
+job_cpu=$(echo "$children_cpu - $cpu_before" | bc)
 
 diff <(sort "$work/pairs.tsv") <(sort "$work/job/pairs.tsv")
 diff "$work/clusters.tsv" "$work/job/clusters.tsv"
@@ -100,3 +123,5 @@ diff "$work/clusters.tsv" "$work/imported-clusters.tsv"
 printf 'same pairs (%d) and clusters (%d) from the job (%s), the single process and an index of the job'"'"'s features\n' \
   "$(($(wc -l <"$work/pairs.tsv") - 1))" "$(tail -n 1 "$work/clusters.tsv" | cut -f 1)" "$master"
 printf 'seconds: single process %.1f, job %.1f\n' "$single" "$distributed"
+printf 'CPU-seconds: single process %.1f, job %.1f (%.2f times); driver peak %d MB\n' \
+  "$single_cpu" "$job_cpu" "$(echo "$job_cpu / $single_cpu" | bc -l)" "$(($(cat "$work/driver-rss-kb") / 1024))"

@@ -5,16 +5,18 @@
 //! `docs/batch-format.md`; `u32` and `u64` values travel by their bits in
 //! `int32` and `int64` columns.
 
+use std::borrow::Cow;
+
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 use stemmata::batch::{
-    self, features, keep_key_pair, key_bucket_pairs, part_pairs, sample_bucket_matches,
-    sampled_matches_in_order, verify, BookFeatures, Caps, Components, FeatureOptions, Location,
-    SampleEntry,
+    self, features, part_pairs, verify, BookFeatures, Caps, Components, FeatureOptions, KeyEntry,
+    KeyListing, Location, SampleEntry,
 };
 use stemmata::load::sources::{parse_json_document, MAX_JSON_LINE_BYTES};
 use stemmata::repr::sketch::Table as KeyTable;
 use stemmata::repr::{SimHash128, UniqueWordSeq};
+use stemmata::Document;
 use stemmata::{Error, Overlap, Score};
 
 use crate::columns::{numbers, offsets, Column, ListBuilder, Strings, Table};
@@ -82,28 +84,39 @@ fn table_for_python(
 /// `ids`; the lines as Arrow strings) as `stemmata load` reads them from
 /// `source`: one row per line that is not blank, with an `error` column
 /// holding why a document was refused (its other columns then empty).
+/// `options` is the JSON of the options to compute them with (the
+/// defaults when `None`). Lines of several files give each line's file in
+/// `sources` and its place in that file, from 0, in `line_numbers`: a
+/// line is named `source:line` in errors, and a byte-order mark is skipped
+/// at the start of a file only.
 #[pyfunction]
+#[pyo3(signature = (ids, lines, source, options = None, sources = None, line_numbers = None))]
 pub fn features_of_json_lines<'py>(
     py: Python<'py>,
     ids: &[u8],
     lines: (&[u8], &[u8]),
     source: &str,
+    options: Option<&str>,
+    sources: Option<(&[u8], &[u8])>,
+    line_numbers: Option<&[u8]>,
 ) -> PyResult<Bound<'py, PyTuple>> {
     table_for_python(py, || {
         let ids: Vec<i64> = numbers(ids, "id")?;
-        let line_offsets = offsets(lines.0, lines.1.len(), "line")?;
-        same_rows(ids.len(), &[("line", line_offsets.len() - 1)])?;
+        let lines = StringColumn::read(lines, "line")?;
+        same_rows(ids.len(), &[("line", lines.len())])?;
+        let places = Places::read(&ids, source, sources, line_numbers)?;
+        let options = feature_options(options)?;
         let mut columns = FeatureColumns::default();
-        let options = FeatureOptions::default();
         for (row, &id) in ids.iter().enumerate() {
-            let mut line = &lines.1[line_offsets[row]..line_offsets[row + 1]];
-            if id == 0 {
+            let (source, line_number) = places.get(row);
+            let mut line = lines.get(row);
+            if line_number == 0 {
                 line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
             }
             if line.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
-            let source_name = format!("{source}:{}", id + 1);
+            let source_name = format!("{source}:{}", line_number + 1);
             let book = if line.len() > MAX_JSON_LINE_BYTES {
                 Err(Error::BadDocument {
                     source_name,
@@ -112,13 +125,143 @@ pub fn features_of_json_lines<'py>(
             } else {
                 parse_json_document(line, &source_name).and_then(|d| features(d, &options))
             };
-            match book {
-                Ok(book) => columns.push(id, &book, ""),
-                Err(error) => columns.push(id, &BookFeatures::default(), &error.to_string()),
-            }
+            columns.push_outcome(id, book);
         }
         Ok(columns.into_table())
     })
+}
+
+/// The features of a batch of documents held as columns (as Parquet files
+/// of documents have them): `ids`, `keys`, `texts`, and `titles`,
+/// `authors`, `languages` (empty for none), each row named
+/// `source:row` in errors (`sources`, and `row_numbers` from 0 in its
+/// file): the table of [`features_of_json_lines`].
+#[pyfunction]
+#[pyo3(signature = (ids, keys, texts, titles, authors, languages, sources, row_numbers, options = None))]
+#[allow(clippy::too_many_arguments)]
+pub fn features_of_documents<'py>(
+    py: Python<'py>,
+    ids: &[u8],
+    keys: (&[u8], &[u8]),
+    texts: (&[u8], &[u8]),
+    titles: (&[u8], &[u8]),
+    authors: (&[u8], &[u8]),
+    languages: (&[u8], &[u8]),
+    sources: (&[u8], &[u8]),
+    row_numbers: &[u8],
+    options: Option<&str>,
+) -> PyResult<Bound<'py, PyTuple>> {
+    table_for_python(py, || {
+        let ids: Vec<i64> = numbers(ids, "id")?;
+        let columns = [
+            StringColumn::read(keys, "key")?,
+            StringColumn::read(texts, "text")?,
+            StringColumn::read(titles, "title")?,
+            StringColumn::read(authors, "author")?,
+            StringColumn::read(languages, "language")?,
+        ];
+        let [keys, texts, titles, authors, languages] = &columns;
+        same_rows(
+            ids.len(),
+            &[
+                ("key", keys.len()),
+                ("text", texts.len()),
+                ("title", titles.len()),
+                ("author", authors.len()),
+                ("language", languages.len()),
+            ],
+        )?;
+        let places = Places::read(&ids, "", Some(sources), Some(row_numbers))?;
+        let options = feature_options(options)?;
+        let mut out = FeatureColumns::default();
+        for (row, &id) in ids.iter().enumerate() {
+            let (source, number) = places.get(row);
+            let source_name = format!("{source}:{}", number + 1);
+            let book = (|| {
+                let text = |column: &StringColumn, what: &str| {
+                    String::from_utf8(column.get(row).to_vec()).map_err(|_| Error::BadDocument {
+                        source_name: source_name.clone(),
+                        reason: format!("{what} is not UTF-8"),
+                    })
+                };
+                let document = Document::new(text(keys, "key")?, texts.get(row))
+                    .with_title(text(titles, "title")?)
+                    .with_author(text(authors, "author")?)
+                    .with_language(text(languages, "language")?)
+                    .with_source_name(source_name.clone());
+                features(document, &options)
+            })();
+            out.push_outcome(id, book);
+        }
+        Ok(out.into_table())
+    })
+}
+
+/// A string (or binary) column handed in: offsets into bytes.
+struct StringColumn<'a> {
+    offsets: Vec<usize>,
+    bytes: &'a [u8],
+}
+
+impl<'a> StringColumn<'a> {
+    fn read((offsets_bytes, bytes): (&[u8], &'a [u8]), what: &str) -> Result<Self, Error> {
+        Ok(StringColumn {
+            offsets: offsets(offsets_bytes, bytes.len(), what)?,
+            bytes,
+        })
+    }
+
+    fn len(&self) -> usize {
+        self.offsets.len() - 1
+    }
+
+    fn get(&self, row: usize) -> &'a [u8] {
+        &self.bytes[self.offsets[row]..self.offsets[row + 1]]
+    }
+}
+
+/// Where each row of a batch of documents came from: its file and its
+/// place in that file, or one source and the row's id as its place.
+struct Places<'a> {
+    source: &'a str,
+    sources: Option<StringColumn<'a>>,
+    numbers: Vec<i64>,
+}
+
+impl<'a> Places<'a> {
+    fn read(
+        ids: &[i64],
+        source: &'a str,
+        sources: Option<(&[u8], &'a [u8])>,
+        numbers_bytes: Option<&[u8]>,
+    ) -> Result<Self, Error> {
+        let sources = sources
+            .map(|s| StringColumn::read(s, "sources"))
+            .transpose()?;
+        let numbers = match numbers_bytes {
+            Some(bytes) => numbers(bytes, "line_numbers")?,
+            None => ids.to_vec(),
+        };
+        let named = sources.as_ref().map_or(ids.len(), StringColumn::len);
+        same_rows(
+            ids.len(),
+            &[("sources", named), ("line_numbers", numbers.len())],
+        )?;
+        Ok(Places {
+            source,
+            sources,
+            numbers,
+        })
+    }
+
+    /// The source (lossily as UTF-8) and place of row `row`.
+    fn get(&self, row: usize) -> (Cow<'a, str>, i64) {
+        let source = match &self.sources {
+            Some(sources) => String::from_utf8_lossy(sources.get(row)),
+            None => Cow::Borrowed(self.source),
+        };
+        (source, self.numbers[row])
+    }
 }
 
 /// The features table under construction.
@@ -148,6 +291,14 @@ struct FeatureColumns {
 }
 
 impl FeatureColumns {
+    /// Appends the features of the document `id`, or why it was refused.
+    fn push_outcome(&mut self, id: i64, book: Result<BookFeatures, Error>) {
+        match book {
+            Ok(book) => self.push(id, &book, ""),
+            Err(error) => self.push(id, &BookFeatures::default(), &error.to_string()),
+        }
+    }
+
     fn push(&mut self, id: i64, book: &BookFeatures, error: &str) {
         self.rows += 1;
         self.id.push(id);
@@ -303,106 +454,6 @@ pub fn caps(books: usize, parts: usize) -> (usize, usize) {
     (caps.key, caps.sample)
 }
 
-/// The pairs of books of each band key's bucket (the books listing it, a
-/// list of ids per row): columns `bucket` (the row), `a`, `b`, none for a
-/// bucket over the key cap.
-#[pyfunction]
-pub fn key_bucket_pairs_of<'py>(
-    py: Python<'py>,
-    books: ListBuffers<'_>,
-    key_cap: usize,
-) -> PyResult<Bound<'py, PyTuple>> {
-    table_for_python(py, || {
-        let books: Lists<i64> = Lists::read(books, "books")?;
-        let caps = Caps {
-            key: key_cap,
-            sample: 0,
-        };
-        let (mut bucket, mut a, mut b) = (Vec::new(), Vec::new(), Vec::new());
-        for row in 0..books.len() {
-            let mut ids = books
-                .get(row)
-                .iter()
-                .map(|&id| book_id(id))
-                .collect::<Result<Vec<_>, _>>()?;
-            ids.sort_unstable();
-            ids.dedup();
-            for (x, y) in key_bucket_pairs(&ids, caps) {
-                bucket.push(row as i64);
-                a.push(i64::from(x));
-                b.push(i64::from(y));
-            }
-        }
-        Ok(Table {
-            rows: a.len(),
-            columns: vec![
-                ("bucket", Column::I64(bucket)),
-                ("a", Column::I64(a)),
-                ("b", Column::I64(b)),
-            ],
-        })
-    })
-}
-
-/// The rows to keep of pairs of books that share `shared` keys of table
-/// `table` (0 book, 1 window, 2 simhash, 3 value), given each book's
-/// simhash (low and high 64 bits): column `row`.
-#[pyfunction]
-#[allow(clippy::too_many_arguments)]
-pub fn kept_key_pairs<'py>(
-    py: Python<'py>,
-    table: &[u8],
-    shared: &[u8],
-    a_simhash_low: &[u8],
-    a_simhash_high: &[u8],
-    b_simhash_low: &[u8],
-    b_simhash_high: &[u8],
-) -> PyResult<Bound<'py, PyTuple>> {
-    table_for_python(py, || {
-        let tables: Vec<i32> = numbers(table, "table")?;
-        let shared: Vec<i64> = numbers(shared, "shared")?;
-        let simhash = |low: &[u8], high: &[u8], side: &str| -> Result<Vec<SimHash128>, Error> {
-            let low: Vec<i64> = numbers(low, &format!("{side}_simhash_low"))?;
-            let high: Vec<i64> = numbers(high, &format!("{side}_simhash_high"))?;
-            same_rows(low.len(), &[("simhash_high", high.len())])?;
-            Ok(low
-                .iter()
-                .zip(&high)
-                .map(|(&l, &h)| SimHash128(u128::from(l as u64) | (u128::from(h as u64) << 64)))
-                .collect())
-        };
-        let a = simhash(a_simhash_low, a_simhash_high, "a")?;
-        let b = simhash(b_simhash_low, b_simhash_high, "b")?;
-        let rows = tables.len();
-        same_rows(
-            rows,
-            &[
-                ("shared", shared.len()),
-                ("a simhash", a.len()),
-                ("b simhash", b.len()),
-            ],
-        )?;
-        let options = FeatureOptions::default();
-        let mut kept = Vec::new();
-        for row in 0..rows {
-            let table = usize::try_from(tables[row])
-                .ok()
-                .and_then(|t| KeyTable::ALL.get(t).copied())
-                .ok_or_else(|| {
-                    Error::InvalidArgument(format!("row {row}: no key table {}", tables[row]))
-                })?;
-            let count = u32::try_from(shared[row].max(0)).unwrap_or(u32::MAX);
-            if keep_key_pair(table, count, a[row], b[row], &options.sketch) {
-                kept.push(row as i64);
-            }
-        }
-        Ok(Table {
-            rows: kept.len(),
-            columns: vec![("row", Column::I64(kept))],
-        })
-    })
-}
-
 /// The sampled unique words of a batch of books (`ids`, and each book's
 /// `part_lengths` and `hashes`): columns `word` (its hash's bits), `book`,
 /// `part`, `index` (in the part's sequence).
@@ -439,103 +490,255 @@ pub fn sample_entries_of<'py>(
     })
 }
 
-/// The matches of each sampled word's bucket (its listings: lists of
-/// `book`, `part` and `index` per row): columns `a`, `b`, `part_a`,
-/// `part_b`, `index_a`, `index_b`; none for a bucket over the cap.
+/// Rows of a run at most: a step's rows for one target are cut into runs
+/// of this many, so that no value a shuffle moves outgrows its buffers.
+const MAX_RUN_ROWS: usize = 1 << 20;
+
+/// What a run's rows are (column `kind` of the runs).
+const KEY_PAIR_RUN: i32 = 0;
+/// See [`KEY_PAIR_RUN`].
+const MATCH_RUN: i32 = 1;
+
+/// Rows (each row's pair of books first) by the step their pair goes to,
+/// of `targets`.
+struct ByTarget<const N: usize> {
+    rows: Vec<Vec<[u32; N]>>,
+}
+
+impl<const N: usize> ByTarget<N> {
+    fn new(targets: u32) -> Self {
+        ByTarget {
+            rows: vec![Vec::new(); targets as usize],
+        }
+    }
+
+    fn push(&mut self, row: [u32; N]) {
+        let target = batch::pair_target(row[0], row[1], self.rows.len() as u32);
+        self.rows[target as usize].push(row);
+    }
+}
+
+/// The runs table of `rows`: columns `target` (the step the pair goes to,
+/// 0 to `targets` − 1), `kind` and `run` (the rows as a row run,
+/// `batch::runs`), runs of one target at most [`MAX_RUN_ROWS`] rows each.
+fn runs_by_target<const N: usize>(by_target: ByTarget<N>, kind: i32) -> Result<Table, Error> {
+    let (mut target, mut kinds, mut runs) = (Vec::new(), Vec::new(), Strings::default());
+    let mut bytes = Vec::new();
+    for (t, mut rows) in by_target.rows.into_iter().enumerate() {
+        rows.sort_unstable();
+        rows.dedup();
+        for chunk in rows.chunks(MAX_RUN_ROWS) {
+            bytes.clear();
+            batch::runs::encode(chunk, &mut bytes)?;
+            target.push(t as i32);
+            kinds.push(kind);
+            runs.push_bytes(&bytes);
+        }
+    }
+    Ok(Table {
+        rows: target.len(),
+        columns: vec![
+            ("target", Column::I32(target)),
+            ("kind", Column::I32(kinds)),
+            ("run", Column::Binary(runs)),
+        ],
+    })
+}
+
+/// The step count of a runs kernel, checked.
+fn targets(targets: i64) -> Result<u32, Error> {
+    match u32::try_from(targets) {
+        Ok(t) if (1..=1 << 20).contains(&t) => Ok(t),
+        _ => Err(Error::InvalidArgument(format!(
+            "targets {targets}: expected 1 to {}",
+            1 << 20
+        ))),
+    }
+}
+
+/// The matches of the sampled words listed in a batch (columns `word`,
+/// `book`, `part`, `index`; every listing of each word it holds, as a
+/// shuffle by word gives them), as runs by the pair of books they match:
+/// columns `target`, `kind`, `run` (see [`runs_by_target`]); none from a
+/// word listed in more than `sample_cap` parts.
 #[pyfunction]
-pub fn sample_bucket_matches_of<'py>(
+pub fn sample_match_runs_of<'py>(
     py: Python<'py>,
-    book: ListBuffers<'_>,
-    part: ListBuffers<'_>,
-    index: ListBuffers<'_>,
+    word: &[u8],
+    book: &[u8],
+    part: &[u8],
+    index: &[u8],
     sample_cap: usize,
+    targets: i64,
 ) -> PyResult<Bound<'py, PyTuple>> {
     table_for_python(py, || {
-        let books: Lists<i64> = Lists::read(book, "book")?;
-        let parts: Lists<i32> = Lists::read(part, "part")?;
-        let indices: Lists<i32> = Lists::read(index, "index")?;
+        let targets = self::targets(targets)?;
+        let words: Vec<i32> = numbers(word, "word")?;
+        let books: Vec<i64> = numbers(book, "book")?;
+        let parts: Vec<i32> = numbers(part, "part")?;
+        let indices: Vec<i32> = numbers(index, "index")?;
         same_rows(
-            books.len(),
-            &[("part", parts.len()), ("index", indices.len())],
+            words.len(),
+            &[
+                ("book", books.len()),
+                ("part", parts.len()),
+                ("index", indices.len()),
+            ],
         )?;
+        let mut entries = Vec::with_capacity(words.len());
+        for row in 0..words.len() {
+            entries.push(SampleEntry {
+                word: words[row] as u32,
+                book: book_id(books[row])?,
+                part: parts[row] as u32,
+                index: indices[row] as u32,
+            });
+        }
         let caps = Caps {
             key: 0,
             sample: sample_cap,
         };
-        let mut out: [Vec<i64>; 2] = Default::default();
-        let mut small: [Vec<i32>; 4] = Default::default();
-        for row in 0..books.len() {
-            let (b, p, i) = (books.get(row), parts.get(row), indices.get(row));
-            if p.len() != b.len() || i.len() != b.len() {
-                return Err(Error::InvalidArgument(format!(
-                    "row {row}: book, part and index lists differ in length"
-                ))
-                .into());
-            }
-            let mut entries = Vec::with_capacity(b.len());
-            for ((&book, &part), &index) in b.iter().zip(p).zip(i) {
-                entries.push(SampleEntry {
-                    book: book_id(book)?,
-                    part: part as u32,
-                    index: index as u32,
-                    word: 0,
-                });
-            }
-            entries.sort_unstable();
-            for (x, y) in sample_bucket_matches(&entries, caps) {
-                out[0].push(i64::from(x.book));
-                out[1].push(i64::from(y.book));
-                small[0].push(x.part as i32);
-                small[1].push(y.part as i32);
-                small[2].push(x.index as i32);
-                small[3].push(y.index as i32);
+        let mut rows = ByTarget::new(targets);
+        batch::sample_matches(&mut entries, caps, |row| rows.push(row));
+        Ok(runs_by_target(rows, MATCH_RUN)?)
+    })
+}
+
+/// The pairs of books the band keys listed in a batch propose or count
+/// toward (columns `table` (0 book, 1 window, 2 simhash, 3 value), `key`,
+/// `id`, `simhash_low`, `simhash_high`: the listing book's; every listing
+/// of each key it holds, as a shuffle by table and key gives them), as runs
+/// by pair of books: columns `target`, `kind`, `run` (see
+/// [`runs_by_target`]); none from a key listed by more than `key_cap`
+/// books. `options` is the JSON of the features' options (default options
+/// when `None`).
+#[pyfunction]
+#[pyo3(signature = (table, key, id, simhash_low, simhash_high, key_cap, targets, options = None))]
+#[allow(clippy::too_many_arguments)]
+pub fn key_pair_runs_of<'py>(
+    py: Python<'py>,
+    table: &[u8],
+    key: &[u8],
+    id: &[u8],
+    simhash_low: &[u8],
+    simhash_high: &[u8],
+    key_cap: usize,
+    targets: i64,
+    options: Option<&str>,
+) -> PyResult<Bound<'py, PyTuple>> {
+    table_for_python(py, || {
+        let targets = self::targets(targets)?;
+        let options = feature_options(options)?;
+        let tables: Vec<i32> = numbers(table, "table")?;
+        let keys: Vec<i64> = numbers(key, "key")?;
+        let ids: Vec<i64> = numbers(id, "id")?;
+        let low: Vec<i64> = numbers(simhash_low, "simhash_low")?;
+        let high: Vec<i64> = numbers(simhash_high, "simhash_high")?;
+        same_rows(
+            tables.len(),
+            &[
+                ("key", keys.len()),
+                ("id", ids.len()),
+                ("simhash_low", low.len()),
+                ("simhash_high", high.len()),
+            ],
+        )?;
+        let mut listings = Vec::with_capacity(tables.len());
+        for row in 0..tables.len() {
+            let table = usize::try_from(tables[row])
+                .ok()
+                .and_then(|t| KeyTable::ALL.get(t).copied())
+                .ok_or_else(|| {
+                    Error::InvalidArgument(format!("row {row}: no key table {}", tables[row]))
+                })?;
+            listings.push(KeyListing {
+                entry: KeyEntry {
+                    table,
+                    key: keys[row] as u64,
+                },
+                book: book_id(ids[row])?,
+                simhash: SimHash128(
+                    u128::from(low[row] as u64) | (u128::from(high[row] as u64) << 64),
+                ),
+            });
+        }
+        let caps = Caps {
+            key: key_cap,
+            sample: 0,
+        };
+        let mut rows = ByTarget::new(targets);
+        for row in batch::key_pair_rows(&mut listings, caps, &options.sketch) {
+            rows.push(row);
+        }
+        Ok(runs_by_target(rows, KEY_PAIR_RUN)?)
+    })
+}
+
+/// The candidate pairs of the runs of a batch (columns `kind`, `run`, as
+/// [`sample_match_runs_of`] and [`key_pair_runs_of`] give them; every run
+/// of each pair of books it holds, as a shuffle by target gives them):
+/// columns `a`, `b` (ascending), `from_keys` (1 when the key tables
+/// propose the pair), and `sampled_a`, `sampled_b` (lists of equal
+/// length: the pairs of parts in order, ascending). `options` as for
+/// [`key_pair_runs_of`].
+#[pyfunction]
+#[pyo3(signature = (kind, run, options = None))]
+pub fn candidates_of_runs<'py>(
+    py: Python<'py>,
+    kind: &[u8],
+    run: (&[u8], &[u8]),
+    options: Option<&str>,
+) -> PyResult<Bound<'py, PyTuple>> {
+    table_for_python(py, || {
+        let options = feature_options(options)?;
+        let kinds: Vec<i32> = numbers(kind, "kind")?;
+        let bounds = offsets(run.0, run.1.len(), "run")?;
+        same_rows(kinds.len(), &[("run", bounds.len() - 1)])?;
+        let (mut key_rows, mut match_rows) = (Vec::new(), Vec::new());
+        for (row, &kind) in kinds.iter().enumerate() {
+            let bytes = &run.1[bounds[row]..bounds[row + 1]];
+            let what = format!("row {row}: run");
+            match kind {
+                KEY_PAIR_RUN => batch::runs::decode(bytes, &what, &mut key_rows)?,
+                MATCH_RUN => batch::runs::decode(bytes, &what, &mut match_rows)?,
+                other => {
+                    return Err(Error::InvalidArgument(format!(
+                        "row {row}: no kind of run {other}"
+                    ))
+                    .into())
+                }
             }
         }
-        let [a, b] = out;
-        let [part_a, part_b, index_a, index_b] = small;
+        let (mut a, mut b, mut from_keys) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut sampled_a, mut sampled_b) = (ListBuilder::default(), ListBuilder::default());
+        for pair in batch::candidate_pairs(key_rows, match_rows, &options.sketch) {
+            a.push(i64::from(pair.a));
+            b.push(i64::from(pair.b));
+            from_keys.push(i32::from(pair.from_keys));
+            sampled_a.push(pair.sampled.iter().map(|&(x, _)| x as i32));
+            sampled_b.push(pair.sampled.iter().map(|&(_, y)| y as i32));
+        }
         Ok(Table {
             rows: a.len(),
             columns: vec![
                 ("a", Column::I64(a)),
                 ("b", Column::I64(b)),
-                ("part_a", Column::I32(part_a)),
-                ("part_b", Column::I32(part_b)),
-                ("index_a", Column::I32(index_a)),
-                ("index_b", Column::I32(index_b)),
+                ("from_keys", Column::I32(from_keys)),
+                ("sampled_a", sampled_a.finish(Column::I32)),
+                ("sampled_b", sampled_b.finish(Column::I32)),
             ],
         })
     })
 }
 
-/// The rows to keep of pairs of parts, each with the indices of the
-/// sampled words they share (a list of (index in a, index in b) per row):
-/// column `row`, the pairs whose matches stand enough in order.
-#[pyfunction]
-pub fn in_order_matches<'py>(
-    py: Python<'py>,
-    offsets_bytes: &[u8],
-    index_a: &[u8],
-    index_b: &[u8],
-) -> PyResult<Bound<'py, PyTuple>> {
-    table_for_python(py, || {
-        let x: Vec<i32> = numbers(index_a, "index_a")?;
-        let y: Vec<i32> = numbers(index_b, "index_b")?;
-        same_rows(x.len(), &[("index_b", y.len())])?;
-        let bounds = offsets(offsets_bytes, x.len(), "matches")?;
-        let mut kept = Vec::new();
-        for row in 0..bounds.len() - 1 {
-            let matches: Vec<(u32, u32)> = (bounds[row]..bounds[row + 1])
-                .map(|i| (x[i] as u32, y[i] as u32))
-                .collect();
-            if sampled_matches_in_order(&matches) {
-                kept.push(row as i64);
-            }
-        }
-        Ok(Table {
-            rows: kept.len(),
-            columns: vec![("row", Column::I64(kept))],
-        })
-    })
+/// The features' options from their JSON (`docs/batch-format.md`), or the
+/// defaults.
+fn feature_options(json: Option<&str>) -> Result<FeatureOptions, Error> {
+    match json {
+        None => Ok(FeatureOptions::default()),
+        Some(json) => serde_json::from_str(json)
+            .map_err(|e| Error::InvalidArgument(format!("feature options: {e}"))),
+    }
 }
 
 /// One side's parts of the pairs to verify: `part_lengths`, `hashes` and

@@ -19,10 +19,15 @@ pub struct Strings {
 impl Strings {
     /// Appends one string.
     pub fn push(&mut self, s: &str) {
+        self.push_bytes(s.as_bytes());
+    }
+
+    /// Appends one value of bytes (of a [`Column::Binary`]).
+    pub fn push_bytes(&mut self, bytes: &[u8]) {
         if self.offsets.is_empty() {
             self.offsets.push(0);
         }
-        self.data.extend_from_slice(s.as_bytes());
+        self.data.extend_from_slice(bytes);
         self.offsets.push(self.data.len() as u64);
     }
 
@@ -71,6 +76,8 @@ native_bytes!(i32, i64, f64);
 pub enum Column {
     /// Strings.
     Strings(Strings),
+    /// Values of bytes, built as strings are.
+    Binary(Strings),
     /// 32-bit signed integers (or `u32` bits).
     I32(Vec<i32>),
     /// 64-bit signed integers (or `u64` bits).
@@ -86,7 +93,9 @@ impl Column {
     /// Its number of values.
     fn len(&self) -> usize {
         match self {
-            Column::Strings(strings) => strings.offsets.len().saturating_sub(1),
+            Column::Strings(strings) | Column::Binary(strings) => {
+                strings.offsets.len().saturating_sub(1)
+            }
             Column::I32(values) => values.len(),
             Column::I64(values) => values.len(),
             Column::F64(values) => values.len(),
@@ -100,6 +109,16 @@ impl Column {
             Column::Strings(strings) => {
                 let (kind, offsets) = strings.offsets();
                 let data = Cow::Borrowed(&strings.data[..]);
+                (kind, vec![Cow::Owned(offsets), data], vec![])
+            }
+            Column::Binary(values) => {
+                let (kind, offsets) = values.offsets();
+                let kind = if kind == "string" {
+                    "binary"
+                } else {
+                    "large_binary"
+                };
+                let data = Cow::Borrowed(&values.data[..]);
                 (kind, vec![Cow::Owned(offsets), data], vec![])
             }
             Column::I32(values) => (

@@ -70,10 +70,23 @@ impl NativeIndex {
 
 #[pymethods]
 impl NativeIndex {
-    /// Creates an index in `path`, a missing or empty directory.
+    /// Creates an index in `path`, a missing or empty directory, with the
+    /// feature options of the JSON `options` (`docs/batch-format.md`), or
+    /// the defaults.
     #[staticmethod]
-    fn create(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
-        NativeIndex::open_with(py, path, Index::create)
+    #[pyo3(signature = (path, options = None))]
+    fn create(py: Python<'_>, path: PathBuf, options: Option<&str>) -> PyResult<Self> {
+        let options: stemmata::batch::FeatureOptions = match options {
+            None => Default::default(),
+            Some(json) => serde_json::from_str(json).map_err(|e| {
+                crate::errors::Failure::from(stemmata::Error::InvalidArgument(format!(
+                    "feature options: {e}"
+                )))
+            })?,
+        };
+        NativeIndex::open_with(py, path, move |dir| {
+            Index::builder().feature_options(options).create(dir)
+        })
     }
 
     /// Opens the index in `path`, for reading and writing or read-only.
@@ -109,6 +122,18 @@ impl NativeIndex {
     #[getter]
     fn format_version(&self, py: Python<'_>) -> PyResult<u16> {
         Ok(self.index(py)?.format_version())
+    }
+
+    /// The options its books' features are computed with, as the JSON of
+    /// `docs/batch-format.md` (`stemmata.options`).
+    #[getter]
+    fn feature_options(&self, py: Python<'_>) -> PyResult<String> {
+        let index = self.index(py)?;
+        let json = index.feature_options().and_then(|options| {
+            serde_json::to_string(&options)
+                .map_err(|e| stemmata::Error::InvalidArgument(e.to_string()))
+        });
+        Ok(json.map_err(crate::errors::Failure::from)?)
     }
 
     /// Loads the documents of an iterable (`total` of them, when known);

@@ -33,12 +33,12 @@ fn _stemmata(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(text_pair::ocr_accuracy, module)?)?;
     for kernel in [
         wrap_pyfunction!(batch::features_of_json_lines, module)?,
+        wrap_pyfunction!(batch::features_of_documents, module)?,
         wrap_pyfunction!(batch::caps, module)?,
-        wrap_pyfunction!(batch::key_bucket_pairs_of, module)?,
-        wrap_pyfunction!(batch::kept_key_pairs, module)?,
         wrap_pyfunction!(batch::sample_entries_of, module)?,
-        wrap_pyfunction!(batch::sample_bucket_matches_of, module)?,
-        wrap_pyfunction!(batch::in_order_matches, module)?,
+        wrap_pyfunction!(batch::sample_match_runs_of, module)?,
+        wrap_pyfunction!(batch::key_pair_runs_of, module)?,
+        wrap_pyfunction!(batch::candidates_of_runs, module)?,
         wrap_pyfunction!(batch::verify_pairs, module)?,
         wrap_pyfunction!(batch::clusters_of, module)?,
         wrap_pyfunction!(batch::key_columns, module)?,

@@ -5,11 +5,13 @@ with pyarrow's group-bys and joins (as an engine runs it) finds what
 from __future__ import annotations
 
 import json
+import os
 import random
 import sys
 
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.parquet as pq
 import pytest
 import stemmata
 from conftest import story
@@ -78,94 +80,57 @@ def features(lines: list[str]) -> pa.Table:
     return good.filter(pc.is_in(good["id"], latest["id_max"])).sort_by("id")
 
 
-def exploded(books: pa.Table, column: str) -> pa.Table:
-    lists = books[column].combine_chunks()
-    return pa.table(
-        {"id": books["id"].take(pc.list_parent_indices(lists)), "value": pc.list_flatten(lists)}
-    )
+def shuffled(table: pa.Table, by: list[str], partitions: int) -> list[pa.Table]:
+    """``table`` cut into ``partitions`` parts by a hash of ``by``, as a
+    shuffle cuts it: every row of one value of ``by`` in one part."""
+    keys = [tuple(row.values()) for row in table.select(by).to_pylist()]
+    part = pa.array([hash(key) % partitions for key in keys], pa.int64())
+    return [table.filter(pc.equal(part, p)) for p in range(partitions)]
 
 
-def key_pairs(books: pa.Table, key_cap: int) -> pa.Table:
+def listings(books: pa.Table) -> pa.Table:
+    """One row per band key of a book, as the job lists them."""
     found = []
     for table, column in enumerate(batch.KEY_COLUMNS):
-        keys = exploded(books, column)
-        buckets = keys.group_by("value").aggregate([("id", "list")])
-        pairs = batch.key_bucket_pairs(buckets["id_list"].combine_chunks(), key_cap)
-        counted = (
-            pa.Table.from_batches([pairs])
-            .group_by(["a", "b"])
-            .aggregate([("bucket", "count")])
-            .rename_columns(["a", "b", "shared"])
-        )
+        lists = books[column].combine_chunks()
+        parents = pc.list_parent_indices(lists)
         found.append(
-            counted.append_column("table", pa.array([table] * counted.num_rows, pa.int32()))
+            pa.table(
+                {
+                    "table": pa.array([table] * len(parents), pa.int32()),
+                    "key": pc.list_flatten(lists),
+                    "id": books["id"].take(parents),
+                    "simhash_low": books["simhash_low"].take(parents),
+                    "simhash_high": books["simhash_high"].take(parents),
+                }
+            )
         )
-    shared = pa.concat_tables(found)
-    for side in "ab":
-        simhash = books.select(["id", "simhash_low", "simhash_high"]).rename_columns(
-            [side, f"{side}_simhash_low", f"{side}_simhash_high"]
-        )
-        shared = shared.join(simhash, side)
-    kept = shared.take(batch.kept_key_pairs(shared)).select(["a", "b"])
-    return (
-        kept.group_by(["a", "b"])
-        .aggregate([])
-        .append_column(
-            "from_keys", pa.array([True] * kept.group_by(["a", "b"]).aggregate([]).num_rows)
-        )
-    )
+    return pa.concat_tables(found)
 
 
-def grouped(table: pa.Table, keys: list[str], values: pa.StructArray) -> tuple[pa.Table, pa.Array]:
-    """The groups of ``table`` by ``keys``, and the list of ``values`` of
-    each (Acero lists no struct: it lists row numbers, taken after)."""
-    rows = table.select(keys).append_column("row", pa.array(range(table.num_rows), pa.int64()))
-    groups = rows.group_by(keys).aggregate([("row", "list")])
-    lists = groups["row_list"].combine_chunks()
-    taken = values.take(pc.list_flatten(lists))
-    return groups.drop_columns(["row_list"]), pa.ListArray.from_arrays(lists.offsets, taken)
-
-
-def structs(table: pa.Table, names: list[str]) -> pa.StructArray:
-    return pa.StructArray.from_arrays([table[n].combine_chunks() for n in names], names=names)
-
-
-def sampled_pairs(books: pa.Table, sample_cap: int) -> pa.Table:
+def candidates(books: pa.Table, key_cap: int, sample_cap: int, steps: int) -> pa.Table:
+    """The candidate pairs, found in the job's two shuffles with three
+    partitions each: listings by key and by word into runs, runs by
+    target."""
     entries = pa.Table.from_batches([batch.sample_entries(books.to_batches()[0])])
-    _, buckets = grouped(entries, ["word"], structs(entries, ["book", "part", "index"]))
-    matches = pa.Table.from_batches([batch.sample_bucket_matches(buckets, sample_cap)])
-    groups, found = grouped(
-        matches, ["a", "b", "part_a", "part_b"], structs(matches, ["index_a", "index_b"])
-    )
-    kept = batch.in_order(found)
-    groups = groups.take(kept)
-    pairs, parts = grouped(groups, ["a", "b"], structs(groups, ["part_a", "part_b"]))
-    return pairs.append_column("sampled", parts)
-
-
-def pair_key(table: pa.Table) -> pa.Array:
-    """One number per (a, b) pair of books."""
-    return pc.add(pc.shift_left(table["a"], 32), table["b"])
+    runs = [
+        batch.sample_match_runs(part, sample_cap, steps) for part in shuffled(entries, ["word"], 3)
+    ]
+    runs += [
+        batch.key_pair_runs(part, key_cap, steps)
+        for part in shuffled(listings(books), ["table", "key"], 3)
+    ]
+    runs = pa.Table.from_batches(runs)
+    found = [batch.candidates_of_runs(part) for part in shuffled(runs, ["target"], 3)]
+    return pa.Table.from_batches(found).sort_by([("a", "ascending"), ("b", "ascending")])
 
 
 def run_steps(lines: list[str]) -> tuple[pa.Table, pa.Table]:
     books = features(lines).combine_chunks()
     parts = pc.sum(pc.list_value_length(books["part_lengths"])).as_py()
     key_cap, sample_cap = batch.caps(books.num_rows, parts)
-    from_keys, sampled = key_pairs(books, key_cap), sampled_pairs(books, sample_cap)
-    # Acero joins no list column: join by row numbers, then take.
-    both = pa.concat_tables([from_keys.select(["a", "b"]), sampled.select(["a", "b"])])
-    both = both.group_by(["a", "b"]).aggregate([]).sort_by([("a", "ascending"), ("b", "ascending")])
-    keyed, proposed = pair_key(both), pair_key(sampled)
-    at = pc.index_in(keyed, value_set=proposed)
-    no_parts = pa.array([[]], sampled["sampled"].type)[0]
-    sampled_lists = [sampled["sampled"][i.as_py()] if i.is_valid else no_parts for i in at]
-    candidates = pa.table(
-        {
-            "from_keys": pc.is_in(keyed, value_set=pair_key(from_keys)),
-            "sampled": pa.array([s.as_py() for s in sampled_lists], sampled["sampled"].type),
-        }
-    )
+    both = candidates(books, key_cap, sample_cap, steps=5)
+    candidate_columns = {"from_keys": both["from_keys"], "sampled": both["sampled"]}
     names = ["a_id", "b_id", "a", "b", "a_language", "b_language"]
     chosen = {}
     for side in "ab":
@@ -174,8 +139,9 @@ def run_steps(lines: list[str]) -> tuple[pa.Table, pa.Table]:
         chosen[side] = books["key"].take(rows)
         chosen[f"{side}_language"] = books["language"].take(rows)
         for column in ("part_lengths", "hashes", "positions"):
-            candidates = candidates.append_column(f"{side}_{column}", books[column].take(rows))
-    found = batch.verify_pairs(candidates.combine_chunks().to_batches()[0], score="order")
+            candidate_columns[f"{side}_{column}"] = books[column].take(rows)
+    table = pa.table(candidate_columns).combine_chunks()
+    found = batch.verify_pairs(table.to_batches()[0], score="order")
     chosen = pa.table([chosen[n] for n in names], names=names).take(found["row"])
     pairs = pa.table(
         [chosen[c] for c in names[2:]] + found.columns[1:],
@@ -208,30 +174,41 @@ def test_features_name_refused_lines_and_skip_blank_ones(lines):
     )
 
 
-def test_kernels_refuse_nulls_and_ids_out_of_range():
+def test_kernels_refuse_nulls_ids_out_of_range_and_damaged_runs():
+    entries = pa.table(
+        {
+            "word": pa.array([7, 7, 7], pa.int32()),
+            "book": pa.array([1, 2, None], pa.int64()),
+            "part": pa.array([0, 0, 0], pa.int32()),
+            "index": pa.array([3, 4, 5], pa.int32()),
+        }
+    )
     with pytest.raises(ValueError, match="null"):
-        batch.key_bucket_pairs(pa.array([[1, 2], None]), 64)
+        batch.sample_match_runs(entries, 256, 4)
+    negative = entries.set_column(1, "book", pa.array([1, 2, -3], pa.int64()))
     with pytest.raises(stemmata.InvalidInputError, match="out of range"):
-        batch.key_bucket_pairs(pa.array([[1, -2]]), 64)
-    assert batch.key_bucket_pairs(pa.array([[3, 1, 2]]), 2).num_rows == 0
-    assert batch.key_bucket_pairs(pa.array([[3, 1, 2]]), 3).to_pydict() == {
-        "bucket": [0, 0, 0],
-        "a": [1, 1, 2],
-        "b": [2, 3, 3],
-    }
+        batch.sample_match_runs(negative, 256, 4)
+    three = entries.set_column(1, "book", pa.array([1, 2, 3], pa.int64()))
+    runs = batch.sample_match_runs(three, 256, 1)
+    assert runs["target"].to_pylist() == [0] and runs["kind"].to_pylist() == [1]
+    # Over the cap, the word matches nothing.
+    assert batch.sample_match_runs(three, 2, 1).num_rows == 0
+    damaged = runs.set_column(2, "run", pa.array([runs["run"][0].as_py()[:-1]], pa.binary()))
+    with pytest.raises(stemmata.InvalidInputError, match="row 0: run: row 2 is cut short"):
+        batch.candidates_of_runs(damaged)
+    with pytest.raises(stemmata.InvalidInputError, match="targets 0"):
+        batch.sample_match_runs(three, 256, 0)
 
 
-def test_the_spark_job_gives_the_pairs_and_clusters_of_an_index(
-    lines, expected, tmp_path, monkeypatch
-):
+@pytest.fixture(scope="module")
+def spark():
+    """A local Spark session whose workers run this Python (which has the
+    package)."""
     pytest.importorskip("pyspark")
     from pyspark.sql import SparkSession
-    from stemmata import spark as job
 
-    path = tmp_path / "books.jsonl"
-    path.write_text("\n".join(lines) + "\n")
-    # The workers run this Python, which has the package.
-    monkeypatch.setenv("PYSPARK_PYTHON", sys.executable)
+    saved = os.environ.get("PYSPARK_PYTHON")
+    os.environ["PYSPARK_PYTHON"] = sys.executable
     session = (
         SparkSession.builder.master("local[2]")
         .config("spark.ui.enabled", "false")
@@ -239,14 +216,98 @@ def test_the_spark_job_gives_the_pairs_and_clusters_of_an_index(
         .config("spark.sql.shuffle.partitions", "4")
         .getOrCreate()
     )
-    try:
-        summary = job.run(session, str(path), str(tmp_path / "out"), tsv=True)
-    finally:
-        session.stop()
-    want_pairs, want_clusters = expected
-    assert summary.refused == 1 and summary.pairs == want_pairs.num_rows
-    import pyarrow.parquet as pq
+    yield session
+    session.stop()
+    if saved is None:
+        del os.environ["PYSPARK_PYTHON"]
+    else:
+        os.environ["PYSPARK_PYTHON"] = saved
 
-    pairs = pq.read_table(tmp_path / "out" / "pairs").drop_columns(["a_id", "b_id"])
+
+def job_output(out) -> tuple[pa.Table, pa.Table]:
+    """The pairs (without ids) and clusters a run of the job wrote."""
+    pairs = pq.read_table(out / "pairs").drop_columns(["a_id", "b_id"])
+    return pairs, pq.read_table(out / "clusters")
+
+
+def assert_same_output(out, want: tuple[pa.Table, pa.Table]) -> None:
+    pairs, clusters = job_output(out)
+    want_pairs, want_clusters = want
     assert pairs.select(want_pairs.schema.names).cast(want_pairs.schema).equals(want_pairs)
-    assert pq.read_table(tmp_path / "out" / "clusters.parquet").equals(want_clusters)
+    assert clusters.equals(want_clusters)
+
+
+def test_the_spark_job_gives_the_pairs_and_clusters_of_an_index(spark, lines, expected, tmp_path):
+    from stemmata import spark as job
+
+    path = tmp_path / "books.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    summary = job.run(spark, str(path), str(tmp_path / "out"), tsv=True)
+    want_pairs, _ = expected
+    assert summary.refused == 1 and summary.pairs == want_pairs.num_rows
+    assert_same_output(tmp_path / "out", expected)
+    tsv = (tmp_path / "out" / "pairs.tsv").read_text().splitlines()
+    assert len(tsv) == want_pairs.num_rows + 1
+
+
+def test_the_spark_job_reads_files_in_name_order_with_an_index_options_and_resumes(
+    spark, lines, tmp_path
+):
+    """Lines in three files whose names order them, features with
+    non-default options (shorter parts, words up to twice a book), a run
+    resumed from its features, and the same documents as Parquet: each the
+    pairs and clusters of an index of those options loaded from the lines in
+    that order."""
+    from stemmata import spark as job
+
+    options = json.loads(stemmata.Index.create(tmp_path / "default").feature_options)
+    options["parts"] = {"volume_words": 6000, "part_words": 2000}
+    options["extract"]["max_term_freq"] = 2
+    options = json.dumps(options)
+    index = stemmata.Index.create(tmp_path / "index", options=options)
+    assert json.loads(index.feature_options) == json.loads(options)
+    whole = tmp_path / "whole.jsonl"
+    whole.write_text("\n".join(lines) + "\n")
+    index.load_jsonl(whole)
+    want = index.reader().pairs(mode="approximate", clusters=True)
+    index.close()
+    assert any(p > 0 for p in want[0]["a_part"].to_pylist()), "no book was cut into parts"
+
+    books = tmp_path / "books"
+    books.mkdir()
+    thirds = [lines[:20], lines[20:45], lines[45:]]
+    for name, part in zip(
+        ["b-2.jsonl", "a-1.jsonl", "c-3.jsonl"], [thirds[1], thirds[0], thirds[2]]
+    ):
+        (books / name).write_text("\n".join(part) + "\n")
+    out = tmp_path / "out"
+    first = job.run(spark, str(books / "*.jsonl"), str(out), options=options)
+    assert not first.resumed and first.refused == 1
+    # The refused line is named by its file and its line there.
+    assert first.refusals == [
+        f"{books / 'a-1.jsonl'}:10: invalid JSON: key must be a string at line 1 column 2"
+    ]
+    assert_same_output(out, want)
+
+    again = job.run(spark, [str(books / "*.jsonl")], str(out), options=options, resume=True)
+    assert again.resumed and again.refused == 1 and again.pairs == first.pairs
+    assert_same_output(out, want)
+    # Other options: the features are made again.
+    other = job.run(spark, str(books / "*.jsonl"), str(out), resume=True)
+    assert not other.resumed
+
+    documents = [json.loads(line) for line in lines if line.startswith('{"')]
+    table = pa.Table.from_pylist(documents)
+    parquet = tmp_path / "parquet"
+    parquet.mkdir()
+    pq.write_table(table.slice(30), parquet / "part-2.parquet")
+    pq.write_table(table.slice(0, 30), parquet / "part-1.parquet")
+    index = stemmata.Index.create(tmp_path / "documents", options=options)
+    index.load(documents)
+    want = index.reader().pairs(mode="approximate", clusters=True)
+    index.close()
+    from_parquet = job.run(
+        spark, str(parquet), str(tmp_path / "out-parquet"), format="parquet", options=options
+    )
+    assert from_parquet.refused == 0 and from_parquet.books == len({d["key"] for d in documents})
+    assert_same_output(tmp_path / "out-parquet", want)

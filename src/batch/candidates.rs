@@ -168,19 +168,6 @@ impl BookFeatures {
     }
 }
 
-/// The pairs (a, b), a < b, of the books one key lists (`books`: sorted,
-/// each once); none when they are more than the cap.
-pub fn key_bucket_pairs(books: &[u32], caps: Caps) -> Vec<(u32, u32)> {
-    if books.len() > caps.key {
-        return Vec::new();
-    }
-    let mut pairs = Vec::with_capacity(books.len() * books.len().saturating_sub(1) / 2);
-    for (i, &a) in books.iter().enumerate() {
-        pairs.extend(books[i + 1..].iter().map(|&b| (a, b)));
-    }
-    pairs
-}
-
 /// Whether a pair of books sharing `shared` keys of `table` is proposed:
 /// a simhash key only within the Hamming distance, the min-hash values
 /// only when at least [`MIN_SHARED_VALUES`] are shared.

@@ -8,21 +8,26 @@
 //! 1. [`features`]: a document's [`BookFeatures`]: each part's unique-word
 //!    sequence, the band keys of each sketch table and the simhash, as the
 //!    loader computes them.
-//! 2. Candidates, grouped by key: [`KeyEntry`]s of each book
-//!    ([`BookFeatures::key_entries`]) grouped by table and key give book
-//!    pairs ([`key_bucket_pairs`], keys listing more than the cap skipped),
-//!    then kept per pair by [`keep_key_pair`] (simhash distance, shared
-//!    min-hash values). [`SampleEntry`]s ([`BookFeatures::sample_entries`])
-//!    grouped by word give matches of parts ([`sample_bucket_matches`]);
-//!    grouped by pair of parts, [`sampled_matches_in_order`] keeps those
-//!    whose sampled words share enough order.
+//! 2. Candidates, grouped by key, then by pair of books: [`KeyListing`]s
+//!    of each book ([`BookFeatures::key_listings`]) grouped by table and
+//!    key give rows per pair of books ([`key_pair_rows`], keys listing
+//!    more than the cap skipped; [`keep_key_pair`] decides the simhash and
+//!    band tables, the shared min-hash values add up). [`SampleEntry`]s
+//!    ([`BookFeatures::sample_entries`]) grouped by word give matches of
+//!    parts ([`sample_matches`], [`sample_bucket_matches`]). Both kinds of
+//!    row grouped by pair of books ([`pair_target`] addresses them;
+//!    [`runs`] packs them for the move) give the candidates
+//!    ([`candidate_pairs`]: the keep rules on the summed rows,
+//!    [`sampled_matches_in_order`] on each pair of parts).
 //! 3. [`part_pairs`]: the pairs of parts to align for one pair of books,
 //!    and [`verify`]: their alignment, the best pair of parts and where
 //!    the match lies.
 //! 4. [`Components`]: clusters of the related pairs, deterministic.
 //!
 //! [`all_pairs`] runs the steps in one process; a distributed engine runs
-//! the same steps with its shuffles, grouping by the same keys.
+//! the same steps with its shuffles, grouping by the same keys; rows of one
+//! pair of books from any number of its steps add up to the same
+//! candidates.
 
 mod candidates;
 mod components;
@@ -32,7 +37,7 @@ mod verify;
 
 pub(crate) use candidates::least_sampled_lcs;
 pub use candidates::{
-    candidate_pairs, in_word_sample, keep_key_pair, key_bucket_pairs, key_pair_rows, pair_target,
+    candidate_pairs, in_word_sample, keep_key_pair, key_pair_rows, pair_target,
     sample_bucket_matches, sample_in_order, sample_matches, sampled_matches_in_order,
     CandidatePair, Caps, KeyEntry, KeyListing, KeyPairRow, MatchRow, SampleEntry, KEY_CAP_DIVISOR,
     MAX_KEY_TABLE_PART_PAIRS, MIN_KEY_CAP, MIN_SAMPLED_LCS, MIN_SAMPLE_WORD_CAP, MIN_SHARED_VALUES,

@@ -96,11 +96,13 @@ class Index:
         self._native = native
 
     @classmethod
-    def create(cls, path: Path) -> Index:
-        """Creates an index with default options in ``path``, a missing or
-        empty directory (:class:`IndexExistsError` if it holds an index,
-        :class:`InvalidInputError` if it holds anything else)."""
-        return cls(NativeIndex.create(path))
+    def create(cls, path: Path, *, options: str | None = None) -> Index:
+        """Creates an index in ``path``, a missing or empty directory
+        (:class:`IndexExistsError` if it holds an index,
+        :class:`InvalidInputError` if it holds anything else), with the
+        feature options of the JSON ``options`` (as
+        :attr:`feature_options` gives them; the defaults when ``None``)."""
+        return cls(NativeIndex.create(path, options))
 
     @classmethod
     def open(cls, path: Path, *, read_only: bool = False) -> Index:
@@ -130,6 +132,13 @@ class Index:
     def format_version(self) -> int:
         """The storage format version the index was written with."""
         return self._native.format_version
+
+    @property
+    def feature_options(self) -> str:
+        """The options its books' features are computed with, as the JSON
+        of ``docs/batch-format.md``: what :mod:`stemmata.spark` takes to
+        compute features that go into this index."""
+        return self._native.feature_options
 
     def load(
         self,

@@ -15,6 +15,8 @@ import pyarrow as pa  # type: ignore[import-untyped]
 _TYPES = {
     "string": pa.string(),
     "large_string": pa.large_string(),
+    "binary": pa.binary(),
+    "large_binary": pa.large_binary(),
     "int32": pa.int32(),
     "int64": pa.int64(),
     "float64": pa.float64(),
@@ -82,6 +84,13 @@ def _offsets(column: Any) -> bytes:
 def strings(column: Any, name: str) -> tuple[bytes, bytes]:
     """A string column as (offsets, bytes)."""
     column = _checked(column, name, pa.string())
+    data = column.buffers()[2]
+    return _offsets(column), bytes(data) if data else b""
+
+
+def binaries(column: Any, name: str) -> tuple[bytes, bytes]:
+    """A binary column as (offsets, bytes)."""
+    column = _checked(column, name, pa.binary())
     data = column.buffers()[2]
     return _offsets(column), bytes(data) if data else b""
 

@@ -26,7 +26,7 @@ class NativeIndex:
     """An open index."""
 
     @staticmethod
-    def create(path: _Path) -> NativeIndex: ...
+    def create(path: _Path, options: str | None = None) -> NativeIndex: ...
     @staticmethod
     def open(path: _Path, *, read_only: bool = False) -> NativeIndex: ...
     @staticmethod
@@ -37,6 +37,8 @@ class NativeIndex:
     def read_only(self) -> bool: ...
     @property
     def format_version(self) -> int: ...
+    @property
+    def feature_options(self) -> str: ...
     def load_documents(
         self,
         documents: Iterable[Any],
@@ -129,22 +131,41 @@ def align(
     a: _Text, b: _Text, *, spans: bool = False, relations: bool = False
 ) -> dict[str, Any]: ...
 def ocr_accuracy(clean: _Text, ocr: _Text) -> dict[str, Any]: ...
-def features_of_json_lines(ids: bytes, lines: _List, source: str) -> _Columns: ...
+def features_of_json_lines(
+    ids: bytes,
+    lines: _List,
+    source: str,
+    options: str | None = None,
+    sources: _List | None = None,
+    line_numbers: bytes | None = None,
+) -> _Columns: ...
+def features_of_documents(
+    ids: bytes,
+    keys: _List,
+    texts: _List,
+    titles: _List,
+    authors: _List,
+    languages: _List,
+    sources: _List,
+    row_numbers: bytes,
+    options: str | None = None,
+) -> _Columns: ...
 def caps(books: int, parts: int) -> tuple[int, int]: ...
-def key_bucket_pairs_of(books: _List, key_cap: int) -> _Columns: ...
-def kept_key_pairs(
-    table: bytes,
-    shared: bytes,
-    a_simhash_low: bytes,
-    a_simhash_high: bytes,
-    b_simhash_low: bytes,
-    b_simhash_high: bytes,
-) -> _Columns: ...
 def sample_entries_of(ids: bytes, part_lengths: _List, hashes: _List) -> _Columns: ...
-def sample_bucket_matches_of(
-    book: _List, part: _List, index: _List, sample_cap: int
+def sample_match_runs_of(
+    word: bytes, book: bytes, part: bytes, index: bytes, sample_cap: int, targets: int
 ) -> _Columns: ...
-def in_order_matches(offsets_bytes: bytes, index_a: bytes, index_b: bytes) -> _Columns: ...
+def key_pair_runs_of(
+    table: bytes,
+    key: bytes,
+    id: bytes,
+    simhash_low: bytes,
+    simhash_high: bytes,
+    key_cap: int,
+    targets: int,
+    options: str | None = None,
+) -> _Columns: ...
+def candidates_of_runs(kind: bytes, run: _List, options: str | None = None) -> _Columns: ...
 def verify_pairs(
     from_keys: bytes,
     sampled: tuple[bytes, ...],

@@ -7,16 +7,20 @@ machines, with the same answers: each function takes a
 ``docs/batch-format.md`` and calls the engine once for the whole batch.
 The steps, in order:
 
-1. :func:`features_of_json_lines`: the features of documents.
-2. Candidates. :func:`key_bucket_pairs` gives the pairs of books in each
-   band key's bucket (the books listing one key of one table);
-   :func:`kept_key_pairs` keeps those pairs, counted per table, that the
-   table proposes. :func:`sample_entries` lists each book's sampled
-   unique words; :func:`sample_bucket_matches` pairs the listings of one
-   word; :func:`in_order` keeps the pairs of parts whose matches stand in
-   order.
+1. :func:`features_of_json_lines` (or :func:`features_of_documents`): the
+   features of documents.
+2. Candidates, in two shuffles. The band keys' listings (one row per key
+   of a book) grouped by table and key, and the sampled unique words'
+   listings (:func:`sample_entries`) grouped by word, give row runs:
+   :func:`key_pair_runs` the pairs of books each key proposes or counts
+   toward, :func:`sample_match_runs` the matches of each word, both
+   packed per pair of books and addressed to the step (``target``) that
+   pair goes to. The runs grouped by target give the candidate pairs
+   (:func:`candidates_of_runs`): what crosses the second shuffle is a few
+   bytes a match in a few values per step, not one row per match.
 3. :func:`verify_pairs`: the alignment of each candidate pair.
-4. :func:`clusters`: the connected components of the pairs.
+4. :func:`clusters`: the connected components of the pairs (the Spark job
+   finds them as a distributed step instead).
 
 :mod:`stemmata.spark` runs them on Spark.
 """
@@ -70,44 +74,68 @@ def caps(books: int, parts: int) -> tuple[int, int]:
     return _stemmata.caps(books, parts)
 
 
-def features_of_json_lines(lines: Any, source: str) -> Any:
+def features_of_json_lines(lines: Any, source: str, *, options: str | None = None) -> Any:
     """The features of JSON Lines documents (columns ``id``, the line's
     place from 0 in the file, and ``line``) read as ``stemmata load`` reads
     the file ``source``: the features layout plus a column ``error``,
     empty unless the document is refused (its other columns then empty).
-    Blank lines give no row."""
+    Blank lines give no row. Lines of several files have columns
+    ``source`` (each line's file) and ``line_number`` (its place in that
+    file, from 0) besides, which name it in errors. ``options``: the JSON
+    of the options to compute the features with (``docs/batch-format.md``;
+    the defaults when ``None``)."""
+    names = lines.schema.names
+    sources = _arrow.strings(lines.column("source"), "source") if "source" in names else None
+    numbers = (
+        _arrow.numbers(lines.column("line_number"), "line_number")
+        if "line_number" in names
+        else None
+    )
     native = _stemmata.features_of_json_lines(
         _arrow.numbers(lines.column("id"), "id"),
         _arrow.strings(lines.column("line"), "line"),
         source,
+        options,
+        sources,
+        numbers,
     )
     return _arrow.batch(native)
 
 
-def key_bucket_pairs(books: Any, key_cap: int) -> Any:
-    """The pairs of each bucket of a band key (``books``: a list array of
-    the ids of the books listing the key, one bucket per row): columns
-    ``bucket`` (the row), ``a``, ``b`` (``a < b``); none for a bucket of
-    more than ``key_cap`` books."""
-    native = _stemmata.key_bucket_pairs_of(_arrow.lists(books, "books", pa.int64()), key_cap)
-    return _arrow.batch(native)
+DOCUMENT_COLUMNS = ("key", "text", "title", "author", "language")
+"""The columns of a document in Parquet: ``key`` and ``text`` (strings),
+and ``title``, ``author``, ``language`` (strings, optional or null)."""
 
 
-def kept_key_pairs(pairs: Any) -> Any:
-    """The rows of ``pairs`` (columns ``table``, ``shared``: how many keys
-    of the table the books ``a`` and ``b`` share, and ``a_simhash_low``,
-    ``a_simhash_high``, ``b_simhash_low``, ``b_simhash_high``) that the
-    key table proposes, as an ``int64`` array of row numbers."""
-    native = _stemmata.kept_key_pairs(
-        _arrow.numbers(pairs.column("table"), "table", pa.int32()),
-        _arrow.numbers(pairs.column("shared"), "shared"),
-        *(
-            _arrow.numbers(pairs.column(f"{side}_simhash_{half}"), f"{side}_simhash_{half}")
-            for side in "ab"
-            for half in ("low", "high")
-        ),
+def features_of_documents(documents: Any, *, options: str | None = None) -> Any:
+    """The features of documents held as columns (``id``, ``source``,
+    ``row_number``: the row's file and place in it from 0, which name it in
+    errors, and :data:`DOCUMENT_COLUMNS`; a null title, author or language
+    is empty): the table of :func:`features_of_json_lines`."""
+    names = documents.schema.names
+
+    def text(name: str, optional: bool) -> tuple[bytes, bytes]:
+        if name not in names:
+            if not optional:
+                raise ValueError(f"documents have no column {name!r}")
+            return _arrow.strings(pa.array([""] * documents.num_rows), name)
+        column = documents.column(name)
+        if optional:
+            column = column.cast(pa.string()).fill_null("")
+        return _arrow.strings(column, name)
+
+    native = _stemmata.features_of_documents(
+        _arrow.numbers(documents.column("id"), "id"),
+        text("key", False),
+        text("text", False),
+        text("title", True),
+        text("author", True),
+        text("language", True),
+        _arrow.strings(documents.column("source"), "source"),
+        _arrow.numbers(documents.column("row_number"), "row_number"),
+        options,
     )
-    return _arrow.batch(native).column("row")
+    return _arrow.batch(native)
 
 
 def sample_entries(books: Any) -> Any:
@@ -122,29 +150,82 @@ def sample_entries(books: Any) -> Any:
     return _arrow.batch(native)
 
 
-def sample_bucket_matches(entries: Any, sample_cap: int) -> Any:
-    """The matches of each sampled word (``entries``: a list array of
-    structs ``book``, ``part``, ``index``, one word per row): every two
-    listings in two books, columns ``a``, ``b``, ``part_a``, ``part_b``,
-    ``index_a``, ``index_b``; none for a word listed more than
-    ``sample_cap`` times."""
-    offsets, book, part, index = _arrow.struct_lists(
-        entries, "entries", [("book", pa.int64()), ("part", pa.int32()), ("index", pa.int32())]
-    )
-    native = _stemmata.sample_bucket_matches_of(
-        (offsets, book), (offsets, part), (offsets, index), sample_cap
+def sample_match_runs(entries: Any, sample_cap: int, targets: int) -> Any:
+    """The matches of the sampled words listed in ``entries`` (columns
+    ``word``, ``book``, ``part``, ``index``, as :func:`sample_entries` gives
+    them; every listing of each word it holds, as a shuffle by word gives
+    them), packed as row runs by the pair of books they match: columns
+    ``target`` (the step of ``targets`` the pair goes to), ``kind`` and
+    ``run`` (binary). Words listed in more than ``sample_cap`` parts give
+    none."""
+    native = _stemmata.sample_match_runs_of(
+        _arrow.numbers(entries.column("word"), "word", pa.int32()),
+        _arrow.numbers(entries.column("book"), "book"),
+        _arrow.numbers(entries.column("part"), "part", pa.int32()),
+        _arrow.numbers(entries.column("index"), "index", pa.int32()),
+        sample_cap,
+        targets,
     )
     return _arrow.batch(native)
 
 
-def in_order(matches: Any) -> Any:
-    """The rows of ``matches`` (a list array of structs ``index_a``,
-    ``index_b``: the sampled words two parts share) whose words stand
-    enough in order for the parts to be aligned, as an ``int64`` array."""
-    offsets, index_a, index_b = _arrow.struct_lists(
-        matches, "matches", [("index_a", pa.int32()), ("index_b", pa.int32())]
+def key_pair_runs(listings: Any, key_cap: int, targets: int, *, options: str | None = None) -> Any:
+    """The pairs of books the band keys listed in ``listings`` propose or
+    count toward (columns ``table``: 0 to 3 in :data:`KEY_COLUMNS` order,
+    ``key``, ``id``, ``simhash_low``, ``simhash_high``: the listing book's;
+    every listing of each key it holds, as a shuffle by table and key gives
+    them), as row runs by pair of books: the columns of
+    :func:`sample_match_runs`. Keys listed by more than ``key_cap`` books
+    give none. ``options``: the JSON of the features' options (default
+    options when ``None``)."""
+    native = _stemmata.key_pair_runs_of(
+        _arrow.numbers(listings.column("table"), "table", pa.int32()),
+        _arrow.numbers(listings.column("key"), "key"),
+        _arrow.numbers(listings.column("id"), "id"),
+        _arrow.numbers(listings.column("simhash_low"), "simhash_low"),
+        _arrow.numbers(listings.column("simhash_high"), "simhash_high"),
+        key_cap,
+        targets,
+        options,
     )
-    return _arrow.batch(_stemmata.in_order_matches(offsets, index_a, index_b)).column("row")
+    return _arrow.batch(native)
+
+
+SAMPLED_TYPE = pa.list_(
+    pa.struct([pa.field("part_a", pa.int32(), False), pa.field("part_b", pa.int32(), False)])
+)
+"""The type of ``sampled``: the pairs of parts the word sample proposes."""
+
+
+def candidates_of_runs(runs: Any, *, options: str | None = None) -> Any:
+    """The candidate pairs of the runs in ``runs`` (columns ``kind``,
+    ``run``, from :func:`sample_match_runs` and :func:`key_pair_runs`;
+    every run of each pair of books it holds, as a shuffle by ``target``
+    gives them): columns ``a``, ``b`` (ascending, ``a < b``),
+    ``from_keys`` (the key tables propose the pair) and ``sampled`` (the
+    pairs of parts, ascending, whose sampled words stand in order), as
+    :func:`verify_pairs` takes them. ``options`` as for
+    :func:`key_pair_runs`."""
+    native = _stemmata.candidates_of_runs(
+        _arrow.numbers(runs.column("kind"), "kind", pa.int32()),
+        _arrow.binaries(runs.column("run"), "run"),
+        options,
+    )
+    found = _arrow.batch(native)
+    parts_a, parts_b = found.column("sampled_a"), found.column("sampled_b")
+    pairs = pa.StructArray.from_arrays(
+        [parts_a.values, parts_b.values], fields=list(SAMPLED_TYPE.value_type)
+    )
+    sampled = pa.ListArray.from_arrays(parts_a.offsets, pairs, type=SAMPLED_TYPE)
+    return pa.record_batch(
+        [
+            found.column("a"),
+            found.column("b"),
+            found.column("from_keys").cast(pa.bool_()),
+            sampled,
+        ],
+        names=["a", "b", "from_keys", "sampled"],
+    )
 
 
 def verify_pairs(candidates: Any, *, score: str = "order", min_score: float | None = None) -> Any:

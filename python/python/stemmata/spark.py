@@ -4,27 +4,35 @@
 The job runs the steps of :mod:`stemmata.batch` with Spark's shuffles
 between them, each kernel on whole Arrow batches in ``mapInArrow``:
 
-1. features of each book, from a JSON Lines file (each line's place in the
-   file is the book's id, so books load in the file's order as with
-   ``stemmata load``) or from features exported from an index;
-2. candidate pairs: band keys exploded and grouped by (table, key), the
-   pairs of each bucket under the key cap counted per (a, b, table) and
-   kept by the table's rule; sampled unique words grouped by word, their
-   matches grouped by pair of parts and kept when in order;
+1. features of each book, from JSON Lines or Parquet documents (files,
+   directories or globs; see :func:`read_documents` for the ids), or from
+   features written earlier (``--format features``, or ``--resume``);
+2. candidate pairs, in two shuffles: the band keys' listings by key and
+   the sampled unique words' listings by word, each partition's pairs and
+   matches packed into row runs per pair of books; then the runs by the
+   step their pair goes to, which gives each pair of books its candidate
+   parts. What crosses the network is the listings (one row per key or
+   sampled word of a book) and a few bytes per match in a few values per
+   step, never one row per match;
 3. each candidate pair joined with both books' parts and verified;
-4. the connected components of the pairs, on the driver.
+4. the connected components of the pairs, by label propagation over the
+   pairs in Spark: the driver holds nothing that grows with the pairs.
 
 Its answers are those of ``stemmata pairs --mode approximate --clusters``
-on an index loaded from the same file with default options: the same pairs
-and the same clusters. It writes to the output directory:
+on an index loaded from the same documents, in the same order, with the
+same options: the same pairs and the same clusters. It writes to the
+output directory:
 
 - ``features/``: the books' features (Parquet, by id; ``stemmata import``
-  loads them into an index);
+  loads them into an index with the same options);
+- ``features.manifest/``: what the features were made from and with (one
+  line of JSON: the inputs, the format, the options, the documents
+  refused), which ``--resume`` checks before it reuses them;
 - ``pairs/``: the pairs (Parquet, by the first book's id, then the
   second's), columns of ``docs/batch-format.md`` plus ``a_id``, ``b_id``;
-- ``clusters.parquet``: the clusters;
+- ``clusters/``: the clusters (Parquet, by cluster, then key);
 - with ``tsv=True``, ``pairs.tsv`` and ``clusters.tsv`` as ``stemmata
-  pairs`` writes them.
+  pairs`` writes them (streamed through the driver a partition at a time).
 
 Run it with ``spark-submit`` (``python -m stemmata.spark --help`` tells
 how), or call :func:`run` from a notebook holding a ``SparkSession``.
@@ -34,7 +42,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from collections.abc import Iterator
@@ -42,7 +49,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa  # type: ignore[import-untyped]
-import pyarrow.parquet as pq  # type: ignore[import-untyped]
 
 from stemmata import batch
 
@@ -50,9 +56,11 @@ from stemmata import batch
 #: books: a batch holds every unique word of its books, so batches stay
 #: small.
 DEFAULT_BATCH_ROWS = 128
-#: Rows of each Arrow batch handed to the candidate kernels, whose rows are
-#: a key, a word or a match.
+#: Rows of each Arrow batch of listings (a key or a sampled word of a
+#: book) handed to the candidate kernels.
 CANDIDATE_BATCH_ROWS = 8192
+#: The input formats: documents as JSON Lines or Parquet, or features.
+FORMATS = ("jsonl", "parquet", "features")
 
 _LIST_TYPES = {pa.int32(): "int", pa.int64(): "long"}
 
@@ -66,12 +74,19 @@ def _spark_type(kind: Any) -> str:
 FEATURES_DDL = ", ".join(f"`{f.name}` {_spark_type(f.type)}" for f in batch.FEATURES_SCHEMA)
 """The features layout as a Spark schema."""
 
-
 PAIRS_DDL = (
     "a_id long, b_id long, a string, b string, a_language string, b_language string, "
     "score double, " + ", ".join(f"{name} long" for name in batch.MATCH_COLUMNS)
 )
 """The pairs the job writes, as a Spark schema."""
+
+RUNS_DDL = "target int, kind int, run binary"
+"""Row runs addressed to the step of their pairs of books."""
+
+CANDIDATES_DDL = (
+    "a_id long, b_id long, from_keys boolean, sampled array<struct<part_a:int,part_b:int>>"
+)
+"""Candidate pairs of books, as verification takes them."""
 
 
 @dataclass
@@ -88,142 +103,213 @@ class Summary:
     clusters: int
     seconds: dict[str, float]
     """Seconds of each step: ``features`` (extracted, written, read back
-    and counted), ``candidates``, ``verification`` (pairs written),
-    ``clusters``."""
+    and counted; reused ones read and counted), ``candidates``,
+    ``verification`` (pairs written), ``clusters`` (found and written)."""
+    resumed: bool = False
+    """Whether the features were those of an earlier run."""
+    rounds: int = 0
+    """Rounds of label propagation the clusters took."""
 
 
-def features_from_json_lines(spark: Any, path: str, *, partitions: int | None = None) -> Any:
-    """The features of the documents of the JSON Lines file ``path``, as a
-    DataFrame of the features layout plus ``error`` (why a document was
-    refused, else empty). Each line's place in the file (from 0) is its
-    book's ``id``."""
+def _numbered(spark: Any, frame: Any) -> Any:
+    """``frame`` (rows of files read by Spark, each file's rows in order
+    within each of its splits) with ``id``, ``source`` and ``line_number``:
+    a row's place in its file from 0, and its place in the whole input,
+    files taken in the order of their names (byte order of their URIs)
+    and each file's rows in order. Spark reads a file in splits, each in
+    one partition and in order: a row's place is its split's first place
+    plus its rank within the split, from per-split counts that the driver
+    adds up (one row per split, never per row)."""
     from pyspark.sql import functions as F
 
-    text = spark.read.text(path).select(
-        F.spark_partition_id().alias("partition"),
+    read = frame.select(
+        "*",
+        F.input_file_name().alias("source"),
+        F.input_file_block_start().alias("split"),
         F.monotonically_increasing_id().alias("place"),
-        F.col("value").alias("line"),
     )
-    # A row's place is its partition's number shifted 33 bits, plus its
-    # row in the partition; partitions hold the file's lines in order.
-    counts = dict(text.groupBy("partition").count().collect())
-    first, start = {}, 0
-    for partition in sorted(counts):
-        first[partition] = start
-        start += counts[partition]
-    starts = F.create_map(*(F.lit(x) for kv in first.items() for x in kv)) if first else None
-    within = F.col("place") - F.shiftleft(F.col("partition").cast("long"), 33)
-    line_id = (starts[F.col("partition")] + within) if starts is not None else within
-    lines = text.select(line_id.cast("long").alias("id"), "line")
-    lines = lines.repartition(partitions or max(2, spark.sparkContext.defaultParallelism * 2))
-    source = path
+    splits = (
+        read.groupBy("source", "split")
+        .agg(F.min("place").alias("first"), F.count("*").alias("rows"))
+        .collect()
+    )
+    rows = []
+    before, line_base, last_source = 0, 0, None
+    for split in sorted(splits, key=lambda s: (s["source"].encode(), s["split"])):
+        if split["source"] != last_source:
+            line_base, last_source = 0, split["source"]
+        rows.append((split["source"], split["split"], split["first"], before, line_base))
+        before += split["rows"]
+        line_base += split["rows"]
+    bases = spark.createDataFrame(
+        rows, "source string, split long, first long, id_base long, line_base long"
+    )
+    rank = F.col("place") - F.col("first")
+    return read.join(F.broadcast(bases), ["source", "split"]).select(
+        *(c for c in frame.columns),
+        (F.col("id_base") + rank).alias("id"),
+        F.regexp_replace("source", "^file://", "").alias("source"),
+        (F.col("line_base") + rank).alias("line_number"),
+    )
 
-    def extract(batches: Iterator[Any]) -> Iterator[Any]:
-        for lines_batch in batches:
-            yield batch.features_of_json_lines(lines_batch, source)
 
-    return lines.mapInArrow(extract, FEATURES_DDL + ", error string")
+def read_documents(
+    spark: Any, paths: list[str], *, format: str = "jsonl", options: str | None = None
+) -> Any:
+    """The features of the documents in ``paths`` (files, directories or
+    globs; ``format`` ``jsonl`` or ``parquet``), as a DataFrame of the
+    features layout plus ``error`` (why a document was refused, else
+    empty). A book's ``id`` is its document's place in the whole input:
+    files in the order of their names, each file's lines (JSON Lines) or
+    rows (Parquet) in order, from 0; a blank line takes a place and gives
+    no row. Parquet documents have the columns of
+    :data:`stemmata.batch.DOCUMENT_COLUMNS`. ``options``: the JSON of the
+    feature options (``docs/batch-format.md``; the defaults when ``None``).
+    """
+    if format == "jsonl":
+        frame = spark.read.text(paths).withColumnRenamed("value", "line")
+
+        def extract(batches: Iterator[Any]) -> Iterator[Any]:
+            for lines in batches:
+                yield batch.features_of_json_lines(lines, "", options=options)
+
+    elif format == "parquet":
+        frame = spark.read.parquet(*paths)
+        present = [c for c in batch.DOCUMENT_COLUMNS if c in frame.columns]
+        missing = {"key", "text"} - set(present)
+        if missing:
+            raise ValueError(f"documents in {paths} have no column {min(missing)!r}")
+        frame = frame.select(*present)
+
+        def extract(batches: Iterator[Any]) -> Iterator[Any]:
+            for documents in batches:
+                yield batch.features_of_documents(
+                    documents.rename_columns(
+                        ["row_number" if n == "line_number" else n for n in documents.schema.names]
+                    ),
+                    options=options,
+                )
+
+    else:
+        raise ValueError(f"format {format!r}: expected jsonl or parquet")
+    return _numbered(spark, frame).mapInArrow(extract, FEATURES_DDL + ", error string")
 
 
-def features_from_parquet(spark: Any, path: str) -> Any:
-    """Features written by the job or by ``stemmata export``."""
-    return spark.read.parquet(path).select(*(f"`{f.name}`" for f in batch.FEATURES_SCHEMA))
+def features_from_parquet(spark: Any, path: str | list[str]) -> Any:
+    """Features written by the job or by ``stemmata export`` (a path,
+    directory or glob, or a list of them)."""
+    paths = [path] if isinstance(path, str) else path
+    return spark.read.parquet(*paths).select(*(f"`{f.name}`" for f in batch.FEATURES_SCHEMA))
 
 
-def _key_pairs(books: Any, key_cap: int) -> Any:
-    """(a_id, b_id) of the pairs the key tables propose."""
+def _latest_by_key(good: Any) -> Any:
+    """``good`` without the documents a later one with the same key
+    replaces (as a load keeps the later), without moving the features:
+    only keys and ids are grouped, and the few replaced ids are sent to
+    every partition."""
+    from pyspark.sql import functions as F
+
+    keys = good.select("key", "id")
+    repeated = (
+        keys.groupBy("key").agg(F.max("id").alias("latest"), F.count("*").alias("documents"))
+    ).filter(F.col("documents") > 1)
+    replaced = keys.join(repeated, "key").filter(F.col("id") < F.col("latest")).select("id")
+    return good.join(F.broadcast(replaced), "id", "left_anti")
+
+
+def _listings(books: Any) -> Any:
+    """One row per band key of a book: ``table``, ``key``, ``id`` and the
+    book's simhash, which the simhash table's rule reads."""
     from pyspark.sql import functions as F
 
     listed = [
-        books.select(F.lit(table).alias("table"), F.explode(column).alias("key"), F.col("id"))
+        books.select(
+            F.lit(table).alias("table"),
+            F.explode(column).alias("key"),
+            "id",
+            "simhash_low",
+            "simhash_high",
+        )
         for table, column in enumerate(batch.KEY_COLUMNS)
     ]
-    keys = listed[0]
+    listings = listed[0]
     for more in listed[1:]:
-        keys = keys.unionByName(more)
-    sizes = keys.groupBy("table", "key").count().filter(F.col("count").between(2, key_cap))
-    buckets = (
-        keys.join(sizes.select("table", "key"), ["table", "key"])
-        .groupBy("table", "key")
-        .agg(F.collect_list("id").alias("books"))
-        .select("table", "books")
-    )
-
-    def bucket_pairs(batches: Iterator[Any]) -> Iterator[Any]:
-        for buckets_batch in batches:
-            found = batch.key_bucket_pairs(buckets_batch.column("books"), key_cap)
-            tables = buckets_batch.column("table").take(found.column("bucket"))
-            yield pa.record_batch(
-                [tables.cast(pa.int32()), found.column("a"), found.column("b")],
-                names=["table", "a_id", "b_id"],
-            )
-
-    shared = (
-        buckets.mapInArrow(bucket_pairs, "table int, a_id long, b_id long")
-        .groupBy("a_id", "b_id", "table")
-        .agg(F.count("*").alias("shared"))
-    )
-    for side in ("a", "b"):
-        shared = shared.join(
-            books.select(
-                F.col("id").alias(f"{side}_id"),
-                F.col("simhash_low").alias(f"{side}_simhash_low"),
-                F.col("simhash_high").alias(f"{side}_simhash_high"),
-            ),
-            f"{side}_id",
-        )
-
-    def kept(batches: Iterator[Any]) -> Iterator[Any]:
-        for pairs_batch in batches:
-            rows = batch.kept_key_pairs(pairs_batch)
-            yield pairs_batch.select(["a_id", "b_id"]).take(rows)
-
-    return shared.mapInArrow(kept, "a_id long, b_id long").distinct()
+        listings = listings.unionByName(more)
+    return listings
 
 
-def _sampled_pairs(books: Any, sample_cap: int) -> Any:
-    """(a_id, b_id, sampled): the pairs of parts the word sample proposes,
-    grouped by pair of books."""
+def _whole_partition(batches: Iterator[Any]) -> Any | None:
+    """The rows of every batch of a partition as one table, or ``None``."""
+    tables = [pa.Table.from_batches([b]) for b in batches if b.num_rows]
+    return pa.concat_tables(tables).combine_chunks() if tables else None
+
+
+def _step_keys(spark: Any, steps: int) -> pa.Array:
+    """For each step s of ``steps``, an ``int32`` that Spark's hash
+    partitioning over ``steps`` partitions sends to partition s: runs
+    keyed by them and shuffled by key reach one partition per step, no two
+    steps sharing one (Spark hashes as its own ``hash`` function does)."""
     from pyspark.sql import functions as F
+
+    found: dict[int, int] = {}
+    tried = 0
+    while len(found) < steps:
+        probe = spark.range(tried, tried + steps * 64).select(F.col("id").cast("int").alias("key"))
+        probe = probe.select("key", F.pmod(F.hash("key"), F.lit(steps)).alias("partition"))
+        for row in probe.groupBy("partition").agg(F.min("key").alias("key")).collect():
+            found.setdefault(row["partition"], row["key"])
+        tried += steps * 64
+    return pa.array([found[s] for s in range(steps)], pa.int32())
+
+
+def candidate_pairs(
+    books: Any,
+    key_cap: int,
+    sample_cap: int,
+    *,
+    steps: int,
+    options: str | None = None,
+) -> Any:
+    """The pairs of books to verify: ``a_id``, ``b_id``, ``from_keys``
+    (the key tables propose it) and ``sampled`` (the pairs of parts the
+    word sample proposes): the listings shuffled into ``steps`` partitions
+    by word and by key, their runs into ``steps`` steps by pair of books."""
 
     def entries_of(batches: Iterator[Any]) -> Iterator[Any]:
         for books_batch in batches:
             yield batch.sample_entries(books_batch)
 
+    keys = _step_keys(books.sparkSession, steps)
+
+    def keyed(runs: Any) -> Any:
+        """Runs with their step's key as ``target``."""
+        return runs.set_column(0, "target", keys.take(runs.column("target")))
+
+    def match_runs(batches: Iterator[Any]) -> Iterator[Any]:
+        entries = _whole_partition(batches)
+        if entries is not None:
+            yield keyed(batch.sample_match_runs(entries, sample_cap, steps))
+
+    def key_runs(batches: Iterator[Any]) -> Iterator[Any]:
+        listings = _whole_partition(batches)
+        if listings is not None:
+            yield keyed(batch.key_pair_runs(listings, key_cap, steps, options=options))
+
+    def candidates_of(batches: Iterator[Any]) -> Iterator[Any]:
+        runs = _whole_partition(batches)
+        if runs is not None:
+            found = batch.candidates_of_runs(runs, options=options)
+            yield found.rename_columns(["a_id", "b_id", "from_keys", "sampled"])
+
     entries = books.select("id", "part_lengths", "hashes").mapInArrow(
         entries_of, "word int, book long, part int, index int"
     )
-    sizes = entries.groupBy("word").count().filter(F.col("count").between(2, sample_cap))
-    buckets = (
-        entries.join(sizes.select("word"), "word")
-        .groupBy("word")
-        .agg(F.collect_list(F.struct("book", "part", "index")).alias("entries"))
-        .select("entries")
-    )
-
-    def matches_of(batches: Iterator[Any]) -> Iterator[Any]:
-        for buckets_batch in batches:
-            yield batch.sample_bucket_matches(buckets_batch.column("entries"), sample_cap)
-
-    grouped = (
-        buckets.mapInArrow(
-            matches_of,
-            "a long, b long, part_a int, part_b int, index_a int, index_b int",
-        )
-        .groupBy("a", "b", "part_a", "part_b")
-        .agg(F.collect_list(F.struct("index_a", "index_b")).alias("matches"))
-    )
-
-    def ordered(batches: Iterator[Any]) -> Iterator[Any]:
-        for grouped_batch in batches:
-            rows = batch.in_order(grouped_batch.column("matches"))
-            yield grouped_batch.select(["a", "b", "part_a", "part_b"]).take(rows)
-
-    return (
-        grouped.mapInArrow(ordered, "a long, b long, part_a int, part_b int")
-        .groupBy(F.col("a").alias("a_id"), F.col("b").alias("b_id"))
-        .agg(F.collect_list(F.struct("part_a", "part_b")).alias("sampled"))
-    )
+    # Explicit partition counts: adaptive execution leaves them whole, so
+    # the kernels' work spreads over every core.
+    matches = entries.repartition(steps, "word").mapInArrow(match_runs, RUNS_DDL)
+    key_pairs = _listings(books).repartition(steps, "table", "key").mapInArrow(key_runs, RUNS_DDL)
+    runs = matches.unionByName(key_pairs).repartition(steps, "target")
+    return runs.mapInArrow(candidates_of, CANDIDATES_DDL)
 
 
 def _verified(books: Any, candidates: Any, score: str, min_score: float | None) -> Any:
@@ -252,6 +338,13 @@ def _verified(books: Any, candidates: Any, score: str, min_score: float | None) 
     return candidates.mapInArrow(verify, PAIRS_DDL)
 
 
+def default_steps(spark: Any) -> int:
+    """The steps the candidates are found in unless told: Spark's shuffle
+    partitions, and at least two per core of the default parallelism."""
+    partitions = int(spark.conf.get("spark.sql.shuffle.partitions"))
+    return max(partitions, 2 * spark.sparkContext.defaultParallelism)
+
+
 def collection_caps(books: Any) -> tuple[int, int, int]:
     """The parts of ``books`` in all and the caps they give: (parts, key
     cap, sample cap)."""
@@ -263,114 +356,295 @@ def collection_caps(books: Any) -> tuple[int, int, int]:
     return parts, key_cap, sample_cap
 
 
-def candidate_pairs(books: Any, key_cap: int, sample_cap: int) -> Any:
-    """The pairs of books to verify: ``a_id``, ``b_id``, ``from_keys`` (the
-    key tables proposed it) and ``sampled`` (the pairs of parts the word
-    sample proposed)."""
-    from pyspark.sql import functions as F
-
-    from_keys = _key_pairs(books, key_cap).withColumn("from_keys", F.lit(True))
-    sampled = _sampled_pairs(books, sample_cap)
-    no_parts = F.array().cast("array<struct<part_a:int,part_b:int>>")
-    return from_keys.join(sampled, ["a_id", "b_id"], "full_outer").select(
-        "a_id",
-        "b_id",
-        F.coalesce("from_keys", F.lit(False)).alias("from_keys"),
-        F.coalesce("sampled", no_parts).alias("sampled"),
-    )
-
-
 def all_pairs(
     books: Any,
     *,
     score: str = "order",
     min_score: float | None = None,
+    options: str | None = None,
 ) -> Any:
     """The related pairs of ``books`` (features, one row per book, ids
     unique): a DataFrame of the pairs layout with ``a_id`` and ``b_id``."""
     _, key_cap, sample_cap = collection_caps(books)
-    return _verified(books, candidate_pairs(books, key_cap, sample_cap), score, min_score)
+    steps = default_steps(books.sparkSession)
+    candidates = candidate_pairs(books, key_cap, sample_cap, steps=steps, options=options)
+    return _verified(books, candidates, score, min_score)
+
+
+def connected_components(pairs: Any) -> tuple[Any, int]:
+    """The component of each book of ``pairs`` (``a_id``, ``b_id``): a
+    DataFrame of ``id`` and ``label``, the least id of its component, and
+    the rounds it took. Each round gives every book the least label among
+    its own and its neighbours', then the label of that label (pointer
+    jumping, so a chain of n books takes about log n rounds), until no
+    label changes; each round's labels are checkpointed on the executors,
+    and the driver keeps only counts."""
+    from pyspark.sql import functions as F
+
+    edges = pairs.select(F.col("a_id").alias("src"), F.col("b_id").alias("dst"))
+    edges = edges.unionByName(edges.select(F.col("dst").alias("src"), F.col("src").alias("dst")))
+    edges = edges.localCheckpoint()
+    labels = edges.select(F.col("src").alias("id")).distinct()
+    labels = labels.select("id", F.col("id").alias("label")).localCheckpoint()
+    rounds = 0
+    while True:
+        rounds += 1
+        labels = labels.select("id", "label")
+        offered = edges.join(labels.withColumnRenamed("id", "src"), "src").select(
+            F.col("dst").alias("id"), "label"
+        )
+        least = offered.unionByName(labels).groupBy("id").agg(F.min("label").alias("label"))
+        jumped = least.alias("x").join(least.alias("y"), F.col("x.label") == F.col("y.id"))
+        jumped = jumped.select(F.col("x.id").alias("id"), F.col("y.label").alias("label"))
+        # Whether a label moved is decided in the round's own job: the
+        # check after it reads the checkpoint alone.
+        moved = jumped.join(labels.withColumnRenamed("label", "was"), "id")
+        moved = moved.withColumn("moved", F.col("label") != F.col("was")).drop("was")
+        labels = moved.localCheckpoint()
+        if labels.filter("moved").limit(1).count() == 0:
+            return labels.select("id", "label"), rounds
+
+
+def clusters_of_pairs(pairs: Any) -> tuple[Any, int]:
+    """The clusters of ``pairs`` (``a_id``, ``b_id``, ``a``, ``b``) as
+    ``stemmata pairs --clusters`` numbers them: a DataFrame of
+    ``cluster`` (from 1, largest first, ties by least key), ``size`` and
+    ``key``, sorted by cluster then key; and the rounds the components
+    took."""
+    from pyspark.sql import functions as F
+
+    labels, rounds = connected_components(pairs)
+    keys = (
+        pairs.select(F.col("a_id").alias("id"), F.col("a").alias("key"))
+        .unionByName(pairs.select(F.col("b_id").alias("id"), F.col("b").alias("key")))
+        .distinct()
+    )
+    members = labels.join(keys, "id")
+    sized = members.groupBy("label").agg(
+        F.count("*").alias("size"), F.min(F.col("key").cast("binary")).alias("first")
+    )
+    # Numbered in a distributed sort: a partition's clusters count on from
+    # the clusters of the partitions before it.
+    ordered = sized.orderBy(F.col("size").desc(), F.col("first").asc())
+    numbered = ordered.rdd.zipWithIndex().map(lambda r: (r[0]["label"], r[1] + 1, r[0]["size"]))
+    numbers = pairs.sparkSession.createDataFrame(numbered, "label long, cluster long, size long")
+    clusters = members.join(numbers, "label").select("cluster", "size", "key")
+    return clusters.orderBy("cluster", F.col("key").cast("binary")), rounds
+
+
+@dataclass
+class _Features:
+    """The books of a run and what reading them found."""
+
+    books: Any
+    refused: int
+    refusals: list[str]
+    resumed: bool
+
+
+def _manifest(paths: list[str], format: str, options: str | None) -> dict[str, Any]:
+    """What the features of a run are made from and with."""
+    return {
+        "inputs": list(paths),
+        "format": format,
+        "options": json.loads(options) if options else None,
+    }
+
+
+def _read_manifest(spark: Any, path: str) -> dict[str, Any] | None:
+    """The manifest at ``path``, or ``None`` when there is none."""
+    try:
+        rows = spark.read.text(path).collect()
+    except Exception:  # noqa: BLE001 - a missing file, whatever the file system says
+        return None
+    try:
+        return json.loads("".join(row.value for row in rows))
+    except ValueError:
+        return None
+
+
+def _features(
+    spark: Any,
+    paths: list[str],
+    output: str,
+    *,
+    format: str,
+    options: str | None,
+    partitions: int | None,
+    resume: bool,
+) -> _Features:
+    """The books of a run: features read from ``paths`` (``format``
+    ``features``), reused from ``output`` (``resume`` and a manifest that
+    matches), or extracted from documents and written there."""
+    from pyspark import StorageLevel
+    from pyspark.sql import functions as F
+
+    if format == "features":
+        books = features_from_parquet(spark, paths)
+        return _Features(books, 0, [], False)
+    features_path, manifest_path = f"{output}/features", f"{output}/features.manifest"
+    wanted = _manifest(paths, format, options)
+    if resume:
+        found = _read_manifest(spark, manifest_path)
+        if found is not None and {k: found.get(k) for k in wanted} == wanted:
+            books = features_from_parquet(spark, features_path)
+            return _Features(books, found["refused"], found["refusals"], True)
+    extracted = read_documents(spark, paths, format=format, options=options)
+    if partitions:
+        extracted = extracted.repartition(partitions)
+    extracted = extracted.persist(StorageLevel.MEMORY_AND_DISK)
+    bad = extracted.filter(F.col("error") != "")
+    refused = bad.count()
+    refusals = [row.error for row in bad.orderBy("id").select("error").limit(10).collect()]
+    good = _latest_by_key(extracted.filter(F.col("error") == "").drop("error"))
+    # By id across files too: `stemmata import` loads files by name.
+    good.orderBy("id").select(*(f"`{f.name}`" for f in batch.FEATURES_SCHEMA)).write.mode(
+        "overwrite"
+    ).option("compression", "zstd").parquet(features_path)
+    extracted.unpersist()
+    manifest = {**wanted, "refused": refused, "refusals": refusals}
+    spark.createDataFrame([(json.dumps(manifest),)], "value string").coalesce(1).write.mode(
+        "overwrite"
+    ).text(manifest_path)
+    return _Features(features_from_parquet(spark, features_path), refused, refusals, False)
 
 
 def run(
     spark: Any,
-    source: str,
+    source: str | list[str],
     output: str,
     *,
-    features: bool = False,
+    format: str = "jsonl",
+    options: str | None = None,
+    resume: bool = False,
     score: str = "order",
     min_score: float | None = None,
     tsv: bool = False,
     partitions: int | None = None,
+    steps: int | None = None,
     batch_rows: int = DEFAULT_BATCH_ROWS,
 ) -> Summary:
-    """Runs the job: books from the JSON Lines file ``source`` (or, with
-    ``features=True``, from features in Parquet), results into the
-    directory ``output`` (see the module's documentation)."""
+    """Runs the job: books from ``source`` (a path, directory or glob, or a
+    list of them; ``format`` ``jsonl``, ``parquet`` or ``features``),
+    results into the directory ``output`` (see the module's
+    documentation). ``options``: the JSON of the feature options
+    (``Index.feature_options`` of the index the books go with; the defaults
+    when ``None``). ``resume``: reuse the features an earlier run with the
+    same inputs and options wrote to ``output``. ``steps``: the steps the
+    candidate pairs are found in (default: :func:`default_steps`). The
+    input's files are read in splits of at least four per core of the
+    default parallelism (``spark.sql.files.minPartitionNum`` for the run)."""
+    if format not in FORMATS:
+        raise ValueError(f"format {format!r}: expected one of {', '.join(FORMATS)}")
+    paths = [source] if isinstance(source, str) else list(source)
+    restore = {
+        key: spark.conf.get(key, None)
+        for key in (
+            "spark.sql.execution.arrow.maxRecordsPerBatch",
+            "spark.sql.files.minPartitionNum",
+        )
+    }
+    try:
+        spark.conf.set(
+            "spark.sql.files.minPartitionNum", str(4 * spark.sparkContext.defaultParallelism)
+        )
+        return _run(
+            spark,
+            paths,
+            output,
+            format=format,
+            options=options,
+            resume=resume,
+            score=score,
+            min_score=min_score,
+            tsv=tsv,
+            partitions=partitions,
+            steps=steps,
+            batch_rows=batch_rows,
+        )
+    finally:
+        for key, value in restore.items():
+            if value is None:
+                spark.conf.unset(key)
+            else:
+                spark.conf.set(key, value)
+
+
+def _run(
+    spark: Any,
+    paths: list[str],
+    output: str,
+    *,
+    format: str,
+    options: str | None,
+    resume: bool,
+    score: str,
+    min_score: float | None,
+    tsv: bool,
+    partitions: int | None,
+    steps: int | None,
+    batch_rows: int,
+) -> Summary:
+    """:func:`run`, its settings made."""
     from pyspark import StorageLevel
-    from pyspark.sql import functions as F
 
     spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", str(batch_rows))
-    os.makedirs(output, exist_ok=True)
     seconds: dict[str, float] = {}
     started = time.monotonic()
-    refusals: list[str] = []
-    refused = 0
-    if features:
-        books = features_from_parquet(spark, source)
-    else:
-        extracted = features_from_json_lines(spark, source, partitions=partitions).persist(
-            StorageLevel.MEMORY_AND_DISK
-        )
-        bad = extracted.filter(F.col("error") != "")
-        refused = bad.count()
-        refusals = [row.error for row in bad.orderBy("id").select("error").limit(10).collect()]
-        good = extracted.filter(F.col("error") == "").drop("error")
-        # Of two documents with one key the later wins, as in a load.
-        latest = good.groupBy("key").agg(F.max("id").alias("id"))
-        good = good.join(latest, ["key", "id"], "left_semi")
-        good.orderBy("id").select(*(f"`{f.name}`" for f in batch.FEATURES_SCHEMA)).write.mode(
-            "overwrite"
-        ).option("compression", "zstd").parquet(os.path.join(output, "features"))
-        extracted.unpersist()
-        books = features_from_parquet(spark, os.path.join(output, "features"))
-    books = books.persist(StorageLevel.MEMORY_AND_DISK)
+
+    def lap(step: str) -> None:
+        seconds[step] = time.monotonic() - started - sum(seconds.values())
+
+    read = _features(
+        spark,
+        paths,
+        output,
+        format=format,
+        options=options,
+        partitions=partitions,
+        resume=resume,
+    )
+    books = read.books.persist(StorageLevel.MEMORY_AND_DISK)
     parts, key_cap, sample_cap = collection_caps(books)
-    seconds["features"] = time.monotonic() - started
-    # Candidates come from many small rows (keys, words, matches): large
-    # batches; verification carries both books' parts: small ones.
+    lap("features")
+    # Candidates come from many small rows (listings): large batches;
+    # verification carries both books' parts: small ones.
     spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", str(CANDIDATE_BATCH_ROWS))
-    candidates = candidate_pairs(books, key_cap, sample_cap).persist(StorageLevel.MEMORY_AND_DISK)
+    steps = steps or default_steps(spark)
+    candidates = candidate_pairs(books, key_cap, sample_cap, steps=steps, options=options)
+    candidates = candidates.persist(StorageLevel.MEMORY_AND_DISK)
     candidates.count()
-    seconds["candidates"] = time.monotonic() - started - sum(seconds.values())
+    lap("candidates")
     spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", str(batch_rows))
     pairs = _verified(books, candidates, score, min_score).persist(StorageLevel.MEMORY_AND_DISK)
     pairs.orderBy("a_id", "b_id").write.mode("overwrite").option("compression", "zstd").parquet(
-        os.path.join(output, "pairs")
+        f"{output}/pairs"
     )
-    seconds["verification"] = time.monotonic() - started - sum(seconds.values())
-    ids = pairs.select("a_id", "b_id", "a", "b").orderBy("a_id", "b_id").toArrow()
-    clusters = batch.clusters(ids)
-    pq.write_table(clusters, os.path.join(output, "clusters.parquet"), compression="zstd")
-    seconds["clusters"] = time.monotonic() - started - sum(seconds.values())
+    found = pairs.count()
+    lap("verification")
+    clusters, rounds = clusters_of_pairs(pairs.select("a_id", "b_id", "a", "b"))
+    clusters = clusters.persist(StorageLevel.MEMORY_AND_DISK)
+    clusters.write.mode("overwrite").option("compression", "zstd").parquet(f"{output}/clusters")
+    cluster_count = clusters.select("cluster").distinct().count()
+    lap("clusters")
     if tsv:
-        found = pairs.orderBy("a_id", "b_id").toArrow()
-        _write_pairs_tsv(found, os.path.join(output, "pairs.tsv"))
-        _write_clusters_tsv(clusters, os.path.join(output, "clusters.tsv"))
+        _write_pairs_tsv(pairs.orderBy("a_id", "b_id"), f"{output}/pairs.tsv")
+        _write_clusters_tsv(clusters, f"{output}/clusters.tsv")
     summary = Summary(
         books=books.count(),
-        refused=refused,
-        refusals=refusals,
+        refused=read.refused,
+        refusals=read.refusals,
         parts=parts,
         key_cap=key_cap,
         sample_cap=sample_cap,
-        pairs=ids.num_rows,
-        clusters=len(set(clusters.column("cluster").to_pylist())),
+        pairs=found,
+        clusters=cluster_count,
         seconds=seconds,
+        resumed=read.resumed,
+        rounds=rounds,
     )
-    pairs.unpersist()
-    candidates.unpersist()
-    books.unpersist()
+    for frame in (clusters, pairs, candidates, books):
+        frame.unpersist()
     return summary
 
 
@@ -401,33 +675,29 @@ def _is_control(c: str) -> bool:
 
 
 def _write_pairs_tsv(pairs: Any, path: str) -> None:
-    """The pairs as ``stemmata pairs`` writes them."""
-    columns = {name: pairs.column(name).to_pylist() for name in pairs.schema.names}
+    """The pairs (a DataFrame, in order) as ``stemmata pairs`` writes them,
+    streamed through the driver a partition at a time."""
     with open(path, "w", encoding="utf-8", newline="\n") as out:
         out.write(
             "a\tb\tscore\tlcs\tcommon\ta_unique\tb_unique\ta_part\ta_words\tb_part\tb_words\n"
         )
-        for i in range(pairs.num_rows):
-            row = {name: values[i] for name, values in columns.items()}
-            out.write(
-                f"{_tsv_field(row['a'])}\t{_tsv_field(row['b'])}\t{row['score']:.6f}\t"
-                f"{row['lcs']}\t{row['common']}\t{row['a_unique']}\t{row['b_unique']}\t"
-                f"{row['a_part']}\t{row['a_words_start']}-{row['a_words_end']}\t"
-                f"{row['b_part']}\t{row['b_words_start']}-{row['b_words_end']}\n"
-            )
+        out.writelines(
+            f"{_tsv_field(row['a'])}\t{_tsv_field(row['b'])}\t{row['score']:.6f}\t"
+            f"{row['lcs']}\t{row['common']}\t{row['a_unique']}\t{row['b_unique']}\t"
+            f"{row['a_part']}\t{row['a_words_start']}-{row['a_words_end']}\t"
+            f"{row['b_part']}\t{row['b_words_start']}-{row['b_words_end']}\n"
+            for row in pairs.toLocalIterator()
+        )
 
 
 def _write_clusters_tsv(clusters: Any, path: str) -> None:
-    """The clusters as ``stemmata pairs --clusters`` writes them."""
+    """The clusters (a DataFrame, in order) as ``stemmata pairs --clusters``
+    writes them, streamed as the pairs are."""
     with open(path, "w", encoding="utf-8", newline="\n") as out:
         out.write("cluster\tsize\tkey\n")
         out.writelines(
-            f"{cluster}\t{size}\t{_tsv_field(key)}\n"
-            for cluster, size, key in zip(
-                clusters.column("cluster").to_pylist(),
-                clusters.column("size").to_pylist(),
-                clusters.column("key").to_pylist(),
-            )
+            f"{row['cluster']}\t{row['size']}\t{_tsv_field(row['key'])}\n"
+            for row in clusters.toLocalIterator()
         )
 
 
@@ -437,19 +707,50 @@ def main(argv: list[str] | None = None) -> int:
         prog="stemmata.spark",
         description=(
             "Every related pair of books and their clusters, on Spark: the job of "
-            "`stemmata pairs --mode approximate --clusters` over books read from a "
-            "JSON Lines file (as `stemmata load --jsonl` reads it) or from features in "
-            "Parquet (`stemmata export`, or an earlier run's features/). Submit with "
-            "spark-submit --master URL \"$(python -c 'import stemmata.spark as s; "
-            "print(s.__file__)')\" INPUT OUTPUT; the workers need the stemmata wheel "
-            "installed in their Python (PYSPARK_PYTHON)."
+            "`stemmata pairs --mode approximate --clusters` over documents in JSON Lines "
+            "(as `stemmata load` reads them) or Parquet files, or over features in Parquet "
+            "(`stemmata export`, or an earlier run's features/). A book's id is its "
+            "document's place in the input: files by name, then lines or rows in order. "
+            "Submit with spark-submit --master URL \"$(python -c 'import stemmata.spark "
+            "as s; print(s.__file__)')\" INPUT... OUTPUT; the workers need the stemmata "
+            "wheel installed in their Python (PYSPARK_PYTHON)."
         ),
     )
     parser.add_argument(
-        "input", help="a JSON Lines file of documents, or a features directory with --features"
+        "inputs",
+        nargs="+",
+        metavar="INPUT",
+        help="files, directories or globs of documents (or of features, with --format features)",
     )
-    parser.add_argument("output", help="the output directory: features/, pairs/, clusters.parquet")
-    parser.add_argument("--features", action="store_true", help="INPUT holds features in Parquet")
+    parser.add_argument(
+        "output", help="the output directory: features/, features.manifest/, pairs/, clusters/"
+    )
+    parser.add_argument(
+        "--format",
+        default="jsonl",
+        choices=FORMATS,
+        help=(
+            "what INPUT holds: jsonl (JSON Lines documents, the default), parquet (documents "
+            "with columns key, text and optionally title, author, language) or features"
+        ),
+    )
+    parser.add_argument(
+        "--options-from",
+        metavar="INDEX",
+        help=(
+            "compute features with the options of this index (its hash seed, part sizes and "
+            "so on), so that they go into it and compare with its books [default: the "
+            "default options]"
+        ),
+    )
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help=(
+            "reuse the features an earlier run with the same inputs and options wrote to "
+            "OUTPUT (features/ and features.manifest/), and extract them only when there are none"
+        ),
+    )
     parser.add_argument(
         "--score",
         default="order",
@@ -465,7 +766,17 @@ def main(argv: list[str] | None = None) -> int:
         help="also write pairs.tsv and clusters.tsv as `stemmata pairs` does",
     )
     parser.add_argument(
-        "--partitions", type=int, help="partitions the documents are spread over for extraction"
+        "--partitions",
+        type=int,
+        help="partitions the documents' features are spread over [default: Spark's file splits]",
+    )
+    parser.add_argument(
+        "--steps",
+        type=int,
+        help=(
+            "steps the candidate pairs are found in (each holds the matches of its pairs of "
+            "books, a few bytes each) [default: twice Spark's default parallelism]"
+        ),
     )
     parser.add_argument(
         "--batch-rows",
@@ -477,6 +788,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     args = parser.parse_args(argv)
+    options = None
+    if args.options_from:
+        import stemmata
+
+        with stemmata.Index.open(args.options_from, read_only=True) as index:
+            options = index.feature_options
 
     from pyspark.sql import SparkSession
 
@@ -484,13 +801,16 @@ def main(argv: list[str] | None = None) -> int:
     try:
         summary = run(
             spark,
-            args.input,
+            args.inputs,
             args.output,
-            features=args.features,
+            format=args.format,
+            options=options,
+            resume=args.resume,
             score=args.score,
             min_score=args.min_score,
             tsv=args.tsv,
             partitions=args.partitions,
+            steps=args.steps,
             batch_rows=args.batch_rows,
         )
     finally:
@@ -503,7 +823,9 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"{summary.pairs} pairs and {summary.clusters} clusters from {summary.books} books "
             f"({summary.refused} refused; {summary.parts} parts; caps: {summary.key_cap} books a key, "
-            f"{summary.sample_cap} parts a sampled word) written to {args.output}; seconds: "
+            f"{summary.sample_cap} parts a sampled word; features "
+            f"{'reused' if summary.resumed else 'extracted'}; clusters in {summary.rounds} rounds) "
+            f"written to {args.output}; seconds: "
             + ", ".join(f"{step} {value:.1f}" for step, value in summary.seconds.items())
         )
     return 0
