@@ -7,6 +7,9 @@
 #
 #   benches/spark/check.sh [--local] PYTHON STEMMATA COLLECTION.jsonl WORK_DIR [JOB_OPTION...]
 #
+# JOB_OPTIONs go to the job (`python -m stemmata.spark --help`); with
+# --resume the job/ of an earlier run in WORK_DIR is kept and its features
+# reused.
 # PYTHON is a Python with pyspark and the stemmata wheel installed (the
 # workers run it too); STEMMATA the command line. By default it starts a
 # Spark standalone master and two workers (one core each) on 127.0.0.1 at
@@ -27,7 +30,9 @@ python="$1" stemmata="$2" collection="$3" work="$4"
 shift 4
 mkdir -p "$work"
 work="$(cd "$work" && pwd)"
-rm -rf "$work/index" "$work/job" "$work/spark" "$work/imported"
+# An earlier run's job/ stays when the job is to --resume from its features.
+rm -rf "$work/index" "$work/spark" "$work/imported"
+case " $* " in *" --resume "*) ;; *) rm -rf "$work/job" ;; esac
 mkdir -p "$work/spark"
 
 # CPU-seconds of this shell's finished children so far (user + system), into
