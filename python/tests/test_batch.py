@@ -281,7 +281,7 @@ def test_the_spark_job_reads_files_in_name_order_with_an_index_options_and_resum
     ):
         (books / name).write_text("\n".join(part) + "\n")
     out = tmp_path / "out"
-    first = job.run(spark, str(books / "*.jsonl"), str(out), options=options)
+    first = job.run(spark, str(books / "*.jsonl"), str(out), options=options, partitions=3)
     assert not first.resumed and first.refused == 1
     # The refused line is named by its file and its line there.
     assert first.refusals == [

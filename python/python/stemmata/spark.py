@@ -119,7 +119,8 @@ def _numbered(spark: Any, frame: Any) -> Any:
     and each file's rows in order. Spark reads a file in splits, each in
     one partition and in order: a row's place is its split's first place
     plus its rank within the split, from per-split counts that the driver
-    adds up (one row per split, never per row)."""
+    adds up (one row per split, never per row). ``source`` names a local
+    file by its path."""
     from pyspark.sql import functions as F
 
     read = frame.select(
@@ -154,7 +155,12 @@ def _numbered(spark: Any, frame: Any) -> Any:
 
 
 def read_documents(
-    spark: Any, paths: list[str], *, format: str = "jsonl", options: str | None = None
+    spark: Any,
+    paths: list[str],
+    *,
+    format: str = "jsonl",
+    options: str | None = None,
+    partitions: int | None = None,
 ) -> Any:
     """The features of the documents in ``paths`` (files, directories or
     globs; ``format`` ``jsonl`` or ``parquet``), as a DataFrame of the
@@ -165,6 +171,8 @@ def read_documents(
     no row. Parquet documents have the columns of
     :data:`stemmata.batch.DOCUMENT_COLUMNS`. ``options``: the JSON of the
     feature options (``docs/batch-format.md``; the defaults when ``None``).
+    ``partitions``: spread the documents over this many partitions before
+    extracting (a shuffle of their text), rather than Spark's file splits.
     """
     if format == "jsonl":
         frame = spark.read.text(paths).withColumnRenamed("value", "line")
@@ -192,7 +200,10 @@ def read_documents(
 
     else:
         raise ValueError(f"format {format!r}: expected jsonl or parquet")
-    return _numbered(spark, frame).mapInArrow(extract, FEATURES_DDL + ", error string")
+    numbered = _numbered(spark, frame)
+    if partitions:
+        numbered = numbered.repartition(partitions)
+    return numbered.mapInArrow(extract, FEATURES_DDL + ", error string")
 
 
 def features_from_parquet(spark: Any, path: str | list[str]) -> Any:
@@ -451,6 +462,16 @@ def _manifest(paths: list[str], format: str, options: str | None) -> dict[str, A
     }
 
 
+def _delete(spark: Any, path: str) -> None:
+    """Deletes ``path`` (a file or a directory, on whatever file system
+    Spark writes to), if it is there."""
+    jvm = spark.sparkContext._jvm
+    hadoop_path = jvm.org.apache.hadoop.fs.Path(path)
+    hadoop_path.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration()).delete(
+        hadoop_path, True
+    )
+
+
 def _read_manifest(spark: Any, path: str) -> dict[str, Any] | None:
     """The manifest at ``path``, or ``None`` when there is none."""
     try:
@@ -489,10 +510,11 @@ def _features(
         if found is not None and {k: found.get(k) for k in wanted} == wanted:
             books = features_from_parquet(spark, features_path)
             return _Features(books, found["refused"], found["refusals"], True)
-    extracted = read_documents(spark, paths, format=format, options=options)
-    if partitions:
-        extracted = extracted.repartition(partitions)
-    extracted = extracted.persist(StorageLevel.MEMORY_AND_DISK)
+    # A manifest vouches for the features beside it only once they are whole.
+    _delete(spark, manifest_path)
+    extracted = read_documents(
+        spark, paths, format=format, options=options, partitions=partitions
+    ).persist(StorageLevel.MEMORY_AND_DISK)
     bad = extracted.filter(F.col("error") != "")
     refused = bad.count()
     refusals = [row.error for row in bad.orderBy("id").select("error").limit(10).collect()]
@@ -531,7 +553,8 @@ def run(
     (``Index.feature_options`` of the index the books go with; the defaults
     when ``None``). ``resume``: reuse the features an earlier run with the
     same inputs and options wrote to ``output``. ``steps``: the steps the
-    candidate pairs are found in (default: :func:`default_steps`). The
+    candidate pairs are found in (default: :func:`default_steps`).
+    ``partitions``: as :func:`read_documents` takes it. The
     input's files are read in splits of at least four per core of the
     default parallelism (``spark.sql.files.minPartitionNum`` for the run)."""
     if format not in FORMATS:
@@ -768,7 +791,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--partitions",
         type=int,
-        help="partitions the documents' features are spread over [default: Spark's file splits]",
+        help=(
+            "partitions the documents are spread over for extraction, a shuffle of their text "
+            "[default: Spark's file splits, at least four per core]"
+        ),
     )
     parser.add_argument(
         "--steps",
