@@ -296,6 +296,10 @@ def test_the_spark_job_reads_files_in_name_order_with_an_index_options_and_resum
     other = job.run(spark, str(books / "*.jsonl"), str(out), resume=True)
     assert not other.resumed
 
+    with pytest.raises(stemmata.InvalidInputError, match="feature options"):
+        job.run(spark, str(books), str(tmp_path / "bad"), options='{"parts": 1}')
+    assert not (tmp_path / "bad").exists()
+
     documents = [json.loads(line) for line in lines if line.startswith('{"')]
     table = pa.Table.from_pylist(documents)
     parquet = tmp_path / "parquet"

@@ -559,6 +559,13 @@ def run(
     default parallelism (``spark.sql.files.minPartitionNum`` for the run)."""
     if format not in FORMATS:
         raise ValueError(f"format {format!r}: expected one of {', '.join(FORMATS)}")
+    if options is not None:
+        # Refused here, on the driver, rather than in every task.
+        batch.features_of_json_lines(
+            pa.record_batch([pa.array([], pa.int64()), pa.array([], pa.string())], ["id", "line"]),
+            "",
+            options=options,
+        )
     paths = [source] if isinstance(source, str) else list(source)
     restore = {
         key: spark.conf.get(key, None)
