@@ -200,6 +200,29 @@ def test_kernels_refuse_nulls_ids_out_of_range_and_damaged_runs():
         batch.sample_match_runs(three, 256, 0)
 
 
+def test_runs_past_spark_binary_are_cut_into_batches_it_holds():
+    from stemmata.spark import binary_batches
+
+    runs = pa.record_batch(
+        [
+            pa.array([0, 1, 2, 3], pa.int32()),
+            pa.array([1, 1, 1, 1], pa.int32()),
+            pa.array([b"a" * 6, b"b" * 5, b"c" * 9, b"d"], pa.large_binary()),
+        ],
+        names=["target", "kind", "run"],
+    )
+    parts = list(binary_batches(runs, most=10))
+    assert [p.column("run").to_pylist() for p in parts] == [
+        [b"a" * 6],
+        [b"b" * 5],
+        [b"c" * 9, b"d"],
+    ]
+    assert all(p.schema.field("run").type == pa.binary() for p in parts)
+    assert pa.Table.from_batches(parts).column("target").to_pylist() == [0, 1, 2, 3]
+    small = runs.set_column(2, "run", runs.column(2).cast(pa.binary()))
+    assert list(binary_batches(small)) == [small]
+
+
 @pytest.fixture(scope="module")
 def spark():
     """A local Spark session whose workers run this Python (which has the

@@ -49,6 +49,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa  # type: ignore[import-untyped]
+import pyarrow.compute as pc  # type: ignore[import-untyped]
 
 from stemmata import batch
 
@@ -249,6 +250,32 @@ def _listings(books: Any) -> Any:
     return listings
 
 
+def binary_batches(runs: Any, most: int = 1 << 30) -> Iterator[Any]:
+    """``runs`` (a batch whose ``run`` column is ``binary`` or, past 2 GiB
+    of runs, ``large_binary``) as batches of ``binary`` runs of at most
+    ``most`` bytes each (a run longer than that alone), in order: the type
+    Spark's ``binary`` columns take."""
+    column = runs.column("run")
+    if pa.types.is_binary(column.type) and (column.nbytes <= most or runs.num_rows <= 1):
+        yield runs
+        return
+    lengths = pc.binary_length(column).to_pylist()
+    start, size = 0, 0
+    for row, length in enumerate(lengths):
+        if row > start and size + length > most:
+            yield _as_binary(runs.slice(start, row - start))
+            start, size = row, 0
+        size += length
+    if start < runs.num_rows:
+        yield _as_binary(runs.slice(start))
+
+
+def _as_binary(runs: Any) -> Any:
+    """``runs`` with its ``run`` column as ``binary``."""
+    at = runs.schema.get_field_index("run")
+    return runs.set_column(at, "run", runs.column(at).cast(pa.binary()))
+
+
 def _whole_partition(batches: Iterator[Any]) -> Any | None:
     """The rows of every batch of a partition as one table, or ``None``."""
     tables = [pa.Table.from_batches([b]) for b in batches if b.num_rows]
@@ -292,19 +319,21 @@ def candidate_pairs(
 
     keys = _step_keys(books.sparkSession, steps)
 
-    def keyed(runs: Any) -> Any:
-        """Runs with their step's key as ``target``."""
-        return runs.set_column(0, "target", keys.take(runs.column("target")))
+    def keyed(runs: Any) -> Iterator[Any]:
+        """Runs with their step's key as ``target``, in batches whose runs
+        Spark's ``binary`` holds."""
+        for part in binary_batches(runs):
+            yield part.set_column(0, "target", keys.take(part.column("target")))
 
     def match_runs(batches: Iterator[Any]) -> Iterator[Any]:
         entries = _whole_partition(batches)
         if entries is not None:
-            yield keyed(batch.sample_match_runs(entries, sample_cap, steps))
+            yield from keyed(batch.sample_match_runs(entries, sample_cap, steps))
 
     def key_runs(batches: Iterator[Any]) -> Iterator[Any]:
         listings = _whole_partition(batches)
         if listings is not None:
-            yield keyed(batch.key_pair_runs(listings, key_cap, steps, options=options))
+            yield from keyed(batch.key_pair_runs(listings, key_cap, steps, options=options))
 
     def candidates_of(batches: Iterator[Any]) -> Iterator[Any]:
         runs = _whole_partition(batches)
