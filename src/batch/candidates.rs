@@ -403,3 +403,60 @@ fn merge_candidates(
 pub fn pair_target(a: u32, b: u32, targets: u32) -> u32 {
     (mix64(u64::from(a) << 32 | u64::from(b)) % u64::from(targets.max(1))) as u32
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_of_one_pair_from_several_steps_add_up() {
+        let options = SketchOptions::default();
+        // Shared min-hash values, one per step: three make a proposal,
+        // two do not; a proposing key of another table does alone.
+        let one_value = 1 << 1;
+        let key_rows = vec![
+            [1, 2, one_value],
+            [1, 3, one_value],
+            [1, 2, one_value],
+            [4, 5, 1],
+            [1, 3, one_value],
+            [1, 2, one_value],
+        ];
+        // Nine sampled words in order in parts 0 and 2 of books 1 and 3,
+        // from two steps; three out of order in parts 1 and 0.
+        let mut match_rows: Vec<MatchRow> = (0..9).map(|i| [1, 3, 0, 2, i, 10 + i]).collect();
+        match_rows.extend((0..3).map(|i| [1, 3, 1, 0, i, 9 - i]));
+        match_rows.reverse();
+        let found = candidate_pairs(key_rows, match_rows, &options);
+        let pair = |a, b, from_keys, sampled: &[(u32, u32)]| CandidatePair {
+            a,
+            b,
+            from_keys,
+            sampled: sampled.to_vec(),
+        };
+        assert_eq!(
+            found,
+            vec![
+                pair(1, 2, true, &[]),
+                pair(1, 3, false, &[(0, 2)]),
+                pair(4, 5, true, &[]),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_step_lands_where_its_pair_does() {
+        let targets = (0..1000).map(|b| pair_target(7, b, 8));
+        let mut counts = [0u32; 8];
+        for target in targets {
+            counts[target as usize] += 1;
+        }
+        // Spread evenly: each of 8 steps gets 125 ± 40 of 1,000 pairs.
+        assert!(
+            counts.iter().all(|&n| (85..=165).contains(&n)),
+            "{counts:?}"
+        );
+        assert_eq!(pair_target(7, 9, 8), pair_target(7, 9, 8));
+        assert_eq!(pair_target(7, 9, 0), 0);
+    }
+}
