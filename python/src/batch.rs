@@ -525,8 +525,9 @@ fn runs_by_target<const N: usize>(by_target: ByTarget<N>, kind: i32) -> Result<T
     let (mut target, mut kinds, mut runs) = (Vec::new(), Vec::new(), Strings::default());
     let mut bytes = Vec::new();
     for (t, mut rows) in by_target.rows.into_iter().enumerate() {
+        // Rows are each once by construction; a repeat is refused by
+        // `encode`, never merged away (a key row's count would be lost).
         rows.sort_unstable();
-        rows.dedup();
         for chunk in rows.chunks(MAX_RUN_ROWS) {
             bytes.clear();
             batch::runs::encode(chunk, &mut bytes)?;

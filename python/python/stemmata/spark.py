@@ -45,6 +45,7 @@ import json
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -278,8 +279,8 @@ def _as_binary(runs: Any) -> Any:
 
 def _whole_partition(batches: Iterator[Any]) -> Any | None:
     """The rows of every batch of a partition as one table, or ``None``."""
-    tables = [pa.Table.from_batches([b]) for b in batches if b.num_rows]
-    return pa.concat_tables(tables).combine_chunks() if tables else None
+    rows = [b for b in batches if b.num_rows]
+    return pa.Table.from_batches(rows).combine_chunks() if rows else None
 
 
 def _step_keys(spark: Any, steps: int) -> pa.Array:
@@ -388,12 +389,17 @@ def default_steps(spark: Any) -> int:
 def collection_caps(books: Any) -> tuple[int, int, int]:
     """The parts of ``books`` in all and the caps they give: (parts, key
     cap, sample cap)."""
+    count, parts = _collection_counts(books)
+    key_cap, sample_cap = batch.caps(count, parts)
+    return parts, key_cap, sample_cap
+
+
+def _collection_counts(books: Any) -> tuple[int, int]:
+    """The books of ``books`` and their parts in all, in one pass."""
     from pyspark.sql import functions as F
 
     counted = books.agg(F.count("*"), F.sum(F.size("part_lengths"))).first()
-    count, parts = int(counted[0]), int(counted[1] or 0)
-    key_cap, sample_cap = batch.caps(count, parts)
-    return parts, key_cap, sample_cap
+    return int(counted[0]), int(counted[1] or 0)
 
 
 def all_pairs(
@@ -586,6 +592,8 @@ def run(
     ``partitions``: as :func:`read_documents` takes it. The
     input's files are read in splits of at least four per core of the
     default parallelism (``spark.sql.files.minPartitionNum`` for the run)."""
+    from pyspark import StorageLevel
+
     if format not in FORMATS:
         raise ValueError(f"format {format!r}: expected one of {', '.join(FORMATS)}")
     if options is not None:
@@ -596,115 +604,84 @@ def run(
             options=options,
         )
     paths = [source] if isinstance(source, str) else list(source)
-    restore = {
-        key: spark.conf.get(key, None)
-        for key in (
-            "spark.sql.execution.arrow.maxRecordsPerBatch",
-            "spark.sql.files.minPartitionNum",
-        )
-    }
-    try:
-        spark.conf.set(
-            "spark.sql.files.minPartitionNum", str(4 * spark.sparkContext.defaultParallelism)
-        )
-        return _run(
+    splits = 4 * spark.sparkContext.defaultParallelism
+    batch_rows_key = "spark.sql.execution.arrow.maxRecordsPerBatch"
+    with _settings(spark, "spark.sql.files.minPartitionNum", batch_rows_key):
+        spark.conf.set("spark.sql.files.minPartitionNum", str(splits))
+        spark.conf.set(batch_rows_key, str(batch_rows))
+        seconds: dict[str, float] = {}
+        started = time.monotonic()
+
+        def lap(step: str) -> None:
+            seconds[step] = time.monotonic() - started - sum(seconds.values())
+
+        read = _features(
             spark,
             paths,
             output,
             format=format,
             options=options,
-            resume=resume,
-            score=score,
-            min_score=min_score,
-            tsv=tsv,
             partitions=partitions,
-            steps=steps,
-            batch_rows=batch_rows,
+            resume=resume,
         )
+        books = read.books.persist(StorageLevel.MEMORY_AND_DISK)
+        count, parts = _collection_counts(books)
+        key_cap, sample_cap = batch.caps(count, parts)
+        lap("features")
+        # Candidates come from many small rows (listings): large batches;
+        # verification carries both books' parts: small ones.
+        spark.conf.set(batch_rows_key, str(CANDIDATE_BATCH_ROWS))
+        steps = steps or default_steps(spark)
+        candidates = candidate_pairs(books, key_cap, sample_cap, steps=steps, options=options)
+        candidates = candidates.persist(StorageLevel.MEMORY_AND_DISK)
+        candidates.count()
+        lap("candidates")
+        spark.conf.set(batch_rows_key, str(batch_rows))
+        pairs = _verified(books, candidates, score, min_score).persist(StorageLevel.MEMORY_AND_DISK)
+        pairs.orderBy("a_id", "b_id").write.mode("overwrite").option("compression", "zstd").parquet(
+            f"{output}/pairs"
+        )
+        found = pairs.count()
+        lap("verification")
+        clusters, rounds = clusters_of_pairs(pairs.select("a_id", "b_id", "a", "b"))
+        clusters = clusters.persist(StorageLevel.MEMORY_AND_DISK)
+        clusters.write.mode("overwrite").option("compression", "zstd").parquet(f"{output}/clusters")
+        cluster_count = clusters.select("cluster").distinct().count()
+        lap("clusters")
+        if tsv:
+            _write_pairs_tsv(pairs.orderBy("a_id", "b_id"), f"{output}/pairs.tsv")
+            _write_clusters_tsv(clusters, f"{output}/clusters.tsv")
+        summary = Summary(
+            books=count,
+            refused=read.refused,
+            refusals=read.refusals,
+            parts=parts,
+            key_cap=key_cap,
+            sample_cap=sample_cap,
+            pairs=found,
+            clusters=cluster_count,
+            seconds=seconds,
+            resumed=read.resumed,
+            rounds=rounds,
+        )
+        for frame in (clusters, pairs, candidates, books):
+            frame.unpersist()
+        return summary
+
+
+@contextmanager
+def _settings(spark: Any, *keys: str) -> Iterator[None]:
+    """Puts the session's settings ``keys`` back as they were when the
+    block ends, however it ends."""
+    saved = {key: spark.conf.get(key, None) for key in keys}
+    try:
+        yield
     finally:
-        for key, value in restore.items():
+        for key, value in saved.items():
             if value is None:
                 spark.conf.unset(key)
             else:
                 spark.conf.set(key, value)
-
-
-def _run(
-    spark: Any,
-    paths: list[str],
-    output: str,
-    *,
-    format: str,
-    options: str | None,
-    resume: bool,
-    score: str,
-    min_score: float | None,
-    tsv: bool,
-    partitions: int | None,
-    steps: int | None,
-    batch_rows: int,
-) -> Summary:
-    """:func:`run`, its settings made."""
-    from pyspark import StorageLevel
-
-    spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", str(batch_rows))
-    seconds: dict[str, float] = {}
-    started = time.monotonic()
-
-    def lap(step: str) -> None:
-        seconds[step] = time.monotonic() - started - sum(seconds.values())
-
-    read = _features(
-        spark,
-        paths,
-        output,
-        format=format,
-        options=options,
-        partitions=partitions,
-        resume=resume,
-    )
-    books = read.books.persist(StorageLevel.MEMORY_AND_DISK)
-    parts, key_cap, sample_cap = collection_caps(books)
-    lap("features")
-    # Candidates come from many small rows (listings): large batches;
-    # verification carries both books' parts: small ones.
-    spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", str(CANDIDATE_BATCH_ROWS))
-    steps = steps or default_steps(spark)
-    candidates = candidate_pairs(books, key_cap, sample_cap, steps=steps, options=options)
-    candidates = candidates.persist(StorageLevel.MEMORY_AND_DISK)
-    candidates.count()
-    lap("candidates")
-    spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", str(batch_rows))
-    pairs = _verified(books, candidates, score, min_score).persist(StorageLevel.MEMORY_AND_DISK)
-    pairs.orderBy("a_id", "b_id").write.mode("overwrite").option("compression", "zstd").parquet(
-        f"{output}/pairs"
-    )
-    found = pairs.count()
-    lap("verification")
-    clusters, rounds = clusters_of_pairs(pairs.select("a_id", "b_id", "a", "b"))
-    clusters = clusters.persist(StorageLevel.MEMORY_AND_DISK)
-    clusters.write.mode("overwrite").option("compression", "zstd").parquet(f"{output}/clusters")
-    cluster_count = clusters.select("cluster").distinct().count()
-    lap("clusters")
-    if tsv:
-        _write_pairs_tsv(pairs.orderBy("a_id", "b_id"), f"{output}/pairs.tsv")
-        _write_clusters_tsv(clusters, f"{output}/clusters.tsv")
-    summary = Summary(
-        books=books.count(),
-        refused=read.refused,
-        refusals=read.refusals,
-        parts=parts,
-        key_cap=key_cap,
-        sample_cap=sample_cap,
-        pairs=found,
-        clusters=cluster_count,
-        seconds=seconds,
-        resumed=read.resumed,
-        rounds=rounds,
-    )
-    for frame in (clusters, pairs, candidates, books):
-        frame.unpersist()
-    return summary
 
 
 def _tsv_field(field: str) -> str:
