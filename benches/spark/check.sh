@@ -14,7 +14,8 @@
 # workers run it too); STEMMATA the command line. By default it starts a
 # Spark standalone master and two workers (one core each) on 127.0.0.1 at
 # free ports, submits the job to them, and stops exactly those processes
-# when it ends, failed or not; with --local the job runs in local[2].
+# when it ends, failed or not; with --local the job runs in local[2], in
+# one JVM of 5 GB.
 # Prints the seconds and CPU-seconds of the single process and of the job
 # (every Spark process: master, workers, executors, their Python workers
 # and the driver), and the driver's peak resident memory (the larger of its
@@ -85,8 +86,12 @@ cpu_before=$children_cpu
 mkdir -p "$work/spark/local"
 export PYSPARK_PYTHON="$python" SPARK_LOCAL_IP=127.0.0.1 SPARK_LOG_DIR="$work/spark" \
   SPARK_LOCAL_DIRS="$work/spark/local"
+# In local[2] the two executors live in the driver's JVM: it gets their
+# memory too.
+driver_memory=2g
 if $local_mode; then
   master="local[2]"
+  driver_memory=5g
 else
   master_port=$(free_port)
   "$spark_home/bin/spark-class" org.apache.spark.deploy.master.Master --host 127.0.0.1 \
@@ -109,7 +114,7 @@ started=$(date +%s.%N)
 /usr/bin/time -f %M -o "$work/driver-rss-kb" "$spark_home/bin/spark-submit" --master "$master" \
   --conf spark.ui.enabled=false --conf spark.ui.showConsoleProgress=false \
   --conf spark.sql.shuffle.partitions=8 --conf spark.executor.memory=2g \
-  --conf spark.driver.memory=2g --conf spark.pyspark.python="$python" \
+  --conf spark.driver.memory="$driver_memory" --conf spark.pyspark.python="$python" \
   --conf "spark.driver.extraJavaOptions=-Dlog4j2.level=warn" \
   "$job" "$collection" "$work/job" --tsv "$@" 2> >(grep -v -e ' INFO ' -e FutureWarning -e require_minimum >&2)
 distributed=$(echo "$(date +%s.%N) - $started" | bc)
