@@ -475,31 +475,17 @@ impl Resolved {
     }
 }
 
-/// Numbers a run's decoded entries (`parts` and the start of `blocks`)
-/// across the runs, `base` being the run's first part and `limit` its
-/// part count: how many are kept. Only a damaged list holds a part past
-/// the run's, and those are left out, the rest kept in order. One pass
-/// without an early exit finds them while it adds the base.
+/// Keeps, in order, the entries (`parts` and the start of `blocks`) whose
+/// part is below `limit`, the run's part count, which only a damaged list
+/// passes: how many.
 #[inline]
-fn number_across_runs(base: u32, limit: u32, parts: &mut [u32], blocks: &mut [u8]) -> usize {
-    let mut highest = 0;
-    for part in parts.iter_mut() {
-        highest = highest.max(*part);
-        *part = part.wrapping_add(base);
+fn keep_parts_below(limit: u32, parts: &mut [u32], blocks: &mut [u8]) -> usize {
+    if parts.iter().all(|&part| part < limit) {
+        return parts.len();
     }
-    match highest < limit {
-        true => parts.len(),
-        false => keep_parts_of_run(base, limit, parts, blocks),
-    }
-}
-
-/// [`number_across_runs`] for entries past the run's parts: keeps, in
-/// order, those of the run (numbered from `base`).
-#[cold]
-fn keep_parts_of_run(base: u32, limit: u32, parts: &mut [u32], blocks: &mut [u8]) -> usize {
     let mut kept = 0;
     for i in 0..parts.len().min(blocks.len()) {
-        if parts[i].wrapping_sub(base) < limit {
+        if parts[i] < limit {
             parts[kept] = parts[i];
             blocks[kept] = blocks[i];
             kept += 1;
@@ -551,22 +537,30 @@ fn block_range(block: usize, len: usize, blocks: usize) -> std::ops::Range<usize
 /// is the heaviest path through the rows so far ending in column `by`;
 /// `row` holds the next row's cell counts and is left zeroed.
 ///
-/// Paths never decrease along a row, so a path through a cell is the
-/// cell's count plus the larger of the path above it and the one just
-/// extended to its left; a row of zeros leaves them as they are and is
-/// skipped. The row's length is a constant: the loop unrolls, with no
-/// bound to check.
-#[inline]
-fn extend_paths<const B: usize>(paths: &mut [u32; B], row: &mut [u16; B]) {
+/// Paths never decrease along a row, so the row's cells before its first
+/// count leave them as they are, and past its last count a path becomes
+/// the larger of itself and the path at that count: only the columns
+/// between wait on each other, and a row of zeros is skipped.
+fn extend_paths(paths: &mut [u32], row: &mut [u16]) {
     // Most rows of a sparse grid are empty: found without a branch per cell.
     if row.iter().fold(0, |any, &count| any | count) == 0 {
         return;
     }
+    let Some(first) = row.iter().position(|&count| count != 0) else {
+        return;
+    };
+    let last = row.iter().rposition(|&count| count != 0).unwrap_or(first);
     let mut left = 0;
-    for (path, count) in paths.iter_mut().zip(row.iter_mut()) {
+    for (path, count) in (paths.iter_mut().zip(row.iter_mut()))
+        .take(last + 1)
+        .skip(first)
+    {
         let value = u32::from(std::mem::take(count)) + (*path).max(left);
         *path = value;
         left = value;
+    }
+    for path in paths.iter_mut().skip(last + 1) {
+        *path = (*path).max(left);
     }
 }
 
@@ -574,8 +568,8 @@ fn extend_paths<const B: usize>(paths: &mut [u32; B], row: &mut [u16; B]) {
 #[cfg(test)]
 fn heaviest_monotone_path(cells: &[u16]) -> u32 {
     let mut paths = [0u32; BLOCKS];
-    for row in cells.as_chunks::<BLOCKS>().0 {
-        extend_paths(&mut paths, &mut row.clone());
+    for row in cells.chunks_exact(BLOCKS) {
+        extend_paths(&mut paths, &mut row.to_vec());
     }
     paths[BLOCKS - 1]
 }
@@ -786,9 +780,11 @@ impl Join {
                 let base = postings.runs.part_base(r);
                 let local_parts = segment.part_count() as u32;
                 let got = list.decode_into(after, &mut parts[n..], &mut blocks[n..]);
-                let got =
-                    number_across_runs(base, local_parts, &mut parts[n..n + got], &mut blocks[n..]);
-                let fresh = &parts[n..n + got];
+                let got = keep_parts_below(local_parts, &mut parts[n..n + got], &mut blocks[n..]);
+                let fresh = &mut parts[n..n + got];
+                for part in fresh.iter_mut() {
+                    *part += base;
+                }
                 for &part in fresh.iter() {
                     // Counted without a branch: every entry writes its part
                     // after the touched ones, which only a first count
@@ -859,8 +855,7 @@ impl Join {
                 let cell = &mut self.row[k * B + (by >> shift) as usize];
                 *cell = cell.wrapping_add(1);
             }
-            let rows = self.row.as_chunks_mut::<B>().0;
-            for (paths, row) in paths.as_chunks_mut::<B>().0.iter_mut().zip(rows) {
+            for (paths, row) in paths.chunks_exact_mut(B).zip(self.row.chunks_exact_mut(B)) {
                 extend_paths(paths, row);
             }
         }
@@ -952,8 +947,8 @@ impl Join {
                     }
                 }
             }
-            let paths = &mut paths.as_chunks_mut::<FINE_BLOCKS>().0[k];
-            for row in grid.as_chunks_mut::<FINE_BLOCKS>().0 {
+            let paths = &mut paths[k * FINE_BLOCKS..(k + 1) * FINE_BLOCKS];
+            for row in grid.chunks_exact_mut(FINE_BLOCKS) {
                 extend_paths(paths, row);
             }
         }
@@ -1345,21 +1340,6 @@ mod tests {
             let by_lookup = join.fine_paths_by_lookup(&postings);
             proptest::prop_assert_eq!(by_lookup, decoded);
         }
-    }
-
-    #[test]
-    fn entries_are_numbered_across_runs_and_a_damaged_lists_strays_left_out() {
-        let (mut parts, mut blocks) = (vec![5, 2, 0], vec![7, 8, 9]);
-        assert_eq!(number_across_runs(100, 6, &mut parts, &mut blocks), 3);
-        assert_eq!((parts, blocks), (vec![105, 102, 100], vec![7, 8, 9]));
-        // Parts 9 and 6 are past a run of six parts: only a damaged list
-        // holds them.
-        let (mut parts, mut blocks) = (vec![9, 5, 6, 1], vec![1, 2, 3, 4, 0]);
-        let kept = number_across_runs(100, 6, &mut parts, &mut blocks);
-        assert_eq!(
-            (&parts[..kept], &blocks[..kept]),
-            (&[105, 101][..], &[2, 4][..])
-        );
     }
 
     #[test]

@@ -173,15 +173,11 @@ impl<'a> List<'a> {
     pub fn decode_into(&self, after: Option<u32>, parts: &mut [u32], blocks: &mut [u8]) -> usize {
         let mut walk = Walk::new(self, after);
         let mut n = 0;
-        // Checked here rather than by a call that finds nothing left: most
-        // lists are one block.
-        while walk.left > 0 {
-            n += walk
-                .next_block(
-                    parts.get_mut(n..).unwrap_or_default(),
-                    blocks.get_mut(n..).unwrap_or_default(),
-                )
-                .unwrap_or(0);
+        while let Some(written) = walk.next_block(
+            parts.get_mut(n..).unwrap_or_default(),
+            blocks.get_mut(n..).unwrap_or_default(),
+        ) {
+            n += written;
         }
         n
     }
