@@ -134,11 +134,16 @@ const DROPPED: u32 = u32::MAX;
 /// argument with each one's key and merged book position.
 type KeptEntries<'a> = dyn Fn(&mut dyn FnMut(u64, u32) -> Result<()>) -> Result<()> + 'a;
 
-/// The most places of a key table a merge gathers at once (16 MiB): past
-/// it, the books' places are gathered in runs, a pass of the merge each.
-/// The crate's own tests gather a few at a time, so that every merge they
-/// make (each compared with the encoder's bytes) writes its places in runs.
-const PLACES_HELD: usize = if cfg!(test) { 5 } else { 1 << 22 };
+/// The most places of a key table a merge gathers at once (256 MiB): past
+/// it, the books' places are gathered in runs, two passes of the k-way
+/// merge of every input's table each, so the passes grow with the books
+/// and the merge with their square. A run of 4M places left a load of
+/// 300,000 books (300 batch segments) writing its merged segment for
+/// hours, nearly all of it in those passes; 64M places take a table of a
+/// million books in a few. The crate's own tests gather a few at a time,
+/// so that every merge they make (each compared with the encoder's bytes)
+/// writes its places in runs.
+const PLACES_HELD: usize = if cfg!(test) { 5 } else { 1 << 26 };
 
 /// One book of an input as the merge writes it.
 enum Kept {
