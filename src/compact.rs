@@ -42,7 +42,7 @@ use crate::storage::pages;
 use crate::storage::segment::{Segment, Unreadable};
 use crate::storage::segment_merge::{self, Fate};
 use crate::store::layout::DEFAULT_MAX_FILE_BYTES;
-use crate::store::segments::merge_chunks;
+use crate::store::segments::{merge_chunks, MergeWeight};
 use crate::store::Store;
 
 /// Buffered bytes written out (and synced) while a new file grows.
@@ -300,7 +300,7 @@ pub(crate) fn compact_files(
 }
 
 /// Rewrites the listed segments, consecutive ones in book id order merged
-/// into segments of at most `MAX_MERGED_BYTES` (`store/segments.rs`) numbered from `number`,
+/// into segments of at most `MAX_MERGED_BYTES` and `MAX_MERGED_LIST_BYTES` of posting lists (`store/segments.rs`) numbered from `number`,
 /// holding their live books with the entries and page locators
 /// `relocation` moved, and adds them to `relocation` in place of the old
 /// ones: segments hold each book's entry (format 7), so they change in the
@@ -329,8 +329,10 @@ fn relocate_segments(
         segments.push((n, len, segment));
     }
     segments.sort_by_key(|(_, _, segment)| segment.book_id(0));
-    let lengths: Vec<u64> = segments.iter().map(|&(_, len, _)| len).collect();
-    for (next, chunk) in (number..).zip(merge_chunks(&lengths)) {
+    let weights: Vec<MergeWeight> = (segments.iter())
+        .map(|(_, len, segment)| MergeWeight::of(*len, segment))
+        .collect();
+    for (next, chunk) in (number..).zip(merge_chunks(&weights)) {
         let merging = &segments[chunk];
         for (n, _, segment) in merging {
             let dead = segment.book_ids().filter(|id| !live.contains_key(id));

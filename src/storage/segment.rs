@@ -293,6 +293,18 @@ const MAP_AT_LEAST: u64 = 64 * 1024;
 // they index further.
 #[allow(clippy::indexing_slicing)]
 impl Segment {
+    /// Bytes of its larger posting-list section (the books' or the
+    /// passages'): what it adds to the lists of a segment merged from it,
+    /// which 32-bit ends address.
+    pub fn list_section_bytes(&self) -> u64 {
+        [self.book_spans, self.passage_spans]
+            .iter()
+            .flatten()
+            .map(|spans| spans.lists_len as u64)
+            .max()
+            .unwrap_or(0)
+    }
+
     /// Opens the segment at `path` for reading in place: maps it (or reads
     /// it, when small) and checks its layout, not its checksum or orders,
     /// so that opening costs the same whatever its size.

@@ -44,6 +44,33 @@ pub(crate) struct CompactionCause {
 /// rewrites. A bulk load of 100,000 books of 20K words (13 GB) ends as one
 /// segment, so a query looks each word and key up once, not in ten runs.
 pub const MAX_MERGED_BYTES: u64 = 16 << 30;
+/// A merge also keeps the posting lists of its segments together (the
+/// larger of their book and passage sections) within this many bytes:
+/// a merged segment addresses its lists with 32-bit ends, so they must
+/// stay under 4 GiB, and a merged list takes about its inputs' bytes
+/// (blocks cut again across them: a few bytes more each). Without it a
+/// bulk load of 300,000 books of 20K words (16 GB of batch segments)
+/// spent ten minutes merging them into one segment and then gave up on
+/// its lists, leaving 300 segments for every query to look its keys up in.
+pub const MAX_MERGED_LIST_BYTES: u64 = 3 << 30;
+
+/// What a segment weighs in a merge: its bytes, and its posting lists'
+/// ([`Segment::list_section_bytes`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct MergeWeight {
+    pub(crate) bytes: u64,
+    pub(crate) list_bytes: u64,
+}
+
+impl MergeWeight {
+    /// The weight of `segment`, `bytes` long.
+    pub(crate) fn of(bytes: u64, segment: &Segment) -> Self {
+        MergeWeight {
+            bytes,
+            list_bytes: segment.list_section_bytes(),
+        }
+    }
+}
 /// A segment joins a merge of the newer segments after it only when it is
 /// at most this many times their size together: a large old segment is
 /// rewritten once the newer ones have grown to a quarter of it, not at
@@ -60,8 +87,10 @@ fn merge_plan(
     dead_too: bool,
     live: &HashSet<u32>,
 ) -> Vec<Vec<usize>> {
-    let lengths: Vec<u64> = readable.iter().map(|&(_, len, _)| len).collect();
-    merge_chunks(&lengths)
+    let weights: Vec<MergeWeight> = (readable.iter())
+        .map(|(_, len, segment)| MergeWeight::of(*len, segment))
+        .collect();
+    merge_chunks(&weights)
         .into_iter()
         .filter(|chunk| {
             chunk.len() > 1
@@ -75,24 +104,29 @@ fn merge_plan(
         .collect()
 }
 
-/// The groups of consecutive segments (by index into `lengths`, segments
+/// The groups of consecutive segments (by index into `weights`, segments
 /// in book id order) that a compaction merges into one each, in order:
 /// from the newest, each group takes the next older segment while the
-/// group stays within [`MAX_MERGED_BYTES`] and that segment is at most
+/// group stays within [`MAX_MERGED_BYTES`] and its posting lists within
+/// [`MAX_MERGED_LIST_BYTES`], and that segment is at most
 /// [`MERGE_SIZE_RATIO`] times the group; then a new group starts. A group
 /// of one segment is left as it is (unless it holds dead books).
-pub(crate) fn merge_chunks(lengths: &[u64]) -> Vec<std::ops::Range<usize>> {
+pub(crate) fn merge_chunks(weights: &[MergeWeight]) -> Vec<std::ops::Range<usize>> {
     let mut chunks = Vec::new();
-    let mut end = lengths.len();
+    let mut end = weights.len();
     while end > 0 {
         let mut start = end - 1;
-        let mut bytes = lengths.get(start).copied().unwrap_or(0);
-        while let Some(&older) = start.checked_sub(1).and_then(|i| lengths.get(i)) {
-            if bytes + older > MAX_MERGED_BYTES || older > MERGE_SIZE_RATIO * bytes {
+        let mut group = weights.get(start).copied().unwrap_or_default();
+        while let Some(&older) = start.checked_sub(1).and_then(|i| weights.get(i)) {
+            if group.bytes + older.bytes > MAX_MERGED_BYTES
+                || group.list_bytes + older.list_bytes > MAX_MERGED_LIST_BYTES
+                || older.bytes > MERGE_SIZE_RATIO * group.bytes
+            {
                 break;
             }
             start -= 1;
-            bytes += older;
+            group.bytes += older.bytes;
+            group.list_bytes += older.list_bytes;
         }
         chunks.push(start..end);
         end = start;
@@ -459,30 +493,65 @@ mod tests {
         }
     }
 
+    /// Weights of segments of these bytes and no posting lists.
+    fn by_bytes(lengths: &[u64]) -> Vec<MergeWeight> {
+        (lengths.iter())
+            .map(|&bytes| MergeWeight {
+                bytes,
+                list_bytes: 0,
+            })
+            .collect()
+    }
+
+    fn merge_chunks_of(lengths: &[u64]) -> Vec<std::ops::Range<usize>> {
+        merge_chunks(&by_bytes(lengths))
+    }
+
+    #[test]
+    fn merges_keep_their_posting_lists_under_the_bound() {
+        // 300 batches of 54 MB, 40% of it posting lists: 16.2 GB in all,
+        // within the byte bound, but 6.5 GB of lists.
+        let batch = MergeWeight {
+            bytes: 54 << 20,
+            list_bytes: (54 << 20) * 2 / 5,
+        };
+        let chunks = merge_chunks(&vec![batch; 300]);
+        assert_eq!(chunks.len(), 3);
+        assert_eq!(chunks.iter().map(|c| c.len()).sum::<usize>(), 300);
+        for chunk in &chunks {
+            assert!(chunk.len() as u64 * batch.list_bytes <= MAX_MERGED_LIST_BYTES);
+        }
+        // Groups are made from the newest back: the oldest takes the rest.
+        assert_eq!(chunks[2], 158..300);
+    }
+
     #[test]
     fn merges_take_consecutive_segments_up_to_the_size_bound() {
         let g = MAX_MERGED_BYTES;
-        assert_eq!(merge_chunks(&[]), Vec::<std::ops::Range<usize>>::new());
-        assert_eq!(merge_chunks(&[5, 6, 7]), vec![0..3]);
+        assert_eq!(merge_chunks_of(&[]), Vec::<std::ops::Range<usize>>::new());
+        assert_eq!(merge_chunks_of(&[5, 6, 7]), vec![0..3]);
         // Groups are made from the newest segment back.
-        assert_eq!(merge_chunks(&[g / 3, g / 2, g / 2, 1]), [0..1, 1..3, 3..4]);
+        assert_eq!(
+            merge_chunks_of(&[g / 3, g / 2, g / 2, 1]),
+            [0..1, 1..3, 3..4]
+        );
         // A segment past the bound is a group of its own.
-        assert_eq!(merge_chunks(&[1, 2 * g, 3, 4]), [0..1, 1..2, 2..4]);
+        assert_eq!(merge_chunks_of(&[1, 2 * g, 3, 4]), [0..1, 1..2, 2..4]);
     }
 
     #[test]
     fn a_bulk_load_ends_as_one_segment_and_a_large_one_waits_for_its_share() {
         let batch = 130 << 20;
-        assert_eq!(merge_chunks(&[batch; 100]), vec![0..100]);
+        assert_eq!(merge_chunks_of(&[batch; 100]), vec![0..100]);
         // A 12 GiB segment is not rewritten for one new batch, nor for three.
         let big = 12 << 30;
-        assert_eq!(merge_chunks(&[big, batch]), [0..1, 1..2]);
-        assert_eq!(merge_chunks(&[big, batch, batch, batch]), [0..1, 1..4]);
+        assert_eq!(merge_chunks_of(&[big, batch]), [0..1, 1..2]);
+        assert_eq!(merge_chunks_of(&[big, batch, batch, batch]), [0..1, 1..4]);
         // It is once the newer ones reach a quarter of it.
         let with_newer =
             |n: usize| -> Vec<u64> { [big].into_iter().chain(vec![batch; n]).collect() };
-        assert_eq!(merge_chunks(&with_newer(23)), [0..1, 1..24]);
-        assert_eq!(merge_chunks(&with_newer(24)), vec![0..25]);
+        assert_eq!(merge_chunks_of(&with_newer(23)), [0..1, 1..24]);
+        assert_eq!(merge_chunks_of(&with_newer(24)), vec![0..25]);
     }
 
     #[test]
