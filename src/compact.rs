@@ -300,7 +300,9 @@ pub(crate) fn compact_files(
 }
 
 /// Rewrites the listed segments, consecutive ones in book id order merged
-/// into segments of at most `MAX_MERGED_BYTES` and `MAX_MERGED_LIST_BYTES` of posting lists (`store/segments.rs`) numbered from `number`,
+/// into segments of at most `MAX_MERGED_BYTES`, with at most
+/// `MAX_MERGED_LIST_BYTES` of posting lists (`store/segments.rs`), numbered
+/// from `number`,
 /// holding their live books with the entries and page locators
 /// `relocation` moved, and adds them to `relocation` in place of the old
 /// ones: segments hold each book's entry (format 7), so they change in the
