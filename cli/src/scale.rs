@@ -190,6 +190,9 @@ struct Ingest {
     mb_per_s_per_core_incl_generation: f64,
     generator_books_per_s_per_core: f64,
     skipped: usize,
+    /// What the load warned of: a compaction at its end that failed (the
+    /// books are committed, but the index keeps its batch segments).
+    warnings: Vec<String>,
     target_books_per_s_per_core_at_100k_words: f64,
 }
 
@@ -546,6 +549,9 @@ fn ingest(
     loader.extend(rx.into_iter().map(Ok))?;
     let stats = loader.finish()?;
     let wall = started.elapsed();
+    for warning in &stats.warnings {
+        eprintln!("warning: {warning}");
+    }
     let generated = producer
         .join()
         .map_err(|_| Error::InvalidArgument("the generator thread panicked".into()))??;
@@ -572,6 +578,7 @@ fn ingest_figures(stats: &LoadStats, wall: Duration, cpu: Duration, gen: Duratio
         mb_per_s_per_core_incl_generation: mb / cpu,
         generator_books_per_s_per_core: books / gen,
         skipped: stats.skipped.len(),
+        warnings: stats.warnings.clone(),
         target_books_per_s_per_core_at_100k_words: TARGET_INGEST_BOOKS_PER_CORE,
     }
 }

@@ -66,6 +66,8 @@ fn exact_mode_reports_every_figure_and_finds_the_generated_pairs() {
         assert!(number(&figures, &path) > 0.0, "{path:?}");
     }
     assert_eq!(number(&figures, &["ingest", "skipped"]), 0.0);
+    // A load whose final compaction failed would say so here.
+    assert_eq!(figures["ingest"]["warnings"], serde_json::json!([]));
     assert_eq!(number(&figures, &["queries", "count"]), 200.0);
     for relation in ["edition", "contains"] {
         assert!(number(&figures, &["self_join", relation, "truth"]) > 0.0);
