@@ -50,7 +50,7 @@ pub const MAX_MERGED_BYTES: u64 = 16 << 30;
 /// stay under 4 GiB, and a merged list takes about its inputs' bytes
 /// (blocks cut again across them: a few bytes more each). Without it a
 /// bulk load of 300,000 books of 20K words (16 GB of batch segments)
-/// spent ten minutes merging them into one segment and then gave up on
+/// spent seven minutes merging them into one segment and then gave up on
 /// its lists, leaving 300 segments for every query to look its keys up in.
 pub const MAX_MERGED_LIST_BYTES: u64 = 3 << 30;
 
@@ -71,6 +71,7 @@ impl MergeWeight {
         }
     }
 }
+
 /// A segment joins a merge of the newer segments after it only when it is
 /// at most this many times their size together: a large old segment is
 /// rewritten once the newer ones have grown to a quarter of it, not at
