@@ -224,7 +224,9 @@ impl<'r> Postings<'r> {
 pub enum Probe<'a> {
     /// A stored part, against every part, itself included.
     Part(u32),
-    /// A stored part, against the parts after it only.
+    /// A stored part, against the parts of the books after its own only
+    /// (as the all-pairs join needs: neither earlier books nor the other
+    /// parts of its own book, which share its words where they overlap).
     PartAgainstLater(u32),
     /// The unique-word hashes of a sequence not stored.
     Hashes(&'a [u32]),
@@ -272,7 +274,8 @@ struct Resolved {
     /// frequent), found once per probe.
     lists: Vec<Vec<(u32, u32)>>,
     frequent: u32,
-    /// For a probe against later parts: its run and part in that run.
+    /// For a probe against later books: the run of its book's last part
+    /// and that part in the run, past which entries are read.
     after: Option<(usize, u32)>,
 }
 
@@ -327,8 +330,10 @@ impl Resolved {
                 resolved.words[run] = own;
                 resolved.words_found[run] = true;
                 resolved.own_run = Some(run);
-                resolved.after =
-                    matches!(probe, Probe::PartAgainstLater(_)).then_some((run, local));
+                if let Probe::PartAgainstLater(_) = probe {
+                    let book = runs.part_range(runs.book_of_part(part));
+                    resolved.after = Some(runs.locate_part(book.end.max(part + 1) - 1));
+                }
             }
             Probe::Hashes(hashes) => {
                 resolved.hashes = (hashes.iter().copied())
@@ -452,9 +457,9 @@ impl Resolved {
 
     /// Element `i`'s list in run `r` (whose segment is `segment`) and
     /// the part its entries must be past: none when the word is not there
-    /// (or frequent) or, for a probe against later parts, when the run
-    /// comes before the probe's; else its list, past the probe's own part
-    /// in the probe's run.
+    /// (or frequent) or, for a probe against later books, when the run
+    /// comes before the run of its book's last part; else its list, past
+    /// that part in that run.
     #[inline]
     fn list<'s>(
         &self,
