@@ -71,10 +71,37 @@ impl Fate {
 /// Fails like [`super::segment::encode`] when the result would exceed the
 /// format's `u32` counts, and with `Corrupted` naming an input that has no
 /// book sections or whose ids do not follow the previous input's.
+///
+/// A merge the format cannot hold fails with `InvalidArgument` naming the
+/// merge: how many inputs, the first and last input files, and `path`.
 pub fn write(path: &Path, inputs: &[&Segment], fate: impl Fn(u32) -> Fate) -> Result<u64> {
-    let views = passage_views(inputs)?;
-    let plans = Plans::new(inputs, &views, &fate)?;
-    write_streamed(path, |sink| checksummed(sink, |sink| plans.encode(sink)))
+    let write = || {
+        let views = passage_views(inputs)?;
+        let plans = Plans::new(inputs, &views, &fate)?;
+        write_streamed(path, |sink| checksummed(sink, |sink| plans.encode(sink)))
+    };
+    write().map_err(|error| match error {
+        Error::InvalidArgument(what) => {
+            Error::InvalidArgument(format!("{}: {what}", described(path, inputs)))
+        }
+        other => other,
+    })
+}
+
+/// "merging 3 segments (DIR/a.seg to DIR/c.seg) into DIR/d.seg".
+fn described(path: &Path, inputs: &[&Segment]) -> String {
+    let (Some(first), Some(last)) = (inputs.first(), inputs.last()) else {
+        return format!("merging no segment into {}", path.display());
+    };
+    let inputs = match inputs.len() {
+        1 => format!("1 segment ({})", first.path().display()),
+        n => format!(
+            "{n} segments ({} to {})",
+            first.path().display(),
+            last.path().display()
+        ),
+    };
+    format!("merging {inputs} into {}", path.display())
 }
 
 /// The bytes [`write()`] writes, in memory.
@@ -897,6 +924,26 @@ pub(super) mod tests {
             let expected = encode(expected_books, 3).expect("encodes");
             prop_assert_eq!(merged, expected);
         }
+    }
+
+    /// A merge that fails names its inputs and output.
+    #[test]
+    fn a_merge_is_described_by_its_files() {
+        let named = |id: u32, name: &str| {
+            let bytes = encode(vec![book(id, vec![vec![id]], Default::default(), true)], 3);
+            Segment::decode(bytes.unwrap(), Path::new(name)).unwrap()
+        };
+        let (a, b, c) = (named(1, "a.seg"), named(2, "b.seg"), named(3, "c.seg"));
+        let out = Path::new("d.seg");
+        assert_eq!(
+            described(out, &[&a, &b, &c]),
+            "merging 3 segments (a.seg to c.seg) into d.seg"
+        );
+        assert_eq!(
+            described(out, &[&a]),
+            "merging 1 segment (a.seg) into d.seg"
+        );
+        assert_eq!(described(out, &[]), "merging no segment into d.seg");
     }
 
     /// Words of 64 entries or more are the long words, longest first.
