@@ -23,20 +23,28 @@ pub fn lis_len(values: &[u32]) -> usize {
 /// several longest ones it returns one ending at the least value that ends
 /// any of them; its length is [`lis_len`]`(values)`.
 pub fn lis_indices(values: &[u32]) -> Vec<u32> {
-    // tails[k]: index of the least value ending an increasing run of k + 1.
+    // tails[k]: the least value ending an increasing run of k + 1, and
+    // its index (apart, so that the search reads the values in a row
+    // instead of through the indexes).
     let mut tails: Vec<u32> = Vec::with_capacity(64);
+    let mut tail_indices: Vec<u32> = Vec::with_capacity(64);
     let mut previous: Vec<u32> = Vec::with_capacity(values.len());
-    for (i, &v) in values.iter().enumerate() {
-        let at = tails.partition_point(|&t| values[t as usize] < v);
-        previous.push(if at == 0 { u32::MAX } else { tails[at - 1] });
+    for (i, &v) in (0u32..).zip(values) {
+        let at = tails.partition_point(|&t| t < v);
+        previous.push(match at {
+            0 => u32::MAX,
+            at => tail_indices[at - 1],
+        });
         if at == tails.len() {
-            tails.push(i as u32);
+            tails.push(v);
+            tail_indices.push(i);
         } else {
-            tails[at] = i as u32;
+            tails[at] = v;
+            tail_indices[at] = i;
         }
     }
     let mut out = Vec::with_capacity(tails.len());
-    let mut at = tails.last().copied().unwrap_or(u32::MAX);
+    let mut at = tail_indices.last().copied().unwrap_or(u32::MAX);
     while at != u32::MAX {
         out.push(at);
         at = previous[at as usize];
