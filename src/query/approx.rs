@@ -248,12 +248,8 @@ impl Reader {
                 f64::from(c.lcs_at_most - c.frequent_at_most) >= least_sampled_lcs(c.counted)
                     && wanted(self.book_of_part(c.book))
             };
-            let keep: Vec<Candidate> = join
-                .count_bounded(&sample, probe, worth)
-                .iter()
-                .filter(|c| worth(c))
-                .copied()
-                .collect();
+            join.count_bounded(&sample, probe, worth);
+            let keep: Vec<Candidate> = join.kept().copied().collect();
             join.align(&sample, join.admitted(), &keep, |part, overlap| {
                 if sample_in_order(&overlap) {
                     pairs.push((q as u32, part));

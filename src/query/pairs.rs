@@ -461,7 +461,7 @@ impl Reader {
                 .iter()
                 .filter(|c| wanted(self.book_of_part(c.book)))
                 .count() as u64;
-            let keep: Vec<Candidate> = common.iter().filter(|c| reaches(c)).copied().collect();
+            let keep: Vec<Candidate> = join.kept().copied().collect();
             found.entries_scanned += join.entries_scanned();
             found.within_bound += keep.len() as u64;
             found.lcs_runs += keep.len() as u64;

@@ -572,15 +572,11 @@ impl Reader {
                     && options.may_admit(c)
                     && Self::qualifies(self.bound(options.score, len_x, c), options)
             };
-            for candidate in join.count_bounded(&postings, probe, qualifies) {
-                if !searched(candidate.book) {
-                    continue;
-                }
-                explain.candidates += 1;
+            let candidates = join.count_bounded(&postings, probe, qualifies);
+            explain.candidates += candidates.iter().filter(|c| searched(c.book)).count() as u64;
+            for candidate in join.kept() {
                 let bound = self.bound(options.score, len_x, candidate);
-                if Self::qualifies(bound, options) {
-                    bounded.push((bound, q as u32, *candidate));
-                }
+                bounded.push((bound, q as u32, *candidate));
             }
             explain.entries_scanned += join.entries_scanned();
             explain.frequent_words += join.frequent_in_x() as u64;

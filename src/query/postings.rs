@@ -705,6 +705,9 @@ pub struct Join {
     paths: Vec<u32>,
     /// The candidates (their places in `candidates`) the fine grid refines.
     refined: Vec<u32>,
+    /// The candidates (their places, ascending) that `worth` kept on
+    /// their last bound ([`Join::kept`]).
+    kept: Vec<u32>,
     /// The parts counted, in the order first counted: the first
     /// `touched_len` (one more than there are parts, for the branchless
     /// count).
@@ -733,6 +736,7 @@ impl Join {
             row: Vec::new(),
             paths: Vec::new(),
             refined: Vec::new(),
+            kept: Vec::new(),
             touched: vec![0; parts + 1],
             touched_len: 0,
             candidates: Vec::new(),
@@ -776,6 +780,12 @@ impl Join {
     /// the grid is filled for the few that need it: on large collections
     /// most parts a query reaches share a handful of words, and counting
     /// them into a grid cost a random write per posting entry.
+    ///
+    /// [`kept`](Self::kept) then gives the candidates `worth` keeps on
+    /// their final bounds. `worth` is asked once a candidate on its count,
+    /// then again only of those it kept, after each grid: it must not keep
+    /// a candidate on a lower bound that it refused on a higher one (every
+    /// score's bound is non-decreasing in the LCS bound).
     pub fn count_bounded(
         &mut self,
         postings: &Postings<'_>,
@@ -808,6 +818,12 @@ impl Join {
             });
         }
         self.touched_len = 0;
+        self.kept.clear();
+        self.kept.extend(
+            (self.candidates.iter().zip(0..))
+                .filter(|(candidate, _)| worth(candidate))
+                .map(|(_, at)| at),
+        );
         // A cell counts at most one block of X; past u16 the grid is skipped
         // and the bound stays the common count.
         if self.resolved.len().div_ceil(BLOCKS) <= u16::MAX as usize {
@@ -815,6 +831,35 @@ impl Join {
             self.refine_grids(postings, &worth);
         }
         &self.candidates
+    }
+
+    /// The candidates of the last [`count_bounded`](Self::count_bounded)
+    /// that its `worth` keeps on their final bounds, in the order of the
+    /// candidates it returned.
+    pub fn kept(&self) -> impl Iterator<Item = &Candidate> + '_ {
+        self.kept.iter().map(|&at| &self.candidates[at as usize])
+    }
+
+    /// The kept candidates that counting found (those added for their
+    /// frequent words alone have no entries to fill a grid with).
+    fn kept_counted(&self) -> Vec<u32> {
+        (self.kept.iter().copied())
+            .filter(|&at| self.candidates[at as usize].counted > 0)
+            .collect()
+    }
+
+    /// Drops from `kept` the candidates at `places` that `worth` no longer
+    /// keeps on their new bounds.
+    fn keep_worth(&mut self, places: &[u32], worth: &impl Fn(&Candidate) -> bool) {
+        let candidates = &self.candidates;
+        let dropped: Vec<u32> = (places.iter().copied())
+            .filter(|&at| !worth(&candidates[at as usize]))
+            .collect();
+        if !dropped.is_empty() {
+            // Both ascending: one merge-like pass.
+            let mut next = dropped.iter().peekable();
+            self.kept.retain(|&at| next.next_if_eq(&&at).is_none());
+        }
     }
 
     /// Decodes X's lists once, element after element (each one's entries
@@ -881,14 +926,6 @@ impl Join {
         end(elements.start)..end(elements.end)
     }
 
-    /// The places in `candidates` of the candidates `worth` keeps.
-    fn kept_places(&self, worth: &impl Fn(&Candidate) -> bool) -> Vec<u32> {
-        (self.candidates.iter().enumerate())
-            .filter(|(_, candidate)| candidate.counted > 0 && worth(candidate))
-            .map(|(at, _)| at as u32)
-            .collect()
-    }
-
     /// The heaviest monotone path of each candidate at `places` (its place
     /// k in `places` its slot while the grid is filled) through its `B`×`B`
     /// grid (`B` = [`BLOCKS`] or [`FINE_BLOCKS`]), from the decoded
@@ -946,7 +983,7 @@ impl Join {
     /// counted per cell of the [`BLOCKS`] grid, and their LCS bound lowered
     /// to the heaviest monotone path through it.
     fn fill_grids(&mut self, worth: &impl Fn(&Candidate) -> bool) {
-        let kept = self.kept_places(worth);
+        let kept = self.kept_counted();
         if kept.is_empty() {
             return;
         }
@@ -956,6 +993,7 @@ impl Join {
             candidate.lcs_at_most = paths[k * BLOCKS + BLOCKS - 1] + candidate.frequent_at_most;
         }
         self.paths = paths;
+        self.keep_worth(&kept, worth);
     }
 
     /// Third pass, for the candidates `worth` still keeps with their
@@ -965,7 +1003,7 @@ impl Join {
     /// fine path is a coarse path over no more words: the bound only
     /// tightens.
     fn refine_grids(&mut self, postings: &Postings<'_>, worth: &impl Fn(&Candidate) -> bool) {
-        self.refined = self.kept_places(worth);
+        self.refined = self.kept_counted();
         if self.refined.is_empty() {
             return;
         }
@@ -980,13 +1018,14 @@ impl Join {
         }
         let refined = std::mem::take(&mut self.refined);
         let paths = self.grid_paths::<FINE_BLOCKS>(&refined);
-        self.refined = refined;
-        for (k, &at) in self.refined.iter().enumerate() {
+        for (k, &at) in refined.iter().enumerate() {
             let candidate = &mut self.candidates[at as usize];
             let heaviest = paths[k * FINE_BLOCKS + FINE_BLOCKS - 1] + candidate.frequent_at_most;
             candidate.lcs_at_most = candidate.lcs_at_most.min(heaviest);
         }
         self.paths = paths;
+        self.keep_worth(&refined, worth);
+        self.refined = refined;
     }
 
     /// The fine grids' heaviest paths of the refined candidates (`paths`,
@@ -1473,7 +1512,10 @@ mod tests {
             };
             join.count_bounded(&postings, &probe, |_| false);
             let everyone = |c: &Candidate| c.counted > 0;
-            join.refined = join.kept_places(&everyone);
+            join.refined = (join.candidates.iter().zip(0..))
+                .filter(|(c, _)| everyone(c))
+                .map(|(_, at)| at)
+                .collect();
             let refined = join.refined.clone();
             let decoded = join.grid_paths::<FINE_BLOCKS>(&refined);
             let by_lookup = join.fine_paths_by_lookup(&postings);
