@@ -1400,6 +1400,16 @@ mod tests {
         // Nothing is left marked: a later count starts clean.
         let again: Vec<Candidate> = join.count(&postings, &Probe::Hashes(&x)).to_vec();
         assert_eq!(again.len(), 3);
+        // Kept: worth on the final bounds. Part 2 fails on its count,
+        // part 1 on its grid.
+        let long_in_order = |c: &Candidate| c.lcs_at_most >= 32;
+        join.count_bounded(&postings, &Probe::Hashes(&x), long_in_order);
+        let kept: Vec<u32> = join.kept().map(|c| c.book).collect();
+        assert_eq!(kept, [0]);
+        join.count_bounded(&postings, &Probe::Hashes(&x), |c| c.counted > 10);
+        let mut kept: Vec<u32> = join.kept().map(|c| c.book).collect();
+        kept.sort_unstable();
+        assert_eq!(kept, [0, 1]);
     }
 
     #[test]
