@@ -848,18 +848,14 @@ impl Join {
             .collect()
     }
 
-    /// Drops from `kept` the candidates at `places` that `worth` no longer
-    /// keeps on their new bounds.
-    fn keep_worth(&mut self, places: &[u32], worth: &impl Fn(&Candidate) -> bool) {
+    /// Drops from `kept` the counted candidates (those a grid just
+    /// bounded anew) that `worth` no longer keeps.
+    fn keep_worth(&mut self, worth: &impl Fn(&Candidate) -> bool) {
         let candidates = &self.candidates;
-        let dropped: Vec<u32> = (places.iter().copied())
-            .filter(|&at| !worth(&candidates[at as usize]))
-            .collect();
-        if !dropped.is_empty() {
-            // Both ascending: one merge-like pass.
-            let mut next = dropped.iter().peekable();
-            self.kept.retain(|&at| next.next_if_eq(&&at).is_none());
-        }
+        self.kept.retain(|&at| {
+            let candidate = &candidates[at as usize];
+            candidate.counted == 0 || worth(candidate)
+        });
     }
 
     /// Decodes X's lists once, element after element (each one's entries
@@ -993,7 +989,7 @@ impl Join {
             candidate.lcs_at_most = paths[k * BLOCKS + BLOCKS - 1] + candidate.frequent_at_most;
         }
         self.paths = paths;
-        self.keep_worth(&kept, worth);
+        self.keep_worth(worth);
     }
 
     /// Third pass, for the candidates `worth` still keeps with their
@@ -1024,7 +1020,7 @@ impl Join {
             candidate.lcs_at_most = candidate.lcs_at_most.min(heaviest);
         }
         self.paths = paths;
-        self.keep_worth(&refined, worth);
+        self.keep_worth(worth);
         self.refined = refined;
     }
 

@@ -494,18 +494,15 @@ mod tests {
         }
     }
 
-    /// Weights of segments of these bytes and no posting lists.
-    fn by_bytes(lengths: &[u64]) -> Vec<MergeWeight> {
-        (lengths.iter())
+    /// The merge chunks of segments of these bytes and no posting lists.
+    fn merge_chunks_of(lengths: &[u64]) -> Vec<std::ops::Range<usize>> {
+        let weights: Vec<MergeWeight> = (lengths.iter())
             .map(|&bytes| MergeWeight {
                 bytes,
                 list_bytes: 0,
             })
-            .collect()
-    }
-
-    fn merge_chunks_of(lengths: &[u64]) -> Vec<std::ops::Range<usize>> {
-        merge_chunks(&by_bytes(lengths))
+            .collect();
+        merge_chunks(&weights)
     }
 
     #[test]
