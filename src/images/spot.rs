@@ -32,6 +32,7 @@ use super::bigrams::{
 use super::likelihood::StoredRow;
 use super::model::Model;
 use crate::error::Result;
+use std::ops::Range;
 
 /// How the parts of a score are mixed.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -192,16 +193,27 @@ impl Cell {
 }
 
 fn score_cells(cells: &[Cell], ocr: f64, options: &SpotOptions) -> Scores {
-    let n = cells.len();
-    if n == 0 {
+    if cells.is_empty() {
         return Scores::default();
     }
-    let likelihood = cells
-        .iter()
+    mix(likelihood_of(cells), order_of(cells), ocr, options)
+}
+
+/// NMRF_vq of one form's cells: the mean of their values as fractions of
+/// the scale (an unmodelled bigram counts 0). The values are added as
+/// integers, so the sum is exact whatever their order.
+fn likelihood_of(cells: &[Cell]) -> f64 {
+    let total: u64 = (cells.iter())
         .filter(|c| c.modelled)
-        .map(|c| c.value as f64 / u16::MAX as f64)
-        .sum::<f64>()
-        / n as f64;
+        .map(|c| u64::from(c.value))
+        .sum();
+    total as f64 / u16::MAX as f64 / cells.len().max(1) as f64
+}
+
+/// MRF_qq of one form's cells: the share of their pairs whose positions
+/// are in the query's order (a pair with a cell not kept is not).
+fn order_of(cells: &[Cell]) -> f64 {
+    let n = cells.len();
     let mut in_order = 0usize;
     for (i, a) in cells.iter().enumerate() {
         if a.position == 0 {
@@ -217,21 +229,95 @@ fn score_cells(cells: &[Cell], ocr: f64, options: &SpotOptions) -> Scores {
             in_order += usize::from(b.position != 0 && a.position <= b.position);
         }
     }
-    let pairs = n * (n - 1) / 2;
-    let order = if pairs == 0 {
+    let pairs = n * n.saturating_sub(1) / 2;
+    if pairs == 0 {
         0.0
     } else {
         in_order as f64 / pairs as f64
-    };
-    let lambda_m = options.likelihood_weight.clamp(0.0, 1.0);
-    let lambda_c = options.image_weight.clamp(0.0, 1.0);
-    let image = lambda_m * likelihood + (1.0 - lambda_m) * order;
+    }
+}
+
+/// The scores of an image whose parts are `likelihood`, `order` and `ocr`.
+fn mix(likelihood: f64, order: f64, ocr: f64, options: &SpotOptions) -> Scores {
+    let weights = Weights::of(options);
+    let image = weights.image(likelihood, order);
     Scores {
         likelihood,
         order,
         image,
         ocr,
-        combined: lambda_c * image + (1.0 - lambda_c) * ocr,
+        combined: weights.combined(image, ocr),
+    }
+}
+
+/// The weights of a score's parts, each within 0..=1.
+#[derive(Debug, Clone, Copy)]
+struct Weights {
+    /// λM.
+    likelihood: f64,
+    /// λC.
+    image: f64,
+}
+
+impl Weights {
+    fn of(options: &SpotOptions) -> Weights {
+        Weights {
+            likelihood: options.likelihood_weight.clamp(0.0, 1.0),
+            image: options.image_weight.clamp(0.0, 1.0),
+        }
+    }
+
+    /// λM·likelihood + (1 − λM)·order.
+    #[inline]
+    fn image(&self, likelihood: f64, order: f64) -> f64 {
+        self.likelihood * likelihood + (1.0 - self.likelihood) * order
+    }
+
+    /// λC·image + (1 − λC)·ocr.
+    #[inline]
+    fn combined(&self, image: f64, ocr: f64) -> f64 {
+        self.image * image + (1.0 - self.image) * ocr
+    }
+}
+
+/// A bound on the combined score [`best_form`] gives an image, cheaper
+/// than the score: each form scored with its order part at 1 when it keeps
+/// two bigrams or more (else the order part is 0, as it is then), and its
+/// likelihood part a product in place of two quotients, raised by far
+/// more than their rounding. Every other step of the score is monotone in
+/// its parts, floating point included, so the bound is never under the
+/// score.
+struct Bound {
+    /// Bigrams a form.
+    n: usize,
+    /// Over 1/(u16::MAX·n).
+    per_value: f64,
+    weights: Weights,
+}
+
+impl Bound {
+    fn new(n: usize, options: &SpotOptions) -> Bound {
+        Bound {
+            n,
+            per_value: 1.0 / (u16::MAX as f64 * n.max(1) as f64) * (1.0 + 1e-9),
+            weights: Weights::of(options),
+        }
+    }
+
+    /// The bound for an image whose forms add up to `sums`, with OCR
+    /// similarity `ocr`.
+    #[inline]
+    fn of(&self, sums: &[FormSum], ocr: f64) -> f64 {
+        if self.n == 0 {
+            return f64::INFINITY;
+        }
+        let form_image = |sum: &FormSum| {
+            let order = if sum.kept >= 2 { 1.0 } else { 0.0 };
+            self.weights.image(sum.total as f64 * self.per_value, order)
+        };
+        let mut forms = sums.iter().map(form_image);
+        let first = forms.next().unwrap_or(f64::NEG_INFINITY);
+        self.weights.combined(forms.fold(first, f64::max), ocr)
     }
 }
 
@@ -300,9 +386,14 @@ pub trait Rows: Sync {
     fn ocr_words(&self) -> &[String];
     /// The distinct OCR words' bigrams, inverted.
     fn ocr_index(&self) -> &OcrIndex;
-    /// Calls `f` with (image, value, position) for every image that keeps
-    /// `column`, by image.
-    fn for_each_kept(&self, column: u16, f: &mut dyn FnMut(u32, u16, u8)) -> Result<()>;
+    /// Calls `f` with (image, value, position) for every image of
+    /// `images` that keeps `column`, by image.
+    fn for_each_kept_in(
+        &self,
+        column: u16,
+        images: Range<u32>,
+        f: impl FnMut(u32, u16, u8),
+    ) -> Result<()>;
 }
 
 /// Every image's scores for `query`, by image.
@@ -311,44 +402,175 @@ pub fn scores_of<R: Rows + ?Sized>(
     query: &Query,
     options: &SpotOptions,
 ) -> Result<Vec<Scores>> {
-    let cells = cells_of(rows, query)?;
     let similarity = rows.ocr_index().similarities_of(query);
-    let ocr = |image: usize| similarity.get(rows.ocr_id(image)).copied().unwrap_or(0.0);
     let n = query.bigrams.len();
-    Ok(cells
-        .chunks((n * query.forms.len()).max(1))
-        .enumerate()
-        .map(|(image, c)| best_form(c, n, ocr(image), options))
+    let mut block = Block::new(query);
+    let mut cells = Vec::new();
+    block.fill(rows, 0..rows.len() as u32, &similarity)?;
+    Ok((0..rows.len())
+        .map(|i| {
+            block.cells_into(i, &mut cells);
+            best_form(&cells, n, block.ocr.get(i).copied().unwrap_or(0.0), options)
+        })
         .collect())
 }
 
-/// Every image's cells for the bigrams of each of the query's case forms,
-/// image by image and form by form: the floor, then the values and
-/// positions of the columns that keep them.
-fn cells_of<R: Rows + ?Sized>(rows: &R, query: &Query) -> Result<Vec<Cell>> {
-    let template: Vec<bool> = query.forms.iter().flatten().map(Option::is_some).collect();
-    let per_image = template.len();
-    let mut cells: Vec<Cell> = Vec::with_capacity(rows.len() * per_image);
-    for image in 0..rows.len() {
-        let floor = rows.floor(image);
-        cells.extend(template.iter().map(|&modelled| Cell {
-            value: if modelled { floor } else { 0 },
-            position: 0,
-            modelled,
+/// A run of images as a query reads them: per image its floor, its OCR
+/// word's similarity to the query, and per slot (the query's case forms'
+/// bigrams, form by form) the value and position of a column that keeps
+/// it; and per image and form what a [`Bound`] needs, kept as the columns
+/// are read.
+struct Block {
+    /// Per slot: its column, if modelled.
+    slots: Vec<Option<u16>>,
+    /// Bigrams a form.
+    n: usize,
+    /// Per form: its modelled slots.
+    modelled: Vec<u32>,
+    floors: Vec<u16>,
+    ocr: Vec<f64>,
+    /// Per image and slot: what its column keeps.
+    kept: Vec<Kept>,
+    /// Per image and form: its values and kept slots.
+    sums: Vec<FormSum>,
+}
+
+/// What a column keeps of an image.
+#[derive(Debug, Clone, Copy, Default)]
+struct Kept {
+    /// The position plus one; 0 when the column does not keep the image.
+    position: u16,
+    /// The value, where a position is kept.
+    value: u16,
+}
+
+/// An image's cells of one form, added up.
+#[derive(Debug, Clone, Copy)]
+struct FormSum {
+    /// The values of its modelled cells.
+    total: u32,
+    /// Its cells kept by their columns.
+    kept: u32,
+}
+
+impl Block {
+    fn new(query: &Query) -> Block {
+        let slots: Vec<Option<u16>> = query.forms.iter().flatten().copied().collect();
+        let n = query.bigrams.len().max(1);
+        Block {
+            modelled: (slots.chunks(n))
+                .map(|form| form.iter().filter(|c| c.is_some()).count() as u32)
+                .collect(),
+            slots,
+            n,
+            floors: Vec::new(),
+            ocr: Vec::new(),
+            kept: Vec::new(),
+            sums: Vec::new(),
+        }
+    }
+
+    /// Reads `images`, in place of the run held before, with the OCR
+    /// words' `similarity` to the query.
+    fn fill<R: Rows + ?Sized>(
+        &mut self,
+        rows: &R,
+        images: Range<u32>,
+        similarity: &[f64],
+    ) -> Result<()> {
+        self.read_images(rows, images.clone(), similarity);
+        self.read_columns(rows, images)
+    }
+
+    /// Reads the floors and OCR similarities of `images`, in place of the
+    /// run held before.
+    fn read_images<R: Rows + ?Sized>(&mut self, rows: &R, images: Range<u32>, similarity: &[f64]) {
+        self.floors.clear();
+        self.ocr.clear();
+        for image in images {
+            self.floors.push(rows.floor(image as usize));
+            let ocr = similarity.get(rows.ocr_id(image as usize));
+            self.ocr.push(ocr.copied().unwrap_or(0.0));
+        }
+    }
+
+    /// Reads the columns of `images`, whose floors are read.
+    fn read_columns<R: Rows + ?Sized>(&mut self, rows: &R, images: Range<u32>) -> Result<()> {
+        let (per_image, forms, n) = (self.slots.len(), self.modelled.len(), self.n);
+        self.sums.clear();
+        for &floor in &self.floors {
+            (self.sums).extend(self.modelled.iter().map(|&m| FormSum {
+                total: m * u32::from(floor),
+                kept: 0,
+            }));
+        }
+        self.kept.clear();
+        self.kept
+            .resize(self.floors.len() * per_image, Kept::default());
+        let first = images.start;
+        for (j, column) in self.slots.iter().enumerate() {
+            let Some(column) = *column else {
+                continue;
+            };
+            let (floors, kept, sums) = (&self.floors, &mut self.kept, &mut self.sums);
+            rows.for_each_kept_in(column, images.clone(), |image, value, position| {
+                let i = image.wrapping_sub(first) as usize;
+                let (Some(cell), Some(sum), Some(&floor)) = (
+                    kept.get_mut(i * per_image + j),
+                    sums.get_mut(i * forms + j / n),
+                    floors.get(i),
+                ) else {
+                    return;
+                };
+                // A column lists an image once; were it listed again, the
+                // later entry would replace the earlier, in the sum too.
+                let replaced = if cell.position == 0 {
+                    floor
+                } else {
+                    cell.value
+                };
+                sum.kept += u32::from(cell.position == 0);
+                sum.total = (sum.total)
+                    .wrapping_add(u32::from(value))
+                    .wrapping_sub(u32::from(replaced));
+                *cell = Kept {
+                    position: u16::from(position) + 1,
+                    value,
+                };
+            })?;
+        }
+        Ok(())
+    }
+
+    /// The cells of the run's `i`-th image, into `cells`.
+    fn cells_into(&self, i: usize, cells: &mut Vec<Cell>) {
+        let per_image = self.slots.len();
+        let at = i * per_image;
+        let floor = self.floors.get(i).copied().unwrap_or(0);
+        let kept = self.kept.get(at..at + per_image).unwrap_or_default();
+        cells.clear();
+        cells.extend(self.slots.iter().zip(kept).map(|(column, kept)| Cell {
+            value: match (kept.position, column) {
+                (0, Some(_)) => floor,
+                (0, None) => 0,
+                _ => kept.value,
+            },
+            position: kept.position,
+            modelled: column.is_some(),
         }));
     }
-    for (j, column) in query.forms.iter().flatten().enumerate() {
-        let Some(column) = *column else {
-            continue;
-        };
-        rows.for_each_kept(column, &mut |image, value, position| {
-            if let Some(cell) = cells.get_mut(image as usize * per_image + j) {
-                cell.value = value;
-                cell.position = position as u16 + 1;
-            }
-        })?;
+
+    /// The [`Bound`] of every image of the run, into `bounds`.
+    fn bounds_into(&self, bound: &Bound, bounds: &mut Vec<f64>) {
+        bounds.clear();
+        let forms = self.modelled.len();
+        if !self.slots.len().is_multiple_of(self.n) || forms == 0 {
+            bounds.resize(self.floors.len(), f64::INFINITY);
+            return;
+        }
+        let per_image = self.sums.chunks_exact(forms).zip(&self.ocr);
+        bounds.extend(per_image.map(|(sums, &ocr)| bound.of(sums, ocr)));
     }
-    Ok(cells)
 }
 
 /// The letter bigrams of a collection's distinct OCR words, inverted: per
@@ -457,75 +679,188 @@ impl OcrIndex {
 }
 
 /// The best `k` images (all for 0) by combined score, ties by image.
+///
+/// Each core ranks a contiguous share of the images, a block of 8,192 at
+/// a time (what it reads of them stays in the core's cache), and keeps
+/// its best `k`. Once it holds `k`, an image whose score is bounded under
+/// the worst of them (its order part taken as 1, which costs no pair of
+/// bigrams) is passed over. The shares' best are merged, so the result is
+/// the same for any number of cores.
 pub fn rank<R: Rows + ?Sized>(
     rows: &R,
     query: &Query,
     options: &SpotOptions,
     k: usize,
 ) -> Result<Vec<(u32, Scores)>> {
-    let n = query.bigrams.len();
-    let per_image = (n * query.forms.len()).max(1);
-    let cells = cells_of(rows, query)?;
-    let similarity = rows.ocr_index().similarities_of(query);
-    let ocr = |image: usize| similarity.get(rows.ocr_id(image)).copied().unwrap_or(0.0);
-    let order = |a: &(u32, f64), b: &(u32, f64)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
-    // Each core scores a contiguous share of the images and keeps its best
-    // k; the shares' best are merged. The result is the same for any
-    // number of cores.
-    let best_of = |images: std::ops::Range<usize>| {
-        let mut ranked: Vec<(u32, f64)> = images
-            .map(|image| {
-                let c = &cells[image * per_image..(image + 1) * per_image];
-                (image as u32, best_form(c, n, ocr(image), options).combined)
-            })
-            .collect();
-        if k > 0 && k < ranked.len() {
-            ranked.select_nth_unstable_by(k - 1, order);
-            ranked.truncate(k);
-        }
-        ranked
-    };
     let threads = std::thread::available_parallelism()
         .map_or(1, |t| t.get())
-        .min(rows.len().div_ceil(MIN_IMAGES_PER_THREAD))
-        .max(1);
-    let share = rows.len().div_ceil(threads).max(1);
-    let mut ranked: Vec<(u32, f64)> = if threads == 1 {
-        best_of(0..rows.len())
-    } else {
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..threads)
-                .map(|t| {
-                    let range = t * share..((t + 1) * share).min(rows.len());
-                    scope.spawn(move || best_of(range))
-                })
-                .collect();
-            handles
-                .into_iter()
-                .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-                .collect()
-        })
-    };
-    if k > 0 && k < ranked.len() {
-        ranked.select_nth_unstable_by(k - 1, order);
-        ranked.truncate(k);
+        .min(rows.len().div_ceil(MIN_IMAGES_PER_THREAD));
+    Ranking::new(rows, query, options, k, BLOCK_IMAGES).on(threads)
+}
+
+/// One query's ranking of a collection's images.
+pub(crate) struct Ranking<'a, R: ?Sized> {
+    rows: &'a R,
+    query: &'a Query,
+    options: &'a SpotOptions,
+    k: usize,
+    /// Images a block.
+    block_images: u32,
+    /// Per OCR word: its similarity to the query.
+    similarity: Vec<f64>,
+    bound: Bound,
+}
+
+impl<'a, R: Rows + ?Sized> Ranking<'a, R> {
+    /// The ranking of `rows` for `query`, `block_images` at a time.
+    pub(crate) fn new(
+        rows: &'a R,
+        query: &'a Query,
+        options: &'a SpotOptions,
+        k: usize,
+        block_images: u32,
+    ) -> Self {
+        Ranking {
+            rows,
+            query,
+            options,
+            k,
+            block_images: block_images.max(1),
+            similarity: rows.ocr_index().similarities_of(query),
+            bound: Bound::new(query.bigrams.len(), options),
+        }
     }
-    ranked.sort_unstable_by(order);
-    Ok(ranked
-        .into_iter()
-        .map(|(image, _)| {
-            let i = image as usize;
-            (
-                image,
-                best_form(
-                    &cells[i * per_image..(i + 1) * per_image],
-                    n,
-                    ocr(i),
-                    options,
-                ),
-            )
-        })
-        .collect())
+
+    /// The best `k` on `threads` cores, each ranking a contiguous share
+    /// of the images.
+    pub(crate) fn on(&self, threads: usize) -> Result<Vec<(u32, Scores)>> {
+        let len = u32::try_from(self.rows.len()).unwrap_or(u32::MAX);
+        let threads = u32::try_from(threads)
+            .unwrap_or(u32::MAX)
+            .clamp(1, len.max(1));
+        let share = len.div_ceil(threads).max(1);
+        let shares = (0..threads)
+            .map(|t| t.saturating_mul(share).min(len)..(t + 1).saturating_mul(share).min(len));
+        let mut ranked: Vec<Ranked> = if threads == 1 {
+            self.best_in(0..len)?
+        } else {
+            let bests: Vec<Result<Vec<Ranked>>> = std::thread::scope(|scope| {
+                let handles: Vec<_> = shares
+                    .map(|images| scope.spawn(move || self.best_in(images)))
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                    .collect()
+            });
+            let mut ranked = Vec::new();
+            for best in bests {
+                ranked.extend(best?);
+            }
+            ranked
+        };
+        ranked.sort_unstable();
+        if self.k > 0 {
+            ranked.truncate(self.k);
+        }
+        Ok(ranked.into_iter().map(|r| (r.image, r.scores)).collect())
+    }
+
+    /// The best `k` of `images`, a block at a time.
+    fn best_in(&self, images: Range<u32>) -> Result<Vec<Ranked>> {
+        let n = self.query.bigrams.len();
+        let mut best = Best::new(self.k);
+        let mut block = Block::new(self.query);
+        let (mut bounds, mut cells) = (Vec::new(), Vec::new());
+        let mut start = images.start;
+        while start < images.end {
+            let end = images.end.min(start.saturating_add(self.block_images));
+            block.fill(self.rows, start..end, &self.similarity)?;
+            block.bounds_into(&self.bound, &mut bounds);
+            for ((i, image), &bound) in (start..end).enumerate().zip(&bounds) {
+                if best.bar().is_some_and(|bar| bound < bar) {
+                    continue;
+                }
+                block.cells_into(i, &mut cells);
+                let ocr = block.ocr.get(i).copied().unwrap_or(0.0);
+                best.offer(image, best_form(&cells, n, ocr, self.options));
+            }
+            start = end;
+        }
+        Ok(best.into_vec())
+    }
+}
+
+/// Images whose cells a query reads at once.
+const BLOCK_IMAGES: u32 = 8192;
+
+/// An image and its scores, ordered best first: by combined score, ties
+/// by image.
+#[derive(Debug, Clone, Copy)]
+struct Ranked {
+    image: u32,
+    scores: Scores,
+}
+
+impl Ord for Ranked {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        (other.scores.combined)
+            .total_cmp(&self.scores.combined)
+            .then(self.image.cmp(&other.image))
+    }
+}
+
+impl PartialOrd for Ranked {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for Ranked {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other).is_eq()
+    }
+}
+
+impl Eq for Ranked {}
+
+/// The best `k` images offered so far (all for 0), the worst of them on
+/// top.
+struct Best {
+    k: usize,
+    heap: std::collections::BinaryHeap<Ranked>,
+}
+
+impl Best {
+    fn new(k: usize) -> Best {
+        Best {
+            k,
+            heap: std::collections::BinaryHeap::new(),
+        }
+    }
+
+    /// The combined score an image must reach to be kept, once `k` are
+    /// held.
+    fn bar(&self) -> Option<f64> {
+        match self.k > 0 && self.heap.len() >= self.k {
+            true => self.heap.peek().map(|worst| worst.scores.combined),
+            false => None,
+        }
+    }
+
+    fn offer(&mut self, image: u32, scores: Scores) {
+        let ranked = Ranked { image, scores };
+        if self.k == 0 || self.heap.len() < self.k {
+            self.heap.push(ranked);
+        } else if self.heap.peek().is_some_and(|worst| ranked < *worst) {
+            self.heap.pop();
+            self.heap.push(ranked);
+        }
+    }
+
+    fn into_vec(self) -> Vec<Ranked> {
+        self.heap.into_vec()
+    }
 }
 
 /// Images a query scores on one core before it uses another.
@@ -614,8 +949,21 @@ impl Rows for Matrix {
         &self.ocr_index
     }
 
-    fn for_each_kept(&self, column: u16, f: &mut dyn FnMut(u32, u16, u8)) -> Result<()> {
-        for &(image, value, position) in self.columns.get(column as usize).into_iter().flatten() {
+    fn for_each_kept_in(
+        &self,
+        column: u16,
+        images: Range<u32>,
+        mut f: impl FnMut(u32, u16, u8),
+    ) -> Result<()> {
+        let entries = self
+            .columns
+            .get(column as usize)
+            .map_or(&[][..], Vec::as_slice);
+        let from = entries.partition_point(|&(image, _, _)| image < images.start);
+        for &(image, value, position) in entries.get(from..).unwrap_or_default() {
+            if image >= images.end {
+                break;
+            }
             f(image, value, position);
         }
         Ok(())
@@ -806,6 +1154,48 @@ mod tests {
                 prop_assert_eq!(s, ocr_similarity(&q, word), "{}", word);
                 prop_assert_eq!(s, ocr_similarity(&q, &word.to_lowercase()), "{}", word);
             }
+        }
+
+        /// A ranking, in blocks of any size on any number of cores, is the
+        /// first `k` of every image's scores sorted by combined score
+        /// (ties by image): passing over images by their bound loses none.
+        #[test]
+        fn a_ranking_is_the_best_k_of_every_image_scored(
+            images in prop::collection::vec(
+                prop::collection::vec((0u32..97, 0f32..6.0), 0..40), 1..40),
+            copies in 1usize..4,
+            query in "[a-zA-Z]{1,6}",
+            weights in (0f64..=1.0, 0f64..=1.0),
+            ignore_case in any::<bool>(),
+            k in 0usize..12,
+            block in 1u32..9,
+            threads in 1usize..4,
+        ) {
+            let model = model();
+            let rows: Vec<StoredRow> = images
+                .iter()
+                .map(|terms| {
+                    let placed: Vec<PlacedTerm> = terms.iter().map(|&(term, x)| PlacedTerm { term, x }).collect();
+                    StoredRow::of(&Likelihoods::of(&model, &placed, 6.0), 0.05)
+                })
+                .collect();
+            // Copies of the rows tie: the first image of equals ranks first.
+            let rows: Vec<StoredRow> = (0..copies).flat_map(|_| rows.iter().cloned()).collect();
+            let ocr: Vec<String> = (0..rows.len()).map(|i| ["the", "Then", "xyz", "hat"][i % 4].to_string()).collect();
+            let matrix = Matrix::new(&rows, ocr, model.classes().len());
+            let options = SpotOptions { likelihood_weight: weights.0, image_weight: weights.1, ignore_case };
+            let q = Query::new(&query, &model, ignore_case).unwrap();
+            let mut every: Vec<Ranked> = (matrix.scores(&q, &options).into_iter().enumerate())
+                .map(|(image, scores)| Ranked { image: image as u32, scores })
+                .collect();
+            every.sort();
+            if k > 0 {
+                every.truncate(k);
+            }
+            let expected: Vec<(u32, Scores)> = every.into_iter().map(|r| (r.image, r.scores)).collect();
+            let ranked = Ranking::new(&matrix, &q, &options, k, block).on(threads).unwrap();
+            prop_assert_eq!(&ranked, &expected);
+            prop_assert_eq!(matrix.top(&q, &options, k), expected);
         }
 
         /// Scores read through the matrix's columns equal scores computed

@@ -15,6 +15,7 @@
 //! words, not the images); [`SearchFile::check`] checks the rest, and a
 //! query meeting a bad entry returns `Corrupted`.
 
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use byteorder::{ByteOrder, LittleEndian};
@@ -419,8 +420,9 @@ impl SearchFile {
         let mut columns = Vec::with_capacity(self.classes.len());
         for column in 0..self.classes.len() {
             let mut entries = Vec::new();
-            self.for_each_kept(column as u16, &mut |image, value, position| {
-                entries.push((image, value, position))
+            self.for_each_entry(column as u16, &mut |image, value, position| {
+                entries.push((image, value, position));
+                Ok(())
             })?;
             columns.push(entries);
         }
@@ -548,6 +550,26 @@ impl SearchFile {
         Some((start, end))
     }
 
+    /// The bytes of `column`'s entries (none for a column the file does not
+    /// have).
+    fn column_entries(&self, column: u16) -> &[u8] {
+        let Some((start, end)) = self.column_range(column) else {
+            return &[];
+        };
+        let at = |entry: usize| self.entries_at.saturating_add(entry.saturating_mul(ENTRY));
+        self.bytes.get(at(start)..at(end)).unwrap_or_default()
+    }
+
+    /// `Corrupted` at entry `k` of `column`.
+    fn entry_error(&self, column: u16, k: usize, what: String) -> Error {
+        let start = self.column_range(column).map_or(0, |(start, _)| start);
+        Error::corrupted_at(
+            &self.path,
+            (self.entries_at + (start + k) * ENTRY) as u64,
+            what,
+        )
+    }
+
     /// Calls `f` with every entry of `column`; stops at the first error
     /// `f` returns or the first entry of an image that does not exist,
     /// as `Corrupted` at the entry.
@@ -556,15 +578,7 @@ impl SearchFile {
         column: u16,
         f: &mut dyn FnMut(u32, u16, u8) -> std::result::Result<(), String>,
     ) -> Result<()> {
-        let Some((start, end)) = self.column_range(column) else {
-            return Ok(());
-        };
-        let from = self.entries_at + start * ENTRY;
-        let entries = self
-            .bytes
-            .get(from..self.entries_at + end * ENTRY)
-            .unwrap_or_default();
-        for (k, entry) in entries.chunks_exact(ENTRY).enumerate() {
+        for (k, entry) in self.column_entries(column).chunks_exact(ENTRY).enumerate() {
             let image = LittleEndian::read_u32(entry);
             let value = LittleEndian::read_u16(entry.get(4..6).unwrap_or(&[0; 2]));
             let position = entry.get(6).copied().unwrap_or(0);
@@ -574,15 +588,26 @@ impl SearchFile {
                 f(image, value, position)
             };
             if let Err(what) = outcome {
-                return Err(Error::corrupted_at(
-                    &self.path,
-                    (from + k * ENTRY) as u64,
-                    what,
-                ));
+                return Err(self.entry_error(column, k, what));
             }
         }
         Ok(())
     }
+}
+
+/// The first of `0..count` for which `before` is false, `before` true for
+/// a prefix of them (as `slice::partition_point`).
+fn partition_point(count: usize, before: impl Fn(usize) -> bool) -> usize {
+    let (mut low, mut high) = (0, count);
+    while low < high {
+        let middle = low + (high - low) / 2;
+        if before(middle) {
+            low = middle + 1;
+        } else {
+            high = middle;
+        }
+    }
+    low
 }
 
 impl Rows for SearchFile {
@@ -606,11 +631,45 @@ impl Rows for SearchFile {
         &self.ocr_index
     }
 
-    fn for_each_kept(&self, column: u16, f: &mut dyn FnMut(u32, u16, u8)) -> Result<()> {
-        self.for_each_entry(column, &mut |image, value, position| {
-            f(image, value, position);
-            Ok(())
-        })
+    /// Finds the column's first entry of `images` by binary search, then
+    /// reads on to the first entry past them. An entry of an image that
+    /// does not exist (read when `images` ends at the last image) or out
+    /// of order is `Corrupted`.
+    fn for_each_kept_in(
+        &self,
+        column: u16,
+        images: Range<u32>,
+        mut f: impl FnMut(u32, u16, u8),
+    ) -> Result<()> {
+        let entries = self.column_entries(column);
+        let image_of = |k: usize| {
+            let at = k * ENTRY;
+            entries
+                .get(at..at + 4)
+                .map_or(u32::MAX, LittleEndian::read_u32)
+        };
+        let from = partition_point(entries.len() / ENTRY, |k| image_of(k) < images.start);
+        let mut previous = images.start;
+        let rest = entries.get(from * ENTRY..).unwrap_or_default();
+        for (k, entry) in rest.chunks_exact(ENTRY).enumerate() {
+            let &[a, b, c, d, low, high, position] = entry else {
+                continue;
+            };
+            let image = u32::from_le_bytes([a, b, c, d]);
+            if image >= images.end && (image as usize) < self.image_count {
+                break;
+            }
+            if image as usize >= self.image_count || image < previous {
+                let what = match image < previous {
+                    true => format!("images out of order in column {column}"),
+                    false => format!("entry of image {image} of {}", self.image_count),
+                };
+                return Err(self.entry_error(column, from + k, what));
+            }
+            previous = image;
+            f(image, u16::from_le_bytes([low, high]), position);
+        }
+        Ok(())
     }
 }
 
@@ -729,7 +788,9 @@ fn ocr_words(c: &mut Cursor<'_>) -> Result<Vec<String>> {
 mod tests {
     use super::*;
     use crate::images::likelihood::StoredRow;
-    use crate::images::spot::{ocr_similarity, row_scores, scores_of, Query, SpotOptions};
+    use crate::images::spot::{
+        ocr_similarity, rank, row_scores, scores_of, Query, Ranking, Scores, SpotOptions,
+    };
     use proptest::prelude::*;
 
     /// A search file of `rows` (one book), with OCR words `ocr`.
@@ -817,6 +878,35 @@ mod tests {
             }
         }
 
+        /// A ranking read from a stored search file, in blocks of any size
+        /// on any number of cores, is the first `k` of every image's
+        /// scores.
+        #[test]
+        fn a_search_file_ranks_as_its_scores_sort(
+            kept in prop::collection::vec(
+                (0u16..300, prop::collection::btree_map(0u16..12, (300u16..u16::MAX, any::<u8>()), 0..8)),
+                1..30),
+            ocr in prop::collection::vec("(the|then|tea|xyz|The|THEN)", 30),
+            query in "[ehtaxEH]{1,6}",
+            ignore_case in any::<bool>(),
+            (k, block, threads) in (0usize..8, 1u32..7, 1usize..4),
+        ) {
+            let classes: Vec<Bigram> = (0..12).map(|c| c * 300 + 7).collect();
+            let rows = stored_rows(&kept);
+            let bytes = encode(&contents(&classes, &rows, &ocr[..rows.len()]));
+            let file = SearchFile::decode(bytes, Path::new("x.wis")).unwrap();
+            let options = SpotOptions { ignore_case, ..SpotOptions::default() };
+            let q = Query::with_classes(&query, &classes, ignore_case).unwrap();
+            let mut every: Vec<(u32, Scores)> = (scores_of(&file, &q, &options).unwrap().into_iter().enumerate())
+                .map(|(image, scores)| (image as u32, scores))
+                .collect();
+            every.sort_by(|a, b| b.1.combined.total_cmp(&a.1.combined).then(a.0.cmp(&b.0)));
+            if k > 0 {
+                every.truncate(k);
+            }
+            prop_assert_eq!(Ranking::new(&file, &q, &options, k, block).on(threads).unwrap(), every);
+        }
+
         /// A book inserted into the contents of the books before and after
         /// it, then read back from the file, is the contents built with it;
         /// removing it gives those contents back.
@@ -858,6 +948,48 @@ mod tests {
             prop_assert_eq!(&read, &whole);
             with.remove_book(&format!("k{at}"));
             prop_assert_eq!(with, without);
+        }
+    }
+
+    /// A file of three images whose column 0 lists `entries`, read for
+    /// its layout only (as a query opens it).
+    fn file_with_column(entries: Vec<(u32, u16, u8)>) -> SearchFile {
+        let classes: Vec<Bigram> = (0..2).map(|c| c * 300 + 7).collect();
+        let rows = stored_rows(&vec![(5, Default::default()); 3]);
+        let ocr = ["the", "tea", "xyz"].map(String::from);
+        let mut contents = contents(&classes, &rows, &ocr);
+        contents.columns[0] = entries;
+        SearchFile::in_memory(encode(&contents), Path::new("x.wis")).unwrap()
+    }
+
+    #[test]
+    fn a_query_meeting_an_entry_of_no_image_or_out_of_order_is_refused() {
+        let query = |file: &SearchFile| {
+            // A two-letter word whose bigrams take column 0.
+            let classes = file.classes();
+            let takes_column_0 = |word: &String| {
+                let q = Query::with_classes(word, classes, false);
+                q.is_some_and(|q| q.forms[0].contains(&Some(0)))
+            };
+            let letters = (b'!'..=b'~').map(char::from);
+            let mut words =
+                letters.flat_map(|a| (b'!'..=b'~').map(move |b| format!("{a}{}", b as char)));
+            let word = words.find(takes_column_0).expect("a word of column 0");
+            let q = Query::with_classes(&word, classes, false).unwrap();
+            rank(file, &q, &SpotOptions::default(), 2)
+        };
+        assert!(query(&file_with_column(vec![(0, 9, 0), (2, 9, 1)])).is_ok());
+        for (entries, expected) in [
+            (vec![(0, 9, 0), (3, 9, 1)], "entry of image 3 of 3"),
+            (
+                vec![(2, 9, 0), (1, 9, 1)],
+                "images out of order in column 0",
+            ),
+        ] {
+            match query(&file_with_column(entries)) {
+                Err(Error::Corrupted { what, .. }) => assert!(what.contains(expected), "{what}"),
+                other => panic!("{other:?}"),
+            }
         }
     }
 }
