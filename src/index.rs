@@ -194,7 +194,9 @@ impl Index {
     /// and committed length. Reads nothing else. One process at a time opens
     /// an index for writing (`Locked` otherwise); readers in other processes
     /// ([`Index::open_read_only`]) may share it meanwhile. Opening it again
-    /// in this process returns the index already open.
+    /// in this process returns the index already open. An index of an older
+    /// format opens for reading only: its writes are `OldFormat` until it
+    /// is upgraded.
     pub fn open(dir: impl AsRef<Path>) -> Result<Index> {
         Index::open_with(dir.as_ref(), Access::ReadWrite)
     }
@@ -225,7 +227,8 @@ impl Index {
     /// format is returned as it is. Formats 3 and 4 become the current
     /// format; formats 1 and 2 get a catalog this build reads and keep
     /// their format (read-only: load their collection into a new index to
-    /// write). The index must not be open elsewhere (`Locked`).
+    /// write). The index must not be open for writing, here or in another
+    /// process (`Locked`).
     pub fn upgrade(dir: impl AsRef<Path>) -> Result<(Index, UpgradeStats)> {
         let dir = dir.as_ref();
         let stats = Index::upgrade_in_place(dir)?;
@@ -237,7 +240,25 @@ impl Index {
     /// (its files are not written, unless a writer that stopped left files
     /// the catalog does not list, which are removed).
     pub fn upgrade_in_place(dir: impl AsRef<Path>) -> Result<UpgradeStats> {
-        crate::upgrade::upgrade(dir.as_ref())
+        let dir = dir.as_ref();
+        if Index::is_open_here_for_reading_only(dir) {
+            // A handle that asked for writing but holds an older format's
+            // catalog for reading does not lock out the upgrade's writer; it
+            // would be left reading what the upgrade replaces.
+            return Err(Error::Locked(dir.to_path_buf()));
+        }
+        crate::upgrade::upgrade(dir)
+    }
+
+    /// Whether this process holds a handle of the index in `dir` opened
+    /// with [`Index::open`] and open for reading only (of an older format).
+    fn is_open_here_for_reading_only(dir: &Path) -> bool {
+        let canonical = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+        let open = open_indexes().lock().unwrap_or_else(|e| e.into_inner());
+        let store = open
+            .get(&(canonical, Access::ReadWrite))
+            .and_then(Weak::upgrade);
+        store.is_some_and(|store| store.catalog().access() == Access::ReadOnly)
     }
 
     /// The index directory.
@@ -245,7 +266,10 @@ impl Index {
         self.store.dir()
     }
 
-    /// Whether the index was opened with [`Index::open_read_only`].
+    /// Whether the index is open for reading only: opened with
+    /// [`Index::open_read_only`], or of a format this build only reads
+    /// (which [`Index::open`] opens for reading, so that it writes none of
+    /// its bytes; [`Index::upgrade`] makes it writable).
     pub fn is_read_only(&self) -> bool {
         self.store.catalog().access() == Access::ReadOnly
     }

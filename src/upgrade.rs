@@ -201,7 +201,7 @@ pub(crate) fn upgrade(dir: &Path) -> Result<UpgradeStats> {
                 });
             }
             drop(store);
-            let store = std::sync::Arc::new(Store::open(dir, Access::ReadWrite)?);
+            let store = std::sync::Arc::new(Store::open_to_upgrade(dir)?);
             if leftovers {
                 // An upgrade stopped after its commit: what it replaced is
                 // removed, as by any writer.

@@ -70,8 +70,8 @@ fn the_version_15_fixtures_page_record_holds_the_codes_of_its_texts_pages() {
 #[test]
 fn a_copy_of_the_version_15_fixture_refuses_a_relearn_until_upgraded() {
     let dir = common::fixture_copy("v15");
-    let index = Index::open(dir.path()).unwrap();
     let before = common::snapshot_files(dir.path());
+    let index = Index::open(dir.path()).unwrap();
     let refused = index.relearn_word_images(&|_| {});
     assert!(
         matches!(refused, Err(stemmata::Error::OldFormat { found: 15, .. })),
@@ -79,6 +79,25 @@ fn a_copy_of_the_version_15_fixture_refuses_a_relearn_until_upgraded() {
     );
     assert!(
         common::snapshot_files(dir.path()) == before,
-        "a refused relearn wrote"
+        "an open for writing or a refused relearn wrote"
+    );
+}
+
+#[test]
+fn a_copy_of_the_version_15_fixture_upgrades_only_once_its_handles_are_dropped() {
+    let dir = common::fixture_copy("v15");
+    let old = Index::open(dir.path()).unwrap();
+    assert!(old.is_read_only() && old.format_version() == 15);
+    let refused = Index::upgrade(dir.path());
+    assert!(
+        matches!(refused, Err(stemmata::Error::Locked(_))),
+        "{refused:?}"
+    );
+    drop(old);
+    let (upgraded, _) = Index::upgrade(dir.path()).unwrap();
+    assert!(!upgraded.is_read_only());
+    assert_eq!(
+        upgraded.format_version(),
+        stemmata::storage::format::FORMAT_VERSION
     );
 }

@@ -112,7 +112,8 @@ impl NativeIndex {
         Ok(self.index(py)?.dir().to_path_buf())
     }
 
-    /// Whether the index was opened read-only.
+    /// Whether the index is open read-only: opened so, or of an older
+    /// format, which opens read-only until upgraded.
     #[getter]
     fn read_only(&self, py: Python<'_>) -> PyResult<bool> {
         Ok(self.index(py)?.is_read_only())

@@ -472,6 +472,20 @@ impl Catalog {
         })
     }
 
+    /// Opens the catalog at `path` for writing when its index has the
+    /// format this build writes, else for reading only: this build only
+    /// reads an older format, and opening a redb database for writing
+    /// writes to its file even when nothing is committed, so a writer is
+    /// refused such an index (`OldFormat`) without a byte of it written.
+    pub fn open_writable_if_current(path: &Path) -> Result<(Self, CatalogOptions)> {
+        let (reader, options) = Catalog::open(path, Access::ReadOnly)?;
+        if !options.version.is_current() {
+            return Ok((reader, options));
+        }
+        reader.close()?;
+        Catalog::open(path, Access::ReadWrite)
+    }
+
     /// Opens the catalog at `path` for writing, every write through the
     /// file seam ([`SeamBackend`]); a symbolic link there is refused.
     fn open_writer(path: &Path) -> std::result::Result<Database, redb::DatabaseError> {

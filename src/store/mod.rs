@@ -88,8 +88,30 @@ impl Store {
     }
 
     /// Opens the index in `dir`: checks the catalog's format version and
-    /// every barrel's and page file's header and committed length.
+    /// every barrel's and page file's header and committed length. An
+    /// index of a format this build only reads is opened for reading
+    /// whatever `access` asks, so that a writer refused it
+    /// ([`Store::lock_writer`]) has written none of its bytes.
     pub(crate) fn open(dir: &Path, access: Access) -> Result<Store> {
+        Store::open_with(dir, access, |path| match access {
+            Access::ReadOnly => Catalog::open(path, Access::ReadOnly),
+            Access::ReadWrite => Catalog::open_writable_if_current(path),
+        })
+    }
+
+    /// Opens the index in `dir` for writing whatever its format, for an
+    /// upgrade to make it the current one.
+    pub(crate) fn open_to_upgrade(dir: &Path) -> Result<Store> {
+        Store::open_with(dir, Access::ReadWrite, |path| {
+            Catalog::open(path, Access::ReadWrite)
+        })
+    }
+
+    fn open_with(
+        dir: &Path,
+        access: Access,
+        open_catalog: impl FnOnce(&Path) -> Result<(Catalog, CatalogOptions)>,
+    ) -> Result<Store> {
         let catalog_path = dir.join(CATALOG_FILE);
         match catalog_path.symlink_metadata() {
             Ok(meta) if meta.is_file() => {}
@@ -105,7 +127,7 @@ impl Store {
             }
             _ => return Err(Error::NotAnIndex(dir.to_path_buf())),
         }
-        let (catalog, options) = Catalog::open(&catalog_path, access)?;
+        let (catalog, options) = open_catalog(&catalog_path)?;
         let store = Store::from_parts(dir, catalog, options);
         store.check_files()?;
         Ok(store)
@@ -226,10 +248,12 @@ impl Store {
     /// files a stopped writer left ([`unlisted`]), so that every writer
     /// starts from a directory holding exactly what the catalog lists.
     pub(crate) fn lock_writer(self: &Arc<Self>) -> Result<WriterGuard> {
+        // First: an index of an older format is open for reading only,
+        // whatever its opener asked.
+        self.require_current_format()?;
         if self.catalog.access() == Access::ReadOnly {
             return Err(Error::ReadOnly(self.dir.clone()));
         }
-        self.require_current_format()?;
         for sub in [layout::BARREL_DIR, layout::SEGMENT_DIR, layout::PAGE_DIR] {
             fs::refuse_link(&self.dir.join(sub))?;
         }

@@ -151,11 +151,11 @@ pub fn snapshot_index(dir: &Path) -> (BTreeMap<PathBuf, Vec<u8>>, String) {
     (files, listed)
 }
 
-/// Opens the old-format index in `dir` and checks that loading `doc` and
-/// deleting `delete_key` are both `OldFormat` (found `version`) and leave
-/// the index as it was.
+/// Opens the old-format index in `dir` for writing and checks that loading
+/// `doc` and deleting `delete_key` are both `OldFormat` (found `version`)
+/// and that neither the open nor the refused writes changed a byte of it.
 pub fn assert_writes_refused(dir: &Path, version: u16, doc: Document, delete_key: &str) {
-    let before = snapshot_index(dir);
+    let before = snapshot_files(dir);
     let index = Index::open(dir).unwrap();
     for (what, result) in [
         ("load", index.load([Ok(doc)]).map(|_| ())),
@@ -168,10 +168,11 @@ pub fn assert_writes_refused(dir: &Path, version: u16, doc: Document, delete_key
             other => panic!("{what}: expected OldFormat, got {other:?}"),
         }
     }
+    assert!(index.is_read_only(), "an old format opens for reading only");
     drop(index);
     assert!(
-        snapshot_index(dir) == before,
-        "a refused write changed the index"
+        snapshot_files(dir) == before,
+        "an open for writing or a refused write changed the index"
     );
 }
 
