@@ -485,7 +485,8 @@ impl Resolved {
 /// passes: how many.
 #[inline]
 fn keep_parts_below(limit: u32, parts: &mut [u32], blocks: &mut [u8]) -> usize {
-    if parts.iter().all(|&part| part < limit) {
+    // A fold without an early exit, which compiles to wide compares.
+    if parts.iter().fold(true, |all, &part| all & (part < limit)) {
         return parts.len();
     }
     let mut kept = 0;
@@ -892,16 +893,13 @@ impl Join {
                 let local_parts = segment.part_count() as u32;
                 let got = list.decode_into(after, &mut parts[n..], &mut blocks[n..]);
                 let got = keep_parts_below(local_parts, &mut parts[n..n + got], &mut blocks[n..]);
-                let fresh = &mut parts[n..n + got];
-                for part in fresh.iter_mut() {
+                for part in &mut parts[n..n + got] {
+                    // Numbered across the runs, then counted without a
+                    // branch: every entry writes its part after the
+                    // touched ones, which only a first count keeps.
                     *part += base;
-                }
-                for &part in fresh.iter() {
-                    // Counted without a branch: every entry writes its part
-                    // after the touched ones, which only a first count
-                    // keeps.
-                    let count = &mut counts[part as usize];
-                    touched[new] = part;
+                    let count = &mut counts[*part as usize];
+                    touched[new] = *part;
                     new += usize::from(*count == 0);
                     *count += 1;
                 }
