@@ -448,8 +448,14 @@ impl Catalog {
         if access == Access::ReadWrite {
             // Read first: a catalog this build must refuse (a newer or
             // older format, damaged options) is refused without a write.
-            Catalog::open(path, Access::ReadOnly)?.0.close()?;
+            Catalog::open_as(path, Access::ReadOnly)?.0.close()?;
         }
+        Catalog::open_as(path, access)
+    }
+
+    /// Opens the catalog at `path` with `access` and reads its options,
+    /// with no check before a write.
+    fn open_as(path: &Path, access: Access) -> Result<(Self, CatalogOptions)> {
         contain_panics(path, || {
             let db = match access {
                 Access::ReadWrite => Catalog::open_writer(path).map(Db::Writer),
@@ -478,12 +484,13 @@ impl Catalog {
     /// writes to its file even when nothing is committed, so a writer is
     /// refused such an index (`OldFormat`) without a byte of it written.
     pub fn open_writable_if_current(path: &Path) -> Result<(Self, CatalogOptions)> {
-        let (reader, options) = Catalog::open(path, Access::ReadOnly)?;
+        let (reader, options) = Catalog::open_as(path, Access::ReadOnly)?;
         if !options.version.is_current() {
             return Ok((reader, options));
         }
+        // The read above is the check `open` makes before a write.
         reader.close()?;
-        Catalog::open(path, Access::ReadWrite)
+        Catalog::open_as(path, Access::ReadWrite)
     }
 
     /// Opens the catalog at `path` for writing, every write through the

@@ -595,21 +595,6 @@ impl SearchFile {
     }
 }
 
-/// The first of `0..count` for which `before` is false, `before` true for
-/// a prefix of them (as `slice::partition_point`).
-fn partition_point(count: usize, before: impl Fn(usize) -> bool) -> usize {
-    let (mut low, mut high) = (0, count);
-    while low < high {
-        let middle = low + (high - low) / 2;
-        if before(middle) {
-            low = middle + 1;
-        } else {
-            high = middle;
-        }
-    }
-    low
-}
-
 impl Rows for SearchFile {
     fn len(&self) -> usize {
         self.image_count
@@ -641,21 +626,13 @@ impl Rows for SearchFile {
         images: Range<u32>,
         mut f: impl FnMut(u32, u16, u8),
     ) -> Result<()> {
-        let entries = self.column_entries(column);
-        let image_of = |k: usize| {
-            let at = k * ENTRY;
-            entries
-                .get(at..at + 4)
-                .map_or(u32::MAX, LittleEndian::read_u32)
-        };
-        let from = partition_point(entries.len() / ENTRY, |k| image_of(k) < images.start);
+        let entries = self.column_entries(column).as_chunks::<ENTRY>().0;
+        let image_of = |&[a, b, c, d, ..]: &[u8; ENTRY]| u32::from_le_bytes([a, b, c, d]);
+        let from = entries.partition_point(|entry| image_of(entry) < images.start);
         let mut previous = images.start;
-        let rest = entries.get(from * ENTRY..).unwrap_or_default();
-        for (k, entry) in rest.chunks_exact(ENTRY).enumerate() {
-            let &[a, b, c, d, low, high, position] = entry else {
-                continue;
-            };
-            let image = u32::from_le_bytes([a, b, c, d]);
+        for (k, entry) in entries.get(from..).unwrap_or_default().iter().enumerate() {
+            let &[.., low, high, position] = entry;
+            let image = image_of(entry);
             if image >= images.end && (image as usize) < self.image_count {
                 break;
             }
@@ -851,14 +828,18 @@ mod tests {
             .collect()
     }
 
+    /// `rows` generated rows over 12 classes, each keeping up to 8.
+    fn generated_rows(rows: std::ops::Range<usize>) -> impl Strategy<Value = Vec<GeneratedRow>> {
+        let kept = prop::collection::btree_map(0u16..12, (300u16..u16::MAX, any::<u8>()), 0..8);
+        prop::collection::vec((0u16..300, kept), rows)
+    }
+
     proptest! {
         /// Scores read from a stored search file, in place, equal scores
         /// computed from each image's own row on the fly.
         #[test]
         fn search_file_scores_equal_row_scores(
-            kept in prop::collection::vec(
-                (0u16..300, prop::collection::btree_map(0u16..12, (300u16..u16::MAX, any::<u8>()), 0..8)),
-                1..20),
+            kept in generated_rows(1..20),
             ocr in prop::collection::vec("(the|then|tea|xyz|The|THEN)", 20),
             query in "[ehtaxEH]{1,6}",
             weights in (0f64..=1.0, 0f64..=1.0),
@@ -883,9 +864,7 @@ mod tests {
         /// scores.
         #[test]
         fn a_search_file_ranks_as_its_scores_sort(
-            kept in prop::collection::vec(
-                (0u16..300, prop::collection::btree_map(0u16..12, (300u16..u16::MAX, any::<u8>()), 0..8)),
-                1..30),
+            kept in generated_rows(1..30),
             ocr in prop::collection::vec("(the|then|tea|xyz|The|THEN)", 30),
             query in "[ehtaxEH]{1,6}",
             ignore_case in any::<bool>(),
