@@ -23,8 +23,10 @@
 //! format: this build reads it but cannot load into it (its sketches or
 //! page signatures would need the texts).
 //!
-//! A format-10 to format-14 index is upgraded by one catalog transaction:
-//! its segments (format 14's layout is the current one; format 13: keys
+//! A format-10 to format-16 index is upgraded by one catalog transaction:
+//! its sketch options (40 bytes, without the shingle hash: its shingles
+//! stay joined words, so the books loaded after the upgrade are sketched as
+//! its older ones), its segments (from format 14 the current layout; format 13: keys
 //! book after book with a key order of numbers; before, each key twice and
 //! `u32` list ends, and before format 12 no passages), its barrel records
 //! (before format 13 `u32` deltas; before format 11 the hashes too) and its

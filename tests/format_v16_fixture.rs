@@ -4,11 +4,12 @@
 //! books of word images, lists them with the model book marked, finds a
 //! word on the scanned page with its box and crop, finds a book bound
 //! inside the volume, holds each book's passage and finds every book under
-//! each of its keys. Its second book of word images, the same page added
-//! under the model kept from the first, is what this build adds again; a
-//! copy takes another book and learns the model again from every book. A
-//! later format must keep reading it or upgrade it; either way this test
-//! says so before a release does.
+//! each of its keys. Its sketches are of joined-word shingles, and stay so
+//! once it is upgraded: a book loaded after the upgrade is sketched as its
+//! older books are. Upgraded, it adds its second book of word images as
+//! the fixture holds it, takes another and learns the model again from
+//! every book. A later format must keep reading it or upgrade it; either
+//! way this test says so before a release does.
 
 mod common;
 
@@ -51,11 +52,18 @@ fn scores(index: &Index, word: &str) -> Vec<(String, [u32; 4], [u64; 2])> {
     out
 }
 
+/// A copy of the fixture, upgraded to the current format.
+fn upgraded_copy() -> (tempfile::TempDir, Index) {
+    let dir = common::fixture_copy("v16");
+    let (index, stats) = Index::upgrade(dir.path()).unwrap();
+    assert_eq!(stats.from_version, 16);
+    (dir, index)
+}
+
 #[test]
 fn this_build_adds_the_book_under_the_kept_model_as_the_fixture_holds_it() {
     let fixture_index = Index::open_read_only(fixture().join("index")).unwrap();
-    let dir = common::fixture_copy("v16");
-    let index = Index::open(dir.path()).unwrap();
+    let (_dir, index) = upgraded_copy();
     let page = fixture().join("pages/scan-0001.png");
     let files = [stemmata::images::pages::PageFiles::beside(&page).unwrap()];
     let options = stemmata::images::learn::LearnOptions {
@@ -74,9 +82,9 @@ fn this_build_adds_the_book_under_the_kept_model_as_the_fixture_holds_it() {
 }
 
 #[test]
-fn a_copy_of_the_version_16_fixture_takes_another_book_and_relearns() {
-    let dir = common::fixture_copy("v16");
-    let index = Index::open(dir.path()).unwrap();
+fn a_copy_of_the_version_16_fixture_upgrades_takes_another_book_and_relearns() {
+    common::assert_upgrade_keeps_segments_and_takes_a_page("v16", 16, &fixture());
+    let (_dir, index) = upgraded_copy();
     common::assert_takes_fixture_page_again(&index, &fixture());
     let (model, _) = index.relearn_word_images(&|_| {}).unwrap();
     assert_eq!((model.relearned, model.books, model.images), (true, 3, 96));
@@ -97,4 +105,43 @@ fn every_book_of_the_version_16_fixture_is_found_under_each_of_its_keys() {
     assert!(found);
     assert!(keys.len() >= 4 * 100, "{} keys", keys.len());
     assert!(keys.windows(2).all(|w| w[0] < w[1]));
+}
+
+#[test]
+fn the_version_16_fixtures_sketches_are_of_joined_word_shingles() {
+    common::assert_sketch_of_text_is_stored(&fixture(), stemmata::repr::ShingleHash::JoinedWords);
+}
+
+/// The stored book signature of the book under `key`, from whichever of
+/// the index's segments holds it.
+fn stored_signature(dir: &Path, key: &str) -> stemmata::repr::MinHashSig {
+    for file in std::fs::read_dir(dir.join("segments")).unwrap() {
+        let segment = Segment::open_checked(&file.unwrap().path()).unwrap();
+        for position in 0..segment.book_count() {
+            if segment.entry(position).unwrap().0.key == key {
+                return segment.minhash(position);
+            }
+        }
+    }
+    panic!("no segment holds {key}")
+}
+
+#[test]
+fn an_upgraded_copy_sketches_a_new_book_by_the_joined_words_of_its_older_ones() {
+    let (dir, index) = upgraded_copy();
+    assert_eq!(
+        index.sketch_options().unwrap().book.shingle_hash,
+        stemmata::repr::ShingleHash::JoinedWords
+    );
+    let text = std::fs::read_to_string(fixture().join("texts/alpha.txt")).unwrap();
+    index
+        .load([Ok(stemmata::Document::new("alpha-again", text))])
+        .unwrap();
+    drop(index);
+    let (old, new) = (
+        stored_signature(dir.path(), "alpha"),
+        stored_signature(dir.path(), "alpha-again"),
+    );
+    assert!(!old.is_empty());
+    assert_eq!(old, new);
 }

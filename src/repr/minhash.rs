@@ -5,10 +5,20 @@
 //!
 //! **Shingles.** A shingle is `shingle_len` consecutive normalised words (5 by
 //! default) as the tokeniser ([`crate::text::tokenise`]) emits them. Its
-//! 64-bit fingerprint is XXH3-64, seeded with [`MinHashOptions::seed`], of
-//! the shingle's words joined by single spaces (U+0020), in UTF-8:
-//! `xxh3_64_with_seed(b"w1 w2 w3 w4 w5", seed)` (see [`shingle_hash`]). For
-//! the book signature page breaks do not break shingles (the book is one run
+//! 64-bit fingerprint is made from its words by the index's
+//! [`ShingleHash`] (see [`ShingleHash::fingerprint`]):
+//!
+//! - [`ShingleHash::WordHashes`] (indexes created from format 17 on): each
+//!   word's XXH3-64 with [`MinHashOptions::seed`], `h1 … hn`, combined as
+//!   `mix64(h1·B^(n−1) + h2·B^(n−2) + … + hn)` modulo 2^64, B being
+//!   [`SHINGLE_BASE`]. A word is hashed once, not once for each of the
+//!   shingles it is in, and the sum slides along the text with one multiply
+//!   and one subtraction a word;
+//! - [`ShingleHash::JoinedWords`] (indexes created by formats 3 to 16):
+//!   XXH3-64 with the seed of the words joined by single spaces (U+0020),
+//!   in UTF-8: `xxh3_64_with_seed(b"w1 w2 w3 w4 w5", seed)`.
+//!
+//! For the book signature page breaks do not break shingles (the book is one run
 //! of words); for page signatures each page is its own run. A run with fewer
 //! than `shingle_len` words (but at least one) is one shingle made of all its
 //! words; a run without words has no shingle.
@@ -87,6 +97,63 @@ pub struct MinHashOptions {
     /// Seed of the shingle hash and of the densification probes. Default
     /// [`DEFAULT_HASH_SEED`]; any value is valid.
     pub seed: u64,
+    /// How a shingle's words become its fingerprint. Default
+    /// [`ShingleHash::WordHashes`]; an index keeps the one it was created
+    /// with. Options serialised before it existed (features files of
+    /// formats before 17) name none, and were made by
+    /// [`ShingleHash::JoinedWords`]: read without it, that is what they say.
+    #[serde(default = "ShingleHash::joined_words")]
+    pub shingle_hash: ShingleHash,
+}
+
+/// How a shingle's words become its 64-bit fingerprint (see the module
+/// docs). Part of the on-disk format: an index's stored signatures and
+/// band keys are made by the one its sketch options name.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ShingleHash {
+    /// XXH3-64 of the words joined by single spaces: every word hashed once
+    /// for each shingle it is in (indexes created by formats 3 to 16).
+    JoinedWords,
+    /// Each word hashed once, the shingle's hashes summed by powers of
+    /// [`SHINGLE_BASE`] and mixed by [`mix64`] (format 17 on).
+    #[default]
+    WordHashes,
+}
+
+/// The base of the polynomial a [`ShingleHash::WordHashes`] fingerprint
+/// sums its words' hashes by: odd (so the sum can slide), with well-spread
+/// bits.
+pub const SHINGLE_BASE: u64 = 0x9e37_79b9_7f4a_7c15;
+
+impl ShingleHash {
+    /// [`ShingleHash::JoinedWords`], what options that name no shingle hash
+    /// were made by.
+    fn joined_words() -> ShingleHash {
+        ShingleHash::JoinedWords
+    }
+
+    /// The fingerprint of one shingle given as its words, with `seed`: the
+    /// reference that [`book_signature`] and [`page_signatures`] compute
+    /// one word at a time.
+    pub fn fingerprint<S: AsRef<str>>(self, words: &[S], seed: u64) -> u64 {
+        match self {
+            ShingleHash::JoinedWords => {
+                let mut joined = String::new();
+                for (i, word) in words.iter().enumerate() {
+                    if i > 0 {
+                        joined.push(' ');
+                    }
+                    joined.push_str(word.as_ref());
+                }
+                xxh3_64_with_seed(joined.as_bytes(), seed)
+            }
+            ShingleHash::WordHashes => mix64(words.iter().fold(0u64, |sum, word| {
+                sum.wrapping_mul(SHINGLE_BASE)
+                    .wrapping_add(xxh3_64_with_seed(word.as_ref().as_bytes(), seed))
+            })),
+        }
+    }
 }
 
 impl Default for MinHashOptions {
@@ -96,6 +163,7 @@ impl Default for MinHashOptions {
             shingle_len: DEFAULT_SHINGLE_LEN,
             num_hashes: DEFAULT_BOOK_HASHES,
             seed: DEFAULT_HASH_SEED,
+            shingle_hash: ShingleHash::default(),
         }
     }
 }
@@ -186,33 +254,26 @@ fn range_of(hash: u64, k: usize) -> usize {
     ((hash as u128 * k as u128) >> 64) as usize
 }
 
-/// The fingerprint of one shingle given as its words: XXH3-64 with `seed` of
-/// the words joined by single spaces. [`book_signature`] and
-/// [`page_signatures`] hash exactly this.
-pub fn shingle_hash<S: AsRef<str>>(words: &[S], seed: u64) -> u64 {
-    let mut joined = String::new();
-    for (i, word) in words.iter().enumerate() {
-        if i > 0 {
-            joined.push(' ');
-        }
-        joined.push_str(word.as_ref());
-    }
-    xxh3_64_with_seed(joined.as_bytes(), seed)
-}
-
-/// Sliding window over a run of words: the current shingle's text (the
-/// end of `text` from `start`) and the byte length of each of its words.
-/// Words leaving the window move `start` on; the bytes before it are let go
-/// of once they fill [`SHINGLER_SLACK`], not at every word.
+/// Sliding window over a run of words, giving each shingle's fingerprint
+/// as its last word comes. The window keeps each word's byte length and
+/// its text (joined words: the end of `text` from `start`; the bytes
+/// before it are let go of once they fill [`SHINGLER_SLACK`], not at every
+/// word), or each word's hash and their running sum (word hashes).
 struct Shingler {
     len: usize,
     seed: u64,
-    text: String,
-    start: usize,
-    /// Byte lengths of the window's words, a ring from `first`.
-    word_lens: [usize; MAX_SHINGLE_LEN],
+    scheme: ShingleHash,
+    /// Per word of the window, a ring from `first`: its byte length (joined
+    /// words) or its hash (word hashes).
+    ring: [u64; MAX_SHINGLE_LEN],
     first: usize,
     words: usize,
+    text: String,
+    start: usize,
+    /// Word hashes: the window's hashes summed by powers of
+    /// [`SHINGLE_BASE`], and the power its first word has when it is full.
+    sum: u64,
+    top: u64,
     emitted: bool,
 }
 
@@ -221,15 +282,20 @@ struct Shingler {
 const SHINGLER_SLACK: usize = 4096;
 
 impl Shingler {
-    fn new(len: usize, seed: u64) -> Self {
+    fn new(options: &MinHashOptions) -> Self {
+        let len = options.shingle_len();
+        let joined = options.shingle_hash == ShingleHash::JoinedWords;
         Shingler {
             len,
-            seed,
-            text: String::with_capacity(len * 16 + SHINGLER_SLACK),
-            start: 0,
-            word_lens: [0; MAX_SHINGLE_LEN],
+            seed: options.seed,
+            scheme: options.shingle_hash,
+            ring: [0; MAX_SHINGLE_LEN],
             first: 0,
             words: 0,
+            text: String::with_capacity(if joined { len * 16 + SHINGLER_SLACK } else { 0 }),
+            start: 0,
+            sum: 0,
+            top: (1..len).fold(1, |power, _| power.wrapping_mul(SHINGLE_BASE)),
             emitted: false,
         }
     }
@@ -238,51 +304,88 @@ impl Shingler {
     #[inline]
     fn push(&mut self, word: &str) -> Option<u64> {
         if self.words == self.len {
-            let first = self.word_lens[self.first];
+            let oldest = self.ring[self.first];
             self.first = if self.first + 1 == self.len {
                 0
             } else {
                 self.first + 1
             };
             self.words -= 1;
-            // The first word and the space after it (none when len is 1).
-            self.start += (first + 1).min(self.text.len() - self.start);
-            if self.start >= SHINGLER_SLACK {
-                self.text.drain(..self.start);
-                self.start = 0;
-            }
+            self.forget(oldest);
         }
-        if self.text.len() > self.start {
-            self.text.push(' ');
-        }
-        self.text.push_str(word);
         let last = self.first + self.words;
-        self.word_lens[if last >= self.len {
+        self.ring[if last >= self.len {
             last - self.len
         } else {
             last
-        }] = word.len();
+        }] = self.add(word);
         self.words += 1;
         if self.words == self.len {
             self.emitted = true;
-            Some(xxh3_64_with_seed(
-                &self.text.as_bytes()[self.start..],
-                self.seed,
-            ))
+            Some(self.fingerprint())
         } else {
             None
+        }
+    }
+
+    /// Takes `word` into the window; returns what the ring keeps of it.
+    #[inline]
+    fn add(&mut self, word: &str) -> u64 {
+        match self.scheme {
+            ShingleHash::JoinedWords => {
+                if self.text.len() > self.start {
+                    self.text.push(' ');
+                }
+                self.text.push_str(word);
+                word.len() as u64
+            }
+            ShingleHash::WordHashes => {
+                let hash = xxh3_64_with_seed(word.as_bytes(), self.seed);
+                self.sum = self.sum.wrapping_mul(SHINGLE_BASE).wrapping_add(hash);
+                hash
+            }
+        }
+    }
+
+    /// Lets the window's first word go (`kept`: what the ring kept of it).
+    #[inline]
+    fn forget(&mut self, kept: u64) {
+        match self.scheme {
+            ShingleHash::JoinedWords => {
+                // The word and the space after it (none when len is 1).
+                let bytes = kept as usize + 1;
+                self.start += bytes.min(self.text.len() - self.start);
+                if self.start >= SHINGLER_SLACK {
+                    self.text.drain(..self.start);
+                    self.start = 0;
+                }
+            }
+            ShingleHash::WordHashes => {
+                self.sum = self.sum.wrapping_sub(kept.wrapping_mul(self.top));
+            }
+        }
+    }
+
+    /// The fingerprint of the words in the window.
+    #[inline]
+    fn fingerprint(&self) -> u64 {
+        match self.scheme {
+            ShingleHash::JoinedWords => {
+                xxh3_64_with_seed(&self.text.as_bytes()[self.start..], self.seed)
+            }
+            ShingleHash::WordHashes => mix64(self.sum),
         }
     }
 
     /// Ends the run: returns the whole-run shingle of a run shorter than the
     /// shingle length, and resets the window for the next run.
     fn finish(&mut self) -> Option<u64> {
-        let short = (!self.emitted && self.words > 0)
-            .then(|| xxh3_64_with_seed(&self.text.as_bytes()[self.start..], self.seed));
+        let short = (!self.emitted && self.words > 0).then(|| self.fingerprint());
         self.text.clear();
         self.start = 0;
         self.first = 0;
         self.words = 0;
+        self.sum = 0;
         self.emitted = false;
         short
     }
@@ -398,7 +501,7 @@ pub fn classic_signature(shingle_hashes: &[u64], k: usize, seed: u64) -> MinHash
 /// breaks do not break shingles, so where the pages break does not change
 /// the signature. A text without words gives [`MinHashSig::empty`].
 pub fn book_signature(text: &str, options: &MinHashOptions) -> MinHashSig {
-    let mut shingler = Shingler::new(options.shingle_len(), options.seed);
+    let mut shingler = Shingler::new(options);
     let mut bins = Bins::new(options.num_hashes());
     tokenise(text, |token| {
         if let Token::Word(word) = token {
@@ -421,7 +524,7 @@ pub fn book_signature(text: &str, options: &MinHashOptions) -> MinHashSig {
 /// Google Books setting of 34 min-hashes per page.
 pub fn page_signatures(text: &str, options: &MinHashOptions) -> Vec<MinHashSig> {
     let k = options.num_hashes();
-    let mut shingler = Shingler::new(options.shingle_len(), options.seed);
+    let mut shingler = Shingler::new(options);
     let mut bins = Bins::new(k);
     let mut pages = Vec::new();
     let mut end_page = |shingler: &mut Shingler, bins: &mut Bins| {
@@ -512,12 +615,12 @@ impl ShingleStream {
         ShingleStream {
             len,
             seed: options.seed,
-            book: Shingler::new(len, options.seed),
+            book: Shingler::new(options),
             pages: page_hashes.map(|k| {
                 let k = k.clamp(1, MAX_HASHES);
                 PageShingles {
                     k,
-                    start: Shingler::new(len, options.seed),
+                    start: Shingler::new(options),
                     words: 0,
                     bins: Bins::new(k),
                     signatures: Vec::new(),
@@ -741,8 +844,11 @@ mod tests {
     }
 
     #[test]
-    fn shingles_are_space_joined_words_hashed_with_the_seed() {
-        let options = MinHashOptions::default();
+    fn joined_word_shingles_are_space_joined_words_hashed_with_the_seed() {
+        let options = MinHashOptions {
+            shingle_hash: ShingleHash::JoinedWords,
+            ..MinHashOptions::default()
+        };
         let seed = options.seed;
         let text = "A b, c\x0cd e. F";
         assert_eq!(
@@ -753,7 +859,7 @@ mod tests {
             ]
         );
         assert_eq!(
-            shingle_hash(&["a", "b", "c", "d", "e"], seed),
+            ShingleHash::JoinedWords.fingerprint(&["a", "b", "c", "d", "e"], seed),
             xxh3_64_with_seed(b"a b c d e", seed)
         );
         // Fewer words than a shingle: the whole text is one shingle.
@@ -770,6 +876,62 @@ mod tests {
             shingle_hashes("x y", &single),
             [xxh3_64_with_seed(b"x", seed), xxh3_64_with_seed(b"y", seed)]
         );
+    }
+
+    #[test]
+    fn options_without_a_shingle_hash_read_as_joined_words() {
+        let options = MinHashOptions::default();
+        let json = serde_json::to_string(&options).unwrap();
+        assert!(json.contains(r#""shingle_hash":"word_hashes""#), "{json}");
+        assert_eq!(
+            serde_json::from_str::<MinHashOptions>(&json).unwrap(),
+            options
+        );
+        let older = r#"{"shingle_len":5,"num_hashes":100,"seed":7}"#;
+        let read: MinHashOptions = serde_json::from_str(older).unwrap();
+        assert_eq!(read.shingle_hash, ShingleHash::JoinedWords);
+    }
+
+    #[test]
+    fn word_hash_shingles_sum_the_words_hashes_by_powers_of_the_base() {
+        let options = MinHashOptions::default();
+        assert_eq!(options.shingle_hash, ShingleHash::WordHashes);
+        let seed = options.seed;
+        let h = |word: &str| xxh3_64_with_seed(word.as_bytes(), seed);
+        // Σ h_i · B^(n−i), written out term by term.
+        let sum = |words: &[&str]| {
+            let n = words.len() as u32;
+            (words.iter().zip(1..)).fold(0u64, |sum, (word, i)| {
+                sum.wrapping_add(h(word).wrapping_mul(SHINGLE_BASE.wrapping_pow(n - i)))
+            })
+        };
+        let text = "A b, c\x0cd e. F";
+        assert_eq!(
+            shingle_hashes(text, &options),
+            [
+                mix64(sum(&["a", "b", "c", "d", "e"])),
+                mix64(sum(&["b", "c", "d", "e", "f"])),
+            ]
+        );
+        assert_eq!(
+            ShingleHash::WordHashes.fingerprint(&["a", "b", "c", "d", "e"], seed),
+            mix64(sum(&["a", "b", "c", "d", "e"]))
+        );
+        assert_eq!(
+            shingle_hashes("Two words", &options),
+            [mix64(sum(&["two", "words"]))]
+        );
+        assert!(shingle_hashes(" 12 ,. ", &options).is_empty());
+        let single = MinHashOptions {
+            shingle_len: 1,
+            ..options
+        };
+        assert_eq!(
+            shingle_hashes("x y", &single),
+            [mix64(h("x")), mix64(h("y"))]
+        );
+        // Order counts: the same words in another order are another shingle.
+        assert_ne!(sum(&["a", "b"]), sum(&["b", "a"]));
     }
 
     #[test]
@@ -909,22 +1071,27 @@ mod tests {
         assert!(book_signature(text, &options).similarity(&book_signature(text, &other)) < 0.1);
     }
 
-    /// Pins the format: shingle text, hash, bins and probe sequence.
+    /// Pins the format: shingle hash, bins and probe sequence, for both
+    /// shingle hashes.
     #[test]
     fn signature_format_is_stable() {
-        let options = MinHashOptions {
-            num_hashes: 16,
-            ..MinHashOptions::default()
-        };
-        let signature = book_signature(
-            "It was the best of times, it was the worst of times, it was the age of wisdom",
-            &options,
-        );
-        let digest = signature.0.iter().fold(0u64, |acc, &v| mix64(acc ^ v));
-        assert_eq!(digest, FORMAT_DIGEST, "{:#x}", digest);
+        for (shingle_hash, expected) in [
+            (ShingleHash::WordHashes, 0xc29c_6bbb_b99b_2c6c_u64),
+            (ShingleHash::JoinedWords, 0x316b_4c23_d3be_39d0),
+        ] {
+            let options = MinHashOptions {
+                num_hashes: 16,
+                shingle_hash,
+                ..MinHashOptions::default()
+            };
+            let signature = book_signature(
+                "It was the best of times, it was the worst of times, it was the age of wisdom",
+                &options,
+            );
+            let digest = signature.0.iter().fold(0u64, |acc, &v| mix64(acc ^ v));
+            assert_eq!(digest, expected, "{shingle_hash:?}: {digest:#x}");
+        }
     }
-
-    const FORMAT_DIGEST: u64 = 0x316b_4c23_d3be_39d0;
 
     #[test]
     fn options_outside_their_ranges_are_rejected_or_clamped() {
@@ -1010,6 +1177,7 @@ mod tests {
             words in prop::collection::vec((0usize..40, 0u8..20), 0..300),
             shingle_len in 1usize..7,
             page_hashes in 1usize..50,
+            joined in any::<bool>(),
         ) {
             // Word w of a 40-word vocabulary (two letters: the tokeniser
             // drops digits), then a page break when the second number is 0
@@ -1022,11 +1190,34 @@ mod tests {
                     format!("{} {brk}", String::from_utf8_lossy(&word))
                 })
                 .collect();
-            let options = MinHashOptions { shingle_len, ..MinHashOptions::default() };
+            let shingle_hash = if joined { ShingleHash::JoinedWords } else { ShingleHash::WordHashes };
+            let options = MinHashOptions { shingle_len, shingle_hash, ..MinHashOptions::default() };
             let page_options = MinHashOptions { num_hashes: page_hashes, ..options };
             let (hashes, pages) = shingles_and_pages(&text, &options, page_hashes);
             prop_assert_eq!(hashes, shingle_hashes(&text, &options));
             prop_assert_eq!(pages, page_signatures(&text, &page_options));
+        }
+
+        #[test]
+        fn each_shingle_is_the_fingerprint_of_its_window_of_words(
+            lengths in prop::collection::vec(1usize..40, 0..200),
+            shingle_len in 1usize..=MAX_SHINGLE_LEN,
+            joined in any::<bool>(),
+            seed in any::<u64>(),
+        ) {
+            // Words of 1 to 39 letters, so the joined window's text is let
+            // go of at uneven places.
+            let words: Vec<String> = (lengths.iter().zip(0u32..))
+                .map(|(&len, i)| (0..len).map(|j| char::from(b'a' + ((i * 7 + j as u32) % 26) as u8)).collect())
+                .collect();
+            let shingle_hash = if joined { ShingleHash::JoinedWords } else { ShingleHash::WordHashes };
+            let options = MinHashOptions { shingle_len, seed, shingle_hash, ..MinHashOptions::default() };
+            let expected: Vec<u64> = if words.len() < shingle_len {
+                (!words.is_empty()).then(|| shingle_hash.fingerprint(&words, seed)).into_iter().collect()
+            } else {
+                words.windows(shingle_len).map(|window| shingle_hash.fingerprint(window, seed)).collect()
+            };
+            prop_assert_eq!(shingle_hashes(&words.join(" "), &options), expected);
         }
 
         #[test]

@@ -11,7 +11,7 @@ pub mod sketch;
 mod test_texts;
 pub mod unique_words;
 
-pub use minhash::{book_signature, page_signatures, MinHashOptions, MinHashSig};
+pub use minhash::{book_signature, page_signatures, MinHashOptions, MinHashSig, ShingleHash};
 pub use parts::{book_parts, PartOptions};
 pub use simhash::{simhash, SimHash128, SimHashOptions};
 pub use sketch::{BandLayout, BookSketch, SketchOptions, Table};

@@ -24,6 +24,7 @@ use super::word_images::{ImageBookEntry, ImageFiles};
 use crate::error::IoContext;
 use crate::error::{Error, Result};
 use crate::repr::sketch::{BandLayout, SketchOptions};
+use crate::repr::ShingleHash;
 use crate::repr::{ExtractOptions, MinHashOptions, MinHashSig, PartOptions, SimHashOptions};
 use crate::text::MAX_WORD_BYTES;
 
@@ -173,7 +174,9 @@ impl Decode for PartOptions {
     }
 }
 
-/// The catalog's 40 bytes of sketch options (layout in storage-format.md).
+/// The catalog's 41 bytes of sketch options (layout in storage-format.md);
+/// the 40 bytes formats 5 to 16 wrote, without the shingle hash, read as
+/// [`ShingleHash::JoinedWords`].
 impl Encode for SketchOptions {
     fn encode_into(&self, out: &mut Vec<u8>) {
         put_u16(out, self.book.shingle_len as u16);
@@ -193,6 +196,10 @@ impl Encode for SketchOptions {
         put_u16(out, self.simhash.ngram_chars as u16);
         put_u64(out, self.simhash.seed);
         put_u16(out, self.simhash_distance as u16);
+        out.push(match self.book.shingle_hash {
+            ShingleHash::JoinedWords => 0,
+            ShingleHash::WordHashes => 1,
+        });
     }
 }
 
@@ -215,21 +222,34 @@ impl Decode for SketchOptions {
             }
         };
         let (book_layout, window_layout) = (layout(c)?, layout(c)?);
+        let simhash = SimHashOptions {
+            ngram_chars: c.u16()? as usize,
+            seed: c.u64()?,
+        };
+        let simhash_distance = u32::from(c.u16()?);
+        let shingle_hash = match c.remaining() {
+            0 => ShingleHash::JoinedWords,
+            _ => match c.u8()? {
+                0 => ShingleHash::JoinedWords,
+                1 => ShingleHash::WordHashes,
+                tag => {
+                    return Err(c.error_at(c.position() - 1, format!("unknown shingle hash {tag}")))
+                }
+            },
+        };
         let options = SketchOptions {
             book: MinHashOptions {
                 shingle_len,
                 num_hashes,
                 seed,
+                shingle_hash,
             },
             window_hashes,
             window_shingles,
             book_layout,
             window_layout,
-            simhash: SimHashOptions {
-                ngram_chars: c.u16()? as usize,
-                seed: c.u64()?,
-            },
-            simhash_distance: u32::from(c.u16()?),
+            simhash,
+            simhash_distance,
         };
         match options.validate() {
             Ok(()) => Ok(options),
@@ -1358,9 +1378,23 @@ mod tests {
         };
         let bytes = options.encode();
         let path = Path::new("catalog.redb");
-        assert_eq!(bytes.len(), 40);
+        assert_eq!(bytes.len(), 41);
         assert_eq!(SketchOptions::decode_all(&bytes, path).unwrap(), options);
         assert!(SketchOptions::decode_all(&bytes[..39], path).is_err());
+        // Formats 5 to 16 wrote 40 bytes: their shingles are joined words.
+        let old = SketchOptions::decode_all(&bytes[..40], path).unwrap();
+        assert_eq!(old.book.shingle_hash, ShingleHash::JoinedWords);
+        assert_eq!(old.encode(), [&bytes[..40], &[0]].concat());
+        let mut bad_hash = bytes.clone();
+        bad_hash[40] = 2;
+        let error = SketchOptions::decode_all(&bad_hash, path).unwrap_err();
+        assert!(
+            error.to_string().contains("unknown shingle hash 2"),
+            "{error}"
+        );
+        let mut long = bytes.clone();
+        long.push(0);
+        assert!(SketchOptions::decode_all(&long, path).is_err());
         let mut bad_tag = bytes.clone();
         bad_tag[18] = 9;
         let error = SketchOptions::decode_all(&bad_tag, path).unwrap_err();

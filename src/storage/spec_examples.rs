@@ -365,10 +365,18 @@ fn the_hashes_quoted_in_the_algorithms() {
     }
     let options = SketchOptions::default();
     let sketch = BookSketch::compute(CAT_TEXT, &options);
+    assert!(sketch.book.0.iter().all(|&v| v == 0x2c4a_46a5_84aa_5c78));
+    assert!(ALGORITHMS.contains("holds `0x2c4a46a584aa5c78`"));
+    let first = band_key(Table::Value, 0, &[0x2c4a_46a5_84aa_5c78]);
+    assert_eq!(first, 0xa672_f2fb_3bdb_7ccd);
+    assert!(ALGORITHMS.contains("`0xa672f2fb3bdb7ccd`"));
+    assert!(value_keys(&sketch.book).contains(&first));
+    let mut joined = options;
+    joined.book.shingle_hash = crate::repr::ShingleHash::JoinedWords;
+    let sketch = BookSketch::compute(CAT_TEXT, &joined);
     assert!(sketch.book.0.iter().all(|&v| v == 0x5cfd_2e96_e75b_5574));
-    assert!(ALGORITHMS.contains("holds `0x5cfd2e96e75b5574`"));
+    assert!(ALGORITHMS.contains("value is\n`0x5cfd2e96e75b5574`"));
     let first = band_key(Table::Value, 0, &[0x5cfd_2e96_e75b_5574]);
     assert_eq!(first, 0x0519_8d70_b155_5228);
-    assert!(ALGORITHMS.contains("`0x05198d70b1555228`"));
-    assert!(value_keys(&sketch.book).contains(&first));
+    assert!(ALGORITHMS.contains("key `0x05198d70b1555228`"));
 }

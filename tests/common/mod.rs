@@ -542,3 +542,40 @@ pub fn assert_merge_with_a_current_segment_keeps_every_key(version: &str, from: 
     index.compact().unwrap();
     assert_eq!(index.verify().unwrap().books, 5);
 }
+
+/// Asserts that the index of `fixture` makes its shingles by `scheme`: its
+/// sketch options say so, and each stored book whose text is in `texts/`
+/// or `later/` holds the book signature of that text by `scheme` (and not
+/// by the other one).
+pub fn assert_sketch_of_text_is_stored(fixture: &Path, scheme: stemmata::repr::ShingleHash) {
+    use stemmata::repr::{book_signature, ShingleHash};
+    let index = Index::open_read_only(fixture.join("index")).unwrap();
+    let mut options = index.sketch_options().unwrap().book;
+    assert_eq!(options.shingle_hash, scheme);
+    let segment = stemmata::storage::segment::Segment::open_checked(
+        &fixture.join("index/segments/000001.seg"),
+    )
+    .unwrap();
+    let mut checked = 0;
+    for position in 0..segment.book_count() {
+        let (entry, _) = segment.entry(position).unwrap();
+        let Some(path) = ["texts", "later"]
+            .iter()
+            .map(|dir| fixture.join(dir).join(format!("{}.txt", entry.key)))
+            .find(|path| path.exists())
+        else {
+            continue;
+        };
+        let text = std::fs::read_to_string(path).unwrap();
+        let stored = segment.minhash(position);
+        assert_eq!(stored, book_signature(&text, &options), "{}", entry.key);
+        options.shingle_hash = match scheme {
+            ShingleHash::JoinedWords => ShingleHash::WordHashes,
+            ShingleHash::WordHashes => ShingleHash::JoinedWords,
+        };
+        assert_ne!(stored, book_signature(&text, &options), "{}", entry.key);
+        options.shingle_hash = scheme;
+        checked += 1;
+    }
+    assert!(checked >= 3, "{checked} books checked");
+}
