@@ -188,7 +188,7 @@ fn features_sketches_and_keys_are_the_recorded_ones() {
     );
 }
 
-/// The shingles of indexes created by formats 3 to 16 (joined words) stay
+/// The shingles of indexes created by formats 2 to 16 (joined words) stay
 /// as they were: those indexes' new books and queries are sketched by them.
 #[test]
 fn joined_word_sketches_and_keys_are_the_recorded_ones() {

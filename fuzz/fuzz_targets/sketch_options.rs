@@ -1,5 +1,5 @@
 //! The catalog's 41-byte `sketch_options` (40 bytes in indexes created by
-//! formats 5 to 16) and 8-byte `part_options`: `decode_all` must return an
+//! formats 2 to 16) and 8-byte `part_options`: `decode_all` must return an
 //! error on any malformed or invalid bytes, and options it accepts are
 //! valid and re-encode to exactly the input (the encodings are canonical),
 //! but for the 40-byte form, which re-encodes with its shingle hash, 0,

@@ -14,7 +14,7 @@
 //!   [`SHINGLE_BASE`]. A word is hashed once, not once for each of the
 //!   shingles it is in, and the sum slides along the text with one multiply
 //!   and one subtraction a word;
-//! - [`ShingleHash::JoinedWords`] (indexes created by formats 3 to 16):
+//! - [`ShingleHash::JoinedWords`] (indexes created by formats 2 to 16):
 //!   XXH3-64 with the seed of the words joined by single spaces (U+0020),
 //!   in UTF-8: `xxh3_64_with_seed(b"w1 w2 w3 w4 w5", seed)`.
 //!
@@ -113,7 +113,7 @@ pub struct MinHashOptions {
 #[serde(rename_all = "snake_case")]
 pub enum ShingleHash {
     /// XXH3-64 of the words joined by single spaces: every word hashed once
-    /// for each shingle it is in (indexes created by formats 3 to 16).
+    /// for each shingle it is in (indexes created by formats 2 to 16).
     JoinedWords,
     /// Each word hashed once, the shingle's hashes summed by powers of
     /// [`SHINGLE_BASE`] and mixed by [`mix64`] (format 17 on).
@@ -255,26 +255,29 @@ fn range_of(hash: u64, k: usize) -> usize {
 }
 
 /// Sliding window over a run of words, giving each shingle's fingerprint
-/// as its last word comes. The window keeps each word's byte length and
-/// its text (joined words: the end of `text` from `start`; the bytes
-/// before it are let go of once they fill [`SHINGLER_SLACK`], not at every
-/// word), or each word's hash and their running sum (word hashes).
+/// as its last word comes: the ring of what it keeps of each word, and
+/// the [`Window`] of its shingle hash.
 struct Shingler {
     len: usize,
     seed: u64,
-    scheme: ShingleHash,
     /// Per word of the window, a ring from `first`: its byte length (joined
     /// words) or its hash (word hashes).
     ring: [u64; MAX_SHINGLE_LEN],
     first: usize,
     words: usize,
-    text: String,
-    start: usize,
+    window: Window,
+    emitted: bool,
+}
+
+/// What a [`Shingler`] keeps of its window's words, by shingle hash.
+enum Window {
+    /// Joined words: the window's text, the end of `text` from `start`; the
+    /// bytes before it are let go of once they fill [`SHINGLER_SLACK`], not
+    /// at every word.
+    Joined { text: String, start: usize },
     /// Word hashes: the window's hashes summed by powers of
     /// [`SHINGLE_BASE`], and the power its first word has when it is full.
-    sum: u64,
-    top: u64,
-    emitted: bool,
+    Hashes { sum: u64, top: u64 },
 }
 
 /// Bytes of words gone from a [`Shingler`]'s window kept before they are
@@ -284,18 +287,23 @@ const SHINGLER_SLACK: usize = 4096;
 impl Shingler {
     fn new(options: &MinHashOptions) -> Self {
         let len = options.shingle_len();
-        let joined = options.shingle_hash == ShingleHash::JoinedWords;
+        let window = match options.shingle_hash {
+            ShingleHash::JoinedWords => Window::Joined {
+                text: String::with_capacity(len * 16 + SHINGLER_SLACK),
+                start: 0,
+            },
+            ShingleHash::WordHashes => Window::Hashes {
+                sum: 0,
+                top: (1..len).fold(1, |power, _| power.wrapping_mul(SHINGLE_BASE)),
+            },
+        };
         Shingler {
             len,
             seed: options.seed,
-            scheme: options.shingle_hash,
             ring: [0; MAX_SHINGLE_LEN],
             first: 0,
             words: 0,
-            text: String::with_capacity(if joined { len * 16 + SHINGLER_SLACK } else { 0 }),
-            start: 0,
-            sum: 0,
-            top: (1..len).fold(1, |power, _| power.wrapping_mul(SHINGLE_BASE)),
+            window,
             emitted: false,
         }
     }
@@ -311,37 +319,50 @@ impl Shingler {
                 self.first + 1
             };
             self.words -= 1;
-            self.forget(oldest);
+            self.window.forget(oldest);
         }
         let last = self.first + self.words;
         self.ring[if last >= self.len {
             last - self.len
         } else {
             last
-        }] = self.add(word);
+        }] = self.window.add(word, self.seed);
         self.words += 1;
         if self.words == self.len {
             self.emitted = true;
-            Some(self.fingerprint())
+            Some(self.window.fingerprint(self.seed))
         } else {
             None
         }
     }
 
+    /// Ends the run: returns the whole-run shingle of a run shorter than the
+    /// shingle length, and resets the window for the next run.
+    fn finish(&mut self) -> Option<u64> {
+        let short = (!self.emitted && self.words > 0).then(|| self.window.fingerprint(self.seed));
+        self.window.clear();
+        self.first = 0;
+        self.words = 0;
+        self.emitted = false;
+        short
+    }
+}
+
+impl Window {
     /// Takes `word` into the window; returns what the ring keeps of it.
     #[inline]
-    fn add(&mut self, word: &str) -> u64 {
-        match self.scheme {
-            ShingleHash::JoinedWords => {
-                if self.text.len() > self.start {
-                    self.text.push(' ');
+    fn add(&mut self, word: &str, seed: u64) -> u64 {
+        match self {
+            Window::Joined { text, start } => {
+                if text.len() > *start {
+                    text.push(' ');
                 }
-                self.text.push_str(word);
+                text.push_str(word);
                 word.len() as u64
             }
-            ShingleHash::WordHashes => {
-                let hash = xxh3_64_with_seed(word.as_bytes(), self.seed);
-                self.sum = self.sum.wrapping_mul(SHINGLE_BASE).wrapping_add(hash);
+            Window::Hashes { sum, .. } => {
+                let hash = xxh3_64_with_seed(word.as_bytes(), seed);
+                *sum = sum.wrapping_mul(SHINGLE_BASE).wrapping_add(hash);
                 hash
             }
         }
@@ -350,44 +371,38 @@ impl Shingler {
     /// Lets the window's first word go (`kept`: what the ring kept of it).
     #[inline]
     fn forget(&mut self, kept: u64) {
-        match self.scheme {
-            ShingleHash::JoinedWords => {
+        match self {
+            Window::Joined { text, start } => {
                 // The word and the space after it (none when len is 1).
                 let bytes = kept as usize + 1;
-                self.start += bytes.min(self.text.len() - self.start);
-                if self.start >= SHINGLER_SLACK {
-                    self.text.drain(..self.start);
-                    self.start = 0;
+                *start += bytes.min(text.len() - *start);
+                if *start >= SHINGLER_SLACK {
+                    text.drain(..*start);
+                    *start = 0;
                 }
             }
-            ShingleHash::WordHashes => {
-                self.sum = self.sum.wrapping_sub(kept.wrapping_mul(self.top));
-            }
+            Window::Hashes { sum, top } => *sum = sum.wrapping_sub(kept.wrapping_mul(*top)),
         }
     }
 
     /// The fingerprint of the words in the window.
     #[inline]
-    fn fingerprint(&self) -> u64 {
-        match self.scheme {
-            ShingleHash::JoinedWords => {
-                xxh3_64_with_seed(&self.text.as_bytes()[self.start..], self.seed)
-            }
-            ShingleHash::WordHashes => mix64(self.sum),
+    fn fingerprint(&self, seed: u64) -> u64 {
+        match self {
+            Window::Joined { text, start } => xxh3_64_with_seed(&text.as_bytes()[*start..], seed),
+            Window::Hashes { sum, .. } => mix64(*sum),
         }
     }
 
-    /// Ends the run: returns the whole-run shingle of a run shorter than the
-    /// shingle length, and resets the window for the next run.
-    fn finish(&mut self) -> Option<u64> {
-        let short = (!self.emitted && self.words > 0).then(|| self.fingerprint());
-        self.text.clear();
-        self.start = 0;
-        self.first = 0;
-        self.words = 0;
-        self.sum = 0;
-        self.emitted = false;
-        short
+    /// Empties the window for the next run.
+    fn clear(&mut self) {
+        match self {
+            Window::Joined { text, start } => {
+                text.clear();
+                *start = 0;
+            }
+            Window::Hashes { sum, .. } => *sum = 0,
+        }
     }
 }
 

@@ -175,7 +175,7 @@ impl Decode for PartOptions {
 }
 
 /// The catalog's 41 bytes of sketch options (layout in storage-format.md);
-/// the 40 bytes formats 5 to 16 wrote, without the shingle hash, read as
+/// the 40 bytes formats 2 to 16 wrote, without the shingle hash, read as
 /// [`ShingleHash::JoinedWords`].
 impl Encode for SketchOptions {
     fn encode_into(&self, out: &mut Vec<u8>) {
