@@ -196,11 +196,14 @@ pub(crate) struct BookWords {
     text: String,
 }
 
-/// Counters of [`BookWords::range_sequence`], by word number: zero between calls.
+/// Counters of [`BookWords::range_sequence`], by word number: zero between
+/// calls; and the numbers a range holds, in the order of their first
+/// occurrence.
 #[derive(Debug, Default)]
 pub(crate) struct Scratch {
     counts: Vec<u32>,
     first: Vec<u32>,
+    seen: Vec<u32>,
 }
 
 impl BookWords {
@@ -260,31 +263,35 @@ impl BookWords {
             scratch.counts.resize(distinct, 0);
             scratch.first.resize(distinct, 0);
         }
-        let numbers = &self.numbers[range.clone()];
-        for (i, &number) in numbers.iter().enumerate() {
-            let count = &mut scratch.counts[number as usize];
+        let Scratch {
+            counts,
+            first,
+            seen,
+        } = scratch;
+        seen.clear();
+        for (i, &number) in self.numbers[range.clone()].iter().enumerate() {
+            let count = &mut counts[number as usize];
             if *count == 0 {
-                scratch.first[number as usize] = i as u32;
+                first[number as usize] = i as u32;
+                seen.push(number);
             }
             *count = count.saturating_add(1);
         }
-        let unique: Vec<(u32, u32, &str)> = numbers
-            .iter()
-            .enumerate()
-            .filter(|&(i, &number)| {
-                scratch.first[number as usize] == i as u32
-                    && scratch.counts[number as usize] <= options.max_term_freq
-            })
-            .map(|(i, &number)| {
+        // First occurrences come in text order: the words seen at most M
+        // times, at their first occurrence, in text order, without a
+        // second pass over every word of the range.
+        let unique: Vec<(u32, u32, &str)> = (seen.iter())
+            .filter(|&&number| counts[number as usize] <= options.max_term_freq)
+            .map(|&number| {
                 (
-                    (range.start + i) as u32,
+                    range.start as u32 + first[number as usize],
                     self.keys[number as usize] as u32,
                     self.word(number),
                 )
             })
             .collect();
-        for &number in numbers {
-            scratch.counts[number as usize] = 0;
+        for &number in seen.iter() {
+            counts[number as usize] = 0;
         }
         sequence_of(unique, options)
     }
