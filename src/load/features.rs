@@ -355,3 +355,25 @@ pub(crate) fn book_from_features(
         page_signatures: features.page_minhashes,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::repr::ShingleHash;
+
+    #[test]
+    fn options_written_before_the_shingle_hash_are_refused_by_an_index_of_word_hashes() {
+        let index = FeatureOptions::default();
+        let json = serde_json::to_string(&index).unwrap();
+        let older = json.replace(r#","shingle_hash":"word_hashes""#, "");
+        assert_ne!(older, json, "{json}");
+        let given: FeatureOptions = serde_json::from_str(&older).unwrap();
+        assert_eq!(given.sketch.book.shingle_hash, ShingleHash::JoinedWords);
+        let error = check_options(&given, &index, "old.parquet").unwrap_err();
+        assert!(error.to_string().contains("sketch"), "{error}");
+        // An index of joined words, created before format 17, takes them.
+        let mut joined = index;
+        joined.sketch.book.shingle_hash = ShingleHash::JoinedWords;
+        check_options(&given, &joined, "old.parquet").unwrap();
+    }
+}
