@@ -16,7 +16,6 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use stemmata::images::spot::SpotOptions;
 use stemmata::storage::segment::Segment;
 use stemmata::Index;
 
@@ -37,53 +36,18 @@ fn the_version_17_fixture_opens_read_only_verifies_and_writes_nothing() {
     );
 }
 
-/// Every image's combined and images-alone scores for `word`, by book and
-/// box.
-fn scores(index: &Index, word: &str) -> Vec<(String, [u32; 4], [u64; 2])> {
-    let search = index.word_images().unwrap().unwrap();
-    let mut out: Vec<_> = (search.spot(word, &SpotOptions::default(), 0).unwrap())
-        .into_iter()
-        .map(|h| {
-            let b = h.bbox;
-            let scores = [h.scores.combined.to_bits(), h.scores.image.to_bits()];
-            (h.key, [b.x0, b.y0, b.x1, b.y1], scores)
-        })
-        .collect();
-    out.sort_unstable();
-    out
-}
-
 #[test]
 fn this_build_adds_the_book_under_the_kept_model_as_the_fixture_holds_it() {
-    let fixture_index = Index::open_read_only(fixture().join("index")).unwrap();
     let dir = common::fixture_copy("v17");
     let index = Index::open(dir.path()).unwrap();
-    let page = fixture().join("pages/scan-0001.png");
-    let files = [stemmata::images::pages::PageFiles::beside(&page).unwrap()];
-    let options = stemmata::images::learn::LearnOptions {
-        learn_from: 1,
-        ..Default::default()
-    };
-    let info = index
-        .add_word_images("scan-again", &files, &options, &|_| {})
-        .unwrap();
-    assert!(!info.model_book && !info.model.unwrap().relearned);
-    for word in ["garden", "the"] {
-        let (held, made) = (scores(&fixture_index, word), scores(&index, word));
-        assert_eq!(held.len(), 64);
-        assert_eq!(held, made, "{word}");
-    }
+    common::assert_adds_the_book_under_the_kept_model_as_held(&index, &fixture());
 }
 
 #[test]
 fn a_copy_of_the_version_17_fixture_takes_another_book_and_relearns() {
     let dir = common::fixture_copy("v17");
     let index = Index::open(dir.path()).unwrap();
-    common::assert_takes_fixture_page_again(&index, &fixture());
-    let (model, _) = index.relearn_word_images(&|_| {}).unwrap();
-    assert_eq!((model.relearned, model.books, model.images), (true, 3, 96));
-    assert!(index.image_books().unwrap().iter().all(|b| b.model_book));
-    assert_eq!(index.verify().unwrap().image_books, 3);
+    common::assert_takes_a_book_and_relearns(&index, &fixture());
 }
 
 #[test]

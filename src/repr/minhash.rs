@@ -858,29 +858,26 @@ mod tests {
         assert!(bin_zero.len() > 3900, "{}", bin_zero.len());
     }
 
-    #[test]
-    fn joined_word_shingles_are_space_joined_words_hashed_with_the_seed() {
-        let options = MinHashOptions {
-            shingle_hash: ShingleHash::JoinedWords,
-            ..MinHashOptions::default()
-        };
-        let seed = options.seed;
-        let text = "A b, c\x0cd e. F";
+    /// Asserts the shingles `options` give some texts: each the fingerprint
+    /// `expected` gives its words.
+    fn assert_shingles(options: MinHashOptions, expected: impl Fn(&[&str]) -> u64) {
         assert_eq!(
-            shingle_hashes(text, &options),
+            shingle_hashes("A b, c\x0cd e. F", &options),
             [
-                xxh3_64_with_seed(b"a b c d e", seed),
-                xxh3_64_with_seed(b"b c d e f", seed),
+                expected(&["a", "b", "c", "d", "e"]),
+                expected(&["b", "c", "d", "e", "f"]),
             ]
         );
         assert_eq!(
-            ShingleHash::JoinedWords.fingerprint(&["a", "b", "c", "d", "e"], seed),
-            xxh3_64_with_seed(b"a b c d e", seed)
+            options
+                .shingle_hash
+                .fingerprint(&["a", "b", "c", "d", "e"], options.seed),
+            expected(&["a", "b", "c", "d", "e"])
         );
         // Fewer words than a shingle: the whole text is one shingle.
         assert_eq!(
             shingle_hashes("Two words", &options),
-            [xxh3_64_with_seed(b"two words", seed)]
+            [expected(&["two", "words"])]
         );
         assert!(shingle_hashes(" 12 ,. ", &options).is_empty());
         let single = MinHashOptions {
@@ -889,7 +886,22 @@ mod tests {
         };
         assert_eq!(
             shingle_hashes("x y", &single),
-            [xxh3_64_with_seed(b"x", seed), xxh3_64_with_seed(b"y", seed)]
+            [expected(&["x"]), expected(&["y"])]
+        );
+    }
+
+    #[test]
+    fn joined_word_shingles_are_space_joined_words_hashed_with_the_seed() {
+        let options = MinHashOptions {
+            shingle_hash: ShingleHash::JoinedWords,
+            ..MinHashOptions::default()
+        };
+        assert_shingles(options, |words| {
+            xxh3_64_with_seed(words.join(" ").as_bytes(), options.seed)
+        });
+        assert_eq!(
+            ShingleHash::JoinedWords.fingerprint(&["a", "b"], 7),
+            xxh3_64_with_seed(b"a b", 7)
         );
     }
 
@@ -911,8 +923,7 @@ mod tests {
     fn word_hash_shingles_sum_the_words_hashes_by_powers_of_the_base() {
         let options = MinHashOptions::default();
         assert_eq!(options.shingle_hash, ShingleHash::WordHashes);
-        let seed = options.seed;
-        let h = |word: &str| xxh3_64_with_seed(word.as_bytes(), seed);
+        let h = |word: &str| xxh3_64_with_seed(word.as_bytes(), options.seed);
         // Σ h_i · B^(n−i), written out term by term.
         let sum = |words: &[&str]| {
             let n = words.len() as u32;
@@ -920,31 +931,7 @@ mod tests {
                 sum.wrapping_add(h(word).wrapping_mul(SHINGLE_BASE.wrapping_pow(n - i)))
             })
         };
-        let text = "A b, c\x0cd e. F";
-        assert_eq!(
-            shingle_hashes(text, &options),
-            [
-                mix64(sum(&["a", "b", "c", "d", "e"])),
-                mix64(sum(&["b", "c", "d", "e", "f"])),
-            ]
-        );
-        assert_eq!(
-            ShingleHash::WordHashes.fingerprint(&["a", "b", "c", "d", "e"], seed),
-            mix64(sum(&["a", "b", "c", "d", "e"]))
-        );
-        assert_eq!(
-            shingle_hashes("Two words", &options),
-            [mix64(sum(&["two", "words"]))]
-        );
-        assert!(shingle_hashes(" 12 ,. ", &options).is_empty());
-        let single = MinHashOptions {
-            shingle_len: 1,
-            ..options
-        };
-        assert_eq!(
-            shingle_hashes("x y", &single),
-            [mix64(h("x")), mix64(h("y"))]
-        );
+        assert_shingles(options, |words| mix64(sum(words)));
         // Order counts: the same words in another order are another shingle.
         assert_ne!(sum(&["a", "b"]), sum(&["b", "a"]));
     }

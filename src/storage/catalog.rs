@@ -1381,7 +1381,7 @@ mod tests {
         assert_eq!(bytes.len(), 41);
         assert_eq!(SketchOptions::decode_all(&bytes, path).unwrap(), options);
         assert!(SketchOptions::decode_all(&bytes[..39], path).is_err());
-        // Formats 5 to 16 wrote 40 bytes: their shingles are joined words.
+        // Formats 2 to 16 wrote 40 bytes: their shingles are joined words.
         let old = SketchOptions::decode_all(&bytes[..40], path).unwrap();
         assert_eq!(old.book.shingle_hash, ShingleHash::JoinedWords);
         assert_eq!(old.encode(), [&bytes[..40], &[0]].concat());

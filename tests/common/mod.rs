@@ -440,16 +440,7 @@ pub fn assert_fixture_passages(segment: &stemmata::storage::segment::Segment, fi
     assert!(segment.stores_passages());
     let passages = segment.passage_view().unwrap();
     let mut checked = 0;
-    for position in 0..segment.book_count() {
-        let (entry, _) = segment.entry(position).unwrap();
-        let Some(path) = ["texts", "later"]
-            .iter()
-            .map(|dir| fixture.join(dir).join(format!("{}.txt", entry.key)))
-            .find(|path| path.exists())
-        else {
-            continue;
-        };
-        let text = std::fs::read_to_string(path).unwrap();
+    for (position, entry, text) in fixture_books_with_texts(segment, fixture) {
         let expected = book_passages(&text, &ExtractOptions::default());
         let range = passages.book_parts(position);
         assert_eq!((range.len(), expected.len()), (1, 1), "{}", entry.key);
@@ -557,16 +548,7 @@ pub fn assert_sketch_of_text_is_stored(fixture: &Path, scheme: stemmata::repr::S
     )
     .unwrap();
     let mut checked = 0;
-    for position in 0..segment.book_count() {
-        let (entry, _) = segment.entry(position).unwrap();
-        let Some(path) = ["texts", "later"]
-            .iter()
-            .map(|dir| fixture.join(dir).join(format!("{}.txt", entry.key)))
-            .find(|path| path.exists())
-        else {
-            continue;
-        };
-        let text = std::fs::read_to_string(path).unwrap();
+    for (position, entry, text) in fixture_books_with_texts(&segment, fixture) {
         let stored = segment.minhash(position);
         assert_eq!(stored, book_signature(&text, &options), "{}", entry.key);
         options.shingle_hash = match scheme {
@@ -578,4 +560,74 @@ pub fn assert_sketch_of_text_is_stored(fixture: &Path, scheme: stemmata::repr::S
         checked += 1;
     }
     assert!(checked >= 3, "{checked} books checked");
+}
+
+/// Each book of a fixture's `segment` whose text is in `fixture`'s `texts/`
+/// or `later/`: its position, its entry and its text.
+fn fixture_books_with_texts(
+    segment: &stemmata::storage::segment::Segment,
+    fixture: &Path,
+) -> Vec<(usize, stemmata::storage::catalog::BookEntry, String)> {
+    (0..segment.book_count())
+        .filter_map(|position| {
+            let (entry, _) = segment.entry(position).unwrap();
+            let path = ["texts", "later"]
+                .iter()
+                .map(|dir| fixture.join(dir).join(format!("{}.txt", entry.key)))
+                .find(|path| path.exists())?;
+            let text = std::fs::read_to_string(path).unwrap();
+            Some((position, entry, text))
+        })
+        .collect()
+}
+
+/// Every image's combined and images-alone scores for `word`, by book and
+/// box.
+fn spot_scores(index: &Index, word: &str) -> Vec<(String, [u32; 4], [u64; 2])> {
+    use stemmata::images::spot::SpotOptions;
+    let search = index.word_images().unwrap().unwrap();
+    let mut out: Vec<_> = (search.spot(word, &SpotOptions::default(), 0).unwrap())
+        .into_iter()
+        .map(|h| {
+            let b = h.bbox;
+            let scores = [h.scores.combined.to_bits(), h.scores.image.to_bits()];
+            (h.key, [b.x0, b.y0, b.x1, b.y1], scores)
+        })
+        .collect();
+    out.sort_unstable();
+    out
+}
+
+/// Adds the fixture's page as `scan-again` to `index` (a writable copy of
+/// the fixture without that book, or with it) under the model kept from
+/// `scan`, and asserts that every image scores as the fixture's index
+/// holds them.
+pub fn assert_adds_the_book_under_the_kept_model_as_held(index: &Index, fixture: &Path) {
+    let fixture_index = Index::open_read_only(fixture.join("index")).unwrap();
+    let page = fixture.join("pages/scan-0001.png");
+    let files = [stemmata::images::pages::PageFiles::beside(&page).unwrap()];
+    let options = stemmata::images::learn::LearnOptions {
+        learn_from: 1,
+        ..Default::default()
+    };
+    let info = index
+        .add_word_images("scan-again", &files, &options, &|_| {})
+        .unwrap();
+    assert!(!info.model_book && !info.model.unwrap().relearned);
+    for word in ["garden", "the"] {
+        let (held, made) = (spot_scores(&fixture_index, word), spot_scores(index, word));
+        assert_eq!(held.len(), 64);
+        assert_eq!(held, made, "{word}");
+    }
+}
+
+/// A writable copy of a fixture of two books of word images takes the
+/// fixture's page again and then learns the model again from its three
+/// books.
+pub fn assert_takes_a_book_and_relearns(index: &Index, fixture: &Path) {
+    assert_takes_fixture_page_again(index, fixture);
+    let (model, _) = index.relearn_word_images(&|_| {}).unwrap();
+    assert_eq!((model.relearned, model.books, model.images), (true, 3, 96));
+    assert!(index.image_books().unwrap().iter().all(|b| b.model_book));
+    assert_eq!(index.verify().unwrap().image_books, 3);
 }
