@@ -107,21 +107,9 @@ impl IndexBuilder {
     /// Creates the index in `dir` (made if missing). `Err(AlreadyExists)` if
     /// `dir` already holds one.
     pub fn create(self, dir: impl AsRef<Path>) -> Result<Index> {
+        self.options.validate()?;
         self.sketch.validate()?;
         self.parts.validate()?;
-        let o = &self.options;
-        if !(1..=16).contains(&o.max_term_freq) {
-            return Err(Error::InvalidArgument(format!(
-                "max_term_freq {} outside 1..=16",
-                o.max_term_freq
-            )));
-        }
-        if o.alpha_window != 0 && !(8..=4096).contains(&o.alpha_window) {
-            return Err(Error::InvalidArgument(format!(
-                "alpha_window {} must be 0 or in 8..=4096",
-                o.alpha_window
-            )));
-        }
         let dir = dir.as_ref();
         Store::create(dir, &self.options, &self.sketch, &self.parts)?;
         Index::open(dir)

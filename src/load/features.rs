@@ -31,6 +31,18 @@ pub struct FeatureOptions {
     pub parts: PartOptions,
 }
 
+impl FeatureOptions {
+    /// `InvalidArgument` naming the first field out of its range, as
+    /// [`crate::IndexBuilder::create`] would refuse it. Options read from
+    /// outside (a features file's metadata) are checked with this before
+    /// anything is computed with them.
+    pub fn validate(&self) -> Result<()> {
+        self.extract.validate()?;
+        self.sketch.validate()?;
+        self.parts.validate()
+    }
+}
+
 /// Everything an index stores of one book, computed from its document:
 /// what the all-pairs job needs (parts, band keys, simhash) and what an
 /// index built from features alone needs besides (the metadata, the book

@@ -30,6 +30,7 @@
 
 mod large;
 
+use crate::error::{Error, Result};
 use crate::text::{tokenise, Token, TokenStats};
 use nohash_hasher::BuildNoHashHasher;
 use std::collections::HashMap;
@@ -69,6 +70,26 @@ impl Default for ExtractOptions {
             alpha_window: 64,
             alpha_min_share_permille: 400,
         }
+    }
+}
+
+impl ExtractOptions {
+    /// `InvalidArgument` naming the field when M is outside 1..=16 or the
+    /// alphabetical-list window is neither 0 nor in 8..=4096.
+    pub fn validate(&self) -> Result<()> {
+        if !(1..=16).contains(&self.max_term_freq) {
+            return Err(Error::InvalidArgument(format!(
+                "max_term_freq {} outside 1..=16",
+                self.max_term_freq
+            )));
+        }
+        if self.alpha_window != 0 && !(8..=4096).contains(&self.alpha_window) {
+            return Err(Error::InvalidArgument(format!(
+                "alpha_window {} must be 0 or in 8..=4096",
+                self.alpha_window
+            )));
+        }
+        Ok(())
     }
 }
 
@@ -470,6 +491,38 @@ mod tests {
         assert_eq!(features.sequence.positions, [1, 4, 6, 7]);
         assert_eq!(features.words, 8);
         assert_eq!(features.distinct_words, 6);
+    }
+
+    #[test]
+    fn options_out_of_range_are_refused() {
+        assert!(ExtractOptions::default().validate().is_ok());
+        for (m, window, field) in [
+            (0, 64, "max_term_freq"),
+            (17, 64, "max_term_freq"),
+            (1, 7, "alpha_window"),
+            (1, 4097, "alpha_window"),
+        ] {
+            let options = ExtractOptions {
+                max_term_freq: m,
+                alpha_window: window,
+                ..ExtractOptions::default()
+            };
+            let error = options.validate().unwrap_err().to_string();
+            assert!(error.contains(field), "{error}");
+        }
+        for (m, window) in [(16, 0), (1, 8), (1, 4096)] {
+            let options = ExtractOptions {
+                max_term_freq: m,
+                alpha_window: window,
+                ..ExtractOptions::default()
+            };
+            assert!(options.validate().is_ok(), "{options:?}");
+        }
+        let error = crate::Index::builder()
+            .max_term_freq(0)
+            .create(tempfile::tempdir().unwrap().path().join("i"))
+            .unwrap_err();
+        assert!(error.to_string().contains("max_term_freq"), "{error}");
     }
 
     #[test]

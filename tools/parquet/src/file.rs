@@ -279,7 +279,7 @@ impl std::fmt::Debug for FeaturesReader {
 impl FeaturesReader {
     /// Opens `path`: `Parquet` when it is not a readable Parquet file,
     /// `Metadata` when it lacks the layout's metadata or its options do
-    /// not parse, `NewerLayout` for a newer layout, `Schema` for a column
+    /// not parse or are out of range, `NewerLayout` for a newer layout, `Schema` for a column
     /// missing or of another type.
     pub fn open(path: &Path) -> Result<Self> {
         let file = File::open(path).map_err(|source| Error::Io {
@@ -343,11 +343,12 @@ impl FeaturesReader {
                 newest: LAYOUT_VERSION,
             });
         }
-        if options.sketch.window_hashes == 0 || options.sketch.book.num_hashes == 0 {
-            return Err(meta_error(format!(
-                "{OPTIONS_KEY:?}: min-hash signatures of 0 values"
-            )));
-        }
+        // Rows are checked against these options: out of range (a band
+        // layout of 0 rows, or of more super-shingle pairs than a
+        // signature has values), they would fail or take unbounded time.
+        options
+            .validate()
+            .map_err(|e| meta_error(format!("{OPTIONS_KEY:?}: {e}")))?;
         let checksum = match value(CHECKSUM_KEY) {
             None => None,
             Some(text) => Some(

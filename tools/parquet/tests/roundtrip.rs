@@ -13,7 +13,7 @@ use parquet::file::metadata::KeyValue;
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use proptest::prelude::*;
 use stemmata::batch::{self, BookFeatures, FeatureOptions};
-use stemmata::repr::{MinHashSig, SimHash128, UniqueWordSeq};
+use stemmata::repr::{BandLayout, MinHashSig, SimHash128, UniqueWordSeq};
 use stemmata::Document;
 use stemmata_parquet::{
     options_json, schema, to_record_batch, Error, FeaturesReader, FeaturesWriter, OPTIONS_KEY,
@@ -330,6 +330,35 @@ fn missing_or_bad_metadata_is_refused() {
     );
     let error = open_error(&batch, vec![(VERSION_KEY, "one".into())]);
     assert!(matches!(&error, Error::Metadata { .. }), "{error}");
+}
+
+#[test]
+fn options_out_of_range_are_refused_at_open() {
+    let mut no_rows = FeatureOptions::default();
+    no_rows.sketch.book_layout = BandLayout::Bands { bands: 4, rows: 0 };
+    // More super-shingle pairs than any signature of the options has values:
+    // deriving a row's keys would take hours.
+    let mut too_many_pairs = FeatureOptions::default();
+    too_many_pairs.sketch.book.num_hashes = 1 << 20;
+    too_many_pairs.sketch.book_layout = BandLayout::SuperShingles {
+        rows: 1,
+        groups: u16::MAX,
+    };
+    let mut no_term = FeatureOptions::default();
+    no_term.extract.max_term_freq = 0;
+    for (options, field) in [
+        (no_rows, "band layout"),
+        (too_many_pairs, "num_hashes"),
+        (no_term, "max_term_freq"),
+    ] {
+        let mut metadata = good_metadata();
+        metadata[1].1 = options_json(&options);
+        let error = open_error(&batch_with("none", None), metadata);
+        assert!(
+            matches!(&error, Error::Metadata { problem, .. } if problem.contains(field)),
+            "{error}"
+        );
+    }
 }
 
 #[test]
