@@ -733,13 +733,17 @@ pub fn candidates_of_runs<'py>(
 }
 
 /// The features' options from their JSON (`docs/batch-format.md`), or the
-/// defaults.
+/// defaults; `InvalidArgument` when they do not parse or are out of range.
 fn feature_options(json: Option<&str>) -> Result<FeatureOptions, Error> {
-    match json {
-        None => Ok(FeatureOptions::default()),
-        Some(json) => serde_json::from_str(json)
-            .map_err(|e| Error::InvalidArgument(format!("feature options: {e}"))),
-    }
+    let Some(json) = json else {
+        return Ok(FeatureOptions::default());
+    };
+    let options: FeatureOptions = serde_json::from_str(json)
+        .map_err(|e| Error::InvalidArgument(format!("feature options: {e}")))?;
+    options
+        .validate()
+        .map_err(|e| Error::InvalidArgument(format!("feature options: {e}")))?;
+    Ok(options)
 }
 
 /// One side's parts of the pairs to verify: `part_lengths`, `hashes` and

@@ -174,6 +174,18 @@ def test_features_name_refused_lines_and_skip_blank_ones(lines):
     )
 
 
+def test_features_refuse_options_out_of_range(lines, tmp_path):
+    table = pa.table({"id": pa.array(range(len(lines)), pa.int64()), "line": lines})
+    defaults = stemmata.Index.create(tmp_path / "default").feature_options
+    for field, value in (("max_term_freq", 0), ("alpha_window", 5)):
+        options = json.loads(defaults)
+        options["extract"][field] = value
+        with pytest.raises(stemmata.InvalidInputError, match=f"feature options: .*{field}"):
+            batch.features_of_json_lines(
+                table.to_batches()[0], "books.jsonl", options=json.dumps(options)
+            )
+
+
 def test_kernels_refuse_nulls_ids_out_of_range_and_damaged_runs():
     entries = pa.table(
         {
