@@ -34,7 +34,12 @@
 //! |X ∩ Y|; for a copy it equals it. The candidates still within reach,
 //! when they hold more elements than X's lists hold entries, get a
 //! [`FINE_BLOCKS`]×[`FINE_BLOCKS`] grid too, whose path bounds random order
-//! to about a thirty-second. The planner prunes with them.
+//! to about a thirty-second. Candidates that share few words each (the
+//! word sample's) are bounded instead by a chain: each one's entries
+//! gathered apart in X's order, the longest run of them whose fine
+//! blocks never decrease, which is tighter than either grid and costs a
+//! binary search per entry rather than a grid's cells. The planner prunes
+//! with them.
 //!
 //! **The word sample** of approximate mode is the same lists, filtered:
 //! only the words of the sample, and none listed in more parts than the
@@ -629,6 +634,29 @@ fn scan_step<T: Copy, const B: usize, const STEP: usize>(
 /// a fifth to it.
 const DENSE_GRID_FILL: usize = 2;
 
+/// Kept candidates counting fewer common words than this on average are
+/// bounded by chains through their own entries ([`Join::chain_bounds`]),
+/// others by the grids. Either takes a pass over X's decoded entries; a
+/// chain then costs a binary search per entry of its candidate, a grid a
+/// pass over its 256 cells (and a fine grid's 4,096) whatever its entries.
+const CHAIN_MOST_WORDS: u64 = 64;
+
+/// The length of the longest subsequence of `values` that never
+/// decreases; `tails` is scratch (patience sorting: `tails[i]` is the
+/// least last value of such a subsequence of length i + 1 so far, and a
+/// value replaces the first tail above it).
+fn longest_non_decreasing(values: &[u8], tails: &mut Vec<u8>) -> u32 {
+    tails.clear();
+    for &value in values {
+        let at = tails.partition_point(|&tail| tail <= value);
+        match tails.get_mut(at) {
+            Some(tail) => *tail = value,
+            None => tails.push(value),
+        }
+    }
+    tails.len() as u32
+}
+
 /// The heaviest monotone path through a grid of cell counts, its rows
 /// extended by `extend` ([`extend_paths`] or [`extend_dense_row`]).
 #[cfg(test)]
@@ -716,6 +744,9 @@ pub struct Join {
     touched_len: usize,
     candidates: Vec<Candidate>,
     slot: Vec<u32>,
+    /// The kept candidates' decoded fine blocks, each one's in X's order
+    /// ([`Join::chain_bounds`]).
+    chained: Vec<u8>,
     /// A kept part's common elements: X's indexes, in Y's order.
     gathered: Vec<u32>,
     /// Y's index of each gathered element.
@@ -742,6 +773,7 @@ impl Join {
             touched_len: 0,
             candidates: Vec::new(),
             slot: vec![NONE; parts],
+            chained: Vec::new(),
             gathered: Vec::new(),
             gathered_other: Vec::new(),
         }
@@ -825,9 +857,14 @@ impl Join {
                 .filter(|(candidate, _)| worth(candidate))
                 .map(|(_, at)| at),
         );
-        // A cell counts at most one block of X; past u16 the grid is skipped
-        // and the bound stays the common count.
-        if self.resolved.len().div_ceil(BLOCKS) <= u16::MAX as usize {
+        // Kept candidates of few common words on average are bounded by
+        // chains through their own entries, others by the grids; a grid's
+        // cell counts at most one block of X, and past u16 the grid is
+        // skipped and the bound stays the common count.
+        let kept = self.kept_counted();
+        if self.sparse(&kept) {
+            self.bound_by_chains(&kept, &worth);
+        } else if self.resolved.len().div_ceil(BLOCKS) <= u16::MAX as usize {
             self.fill_grids(&worth);
             self.refine_grids(postings, &worth);
         }
@@ -842,11 +879,23 @@ impl Join {
     }
 
     /// The kept candidates that counting found (those added for their
-    /// frequent words alone have no entries to fill a grid with).
+    /// frequent words alone have no entries to bound them by).
     fn kept_counted(&self) -> Vec<u32> {
         (self.kept.iter().copied())
             .filter(|&at| self.candidates[at as usize].counted > 0)
             .collect()
+    }
+
+    /// Whether the candidates at `kept` count fewer than
+    /// [`CHAIN_MOST_WORDS`] common words on average (and are not none):
+    /// then chains through their own entries ([`Join::chain_bounds`]) cost
+    /// less than grids, which spend their cells on every candidate however
+    /// few words fill them.
+    fn sparse(&self, kept: &[u32]) -> bool {
+        let counted: u64 = (kept.iter())
+            .map(|&at| u64::from(self.candidates[at as usize].counted))
+            .sum();
+        !kept.is_empty() && counted < kept.len() as u64 * CHAIN_MOST_WORDS
     }
 
     /// Drops from `kept` the counted candidates (those a grid just
@@ -973,9 +1022,10 @@ impl Join {
         paths
     }
 
-    /// Second pass, for the candidates `worth` keeps: their common words
-    /// counted per cell of the [`BLOCKS`] grid, and their LCS bound lowered
-    /// to the heaviest monotone path through it.
+    /// Second pass, for the candidates `worth` keeps when they are not
+    /// sparse ([`Join::sparse`]): their common words counted per cell of
+    /// the [`BLOCKS`] grid, and their LCS bound lowered to the heaviest
+    /// monotone path through it.
     fn fill_grids(&mut self, worth: &impl Fn(&Candidate) -> bool) {
         let kept = self.kept_counted();
         if kept.is_empty() {
@@ -1022,40 +1072,111 @@ impl Join {
         self.refined = refined;
     }
 
-    /// The fine grids' heaviest paths of the refined candidates (`paths`,
-    /// [`FINE_BLOCKS`] per candidate, in `refined` order) by looking each
-    /// one's words up in X's: the reference the decoded grid is tested
-    /// against. An element of X counts against a part of run r exactly
-    /// when the count decoded its list there (not frequent, present in
-    /// the run and, for a probe against later parts, with entries past the
-    /// probe's part, as every candidate is).
+    /// The candidates at `kept` bounded by [`Join::chain_bounds`] (their
+    /// frequent words added), and those `worth` no longer keeps dropped.
+    fn bound_by_chains(&mut self, kept: &[u32], worth: &impl Fn(&Candidate) -> bool) {
+        let chains = self.chain_bounds(kept);
+        for (&at, chain) in kept.iter().zip(chains) {
+            let candidate = &mut self.candidates[at as usize];
+            candidate.lcs_at_most = chain + candidate.frequent_at_most;
+        }
+        self.keep_worth(worth);
+    }
+
+    /// For each candidate at `places`, the longest chain of its decoded
+    /// entries whose fine blocks do not decrease, taken in X's order. The
+    /// common words of an increasing subsequence are such a chain (X's
+    /// elements increase, and Y's indexes increase so their blocks never
+    /// decrease), so it bounds |LCS(X, Y)| (less the frequent words) from
+    /// above, and more tightly than either grid, whose paths cross the
+    /// same fine blocks of Y but whole blocks of X. Each candidate's
+    /// entries are first gathered apart, in X's order, by a counting sort
+    /// on its place (its `counted` entries).
+    fn chain_bounds(&mut self, places: &[u32]) -> Vec<u32> {
+        let slotted = places.len();
+        let mut starts = Vec::with_capacity(slotted + 1);
+        let mut end = 0usize;
+        for (k, &at) in places.iter().enumerate() {
+            let candidate = &self.candidates[at as usize];
+            self.slot[candidate.book as usize] = k as u32;
+            starts.push(end);
+            end += candidate.counted as usize;
+        }
+        // The entries of parts without a place go past the last one's,
+        // where nothing reads them: no branch per entry.
+        starts.push(end);
+        let entries = self.entries_of(0..self.resolved.len());
+        self.chained.clear();
+        self.chained.resize(end + entries.len(), 0);
+        let mut next = starts.clone();
+        for (&part, &block) in
+            (self.entry_parts[entries.clone()].iter()).zip(&self.entry_blocks[entries])
+        {
+            let k = (self.slot[part as usize] as usize).min(slotted);
+            self.chained[next[k]] = block;
+            next[k] += 1;
+        }
+        for &at in places {
+            self.slot[self.candidates[at as usize].book as usize] = NONE;
+        }
+        let mut tails = Vec::new();
+        (starts.windows(2))
+            .take(slotted)
+            .map(|w| longest_non_decreasing(&self.chained[w[0]..w[1]], &mut tails))
+            .collect()
+    }
+
+    /// The common elements of each refined candidate (`refined` order),
+    /// found by looking its words up in X's: (index in X, fine block in
+    /// Y), in X's order. An element of X counts against a part of run r
+    /// exactly when the count decoded its list there (not frequent,
+    /// present in the run and, for a probe against later parts, with
+    /// entries past the probe's part, as every candidate is).
     #[cfg(test)]
-    fn fine_paths_by_lookup(&mut self, postings: &Postings<'_>) -> Vec<u32> {
+    fn common_by_lookup(&mut self, postings: &Postings<'_>) -> Vec<Vec<(u32, u8)>> {
         self.resolved.find_hashes(postings.runs.segments());
-        let x_len = self.resolved.len() as u32;
         let mut x_by_hash: Vec<(u32, u32)> =
             self.resolved.hashes.iter().copied().zip(0..).collect();
         x_by_hash.sort_unstable();
         let index_in_x = ElementIndex::of(x_by_hash.iter().map(|&(hash, _)| hash));
-        let mut paths = vec![0; self.refined.len() * FINE_BLOCKS];
-        let mut grid = vec![0u16; FINE_BLOCKS * FINE_BLOCKS];
-        for (k, &at) in self.refined.iter().enumerate() {
+        let mut common_of = Vec::new();
+        for &at in &self.refined {
             let book = self.candidates[at as usize].book;
             let (r, _) = postings.runs.locate_part(book);
             let y = postings.runs.part_hashes(book);
             let len_y = y.len() as u32;
+            let mut common = Vec::new();
             for (j, hash) in (0u32..).zip(y.iter()) {
                 let Some(first) = index_in_x.get(hash) else {
                     continue;
                 };
-                let by = fine_block_of(j, len_y) as usize;
                 let same = x_by_hash[first as usize..].iter();
                 for &(_, i) in same.take_while(|&&(h, _)| h == hash) {
                     if self.resolved.lists[r][i as usize] != NO_LIST {
-                        let cell = &mut grid[fine_block_of(i, x_len) as usize * FINE_BLOCKS + by];
-                        *cell = cell.saturating_add(1);
+                        common.push((i, fine_block_of(j, len_y)));
                     }
                 }
+            }
+            common.sort_unstable();
+            common_of.push(common);
+        }
+        common_of
+    }
+
+    /// The fine grids' heaviest paths of the refined candidates (`paths`,
+    /// [`FINE_BLOCKS`] per candidate, in `refined` order) from their
+    /// common elements looked up ([`Join::common_by_lookup`]): the
+    /// reference the decoded grid is tested against.
+    #[cfg(test)]
+    fn fine_paths_by_lookup(&mut self, postings: &Postings<'_>) -> Vec<u32> {
+        let x_len = self.resolved.len() as u32;
+        let common_of = self.common_by_lookup(postings);
+        let mut paths = vec![0; common_of.len() * FINE_BLOCKS];
+        let mut grid = vec![0u16; FINE_BLOCKS * FINE_BLOCKS];
+        for (k, common) in common_of.iter().enumerate() {
+            for &(i, by) in common {
+                let cell = &mut grid[fine_block_of(i, x_len) as usize * FINE_BLOCKS + by as usize];
+                *cell = cell.saturating_add(1);
             }
             let paths = &mut paths.as_chunks_mut::<FINE_BLOCKS>().0[k];
             for row in grid.as_chunks_mut::<FINE_BLOCKS>().0 {
@@ -1372,8 +1493,9 @@ mod tests {
     #[test]
     fn a_bounded_count_fills_the_grid_of_the_kept_candidates_only() {
         // Part 0 holds X's words in order, part 1 in reverse: the grid
-        // bounds part 1's LCS by far less than its common count.
-        let x: Vec<u32> = (1..=64).collect();
+        // bounds part 1's LCS by far less than its common count. Enough
+        // common words that the kept candidates take grids, not chains.
+        let x: Vec<u32> = (1..=128).collect();
         let reversed: Vec<u32> = x.iter().rev().copied().collect();
         let runs = runs(&[&[&x, &reversed], &[&x[..8]]]);
         let (frequent, cap) = all(&runs, u32::MAX);
@@ -1381,7 +1503,7 @@ mod tests {
         let mut join = Join::new(3);
         let mut every: Vec<Candidate> = join.count(&postings, &Probe::Hashes(&x)).to_vec();
         every.sort_by_key(|c| c.book);
-        assert_eq!(every[1].counted, 64);
+        assert_eq!(every[1].counted, 128);
         assert!(every[1].lcs_at_most < 16, "{:?}", every[1]);
         let mut bounded: Vec<Candidate> = join
             .count_bounded(&postings, &Probe::Hashes(&x), |c| c.counted > 10)
@@ -1524,6 +1646,93 @@ mod tests {
             let decoded = join.grid_paths::<FINE_BLOCKS>(&refined);
             let by_lookup = join.fine_paths_by_lookup(&postings);
             proptest::prop_assert_eq!(by_lookup, decoded);
+        }
+
+        #[test]
+        fn longest_non_decreasing_is_the_quadratic_dynamic_program(
+            values in proptest::collection::vec(
+                proptest::prop_oneof![0u8..4, 0u8..64, proptest::num::u8::ANY], 0..200),
+        ) {
+            let mut ending = vec![0u32; values.len()];
+            for j in 0..values.len() {
+                ending[j] = 1 + (0..j)
+                    .filter(|&i| values[i] <= values[j])
+                    .map(|i| ending[i])
+                    .max()
+                    .unwrap_or(0);
+            }
+            let want = ending.iter().copied().max().unwrap_or(0);
+            proptest::prop_assert_eq!(longest_non_decreasing(&values, &mut Vec::new()), want);
+        }
+
+        #[test]
+        fn chains_bound_the_lcs_below_the_fine_grid_and_follow_the_entries(
+            sequences in proptest::collection::vec(
+                proptest::collection::vec(0u32..300, 0..200), 2..8),
+            pick in 0usize..8,
+            kind in 0u8..3,
+        ) {
+            let sequences: Vec<Vec<u32>> = sequences
+                .into_iter()
+                .map(|s| {
+                    let mut seen = std::collections::HashSet::new();
+                    s.into_iter().filter(|h| seen.insert(*h)).collect()
+                })
+                .collect();
+            let refs: Vec<&[u32]> = sequences.iter().map(Vec::as_slice).collect();
+            let half = refs.len() / 2;
+            let runs = runs(&[&refs[..half], &refs[half..]]);
+            let (frequent, cap) = all(&runs, u32::MAX);
+            let postings = Postings::all(&runs, cap, &frequent);
+            let mut join = Join::new(refs.len());
+            let part = (pick % refs.len()) as u32;
+            let probe = match kind {
+                0 => Probe::Part(part),
+                1 => Probe::PartAgainstLater(part),
+                _ => Probe::Hashes(refs[pick % refs.len()]),
+            };
+            let found = join.count(&postings, &probe).to_vec();
+            join.refined = (0..found.len() as u32).filter(|&at| found[at as usize].counted > 0).collect();
+            let refined = join.refined.clone();
+            let chained = join.sparse(&refined);
+            let chains = join.chain_bounds(&refined);
+            let fine = join.fine_paths_by_lookup(&postings);
+            let common_of = join.common_by_lookup(&postings);
+            for (k, &at) in refined.iter().enumerate() {
+                let candidate = found[at as usize];
+                let blocks: Vec<u8> = common_of[k].iter().map(|&(_, by)| by).collect();
+                let quadratic = {
+                    let mut ending = vec![0u32; blocks.len()];
+                    for j in 0..blocks.len() {
+                        ending[j] = 1 + (0..j)
+                            .filter(|&i| blocks[i] <= blocks[j])
+                            .map(|i| ending[i])
+                            .max()
+                            .unwrap_or(0);
+                    }
+                    ending.iter().copied().max().unwrap_or(0)
+                };
+                proptest::prop_assert_eq!(chains[k], quadratic);
+                proptest::prop_assert!(chains[k] <= fine[k * FINE_BLOCKS + FINE_BLOCKS - 1]);
+                let (x, y) = (refs[part as usize], refs[candidate.book as usize]);
+                let mut lcs = vec![vec![0u32; y.len() + 1]; x.len() + 1];
+                for i in 1..=x.len() {
+                    for j in 1..=y.len() {
+                        lcs[i][j] = match x[i - 1] == y[j - 1] {
+                            true => lcs[i - 1][j - 1] + 1,
+                            false => lcs[i - 1][j].max(lcs[i][j - 1]),
+                        };
+                    }
+                }
+                let lcs = lcs[x.len()][y.len()];
+                proptest::prop_assert!(lcs <= chains[k], "{} > {}", lcs, chains[k]);
+                // A count's bound is the chain's when its candidates are
+                // sparse, a grid's (no tighter) else.
+                match chained {
+                    true => proptest::prop_assert_eq!(candidate.lcs_at_most, chains[k]),
+                    false => proptest::prop_assert!(candidate.lcs_at_most >= chains[k]),
+                }
+            }
         }
     }
 
