@@ -110,8 +110,14 @@ pub(crate) struct Sketches {
     key_cap: usize,
 }
 
-/// A query's keys, per table.
-pub(crate) type QueryKeys = [Vec<u64>; Table::ALL.len()];
+/// A query's band keys, per table, and where a stored book's lie.
+pub(crate) struct QueryKeys {
+    keys: [Vec<u64>; Table::ALL.len()],
+    /// A stored book's run and position there: that run gives the lists
+    /// of the book's own keys from where they lie in its tables, with no
+    /// search.
+    stored: Option<(usize, usize)>,
+}
 
 impl Sketches {
     /// The sketch side of a reader of `books` live books.
@@ -126,19 +132,24 @@ impl Sketches {
     pub(crate) fn keys_of_slot(&self, reader: &Reader, slot: u32) -> QueryKeys {
         let (r, position) = reader.runs().locate_slot(slot);
         let segment = &reader.runs().segments()[r];
-        Table::ALL.map(|table| match segment.sketched(position) {
-            true => segment.book_keys(position, table).collect(),
-            false => Vec::new(),
-        })
+        let sketched = segment.sketched(position);
+        QueryKeys {
+            keys: Table::ALL.map(|table| match sketched {
+                true => segment.book_keys(position, table).collect(),
+                false => Vec::new(),
+            }),
+            stored: sketched.then_some((r, position)),
+        }
     }
 
     /// The keys and simhash of a new text.
     pub(crate) fn keys_of_text(&self, text: &str) -> (QueryKeys, SimHash128) {
         let sketch = BookSketch::compute(text, &self.options);
-        (
-            Table::ALL.map(|table| sketch.keys(table, &self.options)),
-            sketch.simhash,
-        )
+        let keys = QueryKeys {
+            keys: Table::ALL.map(|table| sketch.keys(table, &self.options)),
+            stored: None,
+        };
+        (keys, sketch.simhash)
     }
 
     /// The stored simhash of the book in `slot`.
@@ -166,9 +177,21 @@ impl Sketches {
         for table in Table::ALL {
             let keep = |slot: u32| wanted(slot) && (table != Table::SimHash || near(slot));
             let mut hits: Vec<u32> = Vec::new();
-            for &key in &keys[table as usize] {
+            let mut own = keys.stored.and_then(|(r, position)| {
+                Some((r, runs.segments()[r].book_key_postings(position, table)?))
+            });
+            for &key in &keys.keys[table as usize] {
                 lists.clear();
-                lists.extend(runs.segments().iter().map(|s| s.lookup(table, key)));
+                for (r, segment) in runs.segments().iter().enumerate() {
+                    let books = match own.as_mut() {
+                        Some((own_run, listed)) if *own_run == r => match listed.next() {
+                            Some((listed_key, books)) if listed_key == key => books,
+                            _ => segment.lookup(table, key),
+                        },
+                        _ => segment.lookup(table, key),
+                    };
+                    lists.push(books);
+                }
                 let listed: usize = lists.iter().map(|books| books.len()).sum();
                 if listed > self.key_cap {
                     counts.skipped_keys += 1;

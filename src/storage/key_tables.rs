@@ -308,6 +308,27 @@ impl KeyTables {
         }
     }
 
+    /// The keys of the book at `position` in `table`, each with the books
+    /// under it (as [`KeyTables::lookup`] gives them), in key order: read
+    /// from the book's places in the key order, with no search. `None` for
+    /// a layout without places (before format 14).
+    pub(super) fn book_key_postings<'a>(
+        &'a self,
+        bytes: &'a [u8],
+        position: usize,
+        table: Table,
+    ) -> Option<impl Iterator<Item = (u64, Postings<'a>)> + 'a> {
+        let Layout::Sorted(tables) = &self.layout else {
+            return None;
+        };
+        let sorted = Sorted::of(bytes, tables[table as usize], self.ids.count);
+        Some(sorted.book_places(position).map(move |place| {
+            let key = sorted.key(place);
+            let range = equal_run(sorted.len(), place, |j| sorted.key(j));
+            (key, self.sorted_postings(bytes, sorted, range))
+        }))
+    }
+
     /// The books under `key` in `table` (sorted in a checked segment),
     /// empty when absent: found by interpolation over the uniformly spread
     /// keys ([`super::sorted`]).

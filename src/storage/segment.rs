@@ -552,6 +552,18 @@ impl Segment {
         self.keys.table_len(&self.bytes, table)
     }
 
+    /// The band keys of `table` of the book at position `slot`, each with
+    /// the books under it as [`Segment::lookup`] gives them, in key order,
+    /// read from where the book's keys lie in the table, with no search;
+    /// `None` for a segment whose layout does not say (before format 14).
+    pub fn book_key_postings(
+        &self,
+        slot: usize,
+        table: Table,
+    ) -> Option<impl Iterator<Item = (u64, Postings<'_>)> + '_> {
+        self.keys.book_key_postings(&self.bytes, slot, table)
+    }
+
     /// The books under `key` in `table` (sorted), empty when absent: found
     /// by interpolation over the uniformly spread keys (`super::sorted`).
     pub fn lookup(&self, table: Table, key: u64) -> Postings<'_> {
@@ -671,6 +683,19 @@ mod tests {
             .collect();
         assert_eq!(entries, expected.into_iter().collect::<Vec<_>>());
         assert_eq!(segment.lookup(Table::Book, 1001).count(), 0);
+        // A book's own keys, read from where they lie, list what a lookup
+        // of each lists, in the book's key order.
+        for position in 0..n as usize {
+            let own: Vec<(u64, Vec<u32>)> = (segment.book_key_postings(position, Table::Book))
+                .expect("a layout with places")
+                .map(|(key, books)| (key, books.collect()))
+                .collect();
+            let looked_up: Vec<(u64, Vec<u32>)> = (segment.book_keys(position, Table::Book))
+                .map(|key| (key, segment.lookup(Table::Book, key).collect()))
+                .collect();
+            assert_eq!(own, looked_up, "book {position}");
+            assert_eq!(own.len(), keys_of(position as u32).len());
+        }
     }
 
     #[test]
