@@ -460,6 +460,29 @@ impl Reader {
             .collect()
     }
 
+    /// The parts of the book in `slot` whose indexes `named` yields, the
+    /// others left empty: [`Self::parts_of_slot`] without reading the
+    /// elements of parts no hit needs.
+    pub(crate) fn named_parts_of_slot(
+        &self,
+        slot: u32,
+        named: impl Iterator<Item = u32>,
+    ) -> Result<Vec<UniqueWordSeq>> {
+        let (key, records) = self.records_of_slot(slot)?;
+        let mut wanted = vec![false; records.len()];
+        for index in named {
+            if let Some(wanted) = wanted.get_mut(index as usize) {
+                *wanted = true;
+            }
+        }
+        (records.into_iter().zip(self.part_range(slot)).zip(wanted))
+            .map(|((record, part), wanted)| match wanted {
+                true => self.part_sequence(&key, record, part),
+                false => Ok(UniqueWordSeq::default()),
+            })
+            .collect()
+    }
+
     /// Part `index` of the book in `slot` ([`Self::parts_of_slot`] of that
     /// part alone: the other parts' elements are not read); `None` past
     /// its parts.

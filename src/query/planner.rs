@@ -422,7 +422,8 @@ impl Reader {
         let stored;
         let query_parts = match *query {
             QueryBook::Stored(slot) => {
-                stored = self.parts_of_slot(slot)?;
+                let named = ranked.iter().map(|r| r.parts.0);
+                stored = self.named_parts_of_slot(slot, named)?;
                 stored.as_slice()
             }
             QueryBook::Text(text) => &text.parts,
