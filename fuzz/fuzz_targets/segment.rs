@@ -2,7 +2,8 @@
 //! allocate from an unchecked count) on any bytes, and a segment it accepts
 //! must answer every accessor without panicking and agree with itself:
 //! `books` yields `book_count` ids in increasing order, each book's keys are
-//! sorted, `entries` and `lookup` give the same sorted postings, the book
+//! sorted, `entries` and `lookup` give the same sorted postings (and so
+//! do a book's keys read from their places), the book
 //! sections (version 10 on) give each book's entry, parts and postings (and
 //! passages, version 12 on, read as parts through the passage view), and
 //! merging the segment alone with every book live gives back a segment with
@@ -97,6 +98,11 @@ fn read_unchecked(segment: &Segment) {
     for table in Table::ALL {
         for slot in 0..=books.min(64) {
             let _ = segment.book_keys(slot, table).count();
+            if let Some(listed) = segment.book_key_postings(slot, table) {
+                for (_, books) in listed.take(64) {
+                    let _ = books.take(64).count();
+                }
+            }
         }
         let _ = segment.table_len(table);
         let _ = segment.lookup(table, 0).count();
@@ -123,6 +129,14 @@ fn check_decoded(data: &[u8], segment: &Segment) {
             assert!(increasing(&keys), "book keys out of order");
             if slot == books.len() {
                 assert!(keys.is_empty(), "keys past the last book");
+            }
+            if let Some(listed) = segment.book_key_postings(slot, table) {
+                let listed: Vec<(u64, Vec<u32>)> =
+                    listed.map(|(key, books)| (key, books.collect())).collect();
+                let looked_up: Vec<(u64, Vec<u32>)> = (keys.iter())
+                    .map(|&key| (key, segment.lookup(table, key).collect()))
+                    .collect();
+                assert_eq!(listed, looked_up, "a book's keys from its places");
             }
             probes.extend(keys.iter().take(4));
         }
@@ -169,7 +183,9 @@ fn check_decoded(data: &[u8], segment: &Segment) {
     // passages too.
     check_units(segment, books.len());
     if segment.stores_passages() {
-        let passages = segment.passage_view().expect("a segment with books has a passage view");
+        let passages = segment
+            .passage_view()
+            .expect("a segment with books has a passage view");
         check_units(&passages, books.len());
     }
 
