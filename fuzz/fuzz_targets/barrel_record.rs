@@ -46,7 +46,10 @@ fn check(data: &[u8]) {
         .encode_into(record.book_id, &mut out);
     let again = decode_record(&out, 16, Path::new("fuzz")).expect("re-encoded record decodes");
     assert_eq!(again.book_id, record.book_id);
-    assert_eq!((&again.positions, &again.hashes), (&record.positions, &None));
+    assert_eq!(
+        (&again.positions, &again.hashes),
+        (&record.positions, &None)
+    );
     assert_eq!(again.len as usize, out.len());
 }
 
