@@ -740,9 +740,10 @@ fn feature_options(json: Option<&str>) -> Result<FeatureOptions, Error> {
     };
     let options: FeatureOptions = serde_json::from_str(json)
         .map_err(|e| Error::InvalidArgument(format!("feature options: {e}")))?;
-    options
-        .validate()
-        .map_err(|e| Error::InvalidArgument(format!("feature options: {e}")))?;
+    options.validate().map_err(|e| match e {
+        Error::InvalidArgument(why) => Error::InvalidArgument(format!("feature options: {why}")),
+        other => other,
+    })?;
     Ok(options)
 }
 

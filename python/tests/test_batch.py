@@ -180,7 +180,7 @@ def test_features_refuse_options_out_of_range(lines, tmp_path):
     for field, value in (("max_term_freq", 0), ("alpha_window", 5)):
         options = json.loads(defaults)
         options["extract"][field] = value
-        with pytest.raises(stemmata.InvalidInputError, match=f"feature options: .*{field}"):
+        with pytest.raises(stemmata.InvalidInputError, match=f"feature options: {field}"):
             batch.features_of_json_lines(
                 table.to_batches()[0], "books.jsonl", options=json.dumps(options)
             )

@@ -279,8 +279,8 @@ impl std::fmt::Debug for FeaturesReader {
 impl FeaturesReader {
     /// Opens `path`: `Parquet` when it is not a readable Parquet file,
     /// `Metadata` when it lacks the layout's metadata or its options do
-    /// not parse or are out of range, `NewerLayout` for a newer layout, `Schema` for a column
-    /// missing or of another type.
+    /// not parse or are out of range, `NewerLayout` for a newer layout,
+    /// `Schema` for a column missing or of another type.
     pub fn open(path: &Path) -> Result<Self> {
         let file = File::open(path).map_err(|source| Error::Io {
             path: path.to_path_buf(),
@@ -346,9 +346,13 @@ impl FeaturesReader {
         // Rows are checked against these options: out of range (a band
         // layout of 0 rows, or of more super-shingle pairs than a
         // signature has values), they would fail or take unbounded time.
-        options
-            .validate()
-            .map_err(|e| meta_error(format!("{OPTIONS_KEY:?}: {e}")))?;
+        options.validate().map_err(|e| {
+            let why = match e {
+                stemmata::Error::InvalidArgument(why) => why,
+                other => other.to_string(),
+            };
+            meta_error(format!("{OPTIONS_KEY:?}: {why}"))
+        })?;
         let checksum = match value(CHECKSUM_KEY) {
             None => None,
             Some(text) => Some(
