@@ -1379,6 +1379,50 @@ mod tests {
         (Frequent::count(runs, cap), cap)
     }
 
+    /// Each sequence with its repeated words left out (a part's words are
+    /// unique).
+    fn distinct_words(sequences: Vec<Vec<u32>>) -> Vec<Vec<u32>> {
+        (sequences.into_iter())
+            .map(|s| {
+                let mut seen = std::collections::HashSet::new();
+                s.into_iter().filter(|h| seen.insert(*h)).collect()
+            })
+            .collect()
+    }
+
+    /// The sequences as two runs, the first half and the rest.
+    fn two_runs(refs: &[&[u32]]) -> Runs {
+        let half = refs.len() / 2;
+        runs(&[&refs[..half], &refs[half..]])
+    }
+
+    /// Part `pick` (modulo the parts) and a probe of it of kind `kind`:
+    /// against every part, against later parts, or as hashes.
+    fn probe_of<'a>(refs: &[&'a [u32]], pick: usize, kind: u8) -> (u32, Probe<'a>) {
+        let part = pick % refs.len();
+        let probe = match kind {
+            0 => Probe::Part(part as u32),
+            1 => Probe::PartAgainstLater(part as u32),
+            _ => Probe::Hashes(refs[part]),
+        };
+        (part as u32, probe)
+    }
+
+    /// The longest non-decreasing subsequence's length by the quadratic
+    /// dynamic program.
+    fn longest_non_decreasing_quadratic(values: &[u8]) -> u32 {
+        let mut ending = vec![0u32; values.len()];
+        for j in 0..values.len() {
+            ending[j] = 1
+                + (0..j)
+                    .filter(|&i| values[i] <= values[j])
+                    .map(|i| ending[i])
+                    .max()
+                    .unwrap_or(0);
+        }
+        ending.iter().copied().max().unwrap_or(0)
+    }
+
     #[test]
     fn counts_common_words_per_part_across_runs() {
         let runs = runs(&[&[&[1, 2, 3], &[2, 3, 4]], &[&[9]]]);
@@ -1631,25 +1675,13 @@ mod tests {
             pick in 0usize..8,
             kind in 0u8..3,
         ) {
-            let sequences: Vec<Vec<u32>> = sequences
-                .into_iter()
-                .map(|s| {
-                    let mut seen = std::collections::HashSet::new();
-                    s.into_iter().filter(|h| seen.insert(*h)).collect()
-                })
-                .collect();
+            let sequences = distinct_words(sequences);
             let refs: Vec<&[u32]> = sequences.iter().map(Vec::as_slice).collect();
-            let half = refs.len() / 2;
-            let runs = runs(&[&refs[..half], &refs[half..]]);
+            let runs = two_runs(&refs);
             let (frequent, cap) = all(&runs, u32::MAX);
             let postings = Postings::all(&runs, cap, &frequent);
             let mut join = Join::new(refs.len());
-            let part = (pick % refs.len()) as u32;
-            let probe = match kind {
-                0 => Probe::Part(part),
-                1 => Probe::PartAgainstLater(part),
-                _ => Probe::Hashes(refs[pick % refs.len()]),
-            };
+            let (_, probe) = probe_of(&refs, pick, kind);
             join.count_bounded(&postings, &probe, |_| false);
             let everyone = |c: &Candidate| c.counted > 0;
             join.refined = (join.candidates.iter().zip(0..))
@@ -1666,15 +1698,7 @@ mod tests {
         fn longest_non_decreasing_is_the_quadratic_dynamic_program(
             values in proptest::collection::vec(proptest::prop_oneof![0u8..4, 0u8..64], 0..200),
         ) {
-            let mut ending = vec![0u32; values.len()];
-            for j in 0..values.len() {
-                ending[j] = 1 + (0..j)
-                    .filter(|&i| values[i] <= values[j])
-                    .map(|i| ending[i])
-                    .max()
-                    .unwrap_or(0);
-            }
-            let want = ending.iter().copied().max().unwrap_or(0);
+            let want = longest_non_decreasing_quadratic(&values);
             proptest::prop_assert_eq!(longest_non_decreasing(&values), want);
         }
 
@@ -1685,25 +1709,13 @@ mod tests {
             pick in 0usize..8,
             kind in 0u8..3,
         ) {
-            let sequences: Vec<Vec<u32>> = sequences
-                .into_iter()
-                .map(|s| {
-                    let mut seen = std::collections::HashSet::new();
-                    s.into_iter().filter(|h| seen.insert(*h)).collect()
-                })
-                .collect();
+            let sequences = distinct_words(sequences);
             let refs: Vec<&[u32]> = sequences.iter().map(Vec::as_slice).collect();
-            let half = refs.len() / 2;
-            let runs = runs(&[&refs[..half], &refs[half..]]);
+            let runs = two_runs(&refs);
             let (frequent, cap) = all(&runs, u32::MAX);
             let postings = Postings::all(&runs, cap, &frequent);
             let mut join = Join::new(refs.len());
-            let part = (pick % refs.len()) as u32;
-            let probe = match kind {
-                0 => Probe::Part(part),
-                1 => Probe::PartAgainstLater(part),
-                _ => Probe::Hashes(refs[pick % refs.len()]),
-            };
+            let (part, probe) = probe_of(&refs, pick, kind);
             let found = join.count(&postings, &probe).to_vec();
             join.refined = (0..found.len() as u32).filter(|&at| found[at as usize].counted > 0).collect();
             let refined = join.refined.clone();
@@ -1714,18 +1726,7 @@ mod tests {
             for (k, &at) in refined.iter().enumerate() {
                 let candidate = found[at as usize];
                 let blocks: Vec<u8> = common_of[k].iter().map(|&(_, by)| by).collect();
-                let quadratic = {
-                    let mut ending = vec![0u32; blocks.len()];
-                    for j in 0..blocks.len() {
-                        ending[j] = 1 + (0..j)
-                            .filter(|&i| blocks[i] <= blocks[j])
-                            .map(|i| ending[i])
-                            .max()
-                            .unwrap_or(0);
-                    }
-                    ending.iter().copied().max().unwrap_or(0)
-                };
-                proptest::prop_assert_eq!(chains[k], quadratic);
+                proptest::prop_assert_eq!(chains[k], longest_non_decreasing_quadratic(&blocks));
                 proptest::prop_assert!(chains[k] <= fine[k * FINE_BLOCKS + FINE_BLOCKS - 1]);
                 let (x, y) = (refs[part as usize], refs[candidate.book as usize]);
                 let mut lcs = vec![vec![0u32; y.len() + 1]; x.len() + 1];
