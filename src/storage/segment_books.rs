@@ -592,7 +592,8 @@ fn encode_book_data(books: &[SegmentBook], out: &mut dyn Sink) -> Result<()> {
 /// Appends one unit set: `units[b]` the units (parts or passages) of book
 /// b, each its unique-word hashes in text order. Consumes them: a unit's
 /// hashes are overwritten by its words, so that encoding holds the sort
-/// keys (8 bytes per element) and the posting lists beyond the units.
+/// keys (8 bytes per element, twice while they are sorted) and the posting
+/// lists beyond the units.
 /// `InvalidArgument` when a count would not fit a `u32`.
 fn encode_units(mut units: Vec<Vec<Vec<u32>>>, out: &mut dyn Sink) -> Result<()> {
     let too_large = || {
@@ -633,7 +634,7 @@ fn encode_units(mut units: Vec<Vec<Vec<u32>>>, out: &mut dyn Sink) -> Result<()>
                 .map(|(&hash, index)| u64::from(hash) << 32 | places.place(p, index)),
         );
     }
-    keys.sort_unstable();
+    sort_by_high_half(&mut keys);
     let locate = |key: u64| places.locate(key as u32);
     // Each element's word, in place of its hash.
     let mut words = 0u32;
@@ -697,6 +698,52 @@ fn encode_units(mut units: Vec<Vec<Vec<u32>>>, out: &mut dyn Sink) -> Result<()>
     long.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
     put_u32s(out, std::iter::once(long.len() as u32))?;
     put_u32s(out, long.into_iter().map(|(_, w)| w))
+}
+
+/// Bits of the high half a pass of [`sort_by_high_half`] sorts by: three
+/// passes of 11, 11 and 10 bits, each with a 16 KiB histogram.
+const RADIX_BITS: u32 = 11;
+
+/// Sorts `keys` already ascending in their low 32 bits into ascending
+/// order: a least-significant-digit radix sort of the high 32 bits, stable,
+/// so that keys of one high half keep their low halves' order. Three
+/// passes over the keys instead of a comparison sort's log n: the
+/// encoder's keys are an element's hash over its place, made in place
+/// order, tens of millions for a batch of long books. Holds a second
+/// array of the keys while it sorts.
+// A digit is below its histogram's length, and a slot below the keys'.
+#[allow(clippy::indexing_slicing)]
+fn sort_by_high_half(keys: &mut Vec<u64>) {
+    if keys.len() < 1 << 12 {
+        keys.sort_unstable();
+        return;
+    }
+    let mut from = std::mem::take(keys);
+    let mut to = vec![0u64; from.len()];
+    let mut shift = 32;
+    while shift < 64 {
+        let bits = RADIX_BITS.min(64 - shift);
+        let mask = (1u64 << bits) - 1;
+        let digit = |key: u64| (key >> shift & mask) as usize;
+        let mut starts = vec![0usize; 1 << bits];
+        for &key in &from {
+            starts[digit(key)] += 1;
+        }
+        let mut next = 0;
+        for start in &mut starts {
+            let count = *start;
+            *start = next;
+            next += count;
+        }
+        for &key in &from {
+            let slot = &mut starts[digit(key)];
+            to[*slot] = key;
+            *slot += 1;
+        }
+        std::mem::swap(&mut from, &mut to);
+        shift += bits;
+    }
+    *keys = from;
 }
 
 /// The error for a segment whose posting lists would take 4 GiB or more.
@@ -873,6 +920,35 @@ mod tests {
                     last = Some(place);
                 }
             }
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn sorting_by_the_high_half_sorts_keys_made_in_low_half_order(
+            // High halves: all of 32 bits, a few small ones, a few of the
+            // largest; around the size at which the radix sort takes over.
+            kind in 0u8..3,
+            len in prop_oneof![0usize..50, 4000usize..4200, 20_000usize..20_100],
+            seed in any::<u64>(),
+        ) {
+            let mut state = seed;
+            let keys: Vec<u64> = (0..len as u64)
+                .map(|place| {
+                    state = crate::repr::minhash::mix64(state);
+                    let high = match kind {
+                        0 => state >> 32,
+                        1 => state % 4,
+                        _ => u64::from(u32::MAX) - state % 4,
+                    };
+                    high << 32 | place
+                })
+                .collect();
+            let mut keys = keys;
+            let mut expected = keys.clone();
+            expected.sort_unstable();
+            sort_by_high_half(&mut keys);
+            prop_assert_eq!(keys, expected);
         }
     }
 

@@ -664,11 +664,15 @@ impl<'s> Plan<'s> {
         let mut entries = Vec::new();
         KWay::new(&lens).for_each(hash, |_, group| {
             entries.clear();
-            for &(s, w) in group {
+            // Lists hold their parts in decreasing order, and a later
+            // input's parts follow an earlier one's: the inputs' lists from
+            // the last input to the first are in order, unless damaged.
+            for &(s, w) in group.iter().rev() {
                 self.inputs[s].kept_list(w as u32, &mut entries);
             }
-            // Lists hold their parts in decreasing order.
-            entries.sort_unstable_by_key(|&(part, _)| std::cmp::Reverse(part));
+            if !entries.is_sorted_by(|a, b| a.0 > b.0) {
+                entries.sort_unstable_by_key(|&(part, _)| std::cmp::Reverse(part));
+            }
             match entries.is_empty() {
                 true => Ok(()),
                 false => f(&entries),
