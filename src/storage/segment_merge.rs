@@ -37,7 +37,7 @@ use super::page_files::PageLocator;
 use super::posting_lists::{self, Entry};
 use super::segment::{checksummed, write_streamed, Segment};
 use super::segment_books::{
-    lists_too_large, put_list_ends, put_packed, put_u32s, word_width, PackedOut, Sink, FLAG_PAGED,
+    lists_too_large, put_list_ends, put_u32s, word_width, PackedOut, Sink, FLAG_PAGED,
     FLAG_SKETCHED, LONG_LIST,
 };
 use crate::error::{Error, Result};
@@ -603,19 +603,20 @@ impl<'s> Plan<'s> {
         })?;
         buffer.flush()?;
         // In `kept_parts` order, each element's word renumbered through
-        // its input's table.
-        let element_words =
-            (self.inputs.iter().zip(&words.of_inputs)).flat_map(|(input, numbers)| {
-                (input.kept_positions())
-                    .flat_map(|position| input.segment.book_parts(position))
-                    .flat_map(move |part| {
-                        let words = input.segment.part_words(part);
-                        words
-                            .iter()
-                            .map(|word| numbers.get(word as usize).copied().unwrap_or(0))
-                    })
-            });
-        put_packed(out, element_words, word_width(words.hashes.len()))?;
+        // its input's table, a part at a time.
+        let mut element_words = PackedOut::new(out, word_width(words.hashes.len()));
+        let mut part_words = Vec::new();
+        for (input, numbers) in self.inputs.iter().zip(&words.of_inputs) {
+            for position in input.kept_positions() {
+                for part in input.segment.book_parts(position) {
+                    input.segment.part_words(part).decode_into(&mut part_words);
+                    for &word in &part_words {
+                        element_words.push(numbers.get(word as usize).copied().unwrap_or(0))?;
+                    }
+                }
+            }
+        }
+        element_words.finish()?;
         let long = words.long();
         put_u32s(out, std::iter::once(long.len() as u32))?;
         put_u32s(out, long.into_iter())
