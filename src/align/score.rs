@@ -11,11 +11,37 @@
 use super::Overlap;
 use std::fmt;
 use std::str::FromStr;
+use std::sync::OnceLock;
 
 /// Z of [`Score::Order`]: the excess of |LCS| over 2·√c must pass
 /// Z·c^(1/6), Z times the scale of chance's spread, before the in-order
 /// term rises above 0.
 const ORDER_EVIDENCE: f64 = 30.0;
+
+/// `common^(1/6)`, the scale of the spread of a random LCS over `common`
+/// common words (see [`Score::Order`]): the planner and the word sample's
+/// join ask it of every candidate they count (hundreds of thousands for
+/// an all-pairs job), so the values below [`SIXTH_ROOTS_TABULATED`] are
+/// computed once, by the same `powf`, into a table.
+pub(crate) fn sixth_root(common: u32) -> f64 {
+    static TABLE: OnceLock<Box<[f64]>> = OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        (0..SIXTH_ROOTS_TABULATED)
+            .map(sixth_root_computed)
+            .collect()
+    });
+    match table.get(common as usize) {
+        Some(&root) => root,
+        None => sixth_root_computed(common),
+    }
+}
+
+/// Common counts below this have their [`sixth_root`] in a table (32 KiB).
+const SIXTH_ROOTS_TABULATED: u32 = 4096;
+
+fn sixth_root_computed(common: u32) -> f64 {
+    f64::from(common).powf(1.0 / 6.0)
+}
 
 /// The share of one of the two sequences (the larger of the two shares)
 /// that a match must span for [`Score::Order`]'s in-order term to count:
@@ -144,7 +170,7 @@ impl Score {
                     return coverage;
                 }
                 let common = o.common as f64;
-                let chance = 2.0 * common.sqrt() + ORDER_EVIDENCE * common.powf(1.0 / 6.0);
+                let chance = 2.0 * common.sqrt() + ORDER_EVIDENCE * sixth_root(o.common);
                 coverage.max(((lcs.min(common) - chance) / common).clamp(0.0, 1.0))
             }
             Score::Coverage => ((lcs - 2.0 * (o.common as f64).sqrt()) / shorter).max(0.0),
@@ -261,6 +287,15 @@ impl FromStr for Score {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn the_sixth_root_table_holds_the_computed_values_bit_for_bit() {
+        for common in (0..SIXTH_ROOTS_TABULATED + 3).chain([u32::MAX]) {
+            let expected = f64::from(common).powf(1.0 / 6.0);
+            assert_eq!(sixth_root(common).to_bits(), expected.to_bits(), "{common}");
+        }
+        assert_eq!(sixth_root(64), 2.0);
+    }
 
     /// An overlap whose match spans both sequences.
     fn overlap(len_x: u32, len_y: u32, common: u32, lcs: u32) -> Overlap {

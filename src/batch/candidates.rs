@@ -2,11 +2,10 @@
 //! book pairs and the word sample's pairs of parts, with the caps that
 //! keep a bucket's work bounded.
 
-use crate::align::Overlap;
+use crate::align::{sixth_root, Overlap};
 use crate::repr::minhash::mix64;
 use crate::repr::sketch::Table;
 use std::collections::HashMap;
-use std::sync::OnceLock;
 
 use crate::repr::{SimHash128, SketchOptions};
 
@@ -68,30 +67,10 @@ pub fn sample_in_order(overlap: &Overlap) -> bool {
 }
 
 /// The least LCS [`sample_in_order`] accepts for `common` common words;
-/// it grows with `common`. A join asks it of every part a sampled probe
-/// reaches (thousands a probe on large collections), so the values for
-/// fewer than [`LEAST_SAMPLED_LCS_TABULATED`] words are computed once.
+/// it grows with `common`.
 pub(crate) fn least_sampled_lcs(common: u32) -> f64 {
-    static TABLE: OnceLock<Box<[f64]>> = OnceLock::new();
-    let table = TABLE.get_or_init(|| {
-        (0..LEAST_SAMPLED_LCS_TABULATED)
-            .map(least_sampled_lcs_computed)
-            .collect()
-    });
-    match table.get(common as usize) {
-        Some(&least) => least,
-        None => least_sampled_lcs_computed(common),
-    }
-}
-
-/// Common counts below this have their [`least_sampled_lcs`] in a table
-/// (32 KiB).
-const LEAST_SAMPLED_LCS_TABULATED: u32 = 4096;
-
-/// [`least_sampled_lcs`], computed.
-fn least_sampled_lcs_computed(common: u32) -> f64 {
     let c = f64::from(common);
-    f64::from(MIN_SAMPLED_LCS).max(2.0 * c.sqrt() + SAMPLED_ORDER_EVIDENCE * c.powf(1.0 / 6.0))
+    f64::from(MIN_SAMPLED_LCS).max(2.0 * c.sqrt() + SAMPLED_ORDER_EVIDENCE * sixth_root(common))
 }
 
 /// One unique word in `WORD_SAMPLE_RATE`, by hash, is in the word sample
@@ -430,14 +409,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_least_sampled_lcs_table_holds_the_computed_values() {
-        for common in (0..LEAST_SAMPLED_LCS_TABULATED + 3).chain([u32::MAX]) {
-            let least = least_sampled_lcs(common);
-            assert_eq!(
-                least.to_bits(),
-                least_sampled_lcs_computed(common).to_bits()
-            );
-        }
+    fn the_least_sampled_lcs_grows_from_its_floor() {
         assert_eq!(least_sampled_lcs(0), 6.0);
         // 2·√c + 2·c^(1/6) from 9 common words on: 6 + 2.88…
         assert!(
