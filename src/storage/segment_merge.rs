@@ -727,8 +727,53 @@ impl KWay {
 
     /// Calls `f` with each value and its places; `value(source, index)`
     /// reads the sources, each sorted ascending; equal values come source
-    /// after source, each source's in its order.
+    /// after source, each source's in its order. Up to
+    /// [`KWay::LINEAR_SOURCES`] sources, the least head is found by
+    /// looking at each (a load's final merge has a few inputs); past them,
+    /// through a heap.
     fn for_each(
+        self,
+        value: impl Fn(usize, usize) -> u64,
+        f: impl FnMut(u64, &[(usize, usize)]) -> Result<()>,
+    ) -> Result<()> {
+        match self.lens.len() <= Self::LINEAR_SOURCES {
+            true => self.for_each_by_scan(value, f),
+            false => self.for_each_by_heap(value, f),
+        }
+    }
+
+    /// Sources up to which [`KWay::for_each`] scans the heads.
+    const LINEAR_SOURCES: usize = 8;
+
+    /// [`KWay::for_each`] by a scan of every source's head.
+    // Sources are numbered below `lens.len()`, the length of each array.
+    #[allow(clippy::indexing_slicing)]
+    fn for_each_by_scan(
+        self,
+        value: impl Fn(usize, usize) -> u64,
+        mut f: impl FnMut(u64, &[(usize, usize)]) -> Result<()>,
+    ) -> Result<()> {
+        let sources = self.lens.len();
+        let head = |s: usize, index: usize| (index < self.lens[s]).then(|| value(s, index));
+        let mut next = vec![0usize; sources];
+        let mut heads: Vec<Option<u64>> = (0..sources).map(|s| head(s, 0)).collect();
+        let mut group = Vec::with_capacity(sources);
+        while let Some(current) = heads.iter().flatten().min().copied() {
+            group.clear();
+            for s in 0..sources {
+                while heads[s] == Some(current) {
+                    group.push((s, next[s]));
+                    next[s] += 1;
+                    heads[s] = head(s, next[s]);
+                }
+            }
+            f(current, &group)?;
+        }
+        Ok(())
+    }
+
+    /// [`KWay::for_each`] through a heap of the sources' heads.
+    fn for_each_by_heap(
         self,
         value: impl Fn(usize, usize) -> u64,
         mut f: impl FnMut(u64, &[(usize, usize)]) -> Result<()>,
@@ -796,6 +841,47 @@ pub(super) mod tests {
     use crate::storage::segment::{encode, SketchRecord};
     use crate::storage::segment_books::SegmentBook;
     use proptest::prelude::*;
+
+    /// Each value a k-way merge gives, with its places.
+    fn merged(sources: &[Vec<u64>], by_heap: bool) -> Vec<(u64, Vec<(usize, usize)>)> {
+        let lens: Vec<usize> = sources.iter().map(Vec::len).collect();
+        let mut out = Vec::new();
+        let value = |s: usize, i: usize| sources[s][i];
+        let f = |v: u64, group: &[(usize, usize)]| {
+            out.push((v, group.to_vec()));
+            Ok(())
+        };
+        match by_heap {
+            true => KWay::new(&lens).for_each_by_heap(value, f),
+            false => KWay::new(&lens).for_each_by_scan(value, f),
+        }
+        .unwrap();
+        out
+    }
+
+    proptest! {
+        #[test]
+        fn a_kway_merge_by_scan_gives_what_one_by_heap_gives(
+            mut sources in proptest::collection::vec(
+                proptest::collection::vec(prop_oneof![0u64..8, Just(u64::MAX)], 0..30),
+                0..10,
+            ),
+        ) {
+            for source in &mut sources {
+                source.sort_unstable();
+            }
+            let by_heap = merged(&sources, true);
+            prop_assert_eq!(merged(&sources, false), by_heap.clone());
+            // Every place once, values ascending, each group by source.
+            let places: usize = by_heap.iter().map(|(_, group)| group.len()).sum();
+            prop_assert_eq!(places, sources.iter().map(Vec::len).sum::<usize>());
+            prop_assert!(by_heap.windows(2).all(|w| w[0].0 < w[1].0));
+            for (value, group) in &by_heap {
+                prop_assert!(group.windows(2).all(|w| w[0] < w[1]));
+                prop_assert!(group.iter().all(|&(s, i)| sources[s][i] == *value));
+            }
+        }
+    }
 
     fn book(id: u32, parts: Vec<Vec<u32>>, keys: [Vec<u64>; 4], sketched: bool) -> SegmentBook {
         SegmentBook {
