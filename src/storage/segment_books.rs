@@ -592,8 +592,7 @@ fn encode_book_data(books: &[SegmentBook], out: &mut dyn Sink) -> Result<()> {
 /// Appends one unit set: `units[b]` the units (parts or passages) of book
 /// b, each its unique-word hashes in text order. Consumes them: a unit's
 /// hashes are overwritten by its words, so that encoding holds the sort
-/// keys (8 bytes per element, twice while they are sorted) and the posting
-/// lists beyond the units.
+/// keys (8 bytes per element) and the posting lists beyond the units.
 /// `InvalidArgument` when a count would not fit a `u32`.
 fn encode_units(mut units: Vec<Vec<Vec<u32>>>, out: &mut dyn Sink) -> Result<()> {
     let too_large = || {
@@ -626,15 +625,7 @@ fn encode_units(mut units: Vec<Vec<Vec<u32>>>, out: &mut dyn Sink) -> Result<()>
     // Postings: (hash, place) sorted, a place numbering (part, index)
     // in order, so a word's entries sort by part.
     let places = Places::new(&part_starts);
-    let mut keys: Vec<u64> = Vec::with_capacity(elements as usize);
-    for (p, part) in units.iter().flatten().enumerate() {
-        keys.extend(
-            part.iter()
-                .zip(0u32..)
-                .map(|(&hash, index)| u64::from(hash) << 32 | places.place(p, index)),
-        );
-    }
-    sort_by_high_half(&mut keys);
+    let keys = keys_in_word_order(&units, &places, elements as usize);
     let locate = |key: u64| places.locate(key as u32);
     // Each element's word, in place of its hash.
     let mut words = 0u32;
@@ -700,50 +691,99 @@ fn encode_units(mut units: Vec<Vec<Vec<u32>>>, out: &mut dyn Sink) -> Result<()>
     put_u32s(out, long.into_iter().map(|(_, w)| w))
 }
 
-/// Bits of the high half a pass of [`sort_by_high_half`] sorts by: three
-/// passes of 11, 11 and 10 bits, each with a 16 KiB histogram.
-const RADIX_BITS: u32 = 11;
+/// Bits of a key's hash by which [`keys_in_word_order`] first scatters
+/// the keys: the top 11, into 2,048 runs.
+const TOP_BITS: u32 = 11;
 
-/// Sorts `keys` already ascending in their low 32 bits into ascending
-/// order: a least-significant-digit radix sort of the high 32 bits, stable,
-/// so that keys of one high half keep their low halves' order. Three
-/// passes over the keys instead of a comparison sort's log n: the
-/// encoder's keys are an element's hash over its place, made in place
-/// order, tens of millions for a batch of long books. Holds a second
-/// array of the keys while it sorts.
-// A digit is below its histogram's length, and a slot below the keys'.
+/// Bits of the rest of the hash each radix pass over a run sorts by: two
+/// passes, of 11 and 10 bits.
+const RUN_PASS_BITS: u32 = 11;
+
+/// Runs longer than this are sorted in place by comparison instead of by
+/// radix through a scratch array (2^16 keys, 512 KiB): with hashes spread
+/// evenly a run holds a 2,048th of the keys, so only contrived words make
+/// one this long, and the scratch stays small.
+const MOST_RADIX_RUN: usize = 1 << 16;
+
+/// The encoder's sort keys, each element's hash over its place, in
+/// ascending order (by hash, then place): the keys, made in place order,
+/// scattered by their top [`TOP_BITS`] bits into runs (stable, so each run
+/// keeps place order), then each run sorted by the rest of its hash by two
+/// stable radix passes through a scratch array the size of a run, in
+/// cache. Tens of millions of keys for a batch of long books, in three
+/// passes instead of a comparison sort's log n, holding nothing beyond the
+/// keys but a run's scratch.
+// Digits are below their histograms' lengths, slots below the keys'.
 #[allow(clippy::indexing_slicing)]
-fn sort_by_high_half(keys: &mut Vec<u64>) {
-    if keys.len() < 1 << 12 {
-        keys.sort_unstable();
+fn keys_in_word_order(units: &[Vec<Vec<u32>>], places: &Places, elements: usize) -> Vec<u64> {
+    let top = |hash: u32| (hash >> (32 - TOP_BITS)) as usize;
+    let mut starts = vec![0usize; 1 << TOP_BITS];
+    for &hash in units.iter().flatten().flatten() {
+        starts[top(hash)] += 1;
+    }
+    let mut next = 0;
+    for start in &mut starts {
+        let count = *start;
+        *start = next;
+        next += count;
+    }
+    let run_starts = starts.clone();
+    let mut keys = vec![0u64; elements];
+    for (p, part) in units.iter().flatten().enumerate() {
+        for (&hash, index) in part.iter().zip(0u32..) {
+            let slot = &mut starts[top(hash)];
+            keys[*slot] = u64::from(hash) << 32 | places.place(p, index);
+            *slot += 1;
+        }
+    }
+    let mut scratch = Vec::new();
+    for (&start, &end) in run_starts.iter().zip(&starts) {
+        sort_run(&mut keys[start..end], &mut scratch);
+    }
+    keys
+}
+
+/// Sorts `run`, keys of one top digit in place order, by the rest of
+/// their hash, stably ([`keys_in_word_order`]).
+// Digits are below their histograms' lengths, slots below the run's.
+#[allow(clippy::indexing_slicing)]
+fn sort_run(run: &mut [u64], scratch: &mut Vec<u64>) {
+    if run.len() < 64 || run.len() > MOST_RADIX_RUN {
+        run.sort_unstable();
         return;
     }
-    let mut from = std::mem::take(keys);
-    let mut to = vec![0u64; from.len()];
-    let mut shift = 32;
-    while shift < 64 {
-        let bits = RADIX_BITS.min(64 - shift);
+    scratch.clear();
+    scratch.resize(run.len(), 0);
+    let low_bits = 32 - TOP_BITS;
+    let passes = [
+        (32, RUN_PASS_BITS),
+        (32 + RUN_PASS_BITS, low_bits - RUN_PASS_BITS),
+    ];
+    let mut counts = [0usize; 1 << RUN_PASS_BITS];
+    for (pass, (shift, bits)) in passes.into_iter().enumerate() {
+        let (from, to): (&[u64], &mut [u64]) = match pass {
+            0 => (run, scratch),
+            _ => (scratch, run),
+        };
         let mask = (1u64 << bits) - 1;
         let digit = |key: u64| (key >> shift & mask) as usize;
-        let mut starts = vec![0usize; 1 << bits];
-        for &key in &from {
-            starts[digit(key)] += 1;
+        let counts = &mut counts[..1 << bits];
+        counts.fill(0);
+        for &key in from {
+            counts[digit(key)] += 1;
         }
         let mut next = 0;
-        for start in &mut starts {
-            let count = *start;
-            *start = next;
-            next += count;
+        for count in counts.iter_mut() {
+            let len = *count;
+            *count = next;
+            next += len;
         }
-        for &key in &from {
-            let slot = &mut starts[digit(key)];
+        for &key in from {
+            let slot = &mut counts[digit(key)];
             to[*slot] = key;
             *slot += 1;
         }
-        std::mem::swap(&mut from, &mut to);
-        shift += bits;
     }
-    *keys = from;
 }
 
 /// The error for a segment whose posting lists would take 4 GiB or more.
@@ -925,30 +965,44 @@ mod tests {
 
     proptest! {
         #[test]
-        fn sorting_by_the_high_half_sorts_keys_made_in_low_half_order(
-            // High halves: all of 32 bits, a few small ones, a few of the
-            // largest; around the size at which the radix sort takes over.
-            kind in 0u8..3,
-            len in prop_oneof![0usize..50, 4000usize..4200, 20_000usize..20_100],
+        fn keys_in_word_order_are_the_keys_sorted(
+            // Hashes over all 32 bits, a few small ones, a few of the
+            // largest, or all of one top digit (one run: the runs sorted
+            // by radix and, past 2^16 keys, in place); parts of one book
+            // or of several.
+            kind in 0u8..4,
+            elements in prop_oneof![0usize..100, 4000usize..4200, 70_000usize..70_100],
+            part_len in 1usize..5000,
             seed in any::<u64>(),
         ) {
             let mut state = seed;
-            let keys: Vec<u64> = (0..len as u64)
-                .map(|place| {
-                    state = crate::repr::minhash::mix64(state);
-                    let high = match kind {
-                        0 => state >> 32,
-                        1 => state % 4,
-                        _ => u64::from(u32::MAX) - state % 4,
-                    };
-                    high << 32 | place
+            let mut hash = || {
+                state = crate::repr::minhash::mix64(state);
+                let high = state >> 32;
+                (match kind {
+                    0 => high,
+                    1 => high % 4,
+                    2 => u64::from(u32::MAX) - high % 4,
+                    _ => (0x5a5 << 21) | (high % (1 << 21)),
+                }) as u32
+            };
+            let hashes: Vec<u32> = (0..elements).map(|_| hash()).collect();
+            let parts: Vec<Vec<u32>> = hashes.chunks(part_len).map(<[u32]>::to_vec).collect();
+            let units: Vec<Vec<Vec<u32>>> = parts.chunks(3).map(<[Vec<u32>]>::to_vec).collect();
+            let mut part_starts = vec![0u64];
+            for part in units.iter().flatten() {
+                part_starts.push(part_starts[part_starts.len() - 1] + part.len() as u64);
+            }
+            let places = Places::new(&part_starts);
+            let mut expected: Vec<u64> = (units.iter().flatten().enumerate())
+                .flat_map(|(p, part)| {
+                    let places = &places;
+                    (part.iter().zip(0u32..))
+                        .map(move |(&hash, index)| u64::from(hash) << 32 | places.place(p, index))
                 })
                 .collect();
-            let mut keys = keys;
-            let mut expected = keys.clone();
             expected.sort_unstable();
-            sort_by_high_half(&mut keys);
-            prop_assert_eq!(keys, expected);
+            prop_assert_eq!(keys_in_word_order(&units, &places, elements), expected);
         }
     }
 
