@@ -20,5 +20,5 @@ pub use retas::{
     align_texts, AlignedSpan, Alignment, CharEdits, RetasOptions, RetasStats, SpanKind, WordMatch,
 };
 pub(crate) use retas::{byte_range, WordAligner, WordRelation, WordTexts};
-pub(crate) use score::sixth_root;
+pub(crate) use score::lcs_beyond_chance;
 pub use score::{Score, MIN_SPAN_SHARE};

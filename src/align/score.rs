@@ -18,12 +18,20 @@ use std::sync::OnceLock;
 /// term rises above 0.
 const ORDER_EVIDENCE: f64 = 30.0;
 
-/// `common^(1/6)`, the scale of the spread of a random LCS over `common`
-/// common words (see [`Score::Order`]): the planner and the word sample's
-/// join ask it of every candidate they count (hundreds of thousands for
-/// an all-pairs job), so the values below [`SIXTH_ROOTS_TABULATED`] are
-/// computed once, by the same `powf`, into a table.
-pub(crate) fn sixth_root(common: u32) -> f64 {
+/// `2·√c + evidence·c^(1/6)`, c being `common`: the LCS that `common`
+/// common words in random order reach (about `2·√c`) plus `evidence` times
+/// the scale of its spread (`c^(1/6)`), the least LCS that is evidence of
+/// order ([`Score::Order`] with [`ORDER_EVIDENCE`], the word sample's
+/// threshold with its own).
+pub(crate) fn lcs_beyond_chance(common: u32, evidence: f64) -> f64 {
+    2.0 * f64::from(common).sqrt() + evidence * sixth_root(common)
+}
+
+/// `common^(1/6)`: the planner and the word sample's join ask it of every
+/// candidate they count (hundreds of thousands for an all-pairs job), so
+/// the values below [`SIXTH_ROOTS_TABULATED`] are computed once, by the
+/// same `powf`, into a table.
+fn sixth_root(common: u32) -> f64 {
     static TABLE: OnceLock<Box<[f64]>> = OnceLock::new();
     let table = TABLE.get_or_init(|| {
         (0..SIXTH_ROOTS_TABULATED)
@@ -170,7 +178,7 @@ impl Score {
                     return coverage;
                 }
                 let common = o.common as f64;
-                let chance = 2.0 * common.sqrt() + ORDER_EVIDENCE * sixth_root(o.common);
+                let chance = lcs_beyond_chance(o.common, ORDER_EVIDENCE);
                 coverage.max(((lcs.min(common) - chance) / common).clamp(0.0, 1.0))
             }
             Score::Coverage => ((lcs - 2.0 * (o.common as f64).sqrt()) / shorter).max(0.0),

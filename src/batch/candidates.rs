@@ -2,7 +2,7 @@
 //! book pairs and the word sample's pairs of parts, with the caps that
 //! keep a bucket's work bounded.
 
-use crate::align::{sixth_root, Overlap};
+use crate::align::{lcs_beyond_chance, Overlap};
 use crate::repr::minhash::mix64;
 use crate::repr::sketch::Table;
 use std::collections::HashMap;
@@ -69,8 +69,7 @@ pub fn sample_in_order(overlap: &Overlap) -> bool {
 /// The least LCS [`sample_in_order`] accepts for `common` common words;
 /// it grows with `common`.
 pub(crate) fn least_sampled_lcs(common: u32) -> f64 {
-    let c = f64::from(common);
-    f64::from(MIN_SAMPLED_LCS).max(2.0 * c.sqrt() + SAMPLED_ORDER_EVIDENCE * sixth_root(common))
+    f64::from(MIN_SAMPLED_LCS).max(lcs_beyond_chance(common, SAMPLED_ORDER_EVIDENCE))
 }
 
 /// One unique word in `WORD_SAMPLE_RATE`, by hash, is in the word sample

@@ -721,12 +721,7 @@ fn keys_in_word_order(units: &[Vec<Vec<u32>>], places: &Places, elements: usize)
     for &hash in units.iter().flatten().flatten() {
         starts[top(hash)] += 1;
     }
-    let mut next = 0;
-    for start in &mut starts {
-        let count = *start;
-        *start = next;
-        next += count;
-    }
+    counts_to_starts(&mut starts);
     let run_starts = starts.clone();
     let mut keys = vec![0u64; elements];
     for (p, part) in units.iter().flatten().enumerate() {
@@ -772,17 +767,23 @@ fn sort_run(run: &mut [u64], scratch: &mut Vec<u64>) {
         for &key in from {
             counts[digit(key)] += 1;
         }
-        let mut next = 0;
-        for count in counts.iter_mut() {
-            let len = *count;
-            *count = next;
-            next += len;
-        }
+        counts_to_starts(counts);
         for &key in from {
             let slot = &mut counts[digit(key)];
             to[*slot] = key;
             *slot += 1;
         }
+    }
+}
+
+/// Turns a counting sort's counts by digit into where each digit's keys
+/// start: the sums of the counts before it.
+fn counts_to_starts(counts: &mut [usize]) {
+    let mut next = 0;
+    for count in counts {
+        let len = *count;
+        *count = next;
+        next += len;
     }
 }
 
