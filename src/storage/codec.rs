@@ -232,23 +232,40 @@ const FIRST_DECOMPRESS_CAPACITY: usize = 1 << 20;
 
 /// Decompresses the zstd `frame` of a value whose header claims `claimed`
 /// raw bytes, allocating in step with what the frame yields rather than
-/// with the claim: the buffer starts at 1 MiB (or the claim, if smaller)
-/// and doubles, up to the claim, only when the frame has filled it. A
-/// damaged length next to a small frame therefore costs a small buffer and
-/// an error, not a huge allocation. The caller still checks that the
-/// output holds exactly `claimed` bytes. Errors carry zstd's message.
+/// with the claim (or with the content size the frame's own header
+/// declares, which damaged bytes may set as freely): a frame is first
+/// decoded at once into a buffer of at most 1 MiB; one that fills it is
+/// decoded again as a stream, whose buffer grows only as output arrives,
+/// and is stopped as soon as it yields more than `claimed` bytes. The
+/// caller still checks that the output holds exactly `claimed` bytes.
+/// Errors carry zstd's message.
 pub fn decompress_claimed(frame: &[u8], claimed: usize) -> std::result::Result<Vec<u8>, String> {
-    let mut capacity = claimed.min(FIRST_DECOMPRESS_CAPACITY);
-    loop {
-        let mut raw = Vec::with_capacity(capacity);
-        match zstd::zstd_safe::decompress(&mut raw, frame) {
-            Ok(_) => return Ok(raw),
-            Err(code) if capacity < claimed && fills_the_buffer(code) => {
-                capacity = capacity.saturating_mul(2).min(claimed);
-            }
-            Err(code) => return Err(zstd::zstd_safe::get_error_name(code).to_string()),
+    let mut raw = Vec::with_capacity(claimed.min(FIRST_DECOMPRESS_CAPACITY));
+    match zstd::zstd_safe::decompress(&mut raw, frame) {
+        Ok(_) => Ok(raw),
+        Err(code) if claimed > FIRST_DECOMPRESS_CAPACITY && fills_the_buffer(code) => {
+            decompress_streaming(frame, claimed)
         }
+        Err(code) => Err(zstd::zstd_safe::get_error_name(code).to_string()),
     }
+}
+
+/// Decodes `frame` as a stream into a buffer that grows with the output,
+/// refusing it once it yields more than `claimed` bytes.
+fn decompress_streaming(frame: &[u8], claimed: usize) -> std::result::Result<Vec<u8>, String> {
+    use std::io::Read;
+    let decoder = zstd::stream::read::Decoder::with_buffer(frame).map_err(|e| e.to_string())?;
+    let mut raw = Vec::with_capacity(FIRST_DECOMPRESS_CAPACITY);
+    decoder
+        .take(claimed as u64 + 1)
+        .read_to_end(&mut raw)
+        .map_err(|e| e.to_string())?;
+    if raw.len() > claimed {
+        return Err(format!(
+            "frame yields more than the {claimed} bytes claimed"
+        ));
+    }
+    Ok(raw)
 }
 
 /// Whether zstd error `code` says the output buffer was too small.
@@ -269,6 +286,9 @@ mod tests {
         assert_eq!(decompress_claimed(&frame, raw.len()).unwrap(), raw);
         // A claim short of the frame's output fails once the claim is reached.
         let error = decompress_claimed(&frame, 2_000_000).unwrap_err();
+        assert!(error.contains("more than the 2000000 bytes"), "{error}");
+        // A claim under the first buffer that the frame overfills is zstd's error.
+        let error = decompress_claimed(&frame, 1000).unwrap_err();
         assert!(error.contains("too small"), "{error}");
         // A huge claim next to a small frame yields the frame's bytes only;
         // the caller sees that they are not the claim.
@@ -279,6 +299,25 @@ mod tests {
         );
         let error = decompress_claimed(b"not a frame", 1 << 30).unwrap_err();
         assert!(!error.contains("too small"), "{error}");
+    }
+
+    #[test]
+    fn decompress_claimed_refuses_a_frame_that_yields_less_than_it_declares() {
+        // A frame whose header declares 64 MiB but holds one raw block of 5
+        // bytes: a buffer sized by the declaration would be 64 MiB.
+        let declared: u32 = 64 << 20;
+        let mut frame = vec![0x28, 0xB5, 0x2F, 0xFD, 0b1000_0000, 0x00];
+        frame.extend_from_slice(&declared.to_le_bytes());
+        frame.extend_from_slice(&[(5 << 3) | 1, 0, 0]);
+        frame.extend_from_slice(b"hello");
+        let error = decompress_claimed(&frame, declared as usize).unwrap_err();
+        assert!(!error.is_empty());
+        // The same block with the true size declared decodes.
+        frame[6..10].copy_from_slice(&5u32.to_le_bytes());
+        assert_eq!(
+            decompress_claimed(&frame, declared as usize).unwrap(),
+            b"hello"
+        );
     }
 
     fn what(error: Error) -> (Option<u64>, String) {
