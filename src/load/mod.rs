@@ -379,14 +379,15 @@ pub(crate) fn extract_document(
     // One tokenising pass gives the words to the extraction and the sketch.
     let mut sketcher = Sketcher::new(decoded.text.contains(PAGE_BREAK), sketch_options);
     let (mut features, book_words) =
-        extract_with(&decoded.text, options, |token| sketcher.token(token));
+        extract_with(&decoded.text, options, Some(part_options), |token| {
+            sketcher.token(token)
+        });
     if features.words == 0 {
         return Err(bad(&no_words_reason(&features.token_stats)));
     }
-    // Positions are u32 and a record holds at most MAX_RECORD_ELEMENTS:
-    // refuse what could be written but not read back.
-    if features.words >= u32::MAX as u64 || features.sequence.len() > MAX_RECORD_ELEMENTS as usize {
-        return Err(bad("too long: over 2^32 words or 2^26 unique words"));
+    // Positions are u32: refuse what could be written but not read back.
+    if features.words >= u32::MAX as u64 {
+        return Err(bad("too long: over 2^32 words"));
     }
     let passages = match with_passages {
         true => passages_of(&decoded.text, book_words.as_ref(), features.words, options)
@@ -403,6 +404,13 @@ pub(crate) fn extract_document(
         options,
         part_options,
     );
+    // A part's record holds at most MAX_RECORD_ELEMENTS.
+    if parts
+        .iter()
+        .any(|part| part.len() > MAX_RECORD_ELEMENTS as usize)
+    {
+        return Err(bad("too long: a part of over 2^26 unique words"));
+    }
     let unique_words: u64 = parts.iter().map(|part| part.len() as u64).sum();
     if unique_words > u64::from(u32::MAX) {
         return Err(bad("too long: its parts hold over 2^32 unique words"));

@@ -652,7 +652,8 @@ impl Reader {
     /// `with_passages`.
     pub(crate) fn query_text_of(&self, text: &str, with_passages: bool) -> QueryText {
         let options = self.store.extract_options();
-        let (features, book_words) = extract_with(text, options, |_| {});
+        let part_options = self.store.part_options();
+        let (features, book_words) = extract_with(text, options, Some(part_options), |_| {});
         let words = features.words;
         let passages = match with_passages {
             true => passages_of(text, book_words.as_ref(), words, options),
@@ -664,7 +665,7 @@ impl Reader {
             features.words,
             features.sequence,
             options,
-            self.store.part_options(),
+            part_options,
         );
         QueryText {
             parts,

@@ -80,11 +80,16 @@ impl PartOptions {
         u64::from(self.part_words / 2).max(1)
     }
 
+    /// Whether a book of `words` words is cut into more than one part.
+    pub fn cuts(&self, words: u64) -> bool {
+        words > u64::from(self.volume_words) && words > u64::from(self.part_words)
+    }
+
     /// The word ranges of the parts of a book of `words` words: one range,
     /// the whole book, unless it has more than `volume_words`.
     pub fn ranges(&self, words: u64) -> Vec<std::ops::Range<u64>> {
         let len = u64::from(self.part_words);
-        if words <= u64::from(self.volume_words) || words <= len {
+        if !self.cuts(words) {
             #[allow(clippy::single_range_in_vec_init)] // one part: the whole book
             return vec![0..words];
         }
@@ -290,11 +295,20 @@ mod tests {
             let options = ExtractOptions { max_term_freq, ..ExtractOptions::default() };
             let text = text_of(words, vocabulary, seed);
             let (whole, book_words) =
-                crate::repr::unique_words::extract_with(&text, &options, |_| {});
+                crate::repr::unique_words::extract_with(&text, &options, None, |_| {});
             let book_words = book_words.expect("a short text is extracted in memory");
             let again = book_parts(&text, whole.words, whole.sequence.clone(), &options, &small());
             let cut = parts_of(&text, Some(&book_words), whole.words, whole.sequence, &options, &small());
-            prop_assert_eq!(cut, again);
+            prop_assert_eq!(&cut, &again);
+            // Extracted for those parts, the book has no whole-book
+            // sequence, and its parts are the same.
+            let (features, book_words) =
+                crate::repr::unique_words::extract_with(&text, &options, Some(&small()), |_| {});
+            prop_assert!(small().cuts(features.words) && features.sequence.is_empty());
+            let from_words = parts_of(
+                &text, book_words.as_ref(), features.words, features.sequence, &options, &small(),
+            );
+            prop_assert_eq!(from_words, cut);
         }
     }
 

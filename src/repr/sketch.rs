@@ -615,10 +615,12 @@ mod tests {
                 // the loader does.
                 let mut sketcher = Sketcher::new(text.contains(PAGE_BREAK), &options);
                 let extract_options = crate::repr::ExtractOptions::default();
-                let (features, _) =
-                    crate::repr::unique_words::extract_with(text, &extract_options, |token| {
-                        sketcher.token(token)
-                    });
+                let (features, _) = crate::repr::unique_words::extract_with(
+                    text,
+                    &extract_options,
+                    None,
+                    |token| sketcher.token(token),
+                );
                 assert_eq!(sketcher.finish(), expected);
                 assert_eq!(
                     features.sequence,

@@ -31,6 +31,7 @@
 mod large;
 
 use crate::error::{Error, Result};
+use crate::repr::PartOptions;
 use crate::text::{tokenise, Token, TokenStats};
 use nohash_hasher::BuildNoHashHasher;
 use std::collections::HashMap;
@@ -142,32 +143,38 @@ pub const LARGE_TEXT_BYTES: usize = 8 << 20;
 /// depend on the text's size: texts over [`LARGE_TEXT_BYTES`] are only
 /// extracted another way.
 pub fn extract(text: &str, options: &ExtractOptions) -> Features {
-    extract_with(text, options, |_| {}).0
+    extract_with(text, options, None, |_| {}).0
 }
 
 /// [`extract`], also giving every token of the text, in order, to `also`:
 /// from the same tokenising pass when the text is extracted in one, and
 /// then with the book's [`BookWords`], from which its parts are cut
-/// without tokenising it again.
+/// without tokenising it again. With `cut`, a text extracted in one pass
+/// that those options cut into parts gets no whole-book sequence (its
+/// `sequence` is empty, its `alphabetical_dropped` 0): its caller cuts the
+/// parts' sequences from the [`BookWords`] instead.
 pub(crate) fn extract_with(
     text: &str,
     options: &ExtractOptions,
+    cut: Option<&PartOptions>,
     mut also: impl FnMut(Token<'_>),
 ) -> (Features, Option<BookWords>) {
     if text.len() > LARGE_TEXT_BYTES {
         tokenise(text, &mut also);
         (large::extract(text, options, large::MIN_RUN), None)
     } else {
-        let (features, words) = extract_in_memory(text, options, also);
+        let (features, words) = extract_in_memory(text, options, cut, also);
         (features, Some(words))
     }
 }
 
 /// One pass over the text, every distinct word numbered through a hash
-/// map; `also` is given every token.
+/// map; `also` is given every token. The whole book's sequence is left
+/// empty when `cut` cuts the book into parts.
 fn extract_in_memory(
     text: &str,
     options: &ExtractOptions,
+    cut: Option<&PartOptions>,
     mut also: impl FnMut(Token<'_>),
 ) -> (Features, BookWords) {
     let mut words = BookWords::with_capacity(text.len());
@@ -189,7 +196,10 @@ fn extract_in_memory(
         }
     });
     let (sequence, alphabetical_dropped) =
-        words.range_sequence(0..words.numbers.len(), options, &mut Scratch::default());
+        match cut.is_some_and(|parts| parts.cuts(token_stats.words)) {
+            true => (UniqueWordSeq::default(), 0),
+            false => words.range_sequence(0..words.numbers.len(), options, &mut Scratch::default()),
+        };
     let features = Features {
         alphabetical_dropped,
         sequence,
@@ -567,7 +577,7 @@ mod tests {
 
     /// The features of both extractions, field by field.
     fn assert_same(text: &str, options: &ExtractOptions, min_run: usize) {
-        let a = extract_in_memory(text, options, |_| {}).0;
+        let a = extract_in_memory(text, options, None, |_| {}).0;
         let b = large::extract(text, options, min_run);
         assert_eq!(a.sequence, b.sequence, "{options:?}, runs of {min_run}");
         assert_eq!(
@@ -653,7 +663,7 @@ mod tests {
             hash_seed: 7,
             ..ExtractOptions::default()
         };
-        let features = extract_in_memory(&text, &options, |_| {}).0;
+        let features = extract_in_memory(&text, &options, None, |_| {}).0;
         assert_eq!(features.distinct_words, 300_000);
         assert!(features.sequence.len() < 300_000, "no collision to test");
         assert_same(&text, &options, 4096);
@@ -665,7 +675,7 @@ mod tests {
         assert!(text.len() > LARGE_TEXT_BYTES);
         let options = ExtractOptions::default();
         let features = extract(&text, &options);
-        let in_memory = extract_in_memory(&text, &options, |_| {}).0;
+        let in_memory = extract_in_memory(&text, &options, None, |_| {}).0;
         assert_eq!(features.sequence, in_memory.sequence);
         assert_eq!(features.distinct_words, in_memory.distinct_words);
     }
