@@ -149,10 +149,8 @@ pub fn tokenise_spans(text: &str, mut emit: impl FnMut(Token<'_>, Range<usize>))
     while let Some(&byte) = bytes.get(at) {
         if byte.is_ascii_alphabetic() {
             // A run of ASCII letters: what pushing them one by one does.
-            let run = bytes[at..]
-                .iter()
-                .position(|b| !b.is_ascii_alphabetic())
-                .unwrap_or(bytes.len() - at);
+            // Whether it has a capital is learnt in the same pass.
+            let (run, capitals) = ascii_letter_run(&bytes[at..]);
             let word = &text[at..at + run];
             // A whole word already lower-case, ended by what cannot join it
             // to more letters (not an apostrophe or hyphen, not a non-ASCII
@@ -160,11 +158,7 @@ pub fn tokenise_spans(text: &str, mut emit: impl FnMut(Token<'_>, Range<usize>))
             let ends = bytes
                 .get(at + run)
                 .is_none_or(|&next| next.is_ascii() && next != b'\'' && next != b'-');
-            if ends
-                && !buffer.in_word()
-                && run <= MAX_WORD_BYTES
-                && word.bytes().all(|b| b.is_ascii_lowercase())
-            {
+            if ends && !capitals && !buffer.in_word() && run <= MAX_WORD_BYTES {
                 buffer.stats.words += 1;
                 emit(Token::Word(word), at..at + run);
             } else {
@@ -214,6 +208,21 @@ pub fn tokenise_spans(text: &str, mut emit: impl FnMut(Token<'_>, Range<usize>))
     }
     buffer.end(&mut emit);
     stats
+}
+
+/// The length of the run of ASCII letters that starts `bytes`, and
+/// whether it holds a capital.
+#[inline]
+fn ascii_letter_run(bytes: &[u8]) -> (usize, bool) {
+    let mut capitals = false;
+    for (i, &b) in bytes.iter().enumerate() {
+        match b {
+            b'a'..=b'z' => {}
+            b'A'..=b'Z' => capitals = true,
+            _ => return (i, capitals),
+        }
+    }
+    (bytes.len(), capitals)
 }
 
 /// The normalised form of `text`: its words separated by single spaces, pages
