@@ -354,16 +354,36 @@ pub(crate) fn sequence_of(
 }
 
 /// Removes every element whose 32-bit hash is shared with another element.
+/// A bitmap of the hashes' top bits (about 16 slots an element) finds the
+/// elements whose slot another element fills too, every repeated hash
+/// among them; only those few are counted exactly, in a map.
 pub(crate) fn drop_hash_collisions(unique: &mut Vec<(u32, u32, &str)>) {
-    let mut seen: HashMap<u32, u32, BuildNoHashHasher<u32>> =
-        HashMap::with_capacity_and_hasher(unique.len(), BuildNoHashHasher::default());
+    let slot_bits = (unique.len().max(64).next_power_of_two() * 16)
+        .trailing_zeros()
+        .min(MAX_COLLISION_SLOT_BITS);
+    let slot = |hash: u32| (hash >> (32 - slot_bits)) as usize;
+    let (mut once, mut shared) = (
+        vec![0u64; 1 << (slot_bits - 6)],
+        vec![0u64; 1 << (slot_bits - 6)],
+    );
     for &(_, hash, _) in unique.iter() {
-        *seen.entry(hash).or_default() += 1;
+        let (word, bit) = (slot(hash) / 64, 1u64 << (slot(hash) % 64));
+        shared[word] |= once[word] & bit;
+        once[word] |= bit;
     }
-    if seen.len() != unique.len() {
-        unique.retain(|(_, hash, _)| seen[hash] == 1);
+    let in_shared = |hash: u32| shared[slot(hash) / 64] & (1u64 << (slot(hash) % 64)) != 0;
+    let mut counts: HashMap<u32, u32, BuildNoHashHasher<u32>> = HashMap::default();
+    for &(_, hash, _) in unique.iter().filter(|&&(_, hash, _)| in_shared(hash)) {
+        *counts.entry(hash).or_default() += 1;
+    }
+    if counts.values().any(|&count| count > 1) {
+        unique.retain(|(_, hash, _)| counts.get(hash).is_none_or(|&count| count == 1));
     }
 }
+
+/// The most bits of the slots [`drop_hash_collisions`] marks (two bitmaps
+/// of 2 MiB): past a million elements, more of them share a slot.
+const MAX_COLLISION_SLOT_BITS: u32 = 24;
 
 /// The alphabetical-list guard (see the module docs).
 pub(crate) fn drop_alphabetical_runs(unique: &mut Vec<(u32, u32, &str)>, options: &ExtractOptions) {
@@ -442,6 +462,7 @@ fn alphabetical_run_len<'w>(words: &[(u64, &'w str)], tails: &mut Tails<'w>) -> 
 mod tests {
     use super::*;
     use crate::align::lis_len_by;
+    use proptest::strategy::Strategy;
 
     fn sequence_words(text: &str, options: &ExtractOptions) -> Vec<u32> {
         extract(text, options).sequence.hashes
@@ -486,6 +507,32 @@ mod tests {
             drop_alphabetical_runs(&mut fast, &options);
             reference_guard(&mut slow, &options);
             proptest::prop_assert_eq!(fast, slow);
+        }
+
+        /// The bitmap's slots are the hashes' top bits: hashes drawn from
+        /// a few top values, from a few low ones and from the whole range
+        /// share slots without being equal, and repeat.
+        #[test]
+        fn hash_collisions_are_dropped_as_a_count_of_every_hash_drops_them(
+            hashes in proptest::collection::vec(
+                proptest::prop_oneof![
+                    (0u32..4, 0u32..8).prop_map(|(top, low)| top << 28 | low),
+                    0u32..64,
+                    proptest::num::u32::ANY,
+                ],
+                0..3000,
+            ),
+        ) {
+            let unique: Vec<(u32, u32, &str)> =
+                hashes.iter().enumerate().map(|(i, &h)| (i as u32, h, "w")).collect();
+            let mut counts: HashMap<u32, u32> = HashMap::new();
+            for &h in &hashes {
+                *counts.entry(h).or_default() += 1;
+            }
+            let expected: Vec<_> = unique.iter().copied().filter(|e| counts[&e.1] == 1).collect();
+            let mut dropped = unique;
+            drop_hash_collisions(&mut dropped);
+            proptest::prop_assert_eq!(dropped, expected);
         }
     }
 
