@@ -119,7 +119,8 @@ impl UniqueWordSeq {
 /// Everything extracted from one book's text.
 #[derive(Debug, Clone, Default)]
 pub struct Features {
-    /// The unique-word sequence.
+    /// The unique-word sequence (empty when [`extract_with`] was given
+    /// part options that cut the book: its parts' sequences are used).
     pub sequence: UniqueWordSeq,
     /// Words in the book.
     pub words: u64,
@@ -361,17 +362,22 @@ pub(crate) fn drop_hash_collisions(unique: &mut Vec<(u32, u32, &str)>) {
     let slot_bits = (unique.len().max(64).next_power_of_two() * 16)
         .trailing_zeros()
         .min(MAX_COLLISION_SLOT_BITS);
-    let slot = |hash: u32| (hash >> (32 - slot_bits)) as usize;
-    let (mut once, mut shared) = (
-        vec![0u64; 1 << (slot_bits - 6)],
-        vec![0u64; 1 << (slot_bits - 6)],
-    );
+    // A hash's slot as its bitmap word and the bit in that word.
+    let slot = |hash: u32| {
+        let slot = (hash >> (32 - slot_bits)) as usize;
+        (slot / 64, 1u64 << (slot % 64))
+    };
+    let mut once = vec![0u64; 1 << (slot_bits - 6)];
+    let mut shared = once.clone();
     for &(_, hash, _) in unique.iter() {
-        let (word, bit) = (slot(hash) / 64, 1u64 << (slot(hash) % 64));
+        let (word, bit) = slot(hash);
         shared[word] |= once[word] & bit;
         once[word] |= bit;
     }
-    let in_shared = |hash: u32| shared[slot(hash) / 64] & (1u64 << (slot(hash) % 64)) != 0;
+    let in_shared = |hash: u32| {
+        let (word, bit) = slot(hash);
+        shared[word] & bit != 0
+    };
     let mut counts: HashMap<u32, u32, BuildNoHashHasher<u32>> = HashMap::default();
     for &(_, hash, _) in unique.iter().filter(|&&(_, hash, _)| in_shared(hash)) {
         *counts.entry(hash).or_default() += 1;

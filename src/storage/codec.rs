@@ -304,7 +304,9 @@ mod tests {
     #[test]
     fn decompress_claimed_refuses_a_frame_that_yields_less_than_it_declares() {
         // A frame whose header declares 64 MiB but holds one raw block of 5
-        // bytes: a buffer sized by the declaration would be 64 MiB.
+        // bytes: refused. That no 64 MiB buffer is made for it is held by
+        // the fuzz seed `barrel_record/oom-frame-declares-64mib`, replayed
+        // under a 64 MiB allocation limit (a unit test cannot see it).
         let declared: u32 = 64 << 20;
         let mut frame = vec![0x28, 0xB5, 0x2F, 0xFD, 0b1000_0000, 0x00];
         frame.extend_from_slice(&declared.to_le_bytes());
