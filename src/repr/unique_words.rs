@@ -119,7 +119,7 @@ impl UniqueWordSeq {
 /// Everything extracted from one book's text.
 #[derive(Debug, Clone, Default)]
 pub struct Features {
-    /// The unique-word sequence (empty when [`extract_with`] was given
+    /// The unique-word sequence (empty when the extraction was given
     /// part options that cut the book: its parts' sequences are used).
     pub sequence: UniqueWordSeq,
     /// Words in the book.
