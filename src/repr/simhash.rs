@@ -20,9 +20,11 @@
 //! Adding ±1 per occurrence gives the same sums as ±count per distinct
 //! feature: n-grams of `a`–`z` and spaces (n ≤ 4) are counted in a table
 //! and each distinct one is added with its count, others once per
-//! occurrence. Ties give 0; a text without features gives 0. The joined
-//! string is built and counted a chunk at a time (the last n − 1
-//! characters carried over), so memory does not grow with the text.
+//! occurrence. Ties give 0; a text without features gives 0. With n ≤ 4,
+//! words of `a`–`z` are counted as they come, and a word of other letters
+//! with the n − 1 characters before it; with a longer n the joined string
+//! is built and counted a chunk at a time (the last n − 1 characters
+//! carried over). Memory does not grow with the text.
 //!
 //! All of the above is part of the on-disk format once fingerprints are stored.
 //!
@@ -282,33 +284,64 @@ impl GramTable {
 
     /// Counts the n-grams of `bytes` (only spaces and `a`–`z`, at least n).
     fn count(&mut self, bytes: &[u8], bits: &mut BitCounts, seed: u64) {
+        let index = Self::digits(&bytes[..self.n - 1]);
+        self.count_after(index, &bytes[self.n - 1..], bits, seed);
+    }
+
+    /// The table digits of `bytes` (spaces and `a`–`z`), the first highest.
+    fn digits(bytes: &[u8]) -> u32 {
+        (bytes.iter()).fold(0u32, |index, &b| index << 5 | u32::from(b & 31))
+    }
+
+    /// Counts the n-grams that end in `bytes` (only spaces and `a`–`z`),
+    /// `index` holding the n − 1 characters before them as digits; the
+    /// digits of the last n − 1 characters after them.
+    #[inline]
+    fn count_after(
+        &mut self,
+        mut index: u32,
+        bytes: &[u8],
+        bits: &mut BitCounts,
+        seed: u64,
+    ) -> u32 {
         let n = self.n;
         let mask = (1u32 << (5 * n)) - 1;
-        let digit = |byte: u8| u32::from(byte & 31);
-        let mut index = bytes[..n - 1]
-            .iter()
-            .fold(0u32, |index, &b| index << 5 | digit(b));
-        for &byte in &bytes[n - 1..] {
-            index = (index << 5 | digit(byte)) & mask;
+        for &byte in bytes {
+            index = (index << 5 | u32::from(byte & 31)) & mask;
             let count = &mut self.counts[index as usize];
             *count = count.wrapping_add(1);
             if *count == 0 {
-                let gram = Self::gram(index, n);
-                bits.add_weighted(ngram_hash(&gram[..n], seed), 1 << 16);
+                Self::add_wrapped(index, n, bits, seed);
             }
         }
+        index
+    }
+
+    /// Adds 2^16 occurrences of the n-gram numbered `index`, whose count
+    /// just wrapped round: out of line, so that the counting loop keeps
+    /// its registers.
+    #[cold]
+    #[inline(never)]
+    fn add_wrapped(index: u32, n: usize, bits: &mut BitCounts, seed: u64) {
+        let gram = Self::gram(index, n);
+        bits.add_weighted(ngram_hash(&gram[..n], seed), 1 << 16);
     }
 
     /// The bytes of the n-gram numbered `index`, in the first n bytes.
+    /// Built in a register and stored whole: stored a byte at a time, the
+    /// hash's four-byte load of them waited on the stores.
+    #[inline]
     fn gram(index: u32, n: usize) -> [u8; TABLE_NGRAM_CHARS] {
-        let mut gram = [b' '; TABLE_NGRAM_CHARS];
-        for (i, byte) in gram[..n].iter_mut().enumerate() {
-            let digit = (index >> (5 * (n - 1 - i)) & 31) as u8;
+        const _: () = assert!(TABLE_NGRAM_CHARS == 4);
+        let mut word = u32::from_le_bytes([b' '; TABLE_NGRAM_CHARS]);
+        for i in 0..n {
+            let digit = index >> (5 * (n - 1 - i)) & 31;
             if digit > 0 {
-                *byte = b'a' + digit - 1;
+                let shift = 8 * i;
+                word = word & !(0xff << shift) | (u32::from(b'a') + digit - 1) << shift;
             }
         }
-        gram
+        word.to_le_bytes()
     }
 
     /// Adds every counted n-gram to `bits`, weighted by its count, and
@@ -333,12 +366,20 @@ impl GramTable {
 }
 
 /// The n-grams of the normalised text the features are cut from: words
-/// joined by single spaces, page breaks as separators. The text is built
-/// and counted a chunk at a time, so memory does not grow with the text.
+/// joined by single spaces, page breaks as separators.
+///
+/// With n ≤ [`TABLE_NGRAM_CHARS`], words of `a`–`z` are counted in the
+/// table as they come, the last n − 1 characters kept as its digits
+/// (`held` of them, fewer at the start of the text); a word of other
+/// letters goes through `chunk` with the characters before it, is counted
+/// there at once, and the chunk's last n − 1 characters go back to the
+/// digits when they are `a`–`z` and spaces. Otherwise the text is built
+/// and counted a chunk at a time. Memory does not grow with the text.
 struct Grams {
     n: usize,
     seed: u64,
-    /// Bytes gathered before counting ([`CHUNK_BYTES`]).
+    /// Bytes gathered before counting ([`CHUNK_BYTES`]) when n is past
+    /// [`TABLE_NGRAM_CHARS`].
     chunk_bytes: usize,
     chunk: String,
     /// Start of each character of `chunk`, then its end (non-ASCII chunks).
@@ -347,8 +388,12 @@ struct Grams {
     any_word: bool,
     counted: bool,
     counts: BitCounts,
-    /// Counts of the n-grams of ASCII chunks, when n ≤ [`TABLE_NGRAM_CHARS`].
+    /// Counts of the n-grams of `a`–`z` and spaces, when n ≤ [`TABLE_NGRAM_CHARS`].
     table: Option<GramTable>,
+    /// While `chunk` is empty, the text's last `held` characters (at most
+    /// n − 1) as table digits.
+    digits: u32,
+    held: usize,
 }
 
 impl Grams {
@@ -363,17 +408,70 @@ impl Grams {
             counted: false,
             counts: BitCounts::new(),
             table: None,
+            digits: 0,
+            held: 0,
         }
     }
 
     fn push_word(&mut self, word: &str) {
+        let by_table = self.n <= TABLE_NGRAM_CHARS;
+        if by_table && self.chunk.is_empty() && word.bytes().all(|b| b.is_ascii_lowercase()) {
+            self.count_letters(word.as_bytes());
+            return;
+        }
+        self.digits_to_chunk();
         if self.any_word {
             self.chunk.push(' ');
         }
         self.any_word = true;
         self.chunk.push_str(word);
-        if self.chunk.len() >= self.chunk_bytes {
+        if by_table {
             self.count_chunk();
+            self.chunk_to_digits();
+        } else if self.chunk.len() >= self.chunk_bytes {
+            self.count_chunk();
+        }
+    }
+
+    /// Counts the n-grams a word of `a`–`z` ends (the space before it
+    /// included) straight from the table digits.
+    fn count_letters(&mut self, word: &[u8]) {
+        let n = self.n;
+        let table = self.table.get_or_insert_with(|| GramTable::new(n));
+        let separator: &[u8] = if self.any_word { b" " } else { b"" };
+        self.any_word = true;
+        for part in [separator, word] {
+            // The first n − 1 characters of the text end no n-gram.
+            let starting = (n - 1 - self.held).min(part.len());
+            self.digits = self.digits << (5 * starting) | GramTable::digits(&part[..starting]);
+            self.held += starting;
+            let rest = &part[starting..];
+            if !rest.is_empty() {
+                self.digits = table.count_after(self.digits, rest, &mut self.counts, self.seed);
+                self.counted = true;
+            }
+        }
+    }
+
+    /// Moves the held characters into the empty chunk, which then goes on
+    /// from them.
+    fn digits_to_chunk(&mut self) {
+        if !self.chunk.is_empty() || self.held == 0 {
+            return;
+        }
+        let gram = GramTable::gram(self.digits, self.held);
+        self.chunk
+            .extend(gram[..self.held].iter().map(|&byte| char::from(byte)));
+        (self.digits, self.held) = (0, 0);
+    }
+
+    /// Moves the chunk's characters (at most n − 1 after counting) back
+    /// into the table digits, when they are `a`–`z` and spaces.
+    fn chunk_to_digits(&mut self) {
+        let bytes = self.chunk.as_bytes();
+        if bytes.len() < self.n && bytes.iter().all(|&b| b == b' ' || b.is_ascii_lowercase()) {
+            (self.digits, self.held) = (GramTable::digits(bytes), bytes.len());
+            self.chunk.clear();
         }
     }
 
@@ -422,6 +520,9 @@ impl Grams {
     /// The fingerprint; a text of fewer than n characters counts as one
     /// n-gram, a text without words as none.
     fn fingerprint(mut self) -> SimHash128 {
+        if !self.counted {
+            self.digits_to_chunk();
+        }
         self.count_chunk();
         if !self.counted && !self.chunk.is_empty() {
             self.counts
@@ -766,6 +867,27 @@ mod tests {
             if count > distance {
                 prop_assert!(shared >= 1);
             }
+        }
+
+        /// Words of `a`–`z` counted straight from the table's digits,
+        /// others through the chunk, in any order and from the text's
+        /// first characters on: the n-grams of the whole joined text.
+        #[test]
+        fn words_of_any_letters_in_any_order_count_as_the_joined_text(
+            words in proptest::collection::vec(
+                prop_oneof![
+                    3 => "[a-z]{1,7}",
+                    1 => "[a-zé]{1,4}",
+                    1 => "[σοφα]{1,3}",
+                    1 => "[A-Z0-9 ,.]{1,3}",
+                ],
+                0..40,
+            ),
+            n in 1usize..=6,
+        ) {
+            let text = words.join(" ");
+            let options = SimHashOptions { ngram_chars: n, ..SimHashOptions::default() };
+            prop_assert_eq!(simhash(&text, &options), simhash_whole(&text, &options));
         }
     }
 }
