@@ -149,6 +149,21 @@ pub struct DecodedText {
 /// place, without a copy, and bytes decoded into a new text are freed once
 /// it is made, so a large text is held about once.
 pub fn decode_owned(bytes: Vec<u8>) -> DecodedText {
+    // Valid UTF-8, the common case, validated once and kept as it is (no
+    // byte-order mark of UTF-16 is valid UTF-8).
+    let bytes = match String::from_utf8(bytes) {
+        Ok(mut text) => {
+            if text.starts_with('\u{feff}') {
+                text.drain(..'\u{feff}'.len_utf8());
+            }
+            return DecodedText {
+                text,
+                invalid_sequences: 0,
+                encoding: "UTF-8",
+            };
+        }
+        Err(invalid) => invalid.into_bytes(),
+    };
     let decoded = decode(&bytes);
     let (invalid_sequences, encoding) = (decoded.invalid_sequences, decoded.encoding);
     let base = bytes.as_ptr() as usize;
@@ -251,11 +266,13 @@ mod tests {
             .into_iter()
             .chain("père".encode_utf16().flat_map(u16::to_le_bytes))
             .collect();
-        let inputs: [&[u8]; 7] = [
+        let inputs: [&[u8]; 9] = [
             b"",
             b"plain text",
             "d\u{e9}j\u{e0} vu".as_bytes(),
             b"\xef\xbb\xbfwith a byte-order mark",
+            b"\xef\xbb\xbf\xef\xbb\xbftwo of them",
+            b"\xef\xbb\xbf",
             b"caf\xe9 cr\xe8me br\xfbl\xe9e",
             b"mostly valid \xc3\xa9\xc3\xa9\xc3\xa9 but \xff",
             &utf16,
