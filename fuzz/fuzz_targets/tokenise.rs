@@ -1,5 +1,5 @@
 //! Text to unique words: `text::decode` (its encoding choice agrees with the
-//! bytes), `text::tokenise` (and `text::tokenise_spans`: the same tokens
+//! bytes, and `text::decode_owned` gives what it gives), `text::tokenise` (and `text::tokenise_spans`: the same tokens
 //! with increasing byte ranges on character boundaries) and
 //! `unique_words::extract` on any bytes. Words are non-empty letters of at
 //! most MAX_WORD_BYTES bytes; normalising is idempotent; a sequence has
@@ -11,7 +11,9 @@
 use libfuzzer_sys::fuzz_target;
 use std::collections::HashMap;
 use stemmata::repr::unique_words::{extract, word_hash, ExtractOptions};
-use stemmata::text::{decode, normalise, tokenise, tokenise_spans, Token, MAX_WORD_BYTES};
+use stemmata::text::{
+    decode, decode_owned, normalise, tokenise, tokenise_spans, Token, MAX_WORD_BYTES,
+};
 
 fuzz_target!(|data: &[u8]| {
     let decoded = decode(data);
@@ -29,6 +31,12 @@ fuzz_target!(|data: &[u8]| {
         }
         other => panic!("unknown encoding {other}"),
     }
+    let owned = decode_owned(data.to_vec());
+    assert_eq!(owned.text, decoded.text);
+    assert_eq!(
+        (owned.invalid_sequences, owned.encoding),
+        (decoded.invalid_sequences, decoded.encoding)
+    );
     let text: &str = &decoded.text;
 
     let mut words: Vec<String> = Vec::new();
