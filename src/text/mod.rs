@@ -146,11 +146,10 @@ pub struct DecodedText {
 }
 
 /// [`decode`] of bytes the caller gives up: valid UTF-8 becomes the text in
-/// place, without a copy, and bytes decoded into a new text are freed once
-/// it is made, so a large text is held about once.
+/// place, without a copy and validated once (a UTF-8 byte-order mark
+/// dropped); other bytes are decoded into a new text and freed once it is
+/// made, so a large text is held about once.
 pub fn decode_owned(bytes: Vec<u8>) -> DecodedText {
-    // Valid UTF-8, the common case, validated once and kept as it is (no
-    // byte-order mark of UTF-16 is valid UTF-8).
     let bytes = match String::from_utf8(bytes) {
         Ok(mut text) => {
             if text.starts_with('\u{feff}') {
@@ -164,40 +163,17 @@ pub fn decode_owned(bytes: Vec<u8>) -> DecodedText {
         }
         Err(invalid) => invalid.into_bytes(),
     };
+    // Neither UTF-16 nor invalid UTF-8 decodes to a text borrowed from
+    // `bytes`, so the text is already owned and this does not copy it.
     let decoded = decode(&bytes);
-    let (invalid_sequences, encoding) = (decoded.invalid_sequences, decoded.encoding);
-    let base = bytes.as_ptr() as usize;
-    // Where in `bytes` a borrowed text lies; `Err` holds a text decoded anew.
-    let place = match decoded.text {
-        Cow::Owned(text) => Err(text),
-        Cow::Borrowed(text) => {
-            let start = (text.as_ptr() as usize).wrapping_sub(base);
-            if start <= bytes.len() && text.len() <= bytes.len() - start {
-                Ok(start..start + text.len())
-            } else {
-                Err(text.to_owned())
-            }
-        }
-    };
-    let text = match place {
-        Err(mut text) => {
-            // A decoder reserves room for its worst case (three bytes per
-            // byte from windows-1252): give back what the text does not use.
-            text.shrink_to_fit();
-            text
-        }
-        Ok(range) => {
-            let mut bytes = bytes;
-            bytes.truncate(range.end);
-            bytes.drain(..range.start);
-            String::from_utf8(bytes)
-                .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
-        }
-    };
+    let mut text = decoded.text.into_owned();
+    // A decoder reserves room for its worst case (three bytes per byte from
+    // windows-1252): give back what the text does not use.
+    text.shrink_to_fit();
     DecodedText {
         text,
-        invalid_sequences,
-        encoding,
+        invalid_sequences: decoded.invalid_sequences,
+        encoding: decoded.encoding,
     }
 }
 
