@@ -246,8 +246,9 @@ impl BitCounts {
 }
 
 /// Bytes of the normalised text (words joined by single spaces) gathered
-/// before their n-grams are counted; the last n − 1 characters stay for the
-/// n-grams that continue into the next words.
+/// before their n-grams are counted when n is past [`TABLE_NGRAM_CHARS`]
+/// (shorter n-grams are counted word by word); the last n − 1 characters
+/// stay for the n-grams that continue into the next words.
 const CHUNK_BYTES: usize = 1 << 20;
 
 /// Longest n-gram counted by its letters in a table ([`GramTable`]).
