@@ -379,8 +379,8 @@ pub(crate) fn extract_document(
     // One tokenising pass gives the words to the extraction and the sketch.
     let mut sketcher = Sketcher::new(decoded.text.contains(PAGE_BREAK), sketch_options);
     let (mut features, book_words) =
-        extract_with(&decoded.text, options, Some(part_options), |token| {
-            sketcher.token(token)
+        extract_with(&decoded.text, options, Some(part_options), |token, hash| {
+            sketcher.hashed_token(token, hash)
         });
     if features.words == 0 {
         return Err(bad(&no_words_reason(&features.token_stats)));

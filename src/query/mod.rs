@@ -653,7 +653,7 @@ impl Reader {
     pub(crate) fn query_text_of(&self, text: &str, with_passages: bool) -> QueryText {
         let options = self.store.extract_options();
         let part_options = self.store.part_options();
-        let (features, book_words) = extract_with(text, options, Some(part_options), |_| {});
+        let (features, book_words) = extract_with(text, options, Some(part_options), |_, _| {});
         let words = features.words;
         let passages = match with_passages {
             true => passages_of(text, book_words.as_ref(), words, options),

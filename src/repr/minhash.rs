@@ -62,6 +62,7 @@
 //! the shingle text, the hash and its seed, the bin rule, the probe sequence.
 
 use crate::error::{Error, Result};
+use crate::repr::unique_words::WordHash;
 use crate::repr::DEFAULT_HASH_SEED;
 use crate::text::{tokenise, Token};
 use xxhash_rust::xxh3::xxh3_64_with_seed;
@@ -308,9 +309,10 @@ impl Shingler {
         }
     }
 
-    /// Adds a word; returns the fingerprint of the shingle it completes.
+    /// Adds a word, with its XXH3-64 by the shingler's seed when the
+    /// caller has it; returns the fingerprint of the shingle it completes.
     #[inline]
-    fn push(&mut self, word: &str) -> Option<u64> {
+    fn push(&mut self, word: &str, known: Option<u64>) -> Option<u64> {
         if self.words == self.len {
             let oldest = self.ring[self.first];
             self.first = if self.first + 1 == self.len {
@@ -326,7 +328,7 @@ impl Shingler {
             last - self.len
         } else {
             last
-        }] = self.window.add(word, self.seed);
+        }] = self.window.add(word, self.seed, known);
         self.words += 1;
         if self.words == self.len {
             self.emitted = true;
@@ -349,9 +351,10 @@ impl Shingler {
 }
 
 impl Window {
-    /// Takes `word` into the window; returns what the ring keeps of it.
+    /// Takes `word` into the window (`known`: its XXH3-64 by `seed`, when
+    /// already computed); returns what the ring keeps of it.
     #[inline]
-    fn add(&mut self, word: &str, seed: u64) -> u64 {
+    fn add(&mut self, word: &str, seed: u64, known: Option<u64>) -> u64 {
         match self {
             Window::Joined { text, start } => {
                 if text.len() > *start {
@@ -361,7 +364,7 @@ impl Window {
                 word.len() as u64
             }
             Window::Hashes { sum, .. } => {
-                let hash = xxh3_64_with_seed(word.as_bytes(), seed);
+                let hash = known.unwrap_or_else(|| xxh3_64_with_seed(word.as_bytes(), seed));
                 *sum = sum.wrapping_mul(SHINGLE_BASE).wrapping_add(hash);
                 hash
             }
@@ -520,7 +523,7 @@ pub fn book_signature(text: &str, options: &MinHashOptions) -> MinHashSig {
     let mut bins = Bins::new(options.num_hashes());
     tokenise(text, |token| {
         if let Token::Word(word) = token {
-            if let Some(hash) = shingler.push(word) {
+            if let Some(hash) = shingler.push(word, None) {
                 bins.insert(hash);
             }
         }
@@ -551,7 +554,7 @@ pub fn page_signatures(text: &str, options: &MinHashOptions) -> Vec<MinHashSig> 
     };
     tokenise(text, |token| match token {
         Token::Word(word) => {
-            if let Some(hash) = shingler.push(word) {
+            if let Some(hash) = shingler.push(word, None) {
                 bins.insert(hash);
             }
         }
@@ -590,7 +593,7 @@ pub(crate) fn for_each_shingle(
     let mut stream = ShingleStream::new(options, page_hashes);
     tokenise(text, |token| match token {
         Token::Word(word) => {
-            if let Some(hash) = stream.word(word) {
+            if let Some(hash) = stream.word(word, None) {
                 shingle(hash);
             }
         }
@@ -644,16 +647,20 @@ impl ShingleStream {
         }
     }
 
-    /// Takes the next word; returns the book shingle it completes.
+    /// Takes the next word, with its hash when the caller has it; returns
+    /// the book shingle it completes.
     #[inline]
-    pub(crate) fn word(&mut self, word: &str) -> Option<u64> {
-        let book_shingle = self.book.push(word);
+    pub(crate) fn word(&mut self, word: &str, hash: Option<WordHash>) -> Option<u64> {
+        let known = hash
+            .filter(|hash| hash.seed == self.seed)
+            .map(|hash| hash.hash);
+        let book_shingle = self.book.push(word, known);
         if let Some(page) = &mut self.pages {
             page.words += 1;
             // The page's first shingle is also the book's; later ones are
             // the book's.
             let page_shingle = if page.words <= self.len {
-                page.start.push(word)
+                page.start.push(word, known)
             } else {
                 book_shingle
             };

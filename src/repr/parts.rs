@@ -295,7 +295,7 @@ mod tests {
             let options = ExtractOptions { max_term_freq, ..ExtractOptions::default() };
             let text = text_of(words, vocabulary, seed);
             let (whole, book_words) =
-                crate::repr::unique_words::extract_with(&text, &options, None, |_| {});
+                crate::repr::unique_words::extract_with(&text, &options, None, |_, _| {});
             let book_words = book_words.expect("a short text is extracted in memory");
             let again = book_parts(&text, whole.words, whole.sequence.clone(), &options, &small());
             let cut = parts_of(&text, Some(&book_words), whole.words, whole.sequence, &options, &small());
@@ -303,7 +303,7 @@ mod tests {
             // Extracted for those parts, the book has no whole-book
             // sequence, and its parts are the same.
             let (features, book_words) =
-                crate::repr::unique_words::extract_with(&text, &options, Some(&small()), |_| {});
+                crate::repr::unique_words::extract_with(&text, &options, Some(&small()), |_, _| {});
             prop_assert!(small().cuts(features.words) && features.sequence.is_empty());
             let from_words = parts_of(
                 &text, book_words.as_ref(), features.words, features.sequence, &options, &small(),

@@ -49,7 +49,7 @@ pub fn passage_ranges(words: u64) -> Vec<std::ops::Range<u64>> {
 
 /// The passages of a book's (decoded) text as a load stores them.
 pub fn book_passages(text: &str, options: &ExtractOptions) -> Vec<UniqueWordSeq> {
-    let (features, book_words) = super::unique_words::extract_with(text, options, None, |_| {});
+    let (features, book_words) = super::unique_words::extract_with(text, options, None, |_, _| {});
     passages_of(text, book_words.as_ref(), features.words, options)
 }
 
@@ -125,7 +125,7 @@ mod tests {
     fn each_passage_is_the_sequence_of_its_own_words_at_book_positions() {
         let options = ExtractOptions::default();
         let text = text_of(5000, 4000, 11);
-        let (features, book_words) = extract_with(&text, &options, None, |_| {});
+        let (features, book_words) = extract_with(&text, &options, None, |_, _| {});
         let passages = passages_of(&text, book_words.as_ref(), features.words, &options);
         assert_eq!(passages.len(), 3);
         assert_each_is_its_range(&passages, &passage_ranges(5000), &text, &options);
@@ -160,7 +160,7 @@ mod tests {
                 .map(|w| w.repeat(3))
                 .collect();
             let text = text.join(" ");
-            let (features, book_words) = extract_with(&text, &options, None, |_| {});
+            let (features, book_words) = extract_with(&text, &options, None, |_, _| {});
             let cut = passages_of(&text, book_words.as_ref(), features.words, &options);
             let again = passages_of(&text, None, features.words, &options);
             prop_assert_eq!(cut, again);

@@ -48,6 +48,7 @@ use super::minhash::{mix64, Bins, MinHashOptions, MinHashSig, ShingleStream, MAX
 #[cfg(doc)]
 use super::minhash::{oph_signature, shingle_hashes, shingles_and_pages};
 use super::simhash::{SimHash128, SimHashOptions, SimHasher};
+use super::unique_words::WordHash;
 use crate::error::{Error, Result};
 use crate::text::{tokenise, Token, PAGE_BREAK};
 
@@ -352,9 +353,16 @@ impl Sketcher {
     /// Takes the text's next token.
     #[inline]
     pub(crate) fn token(&mut self, token: Token<'_>) {
+        self.hashed_token(token, None);
+    }
+
+    /// Takes the text's next token, a word with its hash when the caller
+    /// computed one (it is used when its seed is the sketch's).
+    #[inline]
+    pub(crate) fn hashed_token(&mut self, token: Token<'_>, hash: Option<WordHash>) {
         match token {
             Token::Word(word) => {
-                if let Some(hash) = self.shingles.word(word) {
+                if let Some(hash) = self.shingles.word(word, hash) {
                     self.shingle(hash);
                 }
                 self.simhash.word(word);
@@ -612,20 +620,26 @@ mod tests {
                 let expected = compute_from_all_shingles(text, &options);
                 assert_eq!(BookSketch::compute(text, &options), expected);
                 // Fed by the unique-word extraction's tokenising pass, as
-                // the loader does.
-                let mut sketcher = Sketcher::new(text.contains(PAGE_BREAK), &options);
-                let extract_options = crate::repr::ExtractOptions::default();
-                let (features, _) = crate::repr::unique_words::extract_with(
-                    text,
-                    &extract_options,
-                    None,
-                    |token| sketcher.token(token),
-                );
-                assert_eq!(sketcher.finish(), expected);
-                assert_eq!(
-                    features.sequence,
-                    crate::repr::unique_words::extract(text, &extract_options).sequence
-                );
+                // the loader does: its word hashes are taken with the
+                // sketch's seed, and left with another.
+                for hash_seed in [options.book.seed, options.book.seed ^ 1] {
+                    let mut sketcher = Sketcher::new(text.contains(PAGE_BREAK), &options);
+                    let extract_options = crate::repr::ExtractOptions {
+                        hash_seed,
+                        ..crate::repr::ExtractOptions::default()
+                    };
+                    let (features, _) = crate::repr::unique_words::extract_with(
+                        text,
+                        &extract_options,
+                        None,
+                        |token, hash| sketcher.hashed_token(token, hash),
+                    );
+                    assert_eq!(sketcher.finish(), expected, "extraction seed {hash_seed}");
+                    assert_eq!(
+                        features.sequence,
+                        crate::repr::unique_words::extract(text, &extract_options).sequence
+                    );
+                }
             }
         }
         let sketch = BookSketch::compute(&texts[5], &SketchOptions::default());

@@ -144,12 +144,13 @@ pub const LARGE_TEXT_BYTES: usize = 8 << 20;
 /// depend on the text's size: texts over [`LARGE_TEXT_BYTES`] are only
 /// extracted another way.
 pub fn extract(text: &str, options: &ExtractOptions) -> Features {
-    extract_with(text, options, None, |_| {}).0
+    extract_with(text, options, None, |_, _| {}).0
 }
 
 /// [`extract`], also giving every token of the text, in order, to `also`:
-/// from the same tokenising pass when the text is extracted in one, and
-/// then with the book's [`BookWords`], from which its parts are cut
+/// from the same tokenising pass when the text is extracted in one, each
+/// word with the hash it is numbered by (its key, by `options.hash_seed`),
+/// and then with the book's [`BookWords`], from which its parts are cut
 /// without tokenising it again. With `cut`, a text extracted in one pass
 /// that those options cut into parts gets no whole-book sequence (its
 /// `sequence` is empty, its `alphabetical_dropped` 0): its caller cuts the
@@ -158,10 +159,10 @@ pub(crate) fn extract_with(
     text: &str,
     options: &ExtractOptions,
     cut: Option<&PartOptions>,
-    mut also: impl FnMut(Token<'_>),
+    mut also: impl FnMut(Token<'_>, Option<WordHash>),
 ) -> (Features, Option<BookWords>) {
     if text.len() > LARGE_TEXT_BYTES {
-        tokenise(text, &mut also);
+        tokenise(text, |token| also(token, None));
         (large::extract(text, options, large::MIN_RUN), None)
     } else {
         let (features, words) = extract_in_memory(text, options, cut, also);
@@ -169,14 +170,23 @@ pub(crate) fn extract_with(
     }
 }
 
+/// A word's XXH3-64 with `seed`: the key the extraction numbers it by,
+/// which a shingler of the same seed takes instead of hashing the word
+/// again.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct WordHash {
+    pub(crate) seed: u64,
+    pub(crate) hash: u64,
+}
+
 /// One pass over the text, every distinct word numbered through a hash
-/// map; `also` is given every token. The whole book's sequence is left
-/// empty when `cut` cuts the book into parts.
+/// map; `also` is given every token, a word with its key. The whole
+/// book's sequence is left empty when `cut` cuts the book into parts.
 fn extract_in_memory(
     text: &str,
     options: &ExtractOptions,
     cut: Option<&PartOptions>,
-    mut also: impl FnMut(Token<'_>),
+    mut also: impl FnMut(Token<'_>, Option<WordHash>),
 ) -> (Features, BookWords) {
     let mut words = BookWords::with_capacity(text.len());
     let mut numbers: HashMap<u64, u32, BuildNoHashHasher<u64>> =
@@ -184,15 +194,19 @@ fn extract_in_memory(
     let mut pages: u32 = 1;
     let token_stats = tokenise(text, |token| match token {
         Token::Word(word) => {
-            also(token);
             let key = xxh3_64_with_seed(word.as_bytes(), options.hash_seed);
+            let hash = WordHash {
+                seed: options.hash_seed,
+                hash: key,
+            };
+            also(token, Some(hash));
             let number = *numbers
                 .entry(key)
                 .or_insert_with(|| words.add_distinct(key, word));
             words.numbers.push(number);
         }
         Token::PageBreak => {
-            also(token);
+            also(token, None);
             pages = pages.saturating_add(1)
         }
     });
@@ -630,7 +644,7 @@ mod tests {
 
     /// The features of both extractions, field by field.
     fn assert_same(text: &str, options: &ExtractOptions, min_run: usize) {
-        let a = extract_in_memory(text, options, None, |_| {}).0;
+        let a = extract_in_memory(text, options, None, |_, _| {}).0;
         let b = large::extract(text, options, min_run);
         assert_eq!(a.sequence, b.sequence, "{options:?}, runs of {min_run}");
         assert_eq!(
@@ -716,7 +730,7 @@ mod tests {
             hash_seed: 7,
             ..ExtractOptions::default()
         };
-        let features = extract_in_memory(&text, &options, None, |_| {}).0;
+        let features = extract_in_memory(&text, &options, None, |_, _| {}).0;
         assert_eq!(features.distinct_words, 300_000);
         assert!(features.sequence.len() < 300_000, "no collision to test");
         assert_same(&text, &options, 4096);
@@ -728,7 +742,7 @@ mod tests {
         assert!(text.len() > LARGE_TEXT_BYTES);
         let options = ExtractOptions::default();
         let features = extract(&text, &options);
-        let in_memory = extract_in_memory(&text, &options, None, |_| {}).0;
+        let in_memory = extract_in_memory(&text, &options, None, |_, _| {}).0;
         assert_eq!(features.sequence, in_memory.sequence);
         assert_eq!(features.distinct_words, in_memory.distinct_words);
     }
