@@ -416,7 +416,9 @@ impl Grams {
 
     fn push_word(&mut self, word: &str) {
         let by_table = self.n <= TABLE_NGRAM_CHARS;
-        if by_table && self.chunk.is_empty() && word.bytes().all(|b| b.is_ascii_lowercase()) {
+        // A fold without an early exit: no branch per letter.
+        let letters = (word.bytes()).fold(true, |letters, b| letters & b.is_ascii_lowercase());
+        if by_table && self.chunk.is_empty() && letters {
             self.count_letters(word.as_bytes());
             return;
         }
@@ -439,6 +441,14 @@ impl Grams {
     fn count_letters(&mut self, word: &[u8]) {
         let n = self.n;
         let table = self.table.get_or_insert_with(|| GramTable::new(n));
+        if self.any_word && self.held == n - 1 {
+            // Past the text's first n − 1 characters (nearly every word):
+            // each character, the space first, ends an n-gram.
+            let index = table.count_after(self.digits, b" ", &mut self.counts, self.seed);
+            self.digits = table.count_after(index, word, &mut self.counts, self.seed);
+            self.counted = true;
+            return;
+        }
         let separator: &[u8] = if self.any_word { b" " } else { b"" };
         self.any_word = true;
         for part in [separator, word] {
