@@ -1,6 +1,7 @@
 //! Text to unique words: `text::decode` (its encoding choice agrees with the
-//! bytes, and `text::decode_owned` gives what it gives), `text::tokenise` (and `text::tokenise_spans`: the same tokens
-//! with increasing byte ranges on character boundaries) and
+//! bytes, and `text::decode_owned` gives what it gives), `text::tokenise`
+//! (and `text::tokenise_spans`: the same tokens with increasing byte ranges
+//! on character boundaries) and
 //! `unique_words::extract` on any bytes. Words are non-empty letters of at
 //! most MAX_WORD_BYTES bytes; normalising is idempotent; a sequence has
 //! strictly increasing positions and distinct hashes; without the
