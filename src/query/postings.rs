@@ -284,6 +284,15 @@ struct Resolved {
     after: Option<(usize, u32)>,
 }
 
+/// How many lists (or words) ahead of the one read a loop over scattered
+/// lists asks for the next ones' bytes ([`Segment::prefetch_list`]): far
+/// enough that they arrive in time, near enough that they are still
+/// cached when read.
+const PREFETCH_AHEAD: usize = 16;
+
+/// The same while decoding, where each list takes longer to read.
+const DECODE_AHEAD: usize = 4;
+
 /// No list to scan.
 const NO_LIST: (u32, u32) = (0, 0);
 
@@ -404,7 +413,16 @@ impl Resolved {
             word => segment.list_range(word),
         };
         let mut lists: Vec<Vec<(u32, u32)>> = (segments.iter().zip(words.iter()))
-            .map(|(segment, words)| words.iter().map(|&w| list_of(segment, w)).collect())
+            .map(|(segment, words)| {
+                (words.iter().enumerate())
+                    .map(|(i, &w)| {
+                        if let Some(&ahead) = words.get(i + PREFETCH_AHEAD) {
+                            segment.prefetch_list_range(ahead);
+                        }
+                        list_of(segment, w)
+                    })
+                    .collect()
+            })
             .collect();
         let cap = vocabulary.cap() as usize;
         // A list has at most one entry per part: with no more parts than
@@ -931,11 +949,15 @@ impl Join {
         self.frequent_in_x = self.resolved.frequent;
         let segments = postings.runs.segments();
         // The buffer holds every list's count, read first: reads that
-        // depend on nothing, so they overlap (reading every line of the
-        // lists too measured no faster).
+        // depend on nothing, each list asked for well before it is read,
+        // so their misses overlap (reading every line of the lists too
+        // measured no faster).
         let mut most = 0usize;
         for (segment, lists) in segments.iter().zip(&self.resolved.lists) {
-            for &list in lists {
+            for (i, &list) in lists.iter().enumerate() {
+                if let Some(&ahead) = lists.get(i + PREFETCH_AHEAD) {
+                    segment.prefetch_list(ahead);
+                }
                 most += segment.list_at(list).len() as usize;
             }
         }
@@ -950,6 +972,9 @@ impl Join {
         let (mut n, mut new) = (0, 0);
         for i in 0..self.resolved.len() {
             for (r, segment) in segments.iter().enumerate() {
+                if let Some(&ahead) = self.resolved.lists[r].get(i + DECODE_AHEAD) {
+                    segment.prefetch_list(ahead);
+                }
                 let Some((list, after)) = self.resolved.list(segment, r, i) else {
                     continue;
                 };
@@ -1016,12 +1041,15 @@ impl Join {
             }
             let entries = self.entries_of(elements);
             let parts = &self.entry_parts[entries.clone()];
+            // Slices held apart from `self`, so the loop keeps their
+            // addresses instead of reading them again after each count.
+            let (slot, rows) = (&self.slot[..], self.row.as_chunks_mut::<B>().0);
             for (&part, &by) in parts.iter().zip(&self.entry_blocks[entries]) {
-                let k = (self.slot[part as usize] as usize).min(slotted);
+                let k = (slot[part as usize] as usize).min(slotted);
                 // A cell counts at most one entry per element of the row's
                 // block, which the caller keeps within u16 (the spare row
                 // may wrap: nothing reads it).
-                let cell = &mut self.row[k * B + (by >> shift) as usize];
+                let cell = &mut rows[k][usize::from(by >> shift) % B];
                 *cell = cell.wrapping_add(1);
             }
             let rows = self.row.as_chunks_mut::<B>().0;

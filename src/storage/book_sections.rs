@@ -220,6 +220,24 @@ impl Segment {
         }
     }
 
+    /// Brings closer the first bytes of the list whose bytes are `range`
+    /// ([`Self::list_at`] reads them), a few lists before it is read.
+    #[inline]
+    pub fn prefetch_list(&self, (start, _): (u32, u32)) {
+        let at = self.spans().lists_at.saturating_add(start as usize);
+        packed::prefetch(&self.bytes, at);
+    }
+
+    /// Brings closer the stored end of word `word`'s list (which
+    /// [`Self::list_range`] reads), a few words before it is read.
+    #[inline]
+    pub fn prefetch_list_range(&self, word: u32) {
+        let spans = self.spans();
+        let byte = u64::from(word) * u64::from(spans.list_end_width) / 8;
+        let at = usize::try_from(byte).map_or(usize::MAX, |b| b.saturating_add(spans.list_ends_at));
+        packed::prefetch(&self.bytes, at);
+    }
+
     /// Every word's posting list, word after word.
     pub fn word_lists(&self) -> impl Iterator<Item = List<'_>> + '_ {
         (0..self.word_count() as u32).map(|word| self.word_list(word))
