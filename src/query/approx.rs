@@ -41,8 +41,9 @@ use crate::batch::{
     least_sampled_lcs, sample_in_order, KEY_CAP_DIVISOR, MAX_KEY_TABLE_PART_PAIRS, MIN_KEY_CAP,
     MIN_SAMPLE_WORD_CAP, MIN_SHARED_VALUES, SAMPLE_WORD_CAP_DIVISOR,
 };
-use crate::repr::sketch::{BookSketch, SketchOptions, Table};
+use crate::repr::sketch::{BookSketch, SketchOptions, Sketcher, Table};
 use crate::repr::SimHash128;
+use crate::text::PAGE_BREAK;
 
 /// Candidates each source proposed for one query (a book may come from
 /// several sources).
@@ -142,9 +143,14 @@ impl Sketches {
         }
     }
 
-    /// The keys and simhash of a new text.
-    pub(crate) fn keys_of_text(&self, text: &str) -> (QueryKeys, SimHash128) {
-        let sketch = BookSketch::compute(text, &self.options);
+    /// A sketcher of `text` (its tokens still to come) with the index's
+    /// options.
+    pub(crate) fn sketcher_of(&self, text: &str) -> Sketcher {
+        Sketcher::new(text.contains(PAGE_BREAK), &self.options)
+    }
+
+    /// The keys and simhash of a new text, from its sketch.
+    pub(crate) fn keys_of_sketch(&self, sketch: &BookSketch) -> (QueryKeys, SimHash128) {
         let keys = QueryKeys {
             keys: Table::ALL.map(|table| sketch.keys(table, &self.options)),
             stored: None,

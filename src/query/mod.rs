@@ -36,13 +36,15 @@ use std::sync::{Arc, OnceLock};
 
 use crate::error::{Error, Result};
 use crate::repr::passages::passages_of;
-use crate::repr::{parts::parts_of, unique_words::extract_with, UniqueWordSeq};
+use crate::repr::sketch::BookSketch;
+use crate::repr::unique_words::{extract_with, WordHash};
+use crate::repr::{parts::parts_of, UniqueWordSeq};
 use crate::storage::barrel::Record;
 use crate::storage::catalog::CatalogSnapshot;
 use crate::storage::segment::{self, Segment, Unreadable};
 use crate::store::records::RecordFiles;
 use crate::store::{BookRef, RecordPlace, Store};
-use crate::text::decode;
+use crate::text::{decode, Token};
 use approx::Sketches;
 use postings::{Frequent, Postings};
 use query_book::{QueryBook, QueryText};
@@ -627,12 +629,23 @@ impl Reader {
     /// ([`crate::lang::detect`]).
     pub fn query_text(&self, text: &[u8], options: &QueryOptions) -> Result<QueryResult> {
         let decoded = decode(text);
-        let query_text = self.query_text_of(&decoded.text, options.translations);
-        let query = QueryBook::Text(&query_text);
-        let mut result = match options.mode {
-            Mode::Exact => self.query_exact(&query, options),
+        let (query_text, sketch) = match options.mode {
+            Mode::Exact => (
+                self.query_text_of(&decoded.text, options.translations),
+                None,
+            ),
             Mode::Approximate => {
-                let (keys, simhash) = self.sketches()?.keys_of_text(&decoded.text);
+                let sketches = self.sketches()?;
+                let (query_text, sketch) =
+                    self.query_text_sketched(&decoded.text, options.translations, sketches);
+                (query_text, Some(sketch))
+            }
+        };
+        let query = QueryBook::Text(&query_text);
+        let mut result = match sketch {
+            None => self.query_exact(&query, options),
+            Some(sketch) => {
+                let (keys, simhash) = self.sketches()?.keys_of_sketch(&sketch);
                 self.query_bands(&query, &keys, simhash, options)
             }
         }?;
@@ -651,9 +664,36 @@ impl Reader {
     /// A decoded text as a load would store it, its passages cut too when
     /// `with_passages`.
     pub(crate) fn query_text_of(&self, text: &str, with_passages: bool) -> QueryText {
+        self.query_text_with(text, with_passages, |_, _| {})
+    }
+
+    /// [`Reader::query_text_of`] and the text's sketch with `sketches`'
+    /// options ([`BookSketch::compute`]), from the one tokenising pass,
+    /// as a load takes them.
+    fn query_text_sketched(
+        &self,
+        text: &str,
+        with_passages: bool,
+        sketches: &Sketches,
+    ) -> (QueryText, BookSketch) {
+        let mut sketcher = sketches.sketcher_of(text);
+        let query_text = self.query_text_with(text, with_passages, |token, hash| {
+            sketcher.hashed_token(token, hash)
+        });
+        (query_text, sketcher.finish())
+    }
+
+    /// [`Reader::query_text_of`], also giving every token of the text to
+    /// `also`, from the extraction's one tokenising pass ([`extract_with`]).
+    fn query_text_with(
+        &self,
+        text: &str,
+        with_passages: bool,
+        also: impl FnMut(Token<'_>, Option<WordHash>),
+    ) -> QueryText {
         let options = self.store.extract_options();
         let part_options = self.store.part_options();
-        let (features, book_words) = extract_with(text, options, Some(part_options), |_, _| {});
+        let (features, book_words) = extract_with(text, options, Some(part_options), also);
         let words = features.words;
         let passages = match with_passages {
             true => passages_of(text, book_words.as_ref(), words, options),
@@ -733,4 +773,48 @@ fn legacy_runs(
     let bytes = segment::encode(books, k)?;
     let segment = Segment::in_memory(bytes, store.catalog().path())?;
     Ok((Runs::new(vec![segment], &[]), damaged))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Document, Index};
+
+    /// An approximate text query sketches the text in its extraction's
+    /// pass: the same parts, passages and sketch as two passes give, for
+    /// a book, a volume cut into parts and a text with pages.
+    #[test]
+    fn a_text_sketched_in_its_extraction_pass_is_sketched_as_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let index = Index::builder().parts(64, 32).create(dir.path()).unwrap();
+        let stored = (0..300).map(|i| format!("w{}", i % 97)).collect::<Vec<_>>();
+        let mut loader = index.bulk_loader(crate::LoadOptions::default()).unwrap();
+        loader.add(Document::new("a", stored.join(" "))).unwrap();
+        loader.finish().unwrap();
+        let reader = index.reader().unwrap();
+        let sketches = reader.sketches().unwrap();
+        let words = |n: usize| {
+            (0..n)
+                .map(|i| format!("v{}", i * 7 % 53))
+                .collect::<Vec<_>>()
+        };
+        let texts = [
+            words(40).join(" "),
+            words(500).join(" "),
+            words(120).join(" ").replace("v3 ", "v3\x0c"),
+        ];
+        for text in &texts {
+            let (query_text, sketch) = reader.query_text_sketched(text, true, sketches);
+            let alone = reader.query_text_of(text, true);
+            assert_eq!(query_text.parts, alone.parts);
+            assert_eq!(query_text.passages, alone.passages);
+            assert_eq!(query_text.words, alone.words);
+            let options = reader.store.sketch_options().unwrap();
+            assert_eq!(sketch, BookSketch::compute(text, options));
+        }
+        assert!(
+            reader.query_text_of(&texts[1], false).parts.len() > 1,
+            "a volume"
+        );
+    }
 }
