@@ -629,7 +629,7 @@ impl Reader {
     /// ([`crate::lang::detect`]).
     pub fn query_text(&self, text: &[u8], options: &QueryOptions) -> Result<QueryResult> {
         let decoded = decode(text);
-        let (query_text, sketch) = match options.mode {
+        let (query_text, bands) = match options.mode {
             Mode::Exact => (
                 self.query_text_of(&decoded.text, options.translations),
                 None,
@@ -638,16 +638,13 @@ impl Reader {
                 let sketches = self.sketches()?;
                 let (query_text, sketch) =
                     self.query_text_sketched(&decoded.text, options.translations, sketches);
-                (query_text, Some(sketch))
+                (query_text, Some(sketches.keys_of_sketch(&sketch)))
             }
         };
         let query = QueryBook::Text(&query_text);
-        let mut result = match sketch {
+        let mut result = match bands {
             None => self.query_exact(&query, options),
-            Some(sketch) => {
-                let (keys, simhash) = self.sketches()?.keys_of_sketch(&sketch);
-                self.query_bands(&query, &keys, simhash, options)
-            }
+            Some((keys, simhash)) => self.query_bands(&query, &keys, simhash, options),
         }?;
         result.language = crate::lang::detect(&decoded.text).to_string();
         if options.translations {

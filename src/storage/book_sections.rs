@@ -197,8 +197,12 @@ impl Segment {
     /// The stored end of word `word`'s list (unclamped; 0 past the bytes).
     #[inline]
     fn list_end(&self, spans: &BookSpans, word: usize) -> u32 {
-        let ends = self.bytes.get(spans.list_ends_at..).unwrap_or(&[]);
-        packed::get(ends, word, spans.list_end_width)
+        packed::get(self.list_ends(spans), word, spans.list_end_width)
+    }
+
+    /// The bit-packed ends of the lists, up to the end of the segment.
+    fn list_ends(&self, spans: &BookSpans) -> &[u8] {
+        self.bytes.get(spans.list_ends_at..).unwrap_or(&[])
     }
 
     /// The posting list of word `word` (empty past the last word).
@@ -212,20 +216,24 @@ impl Segment {
     /// read with one eight-byte load (bits past the list are masked off).
     #[inline]
     pub fn list_at(&self, (start, end): (u32, u32)) -> List<'_> {
-        let spans = self.spans();
-        let at = spans.lists_at + start as usize;
         match start < end {
-            true => List::read(self.bytes.get(at..).unwrap_or(&[])),
+            true => List::read(self.bytes.get(self.list_start(start)..).unwrap_or(&[])),
             false => List::default(),
         }
+    }
+
+    /// Where in the segment the list starts whose bytes start at `start`
+    /// of the lists' bytes.
+    #[inline]
+    fn list_start(&self, start: u32) -> usize {
+        self.spans().lists_at.saturating_add(start as usize)
     }
 
     /// Brings closer the first bytes of the list whose bytes are `range`
     /// ([`Self::list_at`] reads them), a few lists before it is read.
     #[inline]
     pub fn prefetch_list(&self, (start, _): (u32, u32)) {
-        let at = self.spans().lists_at.saturating_add(start as usize);
-        packed::prefetch(&self.bytes, at);
+        packed::prefetch(&self.bytes, self.list_start(start));
     }
 
     /// Brings closer the stored end of word `word`'s list (which
@@ -233,9 +241,7 @@ impl Segment {
     #[inline]
     pub fn prefetch_list_range(&self, word: u32) {
         let spans = self.spans();
-        let byte = u64::from(word) * u64::from(spans.list_end_width) / 8;
-        let at = usize::try_from(byte).map_or(usize::MAX, |b| b.saturating_add(spans.list_ends_at));
-        packed::prefetch(&self.bytes, at);
+        packed::prefetch_value(self.list_ends(spans), word as usize, spans.list_end_width);
     }
 
     /// Every word's posting list, word after word.

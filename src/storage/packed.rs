@@ -147,17 +147,32 @@ fn load_u64(bytes: &[u8], at: usize) -> u64 {
 /// 32).
 #[inline]
 pub fn get(bytes: &[u8], i: usize, width: u8) -> u32 {
+    let bit = bit_of(i, width);
     let width = u32::from(width.min(32));
     if width == 0 {
         return 0;
     }
-    let bit = i as u64 * u64::from(width);
     let at = (bit / 8) as usize;
     let word = match bytes.get(at..at + 8) {
         Some(eight) => u64::from_le_bytes(eight.try_into().unwrap_or([0; 8])),
         None => load_u64(bytes, at),
     };
     ((word >> (bit % 8)) & ((1u64 << width) - 1)) as u32
+}
+
+/// Where value `i` of an array packed at `width` bits (widths past 32
+/// read as 32) starts, in bits.
+#[inline]
+fn bit_of(i: usize, width: u8) -> u64 {
+    i as u64 * u64::from(width.min(32))
+}
+
+/// Asks for the cache line of value `i` of an array packed at `width`
+/// bits, which [`get`] reads ([`prefetch`]).
+#[inline]
+pub fn prefetch_value(bytes: &[u8], i: usize, width: u8) {
+    let at = usize::try_from(bit_of(i, width) / 8).unwrap_or(usize::MAX);
+    prefetch(bytes, at);
 }
 
 /// Unpacks the first `out.len()` values of an array packed at `width`
