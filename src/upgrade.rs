@@ -23,15 +23,16 @@
 //! format: this build reads it but cannot load into it (its sketches or
 //! page signatures would need the texts).
 //!
-//! A format-10 to format-16 index is upgraded by one catalog transaction:
-//! its sketch options (40 bytes, without the shingle hash: its shingles
-//! stay joined words, so the books loaded after the upgrade are sketched as
-//! its older ones), its segments (from format 14 the current layout; format 13: keys
+//! A format-10 to format-17 index is upgraded by one catalog transaction:
+//! its sketch options (before format 17 40 bytes, without the shingle
+//! hash: its shingles stay joined words, so the books loaded after the
+//! upgrade are sketched as its older ones), its segments (from format 14 the current layout; format 13: keys
 //! book after book with a key order of numbers; before, each key twice and
 //! `u32` list ends, and before format 12 no passages), its barrel records
-//! (before format 13 `u32` deltas; before format 11 the hashes too) and its
-//! page-file records (before format 15 the high 32 bits of each value) are
-//! read as they are, and a merge rewrites the segments in the current
+//! (before format 13 `u32` deltas; before format 11 the hashes too), its
+//! page-file records (before format 15 the high 32 bits of each value) and
+//! its word-image book files (before format 18 one box a word, the OCR's)
+//! are read as they are, and a merge rewrites the segments in the current
 //! layout.
 //!
 //! A format-5 to format-9 index (redb's file format 3 already) is upgraded

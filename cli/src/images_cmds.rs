@@ -21,10 +21,13 @@ searched by `stemmata spot` even where the OCR misread them.
 
 Each page is an image (PNG, TIFF or JPEG) with its OCR beside it: the same
 name with .hocr or .html (hOCR, as `tesseract page.png page hocr` writes) or
-.xml / .alto.xml (ALTO). Every OCR word box becomes a word image: its visual
-terms (dense SIFT-like descriptors quantised by a vocabulary learned from the
-index's first book), its OCR word and a small crop are stored in the index
-(images/); the page images themselves are not needed afterwards.
+.xml / .alto.xml (ALTO). Every OCR word box becomes a word image. Its box is
+found from the ink inside the OCR's: tightened to the ink's rows and columns,
+and split where the OCR read two words as one and the ink shows the gap (the
+OCR's box is kept beside it). Its visual terms (dense SIFT-like descriptors
+quantised by a vocabulary learned from the index's first book), its OCR word
+and a small crop are stored in the index (images/); the page images
+themselves are not needed afterwards.
 
 The letter-bigram model that turns a word image's visual terms into
 likelihoods of letter pairs is learned from the index's own word images and
@@ -134,8 +137,8 @@ the word as typed, in small letters and capitalised, keeping the best, and OCR
 words are compared in small letters, so an OCR word `FANNY` matches as well).
 
 Each hit names the book, page (number and image file), the word's box on the
-page (x0,y0,x1,y1 pixels) and its OCR word. --html writes a contact sheet of
-the hits' crops to look at.";
+page (x0,y0,x1,y1 pixels, found from the ink) and its OCR word. --html writes
+a contact sheet of the hits' crops to look at.";
 
 #[derive(Args)]
 pub struct SpotArgs {

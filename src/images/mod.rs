@@ -46,6 +46,7 @@ impl WordBox {
 pub mod bigrams;
 pub mod codebook;
 pub mod descriptor;
+pub mod ink;
 pub mod learn;
 pub mod likelihood;
 pub mod model;

@@ -1,7 +1,8 @@
 //! Reading scanned pages: a page image (PNG, TIFF, JPEG) with its OCR
 //! (hOCR or ALTO, the file beside it), checked against each other, into
-//! the word images search needs: each OCR word's box, word, descriptors
-//! and a small crop for showing it.
+//! the word images search needs: each word's box (the ink's, found inside
+//! the OCR's box, [`super::ink`]), word, descriptors and a small crop for
+//! showing it.
 //!
 //! A page's OCR is the file with the image's stem and the extension
 //! `.hocr`, `.html`, `.xml` or `.alto.xml` beside it, the first that
@@ -16,6 +17,7 @@ use image::GrayImage;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::descriptor::{describe, Keypoint};
+use super::ink::ink_words;
 use super::ocr::{read_ocr, MAX_COORDINATE};
 use super::WordBox;
 use crate::error::{Error, IoContext, Result};
@@ -127,9 +129,14 @@ fn images_in(dir: &Path) -> Result<Vec<PathBuf>> {
 /// One word image of a page.
 #[derive(Debug, Clone)]
 pub struct PageWord {
-    /// Its box, within the page image.
+    /// Its box, within the page image: the ink's extent inside the OCR's
+    /// box ([`ink_words`]).
     pub bbox: WordBox,
-    /// The word the OCR read.
+    /// The OCR's box it was found in (clipped to the page), for reference:
+    /// several words share it where the OCR joined them.
+    pub ocr_box: WordBox,
+    /// The word the OCR read (its share of the OCR's text when the OCR
+    /// joined words).
     pub ocr: String,
     /// Its descriptors.
     pub keypoints: Vec<Keypoint>,
@@ -190,24 +197,29 @@ fn read_counted_page(files: &PageFiles, book_words: &AtomicUsize) -> Result<Page
             files.image.display()
         )));
     }
-    let words = ocr
-        .words
-        .iter()
-        .filter_map(|word| {
-            let bbox = WordBox {
-                x0: word.bbox.x0.min(width),
-                y0: word.bbox.y0.min(height),
-                x1: word.bbox.x1.min(width),
-                y1: word.bbox.y1.min(height),
-            };
-            (!bbox.is_empty()).then(|| PageWord {
-                bbox,
-                ocr: word.text.clone(),
-                keypoints: describe(&image, bbox),
-                crop: crop(&image, bbox),
-            })
-        })
-        .collect();
+    let mut words = Vec::with_capacity(ocr.words.len());
+    for word in &ocr.words {
+        let ocr_box = WordBox {
+            x0: word.bbox.x0.min(width),
+            y0: word.bbox.y0.min(height),
+            x1: word.bbox.x1.min(width),
+            y1: word.bbox.y1.min(height),
+        };
+        if ocr_box.is_empty() {
+            continue;
+        }
+        words.extend(
+            ink_words(&image, ocr_box, &word.text)
+                .into_iter()
+                .map(|found| PageWord {
+                    bbox: found.bbox,
+                    ocr_box,
+                    ocr: found.text,
+                    keypoints: describe(&image, found.bbox),
+                    crop: crop(&image, found.bbox),
+                }),
+        );
+    }
     Ok(Page {
         name: files
             .image

@@ -149,6 +149,13 @@ impl FormatVersion {
     pub fn has_model_books(self) -> bool {
         self.0 >= 16
     }
+
+    /// Word-image book files store each word's box found from the ink
+    /// and the OCR's box it lies in (from format 18; before, one box, the
+    /// OCR's).
+    pub fn has_ink_boxes(self) -> bool {
+        self.0 >= 18
+    }
 }
 
 impl std::fmt::Display for FormatVersion {

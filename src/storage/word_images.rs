@@ -43,8 +43,11 @@ pub struct StoredPage {
 pub struct StoredWord {
     /// Its page (index into the book's pages).
     pub page: u32,
-    /// Its box on the page.
+    /// Its box on the page: the ink's, found inside the OCR's box.
     pub bbox: WordBox,
+    /// The box the OCR gave, which holds `bbox` (stored from format 18;
+    /// an older book file's words read their one box as both).
+    pub ocr_box: WordBox,
     /// The word the OCR read in it.
     pub ocr: String,
     /// Its visual terms with their positions in box heights.
@@ -169,8 +172,10 @@ pub fn encode_book(book: &ImageBook) -> Vec<u8> {
     put_u32(&mut out, book.words.len() as u32);
     for word in &book.words {
         put_u32(&mut out, word.page);
-        for v in [word.bbox.x0, word.bbox.y0, word.bbox.x1, word.bbox.y1] {
-            put_u32(&mut out, v);
+        for bbox in [word.bbox, word.ocr_box] {
+            for v in [bbox.x0, bbox.y0, bbox.x1, bbox.y1] {
+                put_u32(&mut out, v);
+            }
         }
         put_str(&mut out, &word.ocr);
         put_u16(&mut out, word.crop_width);
@@ -194,8 +199,8 @@ pub fn encode_book(book: &ImageBook) -> Vec<u8> {
 pub use super::dictionary_file::stored_checksum;
 
 /// The body of a checksummed file of `kind`: header and checksum checked.
-fn body<'a>(bytes: &'a [u8], kind: FileKind, path: &'a Path) -> Result<Cursor<'a>> {
-    FileHeader::decode_from(bytes, kind, path)?;
+fn body<'a>(bytes: &'a [u8], kind: FileKind, path: &'a Path) -> Result<(FileHeader, Cursor<'a>)> {
+    let header = FileHeader::decode_from(bytes, kind, path)?;
     if bytes.len() < HEADER_LEN + CHECKSUM_LEN {
         return Err(Error::corrupted_at(
             path,
@@ -208,11 +213,12 @@ fn body<'a>(bytes: &'a [u8], kind: FileKind, path: &'a Path) -> Result<Cursor<'a
         ));
     }
     let body = checked_body(bytes, path, 0)?;
-    Ok(Cursor::at(
+    let cursor = Cursor::at(
         body.get(HEADER_LEN..).unwrap_or_default(),
         path,
         HEADER_LEN as u64,
-    ))
+    );
+    Ok((header, cursor))
 }
 
 /// A u32 that must lie in `range`.
@@ -242,7 +248,8 @@ fn count(c: &mut Cursor<'_>, what: &str, least: usize) -> Result<usize> {
 /// Decodes the book file `bytes` read from `path`: header, checksum, then
 /// every field; `Corrupted` or `ChecksumMismatch` naming the file.
 pub fn decode_book(bytes: &[u8], path: &Path) -> Result<ImageBook> {
-    let mut c = body(bytes, FileKind::ImageBook, path)?;
+    let (header, mut c) = body(bytes, FileKind::ImageBook, path)?;
+    let has_ocr_boxes = header.version.has_ink_boxes();
     let key = c.string("key")?;
     let vocabulary_terms = bounded(&mut c, "vocabulary of", 1..=MAX_VOCABULARY_TERMS as u32)?;
     let page_count = count(&mut c, "pages", 12)?;
@@ -260,7 +267,12 @@ pub fn decode_book(bytes: &[u8], path: &Path) -> Result<ImageBook> {
     let word_count = count(&mut c, "words", 28)?;
     let mut words = Vec::with_capacity(word_count);
     for _ in 0..word_count {
-        words.push(decode_word(&mut c, &pages, vocabulary_terms)?);
+        words.push(decode_word(
+            &mut c,
+            &pages,
+            vocabulary_terms,
+            has_ocr_boxes,
+        )?);
     }
     let mut crops = Vec::with_capacity(pages.len());
     for _ in 0..pages.len() {
@@ -277,12 +289,9 @@ pub fn decode_book(bytes: &[u8], path: &Path) -> Result<ImageBook> {
     })
 }
 
-fn decode_word(c: &mut Cursor<'_>, pages: &[StoredPage], vocabulary: u32) -> Result<StoredWord> {
+/// A word box, checked to hold a pixel of its page.
+fn decode_box(c: &mut Cursor<'_>, on: &StoredPage, what: &str) -> Result<WordBox> {
     let at = c.position();
-    let page = c.u32()?;
-    let Some(on) = pages.get(page as usize) else {
-        return Err(c.error_at(at, format!("word on page {page} of {}", pages.len())));
-    };
     let bbox = WordBox {
         x0: c.u32()?,
         y0: c.u32()?,
@@ -293,11 +302,46 @@ fn decode_word(c: &mut Cursor<'_>, pages: &[StoredPage], vocabulary: u32) -> Res
         return Err(c.error_at(
             at,
             format!(
-                "word box {bbox:?} empty or outside its {}×{} page",
+                "{what} {bbox:?} empty or outside its {}×{} page",
                 on.width, on.height
             ),
         ));
     }
+    Ok(bbox)
+}
+
+/// One word record; `has_ocr_box` when the file stores the OCR's box
+/// after the word's (format 18 on).
+fn decode_word(
+    c: &mut Cursor<'_>,
+    pages: &[StoredPage],
+    vocabulary: u32,
+    has_ocr_box: bool,
+) -> Result<StoredWord> {
+    let at = c.position();
+    let page = c.u32()?;
+    let Some(on) = pages.get(page as usize) else {
+        return Err(c.error_at(at, format!("word on page {page} of {}", pages.len())));
+    };
+    let bbox = decode_box(c, on, "word box")?;
+    let ocr_box = match has_ocr_box {
+        true => {
+            let ocr_at = c.position();
+            let ocr_box = decode_box(c, on, "OCR box")?;
+            let holds = ocr_box.x0 <= bbox.x0
+                && ocr_box.y0 <= bbox.y0
+                && bbox.x1 <= ocr_box.x1
+                && bbox.y1 <= ocr_box.y1;
+            if !holds {
+                return Err(c.error_at(
+                    ocr_at,
+                    format!("OCR box {ocr_box:?} does not hold its word's box {bbox:?}"),
+                ));
+            }
+            ocr_box
+        }
+        false => bbox,
+    };
     let ocr_at = c.position();
     let ocr = c.string("OCR word")?;
     if ocr.is_empty() || ocr.len() > MAX_WORD_BYTES {
@@ -325,6 +369,7 @@ fn decode_word(c: &mut Cursor<'_>, pages: &[StoredPage], vocabulary: u32) -> Res
     Ok(StoredWord {
         page,
         bbox,
+        ocr_box,
         ocr,
         terms,
         crop_width,
@@ -370,7 +415,7 @@ fn centre(c: &mut Cursor<'_>) -> Result<[f32; DIMENSIONS]> {
 
 /// Decodes the vocabulary file `bytes` read from `path`.
 pub fn decode_vocabulary(bytes: &[u8], path: &Path) -> Result<Codebook> {
-    let mut c = body(bytes, FileKind::Vocabulary, path)?;
+    let (_, mut c) = body(bytes, FileKind::Vocabulary, path)?;
     let at = c.position();
     let branching = c.u16()? as usize;
     let root_count = c.u16()? as usize;
@@ -488,5 +533,70 @@ impl Decode for ImageFiles {
             vocabulary: ListedFile::get(c)?,
             search: ListedFile::get(c)?,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn boxed(x0: u32, y0: u32, x1: u32, y1: u32) -> WordBox {
+        WordBox { x0, y0, x1, y1 }
+    }
+
+    /// A book of one page and two words found in one OCR box.
+    fn joined_words_book() -> ImageBook {
+        let page = StoredPage {
+            name: "p-0001.png".into(),
+            width: 100,
+            height: 60,
+        };
+        let ocr_box = boxed(10, 10, 90, 50);
+        let word = |bbox: WordBox, ocr: &str| StoredWord {
+            page: 0,
+            bbox,
+            ocr_box,
+            ocr: ocr.into(),
+            terms: vec![PlacedTerm { term: 3, x: 0.5 }],
+            crop_width: 0,
+        };
+        let crop = GrayImage::from_pixel(20, CROP_HEIGHT, image::Luma([90]));
+        let words = vec![
+            (word(boxed(12, 20, 40, 40), "nami."), crop.clone()),
+            (word(boxed(50, 20, 88, 40), "of"), crop),
+        ];
+        ImageBook::new("book".into(), 16, vec![page], words).unwrap()
+    }
+
+    #[test]
+    fn a_book_file_keeps_each_word_s_box_and_the_ocr_s_box_it_was_found_in() {
+        let book = joined_words_book();
+        let bytes = encode_book(&book);
+        let back = decode_book(&bytes, Path::new("000001.wib")).unwrap();
+        assert_eq!(back, book);
+        assert_eq!(back.words[1].bbox, boxed(50, 20, 88, 40));
+        assert_eq!(back.words[1].ocr_box, boxed(10, 10, 90, 50));
+    }
+
+    #[test]
+    fn an_ocr_box_that_does_not_hold_its_word_s_box_is_refused_naming_the_file() {
+        let mut bytes = encode_book(&joined_words_book());
+        // The second word's OCR box x0 (after the header, key, V, P, the
+        // page, W, the first word and the second word's page and box).
+        let first_word = 4 + 16 + 16 + (4 + 5) + 2 + 2 + 6;
+        let at = HEADER_LEN + (4 + 4) + 4 + 4 + (4 + 10 + 8) + 4 + first_word + 4 + 16;
+        assert_eq!(&bytes[at..at + 4], &10u32.to_le_bytes());
+        bytes[at..at + 4].copy_from_slice(&60u32.to_le_bytes());
+        let body = bytes.len() - CHECKSUM_LEN;
+        let sum = checksum(&bytes[..body]);
+        bytes[body..].copy_from_slice(&sum.to_le_bytes());
+        let message = decode_book(&bytes, Path::new("000001.wib"))
+            .unwrap_err()
+            .to_string();
+        assert!(message.contains("000001.wib"), "{message}");
+        assert!(
+            message.contains("does not hold its word's box"),
+            "{message}"
+        );
     }
 }

@@ -521,6 +521,7 @@ fn describe_book(key: &str, codebook: &Codebook, pages: Vec<Page>) -> Result<Ima
             StoredWord {
                 page: *page,
                 bbox: word.bbox,
+                ocr_box: word.ocr_box,
                 ocr: word.ocr.clone(),
                 terms,
                 crop_width: 0,

@@ -1,0 +1,571 @@
+//! Word boxes from the ink: the OCR engine's box of a word tightened to
+//! the ink's extent inside it, and split where the OCR joined words and
+//! the ink shows a word's gap.
+//!
+//! OCR engines give a word the box of what they segmented, which on a
+//! noisy line can be the height of the whole line or span two words
+//! ("nami¢.of"). The word image is cropped and described from the box
+//! found here instead, and a hit reports it; the OCR's box is kept beside
+//! it for reference.
+//!
+//! Inside the OCR box, ink is what is darker than the box's Otsu
+//! threshold, less isolated specks (a dark pixel needs two dark
+//! neighbours). The word's rows are the run of ink rows holding the most
+//! ink, joined with the runs within half an x-height of it (an i's dot,
+//! an accent; a speck further off is left out). Its columns are the ink
+//! columns of those rows. A box is split only when its OCR text holds
+//! more than one word (runs of letters and digits parted by other
+//! characters, an apostrophe between letters joining them), at the widest
+//! blank gaps between letters of at least [`WORD_GAP`] x-heights, one cut
+//! fewer than the text's words at most; each cut parts the text at the
+//! word boundary nearest its place. The box found keeps one pixel around
+//! the ink, the strokes' anti-aliased edge, inside the OCR box. A box
+//! without ink contrast, or larger than any word ([`MAX_INK_PIXELS`]), is
+//! kept as it is.
+
+use std::ops::Range;
+
+use image::GrayImage;
+
+use super::WordBox;
+
+/// Least spread of grey values, darkest to lightest, in an OCR box for
+/// its ink to be told from the paper; a flatter box is kept as it is.
+pub const MIN_CONTRAST: u8 = 40;
+/// Blank rows, in x-heights, across which a run of ink rows joins the
+/// word's body (never fewer than [`MIN_ROW_GAP`]).
+pub const ROW_GAP: f32 = 0.5;
+/// Blank rows across which ink always joins the body.
+pub const MIN_ROW_GAP: usize = 2;
+/// Least blank columns between letters, in x-heights, for the gap to
+/// part two words.
+pub const WORD_GAP: f32 = 0.4;
+/// Share of the busiest row's ink a row holds inside the x-height band.
+const X_HEIGHT_ROW_SHARE: f32 = 0.4;
+/// Height, in x-heights, under which a run of ink columns is punctuation
+/// (a quote, a comma, a dot), never a word of its own.
+const LETTER_HEIGHT: f32 = 0.7;
+/// Pixels kept around the ink's extent: the anti-aliased edge of its
+/// strokes, lighter than the threshold.
+pub const EDGE: u32 = 1;
+/// Largest OCR box, in pixels, whose ink is looked at (a line of 3,000 by
+/// 1,400 pixels); a larger one, no word at any scanning resolution, is
+/// kept as it is, so that a hostile OCR file cannot make every word cost
+/// a page.
+pub const MAX_INK_PIXELS: u64 = 1 << 22;
+/// Least dark pixels in a dark pixel's 3×3 neighbourhood (itself
+/// included) for it to be ink.
+const INK_NEIGHBOURHOOD: u8 = 3;
+
+/// A word found in an OCR box: its box on the page and its text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InkWord {
+    /// The ink's box.
+    pub bbox: WordBox,
+    /// Its share of the OCR text (the whole text when not split).
+    pub text: String,
+}
+
+/// The words in the OCR box `ocr_box` of `page`, read as `text` by the
+/// OCR: one word with the ink's box, or several where the OCR joined
+/// words (see the module docs); the OCR box itself when it holds no ink
+/// to find. `ocr_box` must lie within the page.
+pub fn ink_words(page: &GrayImage, ocr_box: WordBox, text: &str) -> Vec<InkWord> {
+    let unchanged = || {
+        vec![InkWord {
+            bbox: ocr_box,
+            text: text.to_string(),
+        }]
+    };
+    let Some(ink) = Ink::of(page, ocr_box) else {
+        return unchanged();
+    };
+    let all_rows = ink.row_counts(0..ink.width);
+    let Some(rows) = body(&all_rows) else {
+        return unchanged();
+    };
+    let x_height = x_height(&all_rows[rows.clone()]) as f32;
+    let column_runs = runs(&ink.column_counts(rows.clone()));
+    let boundaries = word_starts(text);
+    let cuts = widest_word_gaps(&ink, rows, &column_runs, x_height, boundaries.len() - 1);
+    let pieces = pieces_between(&column_runs, &cuts);
+    let texts = split_text(text, &boundaries, &cuts_at(&column_runs, &cuts));
+    let words: Vec<InkWord> = (pieces.into_iter().zip(texts))
+        .filter_map(|(columns, text)| {
+            let rows = body(&ink.row_counts(columns.clone()))?;
+            Some(InkWord {
+                bbox: ink.page_box(columns, rows),
+                text,
+            })
+        })
+        .collect();
+    if words.is_empty() {
+        return unchanged();
+    }
+    words
+}
+
+/// The dark pixels of a box, specks removed.
+struct Ink {
+    bbox: WordBox,
+    width: usize,
+    dark: Vec<bool>,
+}
+
+impl Ink {
+    /// The ink of `bbox` on `page`, or `None` when the box is empty,
+    /// larger than [`MAX_INK_PIXELS`] or its grey values spread less than
+    /// [`MIN_CONTRAST`].
+    fn of(page: &GrayImage, bbox: WordBox) -> Option<Ink> {
+        let (page_w, page_h) = page.dimensions();
+        let pixels = u64::from(bbox.width()) * u64::from(bbox.height());
+        if bbox.is_empty() || bbox.x1 > page_w || bbox.y1 > page_h || pixels > MAX_INK_PIXELS {
+            return None;
+        }
+        let (width, height) = (bbox.width() as usize, bbox.height() as usize);
+        let mut grey = Vec::with_capacity(width * height);
+        for y in bbox.y0..bbox.y1 {
+            grey.extend((bbox.x0..bbox.x1).map(|x| page.get_pixel(x, y).0[0]));
+        }
+        let (darkest, lightest) = (grey.iter().min()?, grey.iter().max()?);
+        if lightest - darkest < MIN_CONTRAST {
+            return None;
+        }
+        let threshold = otsu_threshold(&grey);
+        let raw: Vec<bool> = grey.iter().map(|&v| v <= threshold).collect();
+        let dark = despeckled(&raw, width, height);
+        Some(Ink { bbox, width, dark })
+    }
+
+    /// Dark pixels of each row, over `columns`.
+    fn row_counts(&self, columns: Range<usize>) -> Vec<u32> {
+        (self.dark.chunks_exact(self.width))
+            .map(|row| row[columns.clone()].iter().map(|&d| u32::from(d)).sum())
+            .collect()
+    }
+
+    /// Dark pixels of each column, over `rows`.
+    fn column_counts(&self, rows: Range<usize>) -> Vec<u32> {
+        let mut counts = vec![0u32; self.width];
+        for row in self
+            .dark
+            .chunks_exact(self.width)
+            .take(rows.end)
+            .skip(rows.start)
+        {
+            for (count, &d) in counts.iter_mut().zip(row) {
+                *count += u32::from(d);
+            }
+        }
+        counts
+    }
+
+    /// Rows of `columns` within `rows` holding ink: how high the ink of
+    /// those columns stands.
+    fn ink_height(&self, columns: Range<usize>, rows: Range<usize>) -> usize {
+        let counts = self.row_counts(columns);
+        let inked: Vec<usize> = (rows.clone()).filter(|&y| counts[y] > 0).collect();
+        match (inked.first(), inked.last()) {
+            (Some(&top), Some(&bottom)) => bottom + 1 - top,
+            _ => 0,
+        }
+    }
+
+    /// The page box of `columns` × `rows` of this box, with [`EDGE`] pixels around it inside this box.
+    fn page_box(&self, columns: Range<usize>, rows: Range<usize>) -> WordBox {
+        let b = self.bbox;
+        WordBox {
+            x0: (b.x0 + columns.start as u32).saturating_sub(EDGE).max(b.x0),
+            y0: (b.y0 + rows.start as u32).saturating_sub(EDGE).max(b.y0),
+            x1: (b.x0 + columns.end as u32 + EDGE).min(b.x1),
+            y1: (b.y0 + rows.end as u32 + EDGE).min(b.y1),
+        }
+    }
+}
+
+/// Otsu's threshold of grey values: the value at or below which a pixel
+/// is dark, the split that best parts the two classes.
+fn otsu_threshold(grey: &[u8]) -> u8 {
+    let mut histogram = [0u64; 256];
+    for &v in grey {
+        histogram[v as usize] += 1;
+    }
+    let total = grey.len() as f64;
+    let sum_all: f64 = (histogram.iter().enumerate())
+        .map(|(v, &n)| v as f64 * n as f64)
+        .sum();
+    let (mut best, mut threshold) = (0.0f64, 127u8);
+    let (mut weight_low, mut sum_low) = (0.0f64, 0.0f64);
+    for (v, &n) in histogram.iter().enumerate() {
+        weight_low += n as f64;
+        sum_low += v as f64 * n as f64;
+        let weight_high = total - weight_low;
+        if weight_low == 0.0 || weight_high == 0.0 {
+            continue;
+        }
+        let (mean_low, mean_high) = (sum_low / weight_low, (sum_all - sum_low) / weight_high);
+        let between = weight_low * weight_high * (mean_low - mean_high).powi(2);
+        if between > best {
+            (best, threshold) = (between, v as u8);
+        }
+    }
+    threshold
+}
+
+/// `raw` less the dark pixels with fewer than [`INK_NEIGHBOURHOOD`] dark
+/// pixels in their 3×3 neighbourhood.
+fn despeckled(raw: &[bool], width: usize, height: usize) -> Vec<bool> {
+    let at = |x: usize, y: usize| raw[y * width + x];
+    let mut out = vec![false; raw.len()];
+    for y in 0..height {
+        for x in 0..width {
+            if !at(x, y) {
+                continue;
+            }
+            let mut dark = 0u8;
+            for ny in y.saturating_sub(1)..(y + 2).min(height) {
+                for nx in x.saturating_sub(1)..(x + 2).min(width) {
+                    dark += u8::from(at(nx, ny));
+                }
+            }
+            out[y * width + x] = dark >= INK_NEIGHBOURHOOD;
+        }
+    }
+    out
+}
+
+/// The maximal runs of non-zero counts.
+fn runs(counts: &[u32]) -> Vec<Range<usize>> {
+    let mut out = Vec::new();
+    let mut start = None;
+    for (i, &n) in counts.iter().enumerate() {
+        match (n > 0, start) {
+            (true, None) => start = Some(i),
+            (false, Some(s)) => {
+                out.push(s..i);
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    if let Some(s) = start {
+        out.push(s..counts.len());
+    }
+    out
+}
+
+/// Rows holding at least [`X_HEIGHT_ROW_SHARE`] of the busiest row's ink:
+/// the x-height band's height in rows (0 for no ink).
+fn x_height(rows: &[u32]) -> usize {
+    let busiest = rows.iter().copied().max().unwrap_or(0);
+    if busiest == 0 {
+        return 0;
+    }
+    let least = X_HEIGHT_ROW_SHARE * busiest as f32;
+    rows.iter().filter(|&&n| n as f32 >= least).count()
+}
+
+/// The word's rows among ink `rows` (dark pixels a row): the run of ink
+/// rows holding the most ink, joined across blank gaps of at most
+/// [`ROW_GAP`] x-heights with the runs beside it; `None` without ink.
+fn body(rows: &[u32]) -> Option<Range<usize>> {
+    let row_runs = runs(rows);
+    let ink = |run: &Range<usize>| rows[run.clone()].iter().map(|&n| u64::from(n)).sum::<u64>();
+    // The first of the heaviest runs, for a deterministic choice.
+    let heaviest = (0..row_runs.len())
+        .rev()
+        .max_by_key(|&i| ink(&row_runs[i]))?;
+    let gap = ((ROW_GAP * x_height(rows) as f32) as usize).max(MIN_ROW_GAP);
+    let (mut first, mut last) = (heaviest, heaviest);
+    while first > 0 && row_runs[first].start - row_runs[first - 1].end <= gap {
+        first -= 1;
+    }
+    while last + 1 < row_runs.len() && row_runs[last + 1].start - row_runs[last].end <= gap {
+        last += 1;
+    }
+    Some(row_runs[first].start..row_runs[last].end)
+}
+
+/// Where each word of `text` starts (byte offsets; one for a text of no
+/// word): a word is a run of letters and digits, an apostrophe between
+/// two of them joining them.
+fn word_starts(text: &str) -> Vec<usize> {
+    let chars: Vec<(usize, char)> = text.char_indices().collect();
+    let is_apostrophe = |c: char| matches!(c, '\'' | '\u{2019}');
+    let in_word = |i: usize| {
+        let (_, c) = chars[i];
+        c.is_alphanumeric()
+            || (is_apostrophe(c)
+                && i > 0
+                && i + 1 < chars.len()
+                && chars[i - 1].1.is_alphanumeric()
+                && chars[i + 1].1.is_alphanumeric())
+    };
+    let mut starts: Vec<usize> = (0..chars.len())
+        .filter(|&i| in_word(i) && (i == 0 || !in_word(i - 1)))
+        .map(|i| chars[i].0)
+        .collect();
+    if starts.is_empty() {
+        starts.push(0);
+    }
+    starts
+}
+
+/// Up to `most` cuts, each the place `m` in `column_runs` of a blank gap
+/// (between runs `m` and `m + 1`) of at least [`WORD_GAP`] x-heights that
+/// parts two letters, the widest first, returned in the order of the
+/// line. Between two letters the cut is the widest gap among those their
+/// punctuation leaves.
+fn widest_word_gaps(
+    ink: &Ink,
+    rows: Range<usize>,
+    column_runs: &[Range<usize>],
+    x_height: f32,
+    most: usize,
+) -> Vec<usize> {
+    if most == 0 || column_runs.len() < 2 {
+        return Vec::new();
+    }
+    let letters: Vec<usize> = (0..column_runs.len())
+        .filter(|&i| {
+            ink.ink_height(column_runs[i].clone(), rows.clone()) as f32 >= LETTER_HEIGHT * x_height
+        })
+        .collect();
+    let gap = |m: usize| column_runs[m + 1].start - column_runs[m].end;
+    let mut candidates: Vec<(usize, usize)> = (letters.windows(2))
+        .filter_map(|pair| {
+            let widest = (pair[0]..pair[1]).max_by_key(|&m| (gap(m), std::cmp::Reverse(m)))?;
+            (gap(widest) as f32 >= WORD_GAP * x_height).then_some((gap(widest), widest))
+        })
+        .collect();
+    candidates.sort_by_key(|&(width, m)| (std::cmp::Reverse(width), m));
+    let mut cuts: Vec<usize> = candidates.into_iter().take(most).map(|(_, m)| m).collect();
+    cuts.sort_unstable();
+    cuts
+}
+
+/// The column ranges the `cuts` part `column_runs` into.
+fn pieces_between(column_runs: &[Range<usize>], cuts: &[usize]) -> Vec<Range<usize>> {
+    let (Some(first), Some(last)) = (column_runs.first(), column_runs.last()) else {
+        return Vec::new();
+    };
+    let mut pieces = Vec::with_capacity(cuts.len() + 1);
+    let mut start = first.start;
+    for &m in cuts {
+        pieces.push(start..column_runs[m].end);
+        start = column_runs[m + 1].start;
+    }
+    pieces.push(start..last.end);
+    pieces
+}
+
+/// Where each cut falls, as a share of the ink's width (its gap's middle).
+fn cuts_at(column_runs: &[Range<usize>], cuts: &[usize]) -> Vec<f32> {
+    let (Some(first), Some(last)) = (column_runs.first(), column_runs.last()) else {
+        return Vec::new();
+    };
+    let width = (last.end - first.start).max(1) as f32;
+    (cuts.iter())
+        .map(|&m| {
+            let middle = (column_runs[m].end + column_runs[m + 1].start) as f32 / 2.0;
+            (middle - first.start as f32) / width
+        })
+        .collect()
+}
+
+/// `text` parted at word starts `starts` (from [`word_starts`]) for cuts
+/// at shares `cuts` of the ink's width (fewer cuts than starts): each cut
+/// takes, in order, the start nearest its share of the text's characters
+/// that leaves a start for each cut after it. A part holds its word and
+/// the characters up to the next part's word.
+fn split_text(text: &str, starts: &[usize], cuts: &[f32]) -> Vec<String> {
+    let chars = text.chars().count().max(1) as f32;
+    let share = |byte: usize| text[..byte].chars().count() as f32 / chars;
+    let mut chosen: Vec<usize> = Vec::with_capacity(cuts.len());
+    let mut next = 1;
+    for (i, &at) in cuts.iter().enumerate() {
+        let last_free = starts.len() - (cuts.len() - i);
+        let nearest = (next..=last_free)
+            .min_by(|&a, &b| {
+                (share(starts[a]) - at)
+                    .abs()
+                    .total_cmp(&(share(starts[b]) - at).abs())
+            })
+            .unwrap_or(next);
+        chosen.push(starts[nearest]);
+        next = nearest + 1;
+    }
+    let mut parts = Vec::with_capacity(cuts.len() + 1);
+    let mut from = 0;
+    for byte in chosen {
+        parts.push(text[from..byte].to_string());
+        from = byte;
+    }
+    parts.push(text[from..].to_string());
+    parts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A white page with black rectangles (x0, y0, x1, y1).
+    fn page_with(width: u32, height: u32, inked: &[(u32, u32, u32, u32)]) -> GrayImage {
+        GrayImage::from_fn(width, height, |x, y| {
+            let dark = (inked.iter())
+                .any(|&(x0, y0, x1, y1)| (x0..x1).contains(&x) && (y0..y1).contains(&y));
+            image::Luma([if dark { 0 } else { 255 }])
+        })
+    }
+
+    fn boxed(x0: u32, y0: u32, x1: u32, y1: u32) -> WordBox {
+        WordBox { x0, y0, x1, y1 }
+    }
+
+    /// Three "letters" 14 px high (the x-height) with 3-px gaps from
+    /// `x`, on the line at y 40..54.
+    fn letters_at(x: u32) -> Vec<(u32, u32, u32, u32)> {
+        (0..3)
+            .map(|i| (x + i * 11, 40, x + i * 11 + 8, 54))
+            .collect()
+    }
+
+    #[test]
+    fn a_box_as_high_as_its_line_is_tightened_to_the_ink() {
+        let page = page_with(200, 100, &letters_at(20));
+        let words = ink_words(&page, boxed(10, 20, 70, 80), "run");
+        assert_eq!(
+            words,
+            [InkWord {
+                bbox: boxed(19, 39, 51, 55),
+                text: "run".into()
+            }]
+        );
+    }
+
+    #[test]
+    fn the_edge_around_the_ink_stays_inside_the_ocr_box() {
+        let page = page_with(200, 100, &letters_at(20));
+        let words = ink_words(&page, boxed(20, 40, 50, 54), "run");
+        assert_eq!(words[0].bbox, boxed(20, 40, 50, 54));
+    }
+
+    #[test]
+    fn a_far_speck_is_left_out_and_a_near_dot_kept() {
+        let mut inked = letters_at(20);
+        inked.push((30, 22, 33, 25)); // 15 rows above: a speck
+        inked.push((44, 36, 47, 38)); // 2 rows above: a dot
+        let page = page_with(200, 100, &inked);
+        let words = ink_words(&page, boxed(10, 20, 70, 80), "run");
+        assert_eq!(words[0].bbox, boxed(19, 35, 51, 55));
+    }
+
+    #[test]
+    fn single_dark_pixels_are_not_ink() {
+        let mut inked = letters_at(20);
+        inked.extend([(12, 70, 13, 71), (65, 25, 66, 26), (60, 45, 61, 46)]);
+        let page = page_with(200, 100, &inked);
+        assert_eq!(
+            ink_words(&page, boxed(10, 20, 70, 80), "run")[0].bbox,
+            boxed(19, 39, 51, 55)
+        );
+    }
+
+    #[test]
+    fn joined_words_are_split_at_the_ink_s_gap_and_their_text_at_its_separator() {
+        let mut inked = letters_at(20);
+        inked.extend(letters_at(60)); // a 12-px gap: a word space
+        let page = page_with(200, 100, &inked);
+        let words = ink_words(&page, boxed(15, 30, 100, 60), "nami¢.of");
+        assert_eq!(
+            words,
+            [
+                InkWord {
+                    bbox: boxed(19, 39, 51, 55),
+                    text: "nami¢.".into()
+                },
+                InkWord {
+                    bbox: boxed(59, 39, 91, 55),
+                    text: "of".into()
+                },
+            ]
+        );
+        // One word in the text: never split, whatever the gap.
+        let whole = ink_words(&page, boxed(15, 30, 100, 60), "nameof");
+        assert_eq!(
+            whole,
+            [InkWord {
+                bbox: boxed(19, 39, 91, 55),
+                text: "nameof".into()
+            }]
+        );
+    }
+
+    #[test]
+    fn an_apostrophe_or_a_quote_mark_does_not_split() {
+        let mut inked = letters_at(20);
+        inked.push((58, 40, 60, 46)); // a quote mark after a wide gap
+        let page = page_with(200, 100, &inked);
+        let words = ink_words(&page, boxed(15, 30, 70, 60), "cutters.'");
+        assert_eq!(words.len(), 1);
+        let words = ink_words(&page, boxed(15, 30, 70, 60), "hedge-cutters.'");
+        assert_eq!(words.len(), 1, "a quote mark is no word of its own");
+        assert_eq!(word_starts("I'll"), [0]);
+        assert_eq!(word_starts("there\u{2019}s"), [0]);
+        assert_eq!(word_starts("'I'll"), [1]);
+        assert_eq!(word_starts("nami¢.of"), [0, 7]);
+    }
+
+    #[test]
+    fn fewer_gaps_than_words_cut_the_text_where_they_fall() {
+        let mut inked = letters_at(20);
+        inked.extend(letters_at(60));
+        let page = page_with(200, 100, &inked);
+        // Three words read, one gap seen: it falls half way, so the text
+        // parts at the word start nearest half way.
+        let words = ink_words(&page, boxed(15, 30, 100, 60), "ab.cdef.gh");
+        let texts: Vec<&str> = words.iter().map(|w| w.text.as_str()).collect();
+        assert_eq!(texts, ["ab.", "cdef.gh"]);
+        assert_eq!(
+            split_text("ab.cdef.gh", &[0, 3, 8], &[0.9]),
+            ["ab.cdef.", "gh"]
+        );
+    }
+
+    #[test]
+    fn a_flat_or_empty_box_is_kept_as_it_is() {
+        let page = GrayImage::from_pixel(50, 50, image::Luma([200]));
+        let bbox = boxed(5, 5, 30, 30);
+        assert_eq!(
+            ink_words(&page, bbox, "x"),
+            [InkWord {
+                bbox,
+                text: "x".into()
+            }]
+        );
+        let empty = boxed(5, 5, 5, 30);
+        assert_eq!(ink_words(&page, empty, "x")[0].bbox, empty);
+    }
+
+    #[test]
+    fn a_box_larger_than_any_word_is_kept_as_it_is() {
+        let page = page_with(2100, 2100, &letters_at(20));
+        let whole = boxed(0, 0, 2100, 2100);
+        assert!(u64::from(whole.width()) * u64::from(whole.height()) > MAX_INK_PIXELS);
+        assert_eq!(ink_words(&page, whole, "run")[0].bbox, whole);
+        let line = boxed(0, 0, 2100, 100);
+        assert_eq!(ink_words(&page, line, "run")[0].bbox, boxed(19, 39, 51, 55));
+    }
+
+    #[test]
+    fn grey_paper_and_grey_ink_are_told_apart() {
+        let page = GrayImage::from_fn(120, 80, |x, y| {
+            let ink = (20..50).contains(&x) && (30..44).contains(&y) && (x - 20) % 11 < 8;
+            image::Luma([if ink { 110 } else { 170 + (x % 7) as u8 }])
+        });
+        assert_eq!(
+            ink_words(&page, boxed(10, 10, 70, 70), "run")[0].bbox,
+            boxed(19, 29, 51, 45)
+        );
+    }
+}
