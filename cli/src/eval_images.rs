@@ -21,9 +21,10 @@ use crate::output::{bar, print_json};
 pub const ABOUT: &str = "MAP of text queries over the word images of rendered page sets \
 (stemmata generate-pages writes them): ranked by the OCR words alone, by the images alone \
 (union and intersection models) and by both, with Tesseract's word accuracy (ocr wa) on the \
-searched pages, and the recall ceiling (ceil): the share of the searched pages' truth words \
-that a word image's box (the OCR's) overlaps at an intersection over union of 1/2, the recall a \
-full ranking reaches. Each set has two rows: with case kept (queries and truth words as written) and \
+searched pages, and two recall ceilings: the share of the searched pages' truth words that a \
+box overlaps at an intersection over union of 1/2, for the OCR's boxes (ceil o) and for the \
+word images' boxes, found from the ink inside the OCR's as `images add` finds them (ceil, the \
+recall a full ranking reaches). Each set has two rows: with case kept (queries and truth words as written) and \
 with case ignored (queries and truth in small letters, searched as `spot --ignore-case` does).
 
 The gates, each optional, check the intersection model (the library's default) on each set, in \
@@ -33,6 +34,9 @@ both case modes:
                              reads more (book faces, clean or with dust, bleed or uneven
                              light: ocr wa 0.95-1.00) its MAP is 0.99 or more and leaves
                              nothing to gain, so those sets are not held to it
+  --gate-ignore-case-margin M
+                             the same margin with case ignored, where it differs: the OCR
+                             alone finds more then, and leaves the images less to add
   --gate-images X            images-alone MAP >= X on every set whose ocr wa is under
                              --images-below (0.90): where the OCR fails, the images must find
                              the words by themselves (case kept only: with case ignored each
@@ -74,6 +78,10 @@ pub struct EvalImagesArgs {
     /// OCR-alone MAP plus this.
     #[arg(long, value_name = "MARGIN")]
     pub gate_combined_margin: Option<f64>,
+    /// The margin of --gate-combined-margin with case ignored, where it
+    /// differs (default: the same).
+    #[arg(long, value_name = "MARGIN", requires = "gate_combined_margin")]
+    pub gate_ignore_case_margin: Option<f64>,
     /// OCR word accuracy under which a set is degraded
     /// (--gate-combined-margin).
     #[arg(long, value_name = "WA", default_value_t = Gates::default().degraded_below)]
@@ -158,6 +166,7 @@ pub fn run(args: EvalImagesArgs) -> Result<ExitCode> {
     }
     let gates = Gates {
         combined_margin: args.gate_combined_margin,
+        ignore_case_margin: args.gate_ignore_case_margin,
         degraded_below: args.degraded_below,
         images: args.gate_images,
         images_below: args.images_below,
@@ -166,12 +175,13 @@ pub fn run(args: EvalImagesArgs) -> Result<ExitCode> {
     };
     if !args.json {
         outln!(
-            "{:<28} {:>7} {:>5} {:>6} {:>6} {:>6} {:>6} {:>7} {:>7} {:>7} {:>7} {:>7}",
+            "{:<28} {:>7} {:>5} {:>6} {:>6} {:>6} {:>6} {:>6} {:>7} {:>7} {:>7} {:>7} {:>7}",
             "set",
             "case",
             "pages",
             "images",
             "ocr wa",
+            "ceil o",
             "ceil",
             "queries",
             "ocr",
@@ -203,12 +213,13 @@ pub fn run(args: EvalImagesArgs) -> Result<ExitCode> {
         } else {
             for (case, maps) in [("kept", &eval.as_typed), ("ignored", &eval.ignore_case)] {
                 outln!(
-                    "{:<28} {:>7} {:>5} {:>6} {:>6.3} {:>6.3} {:>6} {:>7.3} {:>7.3} {:>7.3} {:>7.3} {:>7.3}",
+                    "{:<28} {:>7} {:>5} {:>6} {:>6.3} {:>6.3} {:>6.3} {:>6} {:>7.3} {:>7.3} {:>7.3} {:>7.3} {:>7.3}",
                     name,
                     case,
                     eval.pages.0 + eval.pages.1,
                     eval.images,
                     eval.ocr_word_accuracy,
+                    eval.ocr_box_ceiling,
                     eval.ceiling,
                     maps.queries,
                     maps.ocr,
@@ -249,12 +260,13 @@ pub fn run(args: EvalImagesArgs) -> Result<ExitCode> {
 fn through_index(args: &EvalImagesArgs, options: &EvalOptions) -> Result<ExitCode> {
     if !args.json {
         outln!(
-            "{:<28} {:>7} {:>5} {:>6} {:>6} {:>6} {:>7} {:>7} {:>7} {:>7}",
+            "{:<28} {:>7} {:>5} {:>6} {:>6} {:>6} {:>6} {:>7} {:>7} {:>7} {:>7}",
             "set",
             "case",
             "pages",
             "images",
             "ocr wa",
+            "ceil o",
             "ceil",
             "queries",
             "ocr",
@@ -304,12 +316,13 @@ fn through_index(args: &EvalImagesArgs, options: &EvalOptions) -> Result<ExitCod
         } else {
             for (case, maps) in modes {
                 outln!(
-                    "{:<28} {:>7} {:>5} {:>6} {:>6.3} {:>6.3} {:>7} {:>7.3} {:>7.3} {:>7.3}",
+                    "{:<28} {:>7} {:>5} {:>6} {:>6.3} {:>6.3} {:>6.3} {:>7} {:>7.3} {:>7.3} {:>7.3}",
                     name,
                     case,
                     eval.pages,
                     eval.images,
                     eval.ocr_word_accuracy,
+                    eval.ocr_box_ceiling,
                     eval.ceiling,
                     maps.queries,
                     maps.ocr,
