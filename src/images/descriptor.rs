@@ -145,17 +145,23 @@ fn sample(page: &GrayImage, x: f32, y: f32) -> f32 {
 /// that a blank box has no ink.
 fn otsu_threshold(values: &[f32]) -> f32 {
     const BINS: usize = 64;
-    let mut histogram = [0u32; BINS];
+    let mut histogram = [0u64; BINS];
     for &v in values {
         histogram[((v.clamp(0.0, 1.0)) * (BINS - 1) as f32).round() as usize] += 1;
     }
-    let total = values.len() as f64;
-    let sum_all: f64 = histogram
-        .iter()
-        .enumerate()
+    let split = otsu_split(&histogram).map_or(BINS / 2, |last_low| last_low + 1);
+    (split as f32 / (BINS - 1) as f32).max(0.25)
+}
+
+/// Otsu's split of a histogram: the last bin of the lower of the two
+/// classes that part it with the greatest between-class variance; `None`
+/// when no split parts it (fewer than two bins occupied).
+pub(super) fn otsu_split(histogram: &[u64]) -> Option<usize> {
+    let total: f64 = histogram.iter().map(|&n| n as f64).sum();
+    let sum_all: f64 = (histogram.iter().enumerate())
         .map(|(i, &n)| i as f64 * n as f64)
         .sum();
-    let (mut best, mut best_split) = (0.0f64, BINS / 2);
+    let (mut best, mut split) = (0.0f64, None);
     let (mut weight_low, mut sum_low) = (0.0f64, 0.0f64);
     for (i, &n) in histogram.iter().enumerate() {
         weight_low += n as f64;
@@ -167,10 +173,10 @@ fn otsu_threshold(values: &[f32]) -> f32 {
         let (mean_low, mean_high) = (sum_low / weight_low, (sum_all - sum_low) / weight_high);
         let between = weight_low * weight_high * (mean_low - mean_high).powi(2);
         if between > best {
-            (best, best_split) = (between, i + 1);
+            (best, split) = (between, Some(i));
         }
     }
-    (best_split as f32 / (BINS - 1) as f32).max(0.25)
+    split
 }
 
 /// Each pixel's gradient magnitude split between its two nearest

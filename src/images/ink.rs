@@ -27,6 +27,7 @@ use std::ops::Range;
 
 use image::GrayImage;
 
+use super::descriptor::otsu_split;
 use super::WordBox;
 
 /// Least spread of grey values, darkest to lightest, in an OCR box for
@@ -190,26 +191,7 @@ fn otsu_threshold(grey: &[u8]) -> u8 {
     for &v in grey {
         histogram[v as usize] += 1;
     }
-    let total = grey.len() as f64;
-    let sum_all: f64 = (histogram.iter().enumerate())
-        .map(|(v, &n)| v as f64 * n as f64)
-        .sum();
-    let (mut best, mut threshold) = (0.0f64, 127u8);
-    let (mut weight_low, mut sum_low) = (0.0f64, 0.0f64);
-    for (v, &n) in histogram.iter().enumerate() {
-        weight_low += n as f64;
-        sum_low += v as f64 * n as f64;
-        let weight_high = total - weight_low;
-        if weight_low == 0.0 || weight_high == 0.0 {
-            continue;
-        }
-        let (mean_low, mean_high) = (sum_low / weight_low, (sum_all - sum_low) / weight_high);
-        let between = weight_low * weight_high * (mean_low - mean_high).powi(2);
-        if between > best {
-            (best, threshold) = (between, v as u8);
-        }
-    }
-    threshold
+    otsu_split(&histogram).map_or(127, |last_dark| last_dark as u8)
 }
 
 /// `raw` less the dark pixels with fewer than [`INK_NEIGHBOURHOOD`] dark
