@@ -41,6 +41,21 @@ impl WordBox {
     pub fn is_empty(&self) -> bool {
         self.width() == 0 || self.height() == 0
     }
+
+    /// The box cut to a `width` × `height` page.
+    pub fn clipped_to(&self, width: u32, height: u32) -> WordBox {
+        WordBox {
+            x0: self.x0.min(width),
+            y0: self.y0.min(height),
+            x1: self.x1.min(width),
+            y1: self.y1.min(height),
+        }
+    }
+
+    /// True when `inner` lies within the box.
+    pub fn holds(&self, inner: &WordBox) -> bool {
+        self.x0 <= inner.x0 && self.y0 <= inner.y0 && inner.x1 <= self.x1 && inner.y1 <= self.y1
+    }
 }
 
 pub mod bigrams;

@@ -199,12 +199,7 @@ fn read_counted_page(files: &PageFiles, book_words: &AtomicUsize) -> Result<Page
     }
     let mut words = Vec::with_capacity(ocr.words.len());
     for word in &ocr.words {
-        let ocr_box = WordBox {
-            x0: word.bbox.x0.min(width),
-            y0: word.bbox.y0.min(height),
-            x1: word.bbox.x1.min(width),
-            y1: word.bbox.y1.min(height),
-        };
+        let ocr_box = word.bbox.clipped_to(width, height);
         if ocr_box.is_empty() {
             continue;
         }

@@ -328,11 +328,7 @@ fn decode_word(
         true => {
             let ocr_at = c.position();
             let ocr_box = decode_box(c, on, "OCR box")?;
-            let holds = ocr_box.x0 <= bbox.x0
-                && ocr_box.y0 <= bbox.y0
-                && bbox.x1 <= ocr_box.x1
-                && bbox.y1 <= ocr_box.y1;
-            if !holds {
+            if !ocr_box.holds(&bbox) {
                 return Err(c.error_at(
                     ocr_at,
                     format!("OCR box {ocr_box:?} does not hold its word's box {bbox:?}"),

@@ -209,12 +209,7 @@ fn ink_words_of(page: &GrayImage, ocr: &[(WordBox, String)]) -> Vec<(WordBox, St
     let (width, height) = page.dimensions();
     let mut words = Vec::with_capacity(ocr.len());
     for (bbox, text) in ocr {
-        let clipped = WordBox {
-            x0: bbox.x0.min(width),
-            y0: bbox.y0.min(height),
-            x1: bbox.x1.min(width),
-            y1: bbox.y1.min(height),
-        };
+        let clipped = bbox.clipped_to(width, height);
         if clipped.is_empty() {
             continue;
         }
