@@ -544,8 +544,17 @@ impl Index {
         crate::store::word_images::check_add(key, pages, options)
     }
 
+    /// How the pages of the next [`Index::add_read_word_images`] must be
+    /// read ([`crate::images::pages::read_pages`]): under the
+    /// normalisation of the index's vocabulary, or the default when it has
+    /// none yet.
+    pub fn word_image_normalisation(&self) -> Result<crate::images::descriptor::Normalisation> {
+        crate::store::word_images::normalisation(&self.store)
+    }
+
     /// Adds the book `key` of pages already read
-    /// ([`crate::images::pages::read_pages`]), as
+    /// ([`crate::images::pages::read_pages`] under
+    /// [`Index::word_image_normalisation`]), as
     /// [`Index::add_word_images`] does: so that a caller can read and check
     /// every page before it opens the index for writing.
     pub fn add_read_word_images(

@@ -23,7 +23,7 @@
 //! format: this build reads it but cannot load into it (its sketches or
 //! page signatures would need the texts).
 //!
-//! A format-10 to format-17 index is upgraded by one catalog transaction:
+//! A format-10 to format-18 index is upgraded by one catalog transaction:
 //! its sketch options (before format 17 40 bytes, without the shingle
 //! hash: its shingles stay joined words, so the books loaded after the
 //! upgrade are sketched as its older ones), its segments (from format 14 the current layout; format 13: keys
@@ -31,8 +31,10 @@
 //! `u32` list ends, and before format 12 no passages), its barrel records
 //! (before format 13 `u32` deltas; before format 11 the hashes too), its
 //! page-file records (before format 15 the high 32 bits of each value) and
-//! its word-image book files (before format 18 one box a word, the OCR's)
-//! are read as they are, and a merge rewrites the segments in the current
+//! its word-image files (book files before format 18 one box a word, the
+//! OCR's; before format 19 no unit, and a vocabulary of descriptors scaled
+//! to the box's height, by which later adds describe their pages too) are
+//! read as they are, and a merge rewrites the segments in the current
 //! layout.
 //!
 //! A format-5 to format-9 index (redb's file format 3 already) is upgraded

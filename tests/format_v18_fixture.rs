@@ -8,11 +8,13 @@
 //! inside the volume, holds each book's passage and finds every book under
 //! each of its keys. Its book files keep each word's box, found from the
 //! ink, and the OCR's box it was found in, one of which the ink split in
-//! two. Its second book of word images, the same page added under the
-//! model kept from the first, is what this build adds again; a copy takes
-//! another book and learns the model again from every book. A later format
-//! must keep reading it or upgrade it; either way this test says so before
-//! a release does.
+//! two. A copy refuses an add until upgraded; upgraded, its vocabulary
+//! still quantises words described by their box's height, so that its
+//! second book of word images, the same page added under the model kept
+//! from the first, is what this build adds again, and it takes another
+//! book and learns the model again from every book. A later format must
+//! keep reading it or upgrade it; either way this test says so before a
+//! release does.
 
 mod common;
 
@@ -40,15 +42,21 @@ fn the_version_18_fixture_opens_read_only_verifies_and_writes_nothing() {
 }
 
 #[test]
-fn this_build_adds_the_book_under_the_kept_model_as_the_fixture_holds_it() {
-    let dir = common::fixture_copy("v18");
+fn an_upgraded_copy_adds_the_book_by_box_heights_as_the_fixture_holds_it() {
+    use stemmata::images::descriptor::Normalisation;
+    let dir = common::upgraded_fixture("v18");
     let index = Index::open(dir.path()).unwrap();
+    assert_eq!(
+        index.word_image_normalisation().unwrap(),
+        Normalisation::BoxHeight
+    );
     common::assert_adds_the_book_under_the_kept_model_as_held(&index, &fixture());
 }
 
 #[test]
-fn a_copy_of_the_version_18_fixture_takes_another_book_and_relearns() {
-    let dir = common::fixture_copy("v18");
+fn a_copy_of_the_version_18_fixture_upgrades_takes_another_book_and_relearns() {
+    common::assert_upgrade_keeps_segments_and_takes_a_page("v18", 18, &fixture());
+    let dir = common::upgraded_fixture("v18");
     let index = Index::open(dir.path()).unwrap();
     let images = 3 * common::FIXTURE_PAGE_WORDS as u64;
     common::assert_takes_a_book_and_relearns(&index, &fixture(), images);
@@ -98,5 +106,10 @@ fn the_version_18_fixtures_book_file_keeps_the_ocr_s_box_of_the_words_it_split()
     for word in &book.words {
         let (b, o) = (word.bbox, word.ocr_box);
         assert!(o.x0 <= b.x0 && o.y0 <= b.y0 && b.x1 <= o.x1 && b.y1 <= o.y1);
+        assert_eq!(
+            word.unit,
+            b.height(),
+            "a version-18 word's unit is its box's height"
+        );
     }
 }

@@ -211,10 +211,14 @@ fn add(args: AddArgs) -> Result<ExitCode> {
     };
     // The index checked and every page read before the index is opened for
     // writing: a refused page leaves the catalog's bytes as they were.
-    Index::open_read_only(&args.index).map_err(|e| no_index(e, &args.index, false))?;
+    let normalisation = Index::open_read_only(&args.index)
+        .map_err(|e| no_index(e, &args.index, false))?
+        .word_image_normalisation()?;
     Index::check_word_images(&args.key, pages.len(), &options)?;
     let progress = bar(pages.len() as u64, "pages", args.quiet);
-    let read = read_pages(&pages, &|done| progress.set_position(done as u64));
+    let read = read_pages(&pages, normalisation, &|done| {
+        progress.set_position(done as u64)
+    });
     let read = match read {
         Ok(read) => read,
         Err(error) => {

@@ -5,11 +5,14 @@
 //! nearest centre at the first level, then its nearest among that
 //! centre's children, so quantising costs 2·B distances, not B².
 //!
+//! A vocabulary knows the [`Normalisation`] of the descriptors it was
+//! learned from: the words it quantises must be described the same way.
+//!
 //! Training is deterministic: centres start from k-means++ seeding driven
 //! by a fixed-seed generator over the sample, and Lloyd iterations run a
 //! fixed number of times.
 
-use super::descriptor::DIMENSIONS;
+use super::descriptor::{Normalisation, DIMENSIONS};
 
 /// A descriptor as the tree sees it.
 pub type Vector = [u8; DIMENSIONS];
@@ -27,12 +30,15 @@ pub struct Codebook {
     /// Children of each root (fewer than `branching` when its cluster was
     /// small).
     leaves: Vec<Vec<[f32; DIMENSIONS]>>,
+    /// How the descriptors it quantises are normalised.
+    normalisation: Normalisation,
 }
 
 impl Codebook {
-    /// Learns a tree of `branching` × `branching` terms from `sample`.
-    /// A sample smaller than the tree gives fewer, still distinct, terms.
-    pub fn train(sample: &[Vector], branching: usize) -> Codebook {
+    /// Learns a tree of `branching` × `branching` terms from `sample`,
+    /// descriptors normalised by `normalisation`. A sample smaller than
+    /// the tree gives fewer, still distinct, terms.
+    pub fn train(sample: &[Vector], branching: usize, normalisation: Normalisation) -> Codebook {
         let branching = branching.clamp(1, 256);
         let points: Vec<[f32; DIMENSIONS]> = sample.iter().map(to_floats).collect();
         let all: Vec<usize> = (0..points.len()).collect();
@@ -46,7 +52,13 @@ impl Codebook {
             branching,
             roots,
             leaves,
+            normalisation,
         }
+    }
+
+    /// How the descriptors it quantises are normalised.
+    pub fn normalisation(&self) -> Normalisation {
+        self.normalisation
     }
 
     /// Number of terms the tree can give: branching².
@@ -80,6 +92,7 @@ impl Codebook {
         branching: usize,
         roots: Vec<[f32; DIMENSIONS]>,
         leaves: Vec<Vec<[f32; DIMENSIONS]>>,
+        normalisation: Normalisation,
     ) -> Option<Codebook> {
         let fits = !roots.is_empty()
             && roots.len() <= branching
@@ -89,6 +102,7 @@ impl Codebook {
             branching,
             roots,
             leaves,
+            normalisation,
         })
     }
 }
@@ -242,7 +256,7 @@ mod tests {
     fn separated_blobs_get_separate_terms_and_members_share_theirs() {
         let centres = [10u8, 60, 120, 200];
         let sample: Vec<Vector> = (0..400).map(|i| blob(centres[i % 4], i as u64)).collect();
-        let book = Codebook::train(&sample, 4);
+        let book = Codebook::train(&sample, 4, Normalisation::DEFAULT);
         let terms: Vec<u32> = centres
             .iter()
             .map(|&c| book.quantise(&blob(c, 9999)))
@@ -257,14 +271,17 @@ mod tests {
     #[test]
     fn training_is_deterministic_and_a_tiny_sample_still_works() {
         let sample: Vec<Vector> = (0..50).map(|i| blob((i * 5) as u8, i as u64)).collect();
-        assert_eq!(Codebook::train(&sample, 8), Codebook::train(&sample, 8));
-        let one = Codebook::train(&sample[..1], 8);
+        assert_eq!(
+            Codebook::train(&sample, 8, Normalisation::DEFAULT),
+            Codebook::train(&sample, 8, Normalisation::DEFAULT)
+        );
+        let one = Codebook::train(&sample[..1], 8, Normalisation::DEFAULT);
         assert_eq!(one.quantise(&sample[0]), 0);
-        let none = Codebook::train(&[], 8);
+        let none = Codebook::train(&[], 8, Normalisation::DEFAULT);
         assert_eq!(none.quantise(&sample[3]), 0);
-        let (roots, leaves) = book_parts(&Codebook::train(&sample, 8));
-        let again = Codebook::from_centres(8, roots, leaves).unwrap();
-        assert_eq!(again, Codebook::train(&sample, 8));
+        let (roots, leaves) = book_parts(&Codebook::train(&sample, 8, Normalisation::DEFAULT));
+        let again = Codebook::from_centres(8, roots, leaves, Normalisation::DEFAULT).unwrap();
+        assert_eq!(again, Codebook::train(&sample, 8, Normalisation::DEFAULT));
     }
 
     fn book_parts(book: &Codebook) -> (Vec<[f32; DIMENSIONS]>, Vec<Vec<[f32; DIMENSIONS]>>) {

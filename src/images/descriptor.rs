@@ -1,22 +1,27 @@
 //! Local descriptors of a word image (thesis 7.1): SIFT-like histograms
-//! of gradient orientation in 4×4 cells of a square patch as high as the
-//! word's box, at dense points of the word's ink, orientation fixed
-//! (scanned lines are level). Each point keeps its x position normalised
-//! by the box height, the coordinate the letter-bigram model slides its
-//! window along.
+//! of gradient orientation in 4×4 cells of a square patch, at dense points
+//! of the word's ink, orientation fixed (scanned lines are level). Each
+//! point keeps its x position from the box's left edge in the word's
+//! *unit*, the coordinate the letter-bigram model slides its window along.
 //!
-//! The word is first resampled so that its box is [`NORMAL_HEIGHT`] pixels
-//! high: every descriptor then costs the same whatever the scan's
+//! The word is first resampled so that its unit is [`NORMAL_HEIGHT`]
+//! pixels high: every descriptor then costs the same whatever the scan's
 //! resolution, and the patch is always [`NORMAL_HEIGHT`] pixels wide.
-//! Points lie on a grid of [`GRID_STEP`] pixels over the box; a point is
-//! kept when the cell around it holds ink (darker than the word's Otsu
+//! [`Normalisation`] says what the unit is. A multiple of the x-height
+//! (the default) gives every word of a line one scale and one band,
+//! centred on the x-height band, whatever its ascenders and descenders;
+//! the box's height (what indexes of format 18 and before were described
+//! with) puts "ace" at about twice the scale of "fly". Points lie on a grid of
+//! [`GRID_STEP`] pixels over the box's width and the unit's rows; a point
+//! is kept when the cell around it holds ink (darker than the word's Otsu
 //! threshold), as the thesis keeps the ink pixels of a downsampled page.
 
 use image::GrayImage;
 
+use super::ink::{otsu_split, x_band};
 use super::WordBox;
 
-/// Height in pixels a word's box is resampled to.
+/// Height in pixels a word's unit is resampled to.
 pub const NORMAL_HEIGHT: u32 = 32;
 /// Spacing of the dense points, in pixels of the resampled word (an
 /// eighth of its height).
@@ -26,26 +31,132 @@ pub const DIMENSIONS: usize = 128;
 
 const CELLS_PER_SIDE: usize = 4;
 const ORIENTATIONS: usize = 8;
-/// Margin added around the box before resampling, as a share of its
-/// height: a patch centred on the box's edge reads half a patch outside.
+/// Margin added around the unit's band before resampling, as a share of
+/// its height: a patch centred on the band's edge reads half a patch
+/// outside.
 const MARGIN: f32 = 0.5;
-/// Widest word accepted, in box heights: a box wider than this is cut to
-/// it (a merged line, not a word).
+/// Widest word accepted, in units: a box wider than this is cut to it (a
+/// merged line, not a word).
 const MAX_ASPECT: f32 = 40.0;
+
+/// What a word image's unit is: the height its descriptors' patches and
+/// positions are scaled to. A vocabulary is learned from descriptors of
+/// one normalisation, and every word it quantises is described the same
+/// way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Normalisation {
+    /// The box's height, centred on the box (formats 9 to 18).
+    BoxHeight,
+    /// [`X_HEIGHTS_PER_UNIT`] times the word's x-height, centred on its
+    /// x-height band (format 19 on), rounded to a pixel and kept within
+    /// [`MIN_UNIT_SHARE`]..=[`MAX_UNIT_SHARE`] of the box's height; the
+    /// box's height where the box shows no ink to read the band from.
+    XHeight,
+}
+
+impl Normalisation {
+    /// What new vocabularies are learned with.
+    pub const DEFAULT: Normalisation = Normalisation::XHeight;
+
+    /// The byte a vocabulary file stores it as.
+    pub fn to_byte(self) -> u8 {
+        match self {
+            Normalisation::BoxHeight => 0,
+            Normalisation::XHeight => 1,
+        }
+    }
+
+    /// The normalisation stored as `byte`, if any.
+    pub fn from_byte(byte: u8) -> Option<Normalisation> {
+        match byte {
+            0 => Some(Normalisation::BoxHeight),
+            1 => Some(Normalisation::XHeight),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for Normalisation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Normalisation::BoxHeight => "the box's height",
+            Normalisation::XHeight => "1.6 x-heights",
+        })
+    }
+}
+
+/// X-heights in a unit of [`Normalisation::XHeight`]. Measured with
+/// `stemmata eval-images` on rendered blackletter and handwriting sets (30
+/// and 60 pages), images alone, MAP: 1.3 x-heights gave the most but the
+/// least combined with the OCR, 2 and 2.5 less of both (benches/README.md,
+/// "Word images described by their x-height").
+pub const X_HEIGHTS_PER_UNIT: f32 = 1.6;
+/// Least unit, as a share of the box's height: a box whose x-height band
+/// reads under a quarter of it (a word of ascenders and descenders, or a
+/// speck above the line taken as ink) is described at half its height.
+pub const MIN_UNIT_SHARE: f32 = 0.5;
+/// Greatest unit, as a share of the box's height.
+pub const MAX_UNIT_SHARE: f32 = 2.0;
+
+/// A word image described: its points and its unit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Described {
+    /// Its dense points, positions in units.
+    pub keypoints: Vec<Keypoint>,
+    /// The unit in pixels of the page: the box's height, or what
+    /// [`Normalisation::XHeight`] found.
+    pub unit: u32,
+}
+
+impl Described {
+    /// The box's width in units: the width a likelihood row slides over.
+    pub fn width_in_units(bbox: WordBox, unit: u32) -> f32 {
+        bbox.width() as f32 / unit.max(1) as f32
+    }
+}
 
 /// One dense point of a word image.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Keypoint {
-    /// x of the point from the box's left edge, in box heights.
+    /// x of the point from the box's left edge, in units.
     pub x: f32,
     /// The descriptor, each value 0..=255 (SIFT's scaling).
     pub descriptor: [u8; DIMENSIONS],
 }
 
-/// The descriptors of the word in `bbox` on `page`; none for a box that is
-/// empty, outside the page, or holds no ink.
-pub fn describe(page: &GrayImage, bbox: WordBox) -> Vec<Keypoint> {
-    let Some(word) = Normalised::of(page, bbox) else {
+/// The word in `bbox` on `page` described under `normalisation`: no
+/// points for a box that is empty, outside the page, or holds no ink.
+pub fn describe(page: &GrayImage, bbox: WordBox, normalisation: Normalisation) -> Described {
+    let (middle, unit) = unit_band(page, bbox, normalisation);
+    Described {
+        keypoints: points(page, bbox, middle, unit),
+        unit,
+    }
+}
+
+/// The row (of the page, in pixels) the unit's band is centred on, and
+/// the unit in pixels.
+fn unit_band(page: &GrayImage, bbox: WordBox, normalisation: Normalisation) -> (f32, u32) {
+    let box_band = ((bbox.y0 + bbox.y1) as f32 / 2.0, bbox.height());
+    match normalisation {
+        Normalisation::BoxHeight => box_band,
+        Normalisation::XHeight => match x_band(page, bbox) {
+            Some((middle, x_height)) => {
+                let height = bbox.height() as f32;
+                let least = (MIN_UNIT_SHARE * height).ceil() as u32;
+                let most = (MAX_UNIT_SHARE * height) as u32;
+                let unit = (X_HEIGHTS_PER_UNIT * x_height as f32).round() as u32;
+                (middle, unit.clamp(least.max(1), most.max(1)))
+            }
+            None => box_band,
+        },
+    }
+}
+
+/// The points of the word in `bbox`, its unit `unit` pixels high centred
+/// on row `middle`.
+fn points(page: &GrayImage, bbox: WordBox, middle: f32, unit: u32) -> Vec<Keypoint> {
+    let Some(word) = Normalised::of(page, bbox, middle, unit) else {
         return Vec::new();
     };
     let gradients = Gradients::of(&word);
@@ -69,32 +180,35 @@ pub fn describe(page: &GrayImage, bbox: WordBox) -> Vec<Keypoint> {
     points
 }
 
-/// A word's box with its margin, resampled to [`NORMAL_HEIGHT`]-pixel box
-/// height (bilinear), as floats 0 (white) ..= 1 (black ink).
+/// A word's box across, its unit's band high, with their margin,
+/// resampled so that the unit is [`NORMAL_HEIGHT`] pixels (bilinear), as
+/// floats 0 (white) ..= 1 (black ink).
 struct Normalised {
     pixels: Vec<f32>,
     width: u32,
     height: u32,
-    /// Where the box starts in the resampled image.
+    /// Where the box's left edge and the band's top are in the resampled
+    /// image.
     left: u32,
     top: u32,
     box_width: u32,
 }
 
 impl Normalised {
-    fn of(page: &GrayImage, bbox: WordBox) -> Option<Normalised> {
+    fn of(page: &GrayImage, bbox: WordBox, middle: f32, unit: u32) -> Option<Normalised> {
         let (page_w, page_h) = page.dimensions();
-        if bbox.is_empty() || bbox.x1 > page_w || bbox.y1 > page_h {
+        if bbox.is_empty() || bbox.x1 > page_w || bbox.y1 > page_h || unit == 0 {
             return None;
         }
-        let scale = NORMAL_HEIGHT as f32 / bbox.height() as f32;
+        let scale = NORMAL_HEIGHT as f32 / unit as f32;
+        let top = middle - unit as f32 / 2.0;
         let max_width = (MAX_ASPECT * NORMAL_HEIGHT as f32) as u32;
         let box_width = ((bbox.width() as f32 * scale).round() as u32).clamp(1, max_width);
         let margin = (MARGIN * NORMAL_HEIGHT as f32) as u32;
         let (width, height) = (box_width + 2 * margin, NORMAL_HEIGHT + 2 * margin);
         let mut pixels = Vec::with_capacity((width * height) as usize);
         for y in 0..height {
-            let source_y = bbox.y0 as f32 + (y as f32 - margin as f32 + 0.5) / scale - 0.5;
+            let source_y = top + (y as f32 - margin as f32 + 0.5) / scale - 0.5;
             for x in 0..width {
                 let source_x = bbox.x0 as f32 + (x as f32 - margin as f32 + 0.5) / scale - 0.5;
                 pixels.push(1.0 - sample(page, source_x, source_y) / 255.0);
@@ -151,32 +265,6 @@ fn otsu_threshold(values: &[f32]) -> f32 {
     }
     let split = otsu_split(&histogram).map_or(BINS / 2, |last_low| last_low + 1);
     (split as f32 / (BINS - 1) as f32).max(0.25)
-}
-
-/// Otsu's split of a histogram: the last bin of the lower of the two
-/// classes that part it with the greatest between-class variance; `None`
-/// when no split parts it (fewer than two bins occupied).
-pub(super) fn otsu_split(histogram: &[u64]) -> Option<usize> {
-    let total: f64 = histogram.iter().map(|&n| n as f64).sum();
-    let sum_all: f64 = (histogram.iter().enumerate())
-        .map(|(i, &n)| i as f64 * n as f64)
-        .sum();
-    let (mut best, mut split) = (0.0f64, None);
-    let (mut weight_low, mut sum_low) = (0.0f64, 0.0f64);
-    for (i, &n) in histogram.iter().enumerate() {
-        weight_low += n as f64;
-        sum_low += i as f64 * n as f64;
-        let weight_high = total - weight_low;
-        if weight_low == 0.0 || weight_high == 0.0 {
-            continue;
-        }
-        let (mean_low, mean_high) = (sum_low / weight_low, (sum_all - sum_low) / weight_high);
-        let between = weight_low * weight_high * (mean_low - mean_high).powi(2);
-        if between > best {
-            (best, split) = (between, Some(i));
-        }
-    }
-    split
 }
 
 /// Each pixel's gradient magnitude split between its two nearest
@@ -325,6 +413,11 @@ mod tests {
         page
     }
 
+    /// The points of `bbox` described by its height.
+    fn by_box(page: &GrayImage, bbox: WordBox) -> Vec<Keypoint> {
+        describe(page, bbox, Normalisation::BoxHeight).keypoints
+    }
+
     #[test]
     fn points_lie_on_the_ink_with_positions_in_box_heights() {
         let page = page_with_bars(&[(50, 60), (150, 160)], 40);
@@ -334,7 +427,7 @@ mod tests {
             x1: 170,
             y1: 60,
         };
-        let points = describe(&page, bbox);
+        let points = by_box(&page, bbox);
         assert!(!points.is_empty());
         // The bars are at 10..20 and 110..120 px from the box's left, i.e.
         // 0.25..0.5 and 2.75..3 box heights; points lie near them only.
@@ -348,7 +441,7 @@ mod tests {
     #[test]
     fn a_blank_or_bad_box_has_no_points() {
         let page = page_with_bars(&[], 40);
-        assert!(describe(
+        assert!(by_box(
             &page,
             WordBox {
                 x0: 40,
@@ -358,7 +451,7 @@ mod tests {
             }
         )
         .is_empty());
-        assert!(describe(
+        assert!(by_box(
             &page,
             WordBox {
                 x0: 40,
@@ -368,7 +461,7 @@ mod tests {
             }
         )
         .is_empty());
-        assert!(describe(
+        assert!(by_box(
             &page,
             WordBox {
                 x0: 390,
@@ -391,7 +484,7 @@ mod tests {
                 large.put_pixel(x, y, Luma([90]));
             }
         }
-        let a = describe(
+        let a = by_box(
             &small,
             WordBox {
                 x0: 40,
@@ -400,7 +493,7 @@ mod tests {
                 y1: 60,
             },
         );
-        let b = describe(
+        let b = by_box(
             &large,
             WordBox {
                 x0: 80,
@@ -445,8 +538,8 @@ mod tests {
                 .descriptor
         };
         let (v, h) = (
-            centre(describe(&vertical, bbox)),
-            centre(describe(&horizontal, bbox)),
+            centre(by_box(&vertical, bbox)),
+            centre(by_box(&horizontal, bbox)),
         );
         // Orientation bins 0 and 4 (horizontal gradient) dominate a vertical
         // stroke; 2 and 6 a horizontal one.
@@ -457,5 +550,75 @@ mod tests {
         };
         assert!(energy(&v, [0, 4]) > 2 * energy(&v, [2, 6]));
         assert!(energy(&h, [2, 6]) > 2 * energy(&h, [0, 4]));
+    }
+
+    #[test]
+    fn the_x_height_gives_the_words_of_a_line_one_unit() {
+        // Letters 14 px high on rows 40..54; the second word also has an
+        // ascender (rows 18..54) far to the right of its first letter.
+        let mut page = GrayImage::from_pixel(400, 100, Luma([255]));
+        let mut ink = |x0: u32, x1: u32, y0: u32| {
+            for x in x0..x1 {
+                for y in y0..54 {
+                    page.put_pixel(x, y, Luma([0]));
+                }
+            }
+        };
+        for x in [50, 62, 200, 212, 224] {
+            ink(x, x + 6, 40);
+        }
+        ink(290, 296, 18);
+        let short = WordBox {
+            x0: 46,
+            y0: 38,
+            x1: 72,
+            y1: 56,
+        };
+        let tall = WordBox {
+            x0: 196,
+            y0: 16,
+            x1: 300,
+            y1: 56,
+        };
+        let by_x_height = |bbox| describe(&page, bbox, Normalisation::XHeight);
+        let (a, b) = (by_x_height(short), by_x_height(tall));
+        assert_eq!((a.unit, b.unit), (22, 22), "1.6 x-heights of 14 rows");
+        assert_ne!(
+            describe(&page, short, Normalisation::BoxHeight).unit,
+            describe(&page, tall, Normalisation::BoxHeight).unit
+        );
+        // The patches that reach no further than the second letter read
+        // alike in both words: the same scale, the same band.
+        let first = |d: &Described| {
+            (d.keypoints.iter())
+                .filter(|k| k.x < 0.45)
+                .map(|k| (k.x.to_bits(), k.descriptor))
+                .collect::<Vec<_>>()
+        };
+        assert!(!first(&a).is_empty());
+        assert_eq!(first(&a), first(&b));
+        assert_eq!(Described::width_in_units(tall, b.unit), 104.0 / 22.0);
+    }
+
+    #[test]
+    fn a_box_without_ink_is_described_by_its_height() {
+        let page = page_with_bars(&[], 40);
+        let bbox = WordBox {
+            x0: 40,
+            y0: 20,
+            x1: 170,
+            y1: 60,
+        };
+        let described = describe(&page, bbox, Normalisation::XHeight);
+        assert_eq!(described.unit, 40);
+        assert!(described.keypoints.is_empty());
+    }
+
+    #[test]
+    fn normalisations_round_trip_through_their_byte() {
+        for n in [Normalisation::BoxHeight, Normalisation::XHeight] {
+            assert_eq!(Normalisation::from_byte(n.to_byte()), Some(n));
+        }
+        assert_eq!(Normalisation::from_byte(2), None);
     }
 }

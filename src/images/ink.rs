@@ -22,12 +22,14 @@
 //! the ink, the strokes' anti-aliased edge, inside the OCR box. A box
 //! without ink contrast, or larger than any word ([`MAX_INK_PIXELS`]), is
 //! kept as it is.
+//!
+//! The descriptors read their unit's band from here too ([`x_band`]), and
+//! share the Otsu split of what is ink.
 
 use std::ops::Range;
 
 use image::GrayImage;
 
-use super::descriptor::otsu_split;
 use super::WordBox;
 
 /// Least spread of grey values, darkest to lightest, in an OCR box for
@@ -104,6 +106,22 @@ pub fn ink_words(page: &GrayImage, ocr_box: WordBox, text: &str) -> Vec<InkWord>
         return unchanged();
     }
     words
+}
+
+/// The x-height band of the word whose box is `bbox`: the page row its
+/// rows are centred on (the middle of the first and last row holding at
+/// least 0.4 of the busiest row's ink) and how many rows hold that much;
+/// `None` where the box shows no ink (see [`ink_words`]).
+pub fn x_band(page: &GrayImage, bbox: WordBox) -> Option<(f32, u32)> {
+    let ink = Ink::of(page, bbox)?;
+    let rows = ink.row_counts(0..ink.width);
+    let busiest = rows.iter().copied().max().filter(|&n| n > 0)?;
+    let least = X_HEIGHT_ROW_SHARE * busiest as f32;
+    let mut band = (0..rows.len()).filter(|&y| rows[y] as f32 >= least);
+    let first = band.next()?;
+    let last = band.next_back().unwrap_or(first);
+    let height = x_height(&rows) as u32;
+    Some((bbox.y0 as f32 + (first + last + 1) as f32 / 2.0, height))
 }
 
 /// The dark pixels of a box, specks removed.
@@ -192,6 +210,32 @@ fn otsu_threshold(grey: &[u8]) -> u8 {
         histogram[v as usize] += 1;
     }
     otsu_split(&histogram).map_or(127, |last_dark| last_dark as u8)
+}
+
+/// Otsu's split of a histogram: the last bin of the lower of the two
+/// classes that part it with the greatest between-class variance; `None`
+/// when no split parts it (fewer than two bins occupied).
+pub(super) fn otsu_split(histogram: &[u64]) -> Option<usize> {
+    let total: f64 = histogram.iter().map(|&n| n as f64).sum();
+    let sum_all: f64 = (histogram.iter().enumerate())
+        .map(|(i, &n)| i as f64 * n as f64)
+        .sum();
+    let (mut best, mut split) = (0.0f64, None);
+    let (mut weight_low, mut sum_low) = (0.0f64, 0.0f64);
+    for (i, &n) in histogram.iter().enumerate() {
+        weight_low += n as f64;
+        sum_low += i as f64 * n as f64;
+        let weight_high = total - weight_low;
+        if weight_low == 0.0 || weight_high == 0.0 {
+            continue;
+        }
+        let (mean_low, mean_high) = (sum_low / weight_low, (sum_all - sum_low) / weight_high);
+        let between = weight_low * weight_high * (mean_low - mean_high).powi(2);
+        if between > best {
+            (best, split) = (between, Some(i));
+        }
+    }
+    split
 }
 
 /// `raw` less the dark pixels with fewer than [`INK_NEIGHBOURHOOD`] dark

@@ -1,4 +1,4 @@
-//! From pages to stored rows: the word images of a page (its OCR boxes),
+//! From pages to stored rows: the word images of a page (its word boxes),
 //! the visual vocabulary and the letter-bigram model learned from a
 //! collection's own word images and OCR words, and each word image's
 //! stored row of the matrix.
@@ -7,7 +7,7 @@ use image::GrayImage;
 
 use super::bigrams::Bigram;
 use super::codebook::{Codebook, Vector};
-use super::descriptor::{describe, Keypoint};
+use super::descriptor::{describe, Described, Keypoint, Normalisation};
 use super::likelihood::{Likelihoods, PlacedTerm, StoredRow};
 use super::model::{Example, Model, ModelOptions};
 use super::WordBox;
@@ -53,26 +53,34 @@ impl Default for LearnOptions {
     }
 }
 
-/// One word image: its descriptors, its width in box heights and the word
-/// the OCR read in it.
+/// One word image: its descriptors, its width in units and the word the
+/// OCR read in it.
 #[derive(Debug, Clone)]
 pub struct WordImage {
     /// Dense descriptors with their x positions.
     pub keypoints: Vec<Keypoint>,
-    /// Box width over box height.
+    /// Box width in units ([`Described::width_in_units`]).
     pub width: f32,
     /// The OCR word.
     pub ocr: String,
 }
 
-/// The word images of a page: one per OCR word, in the given order.
-pub fn word_images(page: &GrayImage, words: &[(WordBox, String)]) -> Vec<WordImage> {
+/// The word images of a page described under `normalisation`: one per
+/// word, in the given order.
+pub fn word_images(
+    page: &GrayImage,
+    words: &[(WordBox, String)],
+    normalisation: Normalisation,
+) -> Vec<WordImage> {
     words
         .iter()
-        .map(|(bbox, text)| WordImage {
-            keypoints: describe(page, *bbox),
-            width: bbox.width() as f32 / bbox.height().max(1) as f32,
-            ocr: text.clone(),
+        .map(|(bbox, text)| {
+            let described = describe(page, *bbox, normalisation);
+            WordImage {
+                width: Described::width_in_units(*bbox, described.unit),
+                keypoints: described.keypoints,
+                ocr: text.clone(),
+            }
         })
         .collect()
 }
@@ -98,7 +106,7 @@ const SCALE_SAMPLE: usize = 2000;
 pub struct TermImage {
     /// Its terms with their positions.
     pub terms: Vec<PlacedTerm>,
-    /// Box width over box height.
+    /// Box width in units.
     pub width: f32,
     /// The OCR word.
     pub ocr: String,
@@ -142,13 +150,6 @@ pub fn par_map<T: Sync, U: Send>(items: &[T], f: impl Fn(&T) -> U + Sync) -> Vec
 }
 
 impl Learned {
-    /// Learns from `training` word images, labelled by their OCR words.
-    pub fn learn(training: &[WordImage], options: &LearnOptions) -> Learned {
-        let codebook = Codebook::train(&sample(training, options.sample), options.branching);
-        let terms = quantise_all(&codebook, training);
-        Learned::from_terms(codebook, &terms, options.model)
-    }
-
     /// Learns the model of `training`, already quantised by `codebook`.
     pub fn from_terms(
         codebook: Codebook,

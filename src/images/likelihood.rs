@@ -2,7 +2,7 @@
 //! modelled letter-bigram class, the best likelihood of the class under a
 //! Gaussian window slid along the word, and where it was best.
 //!
-//! For a window at µ (box heights from the left edge, stepped by
+//! For a window at µ (units from the left edge, stepped by
 //! [`STEP`]), each distinct visual term counts once, at its occurrence
 //! nearest µ, weighted by G(x) = exp(−(x − µ)²/2σ²), σ = [`SIGMA`] (eqs.
 //! 7.14–7.16); terms past [`REACH`] contribute nothing. The class's score
@@ -19,11 +19,11 @@
 
 use super::model::Model;
 
-/// σ of the Gaussian window, in box heights (the thesis's 0.5).
+/// σ of the Gaussian window, in units (the thesis's 0.5 box heights).
 pub const SIGMA: f32 = 0.5;
-/// The window slides by half a box height (the thesis's interval).
+/// The window slides by half a unit (the thesis's half box height).
 pub const STEP: f32 = 0.5;
-/// A term farther than this from the window's centre (box heights) is left
+/// A term farther than this from the window's centre (units) is left
 /// out: its weight would be below e⁻⁸ (3.4·10⁻⁴).
 pub const REACH: f32 = 4.0 * SIGMA;
 /// Classes an image keeps with their own value and position.
@@ -32,12 +32,12 @@ pub const KEEP_PER_IMAGE: usize = 96;
 /// heights is not a word).
 const MAX_STEPS: usize = u8::MAX as usize;
 
-/// A word image's visual terms: each term with its x in box heights.
+/// A word image's visual terms: each term with its x in units.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PlacedTerm {
     /// The visual term.
     pub term: u32,
-    /// Its x from the box's left edge, in box heights.
+    /// Its x from the box's left edge, in units ([`super::descriptor::Described`]).
     pub x: f32,
 }
 
@@ -52,7 +52,7 @@ pub struct Likelihoods {
 }
 
 impl Likelihoods {
-    /// The row of a word image `width` box heights wide with `terms`.
+    /// The row of a word image `width` units wide with `terms`.
     pub fn of(model: &Model, terms: &[PlacedTerm], width: f32) -> Likelihoods {
         let columns = model.classes().len();
         let mut row = Likelihoods {
@@ -187,7 +187,7 @@ mod tests {
         )
     }
 
-    /// The word's terms `spacing` box heights apart.
+    /// The word's terms `spacing` units apart.
     fn placed(word: &str, spacing: f32) -> Vec<PlacedTerm> {
         bigrams(word)
             .iter()
@@ -202,7 +202,7 @@ mod tests {
     #[test]
     fn a_class_peaks_where_its_term_is() {
         let model = model();
-        // "other": ␣o ot th he er r␣, 2.5 box heights apart (beyond a
+        // "other": ␣o ot th he er r␣, 2.5 units apart (beyond a
         // window's reach of its neighbours): th at 5.0 (step 10), he at 7.5.
         let row = Likelihoods::of(&model, &placed("other", 2.5), 12.5);
         let th = model.column(bigrams("th")[1]).unwrap();

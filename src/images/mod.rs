@@ -3,12 +3,12 @@
 //!
 //! A page comes as an image with its OCR: word boxes and the words read in
 //! them (hOCR or ALTO). Each word image becomes a set of visual terms
-//! (quantised local descriptors with their x positions, normalised by the
-//! box height); a model learned from the collection's own noisy OCR words
-//! relates letter bigrams to visual terms; and for every word image and
-//! every letter-bigram class the best likelihood and its position are
-//! computed once, so that a query is a few lookups and an order check per
-//! image.
+//! (quantised local descriptors with their x positions, scaled to the
+//! word's x-height or its box's height); a model learned from the
+//! collection's own noisy OCR words relates letter bigrams to visual
+//! terms; and for every word image and every letter-bigram class the best
+//! likelihood and its position are computed once, so that a query is a few
+//! lookups and an order check per image.
 
 pub mod ocr;
 

@@ -1,8 +1,9 @@
 //! Reading scanned pages: a page image (PNG, TIFF, JPEG) with its OCR
 //! (hOCR or ALTO, the file beside it), checked against each other, into
 //! the word images search needs: each word's box (the ink's, found inside
-//! the OCR's box, [`super::ink`]), word, descriptors and a small crop for
-//! showing it.
+//! the OCR's box, [`super::ink`]), word, descriptors (under the
+//! [`Normalisation`] of the vocabulary they will be quantised by) and a
+//! small crop for showing it.
 //!
 //! A page's OCR is the file with the image's stem and the extension
 //! `.hocr`, `.html`, `.xml` or `.alto.xml` beside it, the first that
@@ -16,7 +17,7 @@ use image::imageops::FilterType;
 use image::GrayImage;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use super::descriptor::{describe, Keypoint};
+use super::descriptor::{describe, Keypoint, Normalisation};
 use super::ink::ink_words;
 use super::ocr::{read_ocr, MAX_COORDINATE};
 use super::WordBox;
@@ -24,8 +25,7 @@ use crate::error::{Error, IoContext, Result};
 
 /// Height in pixels of every word's crop.
 pub const CROP_HEIGHT: u32 = 32;
-/// Widest crop, in pixels (40 box heights, the widest word the
-/// descriptors read).
+/// Widest crop, in pixels (40 box heights).
 pub const MAX_CROP_WIDTH: u32 = 40 * CROP_HEIGHT;
 
 /// Largest page image file read, in bytes.
@@ -138,8 +138,10 @@ pub struct PageWord {
     /// The word the OCR read (its share of the OCR's text when the OCR
     /// joined words).
     pub ocr: String,
-    /// Its descriptors.
+    /// Its descriptors, positions in units.
     pub keypoints: Vec<Keypoint>,
+    /// Its unit in pixels: the height its descriptors are scaled to.
+    pub unit: u32,
     /// Its crop, [`CROP_HEIGHT`] pixels high.
     pub crop: GrayImage,
 }
@@ -155,18 +157,25 @@ pub struct Page {
     pub height: u32,
     /// Its word images, in the OCR's order.
     pub words: Vec<PageWord>,
+    /// How its words were described.
+    pub normalisation: Normalisation,
 }
 
 /// Reads the page `files` names: decodes the image, reads the OCR, checks
-/// that they describe one page of one size, and describes every word.
-pub fn read_page(files: &PageFiles) -> Result<Page> {
-    read_counted_page(files, &AtomicUsize::new(0))
+/// that they describe one page of one size, and describes every word
+/// under `normalisation`.
+pub fn read_page(files: &PageFiles, normalisation: Normalisation) -> Result<Page> {
+    read_counted_page(files, normalisation, &AtomicUsize::new(0))
 }
 
 /// [`read_page`], adding its words to `book_words`, the words of the
 /// book's pages read so far: more than [`MAX_BOOK_WORDS`] is an error
 /// naming this page's OCR file, before its words are described.
-fn read_counted_page(files: &PageFiles, book_words: &AtomicUsize) -> Result<Page> {
+fn read_counted_page(
+    files: &PageFiles,
+    normalisation: Normalisation,
+    book_words: &AtomicUsize,
+) -> Result<Page> {
     let image = read_image(&files.image)?;
     let ocr_bytes = read_bounded(&files.ocr, MAX_OCR_BYTES)?;
     let pages = read_ocr(&ocr_bytes, &files.ocr)?;
@@ -206,12 +215,16 @@ fn read_counted_page(files: &PageFiles, book_words: &AtomicUsize) -> Result<Page
         words.extend(
             ink_words(&image, ocr_box, &word.text)
                 .into_iter()
-                .map(|found| PageWord {
-                    bbox: found.bbox,
-                    ocr_box,
-                    ocr: found.text,
-                    keypoints: describe(&image, found.bbox),
-                    crop: crop(&image, found.bbox),
+                .map(|found| {
+                    let described = describe(&image, found.bbox, normalisation);
+                    PageWord {
+                        bbox: found.bbox,
+                        ocr_box,
+                        ocr: found.text,
+                        keypoints: described.keypoints,
+                        unit: described.unit,
+                        crop: crop(&image, found.bbox),
+                    }
                 }),
         );
     }
@@ -224,6 +237,7 @@ fn read_counted_page(files: &PageFiles, book_words: &AtomicUsize) -> Result<Page
         width,
         height,
         words,
+        normalisation,
     })
 }
 
@@ -286,9 +300,14 @@ pub fn crop(page: &GrayImage, bbox: WordBox) -> GrayImage {
     image::imageops::resize(&view, width, CROP_HEIGHT, FilterType::Triangle)
 }
 
-/// Reads `pages` on every core, in order; the first error stops it.
-/// `done` is called after each page with the number read so far.
-pub fn read_pages(pages: &[PageFiles], done: &(dyn Fn(usize) + Sync)) -> Result<Vec<Page>> {
+/// Reads `pages` on every core, in order, describing their words under
+/// `normalisation`; the first error stops it. `done` is called after each
+/// page with the number read so far.
+pub fn read_pages(
+    pages: &[PageFiles],
+    normalisation: Normalisation,
+    done: &(dyn Fn(usize) + Sync),
+) -> Result<Vec<Page>> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let book_words = AtomicUsize::new(0);
     let next = std::sync::atomic::AtomicUsize::new(0);
@@ -300,7 +319,7 @@ pub fn read_pages(pages: &[PageFiles], done: &(dyn Fn(usize) + Sync)) -> Result<
             scope.spawn(|| loop {
                 let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 let Some(files) = pages.get(i) else { break };
-                let page = read_counted_page(files, &book_words);
+                let page = read_counted_page(files, normalisation, &book_words);
                 let failed = page.is_err();
                 if let Ok(mut slots) = results.lock() {
                     slots[i] = Some(page);
@@ -343,14 +362,20 @@ mod tests {
     #[test]
     fn a_page_taking_a_book_past_its_word_bound_is_refused_naming_its_ocr_file() {
         let files = fixture_page();
-        let words = read_page(&files).unwrap().words.len();
+        let words = read_page(&files, Normalisation::DEFAULT)
+            .unwrap()
+            .words
+            .len();
         assert!(words > 1);
         let book_words = AtomicUsize::new(MAX_BOOK_WORDS - words);
         assert_eq!(
-            read_counted_page(&files, &book_words).unwrap().words.len(),
+            read_counted_page(&files, Normalisation::DEFAULT, &book_words)
+                .unwrap()
+                .words
+                .len(),
             words
         );
-        let message = read_counted_page(&files, &book_words)
+        let message = read_counted_page(&files, Normalisation::DEFAULT, &book_words)
             .unwrap_err()
             .to_string();
         assert!(

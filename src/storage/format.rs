@@ -156,6 +156,14 @@ impl FormatVersion {
     pub fn has_ink_boxes(self) -> bool {
         self.0 >= 18
     }
+
+    /// Word-image book files store each word's unit (the height its
+    /// descriptors are scaled to) and vocabulary files the normalisation
+    /// their words are described under (from format 19; before, every
+    /// word's unit was its box's height).
+    pub fn has_word_units(self) -> bool {
+        self.0 >= 19
+    }
 }
 
 impl std::fmt::Display for FormatVersion {

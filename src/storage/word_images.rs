@@ -1,8 +1,8 @@
 //! Word-image book files (`images/NNNNNN.wib`, file kind 5) and the
 //! vocabulary file (`images/NNNNNN.wiv`, file kind 6), format 9: what an
 //! index keeps of a scanned book's pages (their names and sizes; each
-//! word's page, box, OCR word, visual terms and a small crop of its
-//! image) and the visual vocabulary its terms come from, each file with
+//! word's page, boxes, unit, OCR word, visual terms and a small crop of
+//! its image) and the visual vocabulary its terms come from, each file with
 //! one checksum (layout in storage-format.md, section 6.8). The search
 //! file built from them is in [`super::image_search`].
 
@@ -16,7 +16,7 @@ use super::codec::{
 use super::format::{checked_body, checksum, FileHeader, FileKind, CHECKSUM_LEN, HEADER_LEN};
 use crate::error::{Error, Result};
 use crate::images::codebook::Codebook;
-use crate::images::descriptor::DIMENSIONS;
+use crate::images::descriptor::{Described, Normalisation, DIMENSIONS, MAX_UNIT_SHARE};
 use crate::images::likelihood::PlacedTerm;
 use crate::images::ocr::{MAX_COORDINATE, MAX_WORD_BYTES};
 use crate::images::WordBox;
@@ -48,18 +48,22 @@ pub struct StoredWord {
     /// The box the OCR gave, which holds `bbox` (stored from format 18;
     /// an older book file's words read their one box as both).
     pub ocr_box: WordBox,
+    /// Its unit in pixels, the height its descriptors were scaled to
+    /// (stored from format 19; an older book file's words read their box's
+    /// height).
+    pub unit: u32,
     /// The word the OCR read in it.
     pub ocr: String,
-    /// Its visual terms with their positions in box heights.
+    /// Its visual terms with their positions in units.
     pub terms: Vec<PlacedTerm>,
     /// Width of its crop in pixels ([`CROP_HEIGHT`] high).
     pub crop_width: u16,
 }
 
 impl StoredWord {
-    /// Box width over box height: the width its likelihood row slides over.
-    pub fn aspect(&self) -> f32 {
-        self.bbox.width() as f32 / self.bbox.height().max(1) as f32
+    /// Box width in units: the width its likelihood row slides over.
+    pub fn width_in_units(&self) -> f32 {
+        Described::width_in_units(self.bbox, self.unit)
     }
 }
 
@@ -177,6 +181,7 @@ pub fn encode_book(book: &ImageBook) -> Vec<u8> {
                 put_u32(&mut out, v);
             }
         }
+        put_u32(&mut out, word.unit);
         put_str(&mut out, &word.ocr);
         put_u16(&mut out, word.crop_width);
         put_u16(&mut out, word.terms.len() as u16);
@@ -249,7 +254,10 @@ fn count(c: &mut Cursor<'_>, what: &str, least: usize) -> Result<usize> {
 /// every field; `Corrupted` or `ChecksumMismatch` naming the file.
 pub fn decode_book(bytes: &[u8], path: &Path) -> Result<ImageBook> {
     let (header, mut c) = body(bytes, FileKind::ImageBook, path)?;
-    let has_ocr_boxes = header.version.has_ink_boxes();
+    let layout = WordLayout {
+        ocr_box: header.version.has_ink_boxes(),
+        unit: header.version.has_word_units(),
+    };
     let key = c.string("key")?;
     let vocabulary_terms = bounded(&mut c, "vocabulary of", 1..=MAX_VOCABULARY_TERMS as u32)?;
     let page_count = count(&mut c, "pages", 12)?;
@@ -267,12 +275,7 @@ pub fn decode_book(bytes: &[u8], path: &Path) -> Result<ImageBook> {
     let word_count = count(&mut c, "words", 28)?;
     let mut words = Vec::with_capacity(word_count);
     for _ in 0..word_count {
-        words.push(decode_word(
-            &mut c,
-            &pages,
-            vocabulary_terms,
-            has_ocr_boxes,
-        )?);
+        words.push(decode_word(&mut c, &pages, vocabulary_terms, layout)?);
     }
     let mut crops = Vec::with_capacity(pages.len());
     for _ in 0..pages.len() {
@@ -310,13 +313,21 @@ fn decode_box(c: &mut Cursor<'_>, on: &StoredPage, what: &str) -> Result<WordBox
     Ok(bbox)
 }
 
-/// One word record; `has_ocr_box` when the file stores the OCR's box
-/// after the word's (format 18 on).
+/// What a book file's word records hold besides their box, by version.
+#[derive(Clone, Copy)]
+struct WordLayout {
+    /// The OCR's box after the word's (format 18 on).
+    ocr_box: bool,
+    /// The word's unit after its boxes (format 19 on).
+    unit: bool,
+}
+
+/// One word record of a book file of `layout`.
 fn decode_word(
     c: &mut Cursor<'_>,
     pages: &[StoredPage],
     vocabulary: u32,
-    has_ocr_box: bool,
+    layout: WordLayout,
 ) -> Result<StoredWord> {
     let at = c.position();
     let page = c.u32()?;
@@ -324,7 +335,7 @@ fn decode_word(
         return Err(c.error_at(at, format!("word on page {page} of {}", pages.len())));
     };
     let bbox = decode_box(c, on, "word box")?;
-    let ocr_box = match has_ocr_box {
+    let ocr_box = match layout.ocr_box {
         true => {
             let ocr_at = c.position();
             let ocr_box = decode_box(c, on, "OCR box")?;
@@ -337,6 +348,10 @@ fn decode_word(
             ocr_box
         }
         false => bbox,
+    };
+    let unit = match layout.unit {
+        true => decode_unit(c, bbox)?,
+        false => bbox.height(),
     };
     let ocr_at = c.position();
     let ocr = c.string("OCR word")?;
@@ -366,10 +381,26 @@ fn decode_word(
         page,
         bbox,
         ocr_box,
+        unit,
         ocr,
         terms,
         crop_width,
     })
+}
+
+/// A word's unit, checked to lie in 1..=[`MAX_UNIT_SHARE`] × its box's
+/// height.
+fn decode_unit(c: &mut Cursor<'_>, bbox: WordBox) -> Result<u32> {
+    let at = c.position();
+    let unit = c.u32()?;
+    let most = (MAX_UNIT_SHARE as u64 * u64::from(bbox.height())).min(u64::from(u32::MAX)) as u32;
+    if !(1..=most).contains(&unit) {
+        return Err(c.error_at(
+            at,
+            format!("unit of {unit} pixels for a box {} high", bbox.height()),
+        ));
+    }
+    Ok(unit)
 }
 
 /// The bytes of the vocabulary file holding `codebook`.
@@ -377,6 +408,7 @@ pub fn encode_vocabulary(codebook: &Codebook) -> Vec<u8> {
     let (roots, leaves) = codebook.centres();
     let mut out = Vec::new();
     FileHeader::new(FileKind::Vocabulary).encode_into(&mut out);
+    out.push(codebook.normalisation().to_byte());
     put_u16(&mut out, codebook.branching() as u16);
     put_u16(&mut out, roots.len() as u16);
     for (root, children) in roots.iter().zip(leaves) {
@@ -411,7 +443,16 @@ fn centre(c: &mut Cursor<'_>) -> Result<[f32; DIMENSIONS]> {
 
 /// Decodes the vocabulary file `bytes` read from `path`.
 pub fn decode_vocabulary(bytes: &[u8], path: &Path) -> Result<Codebook> {
-    let (_, mut c) = body(bytes, FileKind::Vocabulary, path)?;
+    let (header, mut c) = body(bytes, FileKind::Vocabulary, path)?;
+    let normalisation = match header.version.has_word_units() {
+        true => {
+            let at = c.position();
+            let byte = c.u8()?;
+            Normalisation::from_byte(byte)
+                .ok_or_else(|| c.error_at(at, format!("descriptor normalisation {byte} unknown")))?
+        }
+        false => Normalisation::BoxHeight,
+    };
     let at = c.position();
     let branching = c.u16()? as usize;
     let root_count = c.u16()? as usize;
@@ -433,7 +474,7 @@ pub fn decode_vocabulary(bytes: &[u8], path: &Path) -> Result<Codebook> {
     if branching * branching > MAX_VOCABULARY_TERMS {
         return Err(c.error_at(at, format!("branching {branching} over 256")));
     }
-    Codebook::from_centres(branching, roots, leaves).ok_or_else(|| {
+    Codebook::from_centres(branching, roots, leaves, normalisation).ok_or_else(|| {
         c.error_at(
             at,
             format!("centres that do not form a tree of branching {branching}"),
@@ -552,6 +593,7 @@ mod tests {
             page: 0,
             bbox,
             ocr_box,
+            unit: 2 * bbox.height() - 1,
             ocr: ocr.into(),
             terms: vec![PlacedTerm { term: 3, x: 0.5 }],
             crop_width: 0,
@@ -574,12 +616,78 @@ mod tests {
         assert_eq!(back.words[1].ocr_box, boxed(10, 10, 90, 50));
     }
 
+    /// `bytes` with the checksum of their body written again.
+    fn resummed(mut bytes: Vec<u8>) -> Vec<u8> {
+        let body = bytes.len() - CHECKSUM_LEN;
+        let sum = checksum(&bytes[..body]);
+        bytes[body..].copy_from_slice(&sum.to_le_bytes());
+        bytes
+    }
+
+    #[test]
+    fn a_book_file_keeps_each_word_s_unit_and_refuses_one_over_twice_its_box() {
+        let book = joined_words_book();
+        let back = decode_book(&encode_book(&book), Path::new("000001.wib")).unwrap();
+        assert_eq!(back.words[0].unit, 39);
+        assert_eq!(back.words[0].width_in_units(), 28.0 / 39.0);
+        // The first word's unit, after its page and two boxes.
+        let at = HEADER_LEN + (4 + 4) + 4 + 4 + (4 + 10 + 8) + 4 + 4 + 32;
+        for (unit, refused) in [(40u32, false), (41, true), (0, true)] {
+            let mut bytes = encode_book(&book);
+            assert_eq!(&bytes[at..at + 4], &39u32.to_le_bytes());
+            bytes[at..at + 4].copy_from_slice(&unit.to_le_bytes());
+            let decoded = decode_book(&resummed(bytes), Path::new("000001.wib"));
+            match refused {
+                false => assert_eq!(decoded.unwrap().words[0].unit, unit),
+                true => {
+                    let message = decoded.unwrap_err().to_string();
+                    assert!(message.contains("000001.wib"), "{message}");
+                    assert!(
+                        message.contains(&format!("unit of {unit} pixels")),
+                        "{message}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// A vocabulary of one root and one leaf under `normalisation`.
+    fn tiny_vocabulary(normalisation: Normalisation) -> Codebook {
+        let centre = [1.0f32; DIMENSIONS];
+        Codebook::from_centres(2, vec![centre], vec![vec![centre]], normalisation).unwrap()
+    }
+
+    #[test]
+    fn a_vocabulary_file_keeps_its_normalisation_and_an_older_one_reads_box_heights() {
+        let path = Path::new("000001.wiv");
+        for n in [Normalisation::BoxHeight, Normalisation::XHeight] {
+            let back = decode_vocabulary(&encode_vocabulary(&tiny_vocabulary(n)), path).unwrap();
+            assert_eq!(back.normalisation(), n);
+        }
+        // Version 18: no normalisation byte; its words were described by
+        // their box's height.
+        let mut older = encode_vocabulary(&tiny_vocabulary(Normalisation::XHeight));
+        older.remove(HEADER_LEN);
+        older[8..10].copy_from_slice(&18u16.to_le_bytes());
+        let back = decode_vocabulary(&resummed(older), path).unwrap();
+        assert_eq!(back.normalisation(), Normalisation::BoxHeight);
+        assert_eq!(back.branching(), 2);
+        // A byte this build does not know.
+        let mut unknown = encode_vocabulary(&tiny_vocabulary(Normalisation::BoxHeight));
+        unknown[HEADER_LEN] = 7;
+        let message = decode_vocabulary(&resummed(unknown), path)
+            .unwrap_err()
+            .to_string();
+        assert!(message.contains("000001.wiv"), "{message}");
+        assert!(message.contains("normalisation 7 unknown"), "{message}");
+    }
+
     #[test]
     fn an_ocr_box_that_does_not_hold_its_word_s_box_is_refused_naming_the_file() {
         let mut bytes = encode_book(&joined_words_book());
         // The second word's OCR box x0 (after the header, key, V, P, the
         // page, W, the first word and the second word's page and box).
-        let first_word = 4 + 16 + 16 + (4 + 5) + 2 + 2 + 6;
+        let first_word = 4 + 16 + 16 + 4 + (4 + 5) + 2 + 2 + 6;
         let at = HEADER_LEN + (4 + 4) + 4 + 4 + (4 + 10 + 8) + 4 + first_word + 4 + 16;
         assert_eq!(&bytes[at..at + 4], &10u32.to_le_bytes());
         bytes[at..at + 4].copy_from_slice(&60u32.to_le_bytes());

@@ -69,7 +69,7 @@ fn term_images<'a>(books: impl IntoIterator<Item = &'a ImageBook>) -> Vec<TermIm
         .flat_map(|b| &b.words)
         .map(|w| TermImage {
             terms: w.terms.clone(),
-            width: w.aspect(),
+            width: w.width_in_units(),
             ocr: w.ocr.clone(),
         })
         .collect()

@@ -3,7 +3,8 @@
 //! and checking the files.
 //!
 //! Adding a book reads and describes every page first (an error leaves
-//! the index as it was), then writes, in `images/`, numbered above every
+//! the index as it was), under the normalisation of the index's vocabulary
+//! ([`normalisation`]: the default for an index without one), then writes, in `images/`, numbered above every
 //! listed and present file: the vocabulary file when the index has none
 //! yet (learned from this book's descriptors; later books are quantised
 //! by it), the book's file, and a new search file: learned again from
@@ -22,6 +23,7 @@ use std::sync::Arc;
 
 use crate::error::{Error, IoContext, Result};
 use crate::images::codebook::{Codebook, Vector};
+use crate::images::descriptor::Normalisation;
 use crate::images::learn::{par_map, LearnOptions};
 use crate::images::likelihood::PlacedTerm;
 use crate::images::pages::{read_pages, Page, PageFiles};
@@ -131,10 +133,21 @@ pub(crate) fn add(
     check_add(key, pages.len(), options)?;
     let total = pages.len();
     progress(ImagesProgress::Pages { done: 0, total });
-    let read = read_pages(pages, &|done| {
+    let read = read_pages(pages, normalisation(store)?, &|done| {
         progress(ImagesProgress::Pages { done, total })
     })?;
     add_read(store, key, read, options, progress)
+}
+
+/// How the pages of the next add must be described: as the words the
+/// index's vocabulary quantises ([`Normalisation::BoxHeight`] for one
+/// learned by format 18 or before), [`Normalisation::DEFAULT`] when the
+/// index has no vocabulary yet.
+pub(crate) fn normalisation(store: &Store) -> Result<Normalisation> {
+    match store.catalog().snapshot()?.image_files()? {
+        Some(files) => Ok(read_vocabulary(store, &files.vocabulary)?.normalisation()),
+        None => Ok(Normalisation::DEFAULT),
+    }
 }
 
 /// Refuses what an add of `pages` pages under `key` with `options` would
@@ -189,7 +202,11 @@ pub(crate) fn add_read(
     let mut numbers = Numbers::above(store, &listed, listed_files.as_ref())?;
 
     let (codebook, vocabulary) = match listed_files {
-        Some(f) => (read_vocabulary(store, &f.vocabulary)?, f.vocabulary),
+        Some(f) => {
+            let codebook = read_vocabulary(store, &f.vocabulary)?;
+            refuse_other_normalisation(&read, &codebook)?;
+            (codebook, f.vocabulary)
+        }
         None => {
             progress(ImagesProgress::Vocabulary);
             let codebook = learn_vocabulary(&read, options)?;
@@ -467,8 +484,23 @@ pub(crate) fn relearn(
     Ok((ImageModel::of(&contents, true), warnings))
 }
 
+/// Refuses pages described otherwise than the words `codebook`
+/// quantises.
+fn refuse_other_normalisation(pages: &[Page], codebook: &Codebook) -> Result<()> {
+    let wanted = codebook.normalisation();
+    match pages.iter().find(|p| p.normalisation != wanted) {
+        Some(page) => Err(Error::InvalidArgument(format!(
+            "page {}: its words were described by {}, but the index's vocabulary quantises \
+             words described by {wanted}; read the pages again for this index \
+             (Index::word_image_normalisation)",
+            page.name, page.normalisation
+        ))),
+        None => Ok(()),
+    }
+}
+
 /// The vocabulary learned from up to `options.sample` descriptors taken
-/// evenly from the pages' words.
+/// evenly from the pages' words, under their normalisation.
 fn learn_vocabulary(pages: &[Page], options: &LearnOptions) -> Result<Codebook> {
     let total: usize = pages
         .iter()
@@ -489,7 +521,16 @@ fn learn_vocabulary(pages: &[Page], options: &LearnOptions) -> Result<Codebook> 
         .step_by(stride)
         .map(|k| k.descriptor)
         .collect();
-    Ok(Codebook::train(&sample, options.branching))
+    let normalisation = pages
+        .first()
+        .map_or(Normalisation::DEFAULT, |p| p.normalisation);
+    if let Some(page) = pages.iter().find(|p| p.normalisation != normalisation) {
+        return Err(Error::InvalidArgument(format!(
+            "page {}: its words were described by {}, the first page's by {normalisation}",
+            page.name, page.normalisation
+        )));
+    }
+    Ok(Codebook::train(&sample, options.branching, normalisation))
 }
 
 /// The book of `pages`, its words quantised by `codebook` on every core.
@@ -522,6 +563,7 @@ fn describe_book(key: &str, codebook: &Codebook, pages: Vec<Page>) -> Result<Ima
                 page: *page,
                 bbox: word.bbox,
                 ocr_box: word.ocr_box,
+                unit: word.unit,
                 ocr: word.ocr.clone(),
                 terms,
                 crop_width: 0,

@@ -9,6 +9,7 @@
 use std::path::Path;
 use std::time::Instant;
 
+use stemmata::images::descriptor::Normalisation;
 use stemmata::images::pages::{read_pages, PageFiles};
 use stemmata::images::spot::{rank, Query, SpotOptions};
 use stemmata::storage::image_search::{self, SearchBook, SearchContents, SearchFile};
@@ -241,7 +242,7 @@ fn describe_pages(dir: &Path) -> Result<(Option<f64>, usize)> {
         .map(|i| PageFiles::beside(i))
         .collect::<Result<Vec<_>>>()?;
     let before = crate::process_cpu_seconds();
-    let pages = read_pages(&files, &|_| {})?;
+    let pages = read_pages(&files, Normalisation::DEFAULT, &|_| {})?;
     let after = crate::process_cpu_seconds();
     std::hint::black_box(&pages);
     let rate = match (before, after) {

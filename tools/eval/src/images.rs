@@ -23,6 +23,7 @@ use std::path::{Path, PathBuf};
 use image::GrayImage;
 use stemmata::images::bigrams::search_form;
 use stemmata::images::codebook::Codebook;
+use stemmata::images::descriptor::Normalisation;
 use stemmata::images::ink::ink_words;
 use stemmata::images::learn::{
     quantise_all, sample, word_images, LearnOptions, Learned, WordImage,
@@ -44,6 +45,9 @@ pub struct EvalOptions {
     pub learn: LearnOptions,
     /// λM and λC of the combined runs.
     pub spot: SpotOptions,
+    /// How word images are described (in memory; an index describes its
+    /// pages as its vocabulary says).
+    pub normalisation: Normalisation,
 }
 
 impl Default for EvalOptions {
@@ -53,6 +57,7 @@ impl Default for EvalOptions {
             min_occurrences: 3,
             learn: LearnOptions::default(),
             spot: SpotOptions::default(),
+            normalisation: Normalisation::DEFAULT,
         }
     }
 }
@@ -350,11 +355,11 @@ pub fn evaluate(pages: &[Page], options: &EvalOptions) -> ImageEval {
     let (train, test) = pages.split_at(split.min(pages.len()));
     let training: Vec<WordImage> = train
         .iter()
-        .flat_map(|p| word_images(&p.image, &p.words))
+        .flat_map(|p| word_images(&p.image, &p.words, options.normalisation))
         .collect();
     let searched: Vec<WordImage> = test
         .iter()
-        .flat_map(|p| word_images(&p.image, &p.words))
+        .flat_map(|p| word_images(&p.image, &p.words, options.normalisation))
         .collect();
     let truth: Vec<Option<String>> = test.iter().flat_map(truth_of_boxes).collect();
     let test_refs: Vec<&Page> = test.iter().collect();
@@ -371,6 +376,7 @@ pub fn evaluate(pages: &[Page], options: &EvalOptions) -> ImageEval {
     let codebook = Codebook::train(
         &sample(&training, options.learn.sample),
         options.learn.branching,
+        options.normalisation,
     );
     let training = quantise_all(&codebook, &training);
     let searched = quantise_all(&codebook, &searched);
