@@ -131,3 +131,33 @@ fn the_version_19_fixtures_words_are_described_by_their_x_height() {
         .count();
     assert!(taller > 0 && taller < book.words.len(), "{taller}");
 }
+
+#[test]
+fn pages_read_otherwise_than_the_vocabulary_describes_are_refused_leaving_the_word_images() {
+    use stemmata::images::descriptor::Normalisation;
+    use stemmata::images::pages::{read_pages, PageFiles};
+    let dir = common::fixture_copy("v19");
+    let images = dir.path().join("images");
+    let before = common::snapshot_files(&images);
+    let page = fixture().join("pages/scan-0001.png");
+    let files = [PageFiles::beside(&page).unwrap()];
+    let read = read_pages(&files, Normalisation::BoxHeight, &|_| {}).unwrap();
+    let index = Index::open(dir.path()).unwrap();
+    let options = stemmata::images::learn::LearnOptions::default();
+    let refused = index
+        .add_read_word_images("again", read, &options, &|_| {})
+        .unwrap_err()
+        .to_string();
+    assert!(
+        refused.contains("scan-0001.png")
+            && refused.contains("described by the box's height")
+            && refused.contains("described by 1.6 x-heights"),
+        "{refused}"
+    );
+    assert_eq!(index.image_books().unwrap().len(), 2);
+    drop(index);
+    assert!(
+        common::snapshot_files(&images) == before,
+        "a refused add wrote"
+    );
+}

@@ -11,10 +11,11 @@
 //! (the default) gives every word of a line one scale and one band,
 //! centred on the x-height band, whatever its ascenders and descenders;
 //! the box's height (what indexes of format 18 and before were described
-//! with) puts "ace" at about twice the scale of "fly". Points lie on a grid of
-//! [`GRID_STEP`] pixels over the box's width and the unit's rows; a point
-//! is kept when the cell around it holds ink (darker than the word's Otsu
-//! threshold), as the thesis keeps the ink pixels of a downsampled page.
+//! with) puts "ace" at about twice the scale of "fly". Points lie on a
+//! grid of [`GRID_STEP`] pixels over the box's width and the unit's rows;
+//! a point is kept when the cell around it holds ink (darker than the
+//! word's Otsu threshold), as the thesis keeps the ink pixels of a
+//! downsampled page.
 
 use image::GrayImage;
 
@@ -91,9 +92,9 @@ impl std::fmt::Display for Normalisation {
 /// least combined with the OCR, 2 and 2.5 less of both (benches/README.md,
 /// "Word images described by their x-height").
 pub const X_HEIGHTS_PER_UNIT: f32 = 1.6;
-/// Least unit, as a share of the box's height: a box whose x-height band
-/// reads under a quarter of it (a word of ascenders and descenders, or a
-/// speck above the line taken as ink) is described at half its height.
+/// Least unit, as a share of the box's height: where the x-height band
+/// reads too thin for its box (a speck taken for the band's ink), the word
+/// is described at half its box's height.
 pub const MIN_UNIT_SHARE: f32 = 0.5;
 /// Greatest unit, as a share of the box's height.
 pub const MAX_UNIT_SHARE: f32 = 2.0;

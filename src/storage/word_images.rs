@@ -393,7 +393,7 @@ fn decode_word(
 fn decode_unit(c: &mut Cursor<'_>, bbox: WordBox) -> Result<u32> {
     let at = c.position();
     let unit = c.u32()?;
-    let most = (MAX_UNIT_SHARE as u64 * u64::from(bbox.height())).min(u64::from(u32::MAX)) as u32;
+    let most = (f64::from(MAX_UNIT_SHARE) * f64::from(bbox.height())) as u32;
     if !(1..=most).contains(&unit) {
         return Err(c.error_at(
             at,

@@ -3,9 +3,10 @@
 //! and checking the files.
 //!
 //! Adding a book reads and describes every page first (an error leaves
-//! the index as it was), under the normalisation of the index's vocabulary
-//! ([`normalisation`]: the default for an index without one), then writes, in `images/`, numbered above every
-//! listed and present file: the vocabulary file when the index has none
+//! the index as it was), under the normalisation of the index's
+//! vocabulary ([`normalisation`]: the default for an index without one),
+//! then writes, in `images/`, numbered above every listed and present
+//! file: the vocabulary file when the index has none
 //! yet (learned from this book's descriptors; later books are quantised
 //! by it), the book's file, and a new search file: learned again from
 //! every book, or the old one with this book's rows added under the kept
