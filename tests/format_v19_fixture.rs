@@ -77,29 +77,7 @@ fn the_version_19_fixtures_sketches_are_of_word_hash_shingles() {
 
 #[test]
 fn the_version_19_fixtures_book_file_keeps_the_ocr_s_box_of_the_words_it_split() {
-    use stemmata::images::WordBox;
-    let path = fixture().join("index/images/000002.wib");
-    let bytes = std::fs::read(&path).unwrap();
-    let book = stemmata::storage::word_images::decode_book(&bytes, &path).unwrap();
-    assert_eq!(book.key, "scan");
-    assert_eq!(book.words.len(), common::FIXTURE_PAGE_WORDS);
-    let joined = WordBox {
-        x0: 91,
-        y0: 179,
-        x1: 251,
-        y1: 206,
-    };
-    let split: Vec<_> = (book.words.iter())
-        .filter(|w| w.ocr_box == joined)
-        .map(|w| (w.ocr.as_str(), w.bbox))
-        .collect();
-    assert_eq!(split.len(), 2, "{split:?}");
-    assert_eq!((split[0].0, split[1].0), ("through:", "the"));
-    assert!(split[0].1.x1 < split[1].1.x0, "{split:?}");
-    for word in &book.words {
-        let (b, o) = (word.bbox, word.ocr_box);
-        assert!(o.x0 <= b.x0 && o.y0 <= b.y0 && b.x1 <= o.x1 && b.y1 <= o.y1);
-    }
+    common::assert_fixture_book_keeps_split_words(&fixture());
 }
 
 #[test]

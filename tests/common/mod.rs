@@ -402,6 +402,40 @@ pub fn add_fixture_page_again(index: &Index, fixture: &Path) -> stemmata::Result
 /// 18 on; the book files of earlier fixtures hold 32).
 pub const FIXTURE_PAGE_WORDS: usize = 33;
 
+/// Reads the first book file (`scan`) of a word-image fixture of format
+/// 18 on, in `fixture`, and asserts that it holds
+/// [`FIXTURE_PAGE_WORDS`] word images, each box inside its OCR's box, the
+/// OCR's "through:the" split in two where the ink shows the gap; returns
+/// the book.
+pub fn assert_fixture_book_keeps_split_words(
+    fixture: &Path,
+) -> stemmata::storage::word_images::ImageBook {
+    use stemmata::images::WordBox;
+    let path = fixture.join("index/images/000002.wib");
+    let bytes = std::fs::read(&path).unwrap();
+    let book = stemmata::storage::word_images::decode_book(&bytes, &path).unwrap();
+    assert_eq!(book.key, "scan");
+    assert_eq!(book.words.len(), FIXTURE_PAGE_WORDS);
+    let joined = WordBox {
+        x0: 91,
+        y0: 179,
+        x1: 251,
+        y1: 206,
+    };
+    let split: Vec<_> = (book.words.iter())
+        .filter(|w| w.ocr_box == joined)
+        .map(|w| (w.ocr.as_str(), w.bbox))
+        .collect();
+    assert_eq!(split.len(), 2, "{split:?}");
+    assert_eq!((split[0].0, split[1].0), ("through:", "the"));
+    assert!(split[0].1.x1 < split[1].1.x0, "{split:?}");
+    for word in &book.words {
+        let (b, o) = (word.bbox, word.ocr_box);
+        assert!(o.x0 <= b.x0 && o.y0 <= b.y0 && b.x1 <= o.x1 && b.y1 <= o.y1);
+    }
+    book
+}
+
 /// The fixture page added again ([`add_fixture_page_again`]) to a copy of
 /// a word-image fixture: one book more, of [`FIXTURE_PAGE_WORDS`] word
 /// images, the query `garden` finds `garden` words with the fixture's
