@@ -117,11 +117,14 @@ pub fn x_band(page: &GrayImage, bbox: WordBox) -> Option<(f32, u32)> {
     let rows = ink.row_counts(0..ink.width);
     let busiest = rows.iter().copied().max().filter(|&n| n > 0)?;
     let least = X_HEIGHT_ROW_SHARE * busiest as f32;
-    let mut band = (0..rows.len()).filter(|&y| rows[y] as f32 >= least);
-    let first = band.next()?;
-    let last = band.next_back().unwrap_or(first);
-    let height = x_height(&rows) as u32;
-    Some((bbox.y0 as f32 + (first + last + 1) as f32 / 2.0, height))
+    let band: Vec<usize> = (0..rows.len())
+        .filter(|&y| rows[y] as f32 >= least)
+        .collect();
+    let (first, last) = (*band.first()?, *band.last()?);
+    Some((
+        bbox.y0 as f32 + (first + last + 1) as f32 / 2.0,
+        band.len() as u32,
+    ))
 }
 
 /// The dark pixels of a box, specks removed.

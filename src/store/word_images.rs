@@ -205,7 +205,8 @@ pub(crate) fn add_read(
     let (codebook, vocabulary) = match listed_files {
         Some(f) => {
             let codebook = read_vocabulary(store, &f.vocabulary)?;
-            refuse_other_normalisation(&read, &codebook)?;
+            let vocabulary = "the index's vocabulary quantises words described";
+            refuse_other_normalisation(&read, codebook.normalisation(), vocabulary)?;
             (codebook, f.vocabulary)
         }
         None => {
@@ -485,15 +486,13 @@ pub(crate) fn relearn(
     Ok((ImageModel::of(&contents, true), warnings))
 }
 
-/// Refuses pages described otherwise than the words `codebook`
-/// quantises.
-fn refuse_other_normalisation(pages: &[Page], codebook: &Codebook) -> Result<()> {
-    let wanted = codebook.normalisation();
+/// Refuses pages described otherwise than `wanted`, the normalisation of
+/// `whose` descriptors.
+fn refuse_other_normalisation(pages: &[Page], wanted: Normalisation, whose: &str) -> Result<()> {
     match pages.iter().find(|p| p.normalisation != wanted) {
         Some(page) => Err(Error::InvalidArgument(format!(
-            "page {}: its words were described by {}, but the index's vocabulary quantises \
-             words described by {wanted}; read the pages again for this index \
-             (Index::word_image_normalisation)",
+            "page {}: its words were described by {}, but {whose} by {wanted}; read the pages \
+             again for this index (Index::word_image_normalisation)",
             page.name, page.normalisation
         ))),
         None => Ok(()),
@@ -525,12 +524,7 @@ fn learn_vocabulary(pages: &[Page], options: &LearnOptions) -> Result<Codebook> 
     let normalisation = pages
         .first()
         .map_or(Normalisation::DEFAULT, |p| p.normalisation);
-    if let Some(page) = pages.iter().find(|p| p.normalisation != normalisation) {
-        return Err(Error::InvalidArgument(format!(
-            "page {}: its words were described by {}, the first page's by {normalisation}",
-            page.name, page.normalisation
-        )));
-    }
+    refuse_other_normalisation(pages, normalisation, "the first page's were")?;
     Ok(Codebook::train(&sample, options.branching, normalisation))
 }
 
