@@ -10,13 +10,16 @@
 //! the `bbox` of its title, its confidence the title's `x_wconf`, and its
 //! text all the text inside it (Tesseract puts `<strong>` and `<em>` in
 //! words), entities decoded (XML's, numeric ones and HTML's named ones),
-//! its ends trimmed. The document must be well-formed XML, as Tesseract's
-//! XHTML is: HTML that is not XML (an unclosed `<meta>`) is refused.
+//! its ends trimmed. A word's line is the element of class `ocr_line` (or
+//! `ocrx_line`, `ocr_textfloat`, `ocr_header`, `ocr_caption`) started last
+//! before it on its page. The document must be well-formed XML, as
+//! Tesseract's XHTML is: HTML that is not XML (an unclosed `<meta>`) is
+//! refused.
 //!
 //! **ALTO.** A page is a `Page` element, of size `WIDTH` × `HEIGHT`. A
 //! word is a `String` inside it: its box is `HPOS`, `VPOS`, `WIDTH` and
 //! `HEIGHT`, its text `CONTENT`, its confidence `WC` (0 to 1, given here
-//! as 0 to 100). Decimal values are rounded to the nearest pixel, a box's
+//! as 0 to 100), its line the `TextLine` started last before it. Decimal values are rounded to the nearest pixel, a box's
 //! right and bottom edges after the addition. Namespaces are ignored
 //! (elements and attributes are matched by local name), so ALTO v2, v3 and
 //! v4 read alike. Coordinates must be pixels (`MeasurementUnit` `pixel`,
@@ -71,6 +74,9 @@ pub struct OcrWord {
     /// The OCR engine's confidence in the text, 0 to 100 (hOCR `x_wconf`,
     /// ALTO `WC` × 100), when the file gives it.
     pub confidence: Option<f32>,
+    /// The line it is in: the number of line elements started on its
+    /// page before it, less one (0 for a word before any line).
+    pub line: u32,
 }
 
 /// The OCR of one page.
@@ -258,6 +264,8 @@ impl<'a> Xml<'a> {
 struct Pages<'a> {
     pages: Vec<PageOcr>,
     words: usize,
+    /// Line elements started on the last page.
+    lines: u32,
     source: &'a Path,
 }
 
@@ -266,6 +274,7 @@ impl<'a> Pages<'a> {
         Pages {
             pages: Vec::new(),
             words: 0,
+            lines: 0,
             source,
         }
     }
@@ -280,11 +289,18 @@ impl<'a> Pages<'a> {
             ));
         }
         self.pages.push(page);
+        self.lines = 0;
         Ok(())
     }
 
+    /// Starts a line of the last page started: the words after it are on
+    /// it.
+    fn start_line(&mut self) {
+        self.lines = self.lines.saturating_add(1);
+    }
+
     /// Adds `word`, found at `offset`, to the last page started.
-    fn add(&mut self, word: OcrWord, offset: u64) -> Result<()> {
+    fn add(&mut self, mut word: OcrWord, offset: u64) -> Result<()> {
         let fault = |what: String| Error::corrupted_at(self.source, offset, what);
         if self.words == MAX_WORDS {
             return Err(fault(format!("more than {MAX_WORDS} words in one file")));
@@ -306,6 +322,7 @@ impl<'a> Pages<'a> {
         if let Some(what) = box_fault(&word, page) {
             return Err(fault(what));
         }
+        word.line = self.lines.saturating_sub(1);
         page.words.push(word);
         self.words += 1;
         Ok(())
@@ -351,6 +368,7 @@ fn word(text: &str, bbox: WordBox, confidence: Option<f32>) -> Option<OcrWord> {
         text: text.to_string(),
         bbox,
         confidence,
+        line: 0,
     })
 }
 
@@ -445,8 +463,17 @@ impl HocrWord {
     }
 }
 
-/// Starts a page at `element`, or a word, by its class: the word, when it
-/// is one.
+/// The hOCR classes of a line of words.
+const HOCR_LINE_CLASSES: [&str; 5] = [
+    "ocr_line",
+    "ocrx_line",
+    "ocr_textfloat",
+    "ocr_header",
+    "ocr_caption",
+];
+
+/// Starts a page, a line or a word at `element`, by its class: the word,
+/// when it is one.
 fn hocr_element(
     xml: &Xml,
     element: &BytesStart,
@@ -460,6 +487,8 @@ fn hocr_element(
     if has_class(&["ocr_page"]) {
         let title = xml.attribute(element, "title", offset)?.unwrap_or_default();
         pages.start(hocr_page(xml, &title, offset)?, offset)?;
+    } else if has_class(&HOCR_LINE_CLASSES) {
+        pages.start_line();
     } else if has_class(&["ocrx_word", "ocr_word"]) {
         let title = xml.attribute(element, "title", offset)?.unwrap_or_default();
         return hocr_word(xml, &title, offset).map(Some);
@@ -604,10 +633,14 @@ fn check_unit(xml: &Xml, unit: &str, offset: u64) -> Result<()> {
     }
 }
 
-/// Starts a page at `element`, or adds a word, when it is one.
+/// Starts a page or a line at `element`, or adds a word, when it is one.
 fn alto_element(xml: &Xml, element: &BytesStart, offset: u64, pages: &mut Pages) -> Result<()> {
     match element.local_name().as_ref() {
         "Page" => pages.start(alto_page(xml, element, offset)?, offset),
+        "TextLine" => {
+            pages.start_line();
+            Ok(())
+        }
         "String" => match alto_word(xml, element, offset)? {
             Some(word) => pages.add(word, offset),
             None => Ok(()),
@@ -767,6 +800,10 @@ mod tests {
         page.words.iter().map(|w| w.text.as_str()).collect()
     }
 
+    fn lines(page: &PageOcr) -> Vec<u32> {
+        page.words.iter().map(|w| w.line).collect()
+    }
+
     fn bbox(x0: u32, y0: u32, x1: u32, y1: u32) -> WordBox {
         WordBox { x0, y0, x1, y1 }
     }
@@ -821,7 +858,9 @@ mod tests {
         assert_eq!(first.words[0].bbox, bbox(20, 24, 105, 48));
         assert_eq!(first.words[0].confidence, Some(96.0));
         assert_eq!(first.words[4].confidence, Some(91.0));
+        assert_eq!(lines(first), [0, 0, 0, 0, 0, 1, 1, 1]);
         let second = &pages[1];
+        assert_eq!(lines(second), [0, 0]);
         assert_eq!(second.image.as_deref(), Some("page2.tif"));
         assert_eq!((second.width, second.height), (400, 120));
         assert_eq!(texts(second), ["Second", "page"]);
@@ -881,6 +920,7 @@ mod tests {
         for (alto_page, hocr_page) in pages.iter().zip(&hocr) {
             let boxes = |page: &PageOcr| page.words.iter().map(|w| w.bbox).collect::<Vec<_>>();
             assert_eq!(boxes(alto_page), boxes(hocr_page));
+            assert_eq!(lines(alto_page), lines(hocr_page));
         }
         let confidence = pages[0].words[1].confidence.unwrap();
         assert!((confidence - 93.0).abs() < 1e-4, "{confidence}");
@@ -1208,6 +1248,7 @@ mod tests {
             text: "w".into(),
             bbox: bbox(0, 0, 1, 1),
             confidence: None,
+            line: 0,
         };
         pages.add(word.clone(), 1).unwrap();
         pages.words = MAX_WORDS;
