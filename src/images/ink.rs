@@ -47,7 +47,7 @@ pub const WORD_GAP: f32 = 0.4;
 const X_HEIGHT_ROW_SHARE: f32 = 0.4;
 /// Height, in x-heights, under which a run of ink columns is punctuation
 /// (a quote, a comma, a dot), never a word of its own.
-const LETTER_HEIGHT: f32 = 0.7;
+pub(super) const LETTER_HEIGHT: f32 = 0.7;
 /// Pixels kept around the ink's extent: the anti-aliased edge of its
 /// strokes, lighter than the threshold.
 pub const EDGE: u32 = 1;
@@ -128,17 +128,20 @@ pub fn x_band(page: &GrayImage, bbox: WordBox) -> Option<(f32, u32)> {
 }
 
 /// The dark pixels of a box, specks removed.
-struct Ink {
-    bbox: WordBox,
-    width: usize,
-    dark: Vec<bool>,
+pub(super) struct Ink {
+    /// The box on its page.
+    pub(super) bbox: WordBox,
+    /// Its width in pixels.
+    pub(super) width: usize,
+    /// Whether each pixel is ink, row by row.
+    pub(super) dark: Vec<bool>,
 }
 
 impl Ink {
     /// The ink of `bbox` on `page`, or `None` when the box is empty,
     /// larger than [`MAX_INK_PIXELS`] or its grey values spread less than
     /// [`MIN_CONTRAST`].
-    fn of(page: &GrayImage, bbox: WordBox) -> Option<Ink> {
+    pub(super) fn of(page: &GrayImage, bbox: WordBox) -> Option<Ink> {
         let (page_w, page_h) = page.dimensions();
         let pixels = u64::from(bbox.width()) * u64::from(bbox.height());
         if bbox.is_empty() || bbox.x1 > page_w || bbox.y1 > page_h || pixels > MAX_INK_PIXELS {

@@ -64,6 +64,7 @@ pub mod descriptor;
 pub mod ink;
 pub mod learn;
 pub mod likelihood;
+pub mod lines;
 pub mod model;
 pub mod pages;
 pub mod spot;

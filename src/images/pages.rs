@@ -1,7 +1,8 @@
 //! Reading scanned pages: a page image (PNG, TIFF, JPEG) with its OCR
 //! (hOCR or ALTO, the file beside it), checked against each other, into
 //! the word images search needs: each word's box (the ink's, found inside
-//! the OCR's box, [`super::ink`]), word, descriptors (under the
+//! the OCR's box, [`super::ink`], and grown along its OCR line where the
+//! box held part of the word, [`super::lines`]), word, descriptors (under the
 //! [`Normalisation`] of the vocabulary they will be quantised by) and a
 //! small crop for showing it.
 //!
@@ -19,7 +20,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::descriptor::{describe, Keypoint, Normalisation};
 use super::ink::ink_words;
-use super::ocr::{read_ocr, MAX_COORDINATE};
+use super::lines::grown_words;
+use super::ocr::{read_ocr, OcrWord, MAX_COORDINATE};
 use super::WordBox;
 use crate::error::{Error, IoContext, Result};
 
@@ -130,10 +132,12 @@ fn images_in(dir: &Path) -> Result<Vec<PathBuf>> {
 #[derive(Debug, Clone)]
 pub struct PageWord {
     /// Its box, within the page image: the ink's extent inside the OCR's
-    /// box ([`ink_words`]).
+    /// box ([`ink_words`]), grown along its line where that held part of
+    /// the word ([`grown_words`]).
     pub bbox: WordBox,
-    /// The OCR's box it was found in (clipped to the page), for reference:
-    /// several words share it where the OCR joined them.
+    /// The OCR's box it was found from (clipped to the page), for
+    /// reference: several words share it where the OCR joined them, and a
+    /// box grown along its line reaches past it.
     pub ocr_box: WordBox,
     /// The word the OCR read (its share of the OCR's text when the OCR
     /// joined words).
@@ -206,28 +210,19 @@ fn read_counted_page(
             files.image.display()
         )));
     }
-    let mut words = Vec::with_capacity(ocr.words.len());
-    for word in &ocr.words {
-        let ocr_box = word.bbox.clipped_to(width, height);
-        if ocr_box.is_empty() {
-            continue;
-        }
-        words.extend(
-            ink_words(&image, ocr_box, &word.text)
-                .into_iter()
-                .map(|found| {
-                    let described = describe(&image, found.bbox, normalisation);
-                    PageWord {
-                        bbox: found.bbox,
-                        ocr_box,
-                        ocr: found.text,
-                        keypoints: described.keypoints,
-                        unit: described.unit,
-                        crop: crop(&image, found.bbox),
-                    }
-                }),
-        );
-    }
+    let words = (found_words(&image, &ocr.words).into_iter())
+        .map(|found| {
+            let described = describe(&image, found.bbox, normalisation);
+            PageWord {
+                bbox: found.bbox,
+                ocr_box: found.ocr_box,
+                ocr: found.text,
+                keypoints: described.keypoints,
+                unit: described.unit,
+                crop: crop(&image, found.bbox),
+            }
+        })
+        .collect();
     Ok(Page {
         name: files
             .image
@@ -239,6 +234,45 @@ fn read_counted_page(
         words,
         normalisation,
     })
+}
+
+/// A word found on a page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FoundWord {
+    /// Its box: the ink's.
+    pub bbox: WordBox,
+    /// The OCR's box it was found from, clipped to the page.
+    pub ocr_box: WordBox,
+    /// Its share of what the OCR read in that box.
+    pub text: String,
+}
+
+/// The words of the page image `page` whose OCR words are `ocr`, in the
+/// OCR's order: the ink of each OCR box ([`ink_words`]), a box grown along
+/// its line where it holds part of a word ([`grown_words`]). A box is
+/// clipped to the page, and one that holds no pixel is left out.
+pub fn found_words(page: &GrayImage, ocr: &[OcrWord]) -> Vec<FoundWord> {
+    let (width, height) = page.dimensions();
+    let mut words = Vec::with_capacity(ocr.len());
+    let mut lined = Vec::with_capacity(ocr.len());
+    for word in ocr {
+        let ocr_box = word.bbox.clipped_to(width, height);
+        if ocr_box.is_empty() {
+            continue;
+        }
+        for found in ink_words(page, ocr_box, &word.text) {
+            lined.push((word.line, found.bbox));
+            words.push(FoundWord {
+                bbox: found.bbox,
+                ocr_box,
+                text: found.text,
+            });
+        }
+    }
+    for (word, bbox) in grown_words(page, &lined) {
+        words[word].bbox = bbox;
+    }
+    words
 }
 
 fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>> {

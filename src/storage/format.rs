@@ -164,6 +164,14 @@ impl FormatVersion {
     pub fn has_word_units(self) -> bool {
         self.0 >= 19
     }
+
+    /// A word-image book file's word box may reach past the OCR's box it
+    /// was found from, grown along its line to the whole word the ink
+    /// shows, and only crosses it (from format 20; before, the OCR's box
+    /// held the word's box).
+    pub fn has_grown_words(self) -> bool {
+        self.0 >= 20
+    }
 }
 
 impl std::fmt::Display for FormatVersion {

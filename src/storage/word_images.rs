@@ -43,10 +43,12 @@ pub struct StoredPage {
 pub struct StoredWord {
     /// Its page (index into the book's pages).
     pub page: u32,
-    /// Its box on the page: the ink's, found inside the OCR's box.
+    /// Its box on the page: the ink's, found inside the OCR's box, or
+    /// grown past it along its line to the whole word (from format 20).
     pub bbox: WordBox,
-    /// The box the OCR gave, which holds `bbox` (stored from format 18;
-    /// an older book file's words read their one box as both).
+    /// The box the OCR gave, which `bbox` crosses (stored from format 18,
+    /// where it holds `bbox` up to format 19; an older book file's words
+    /// read their one box as both).
     pub ocr_box: WordBox,
     /// Its unit in pixels, the height its descriptors were scaled to
     /// (stored from format 19; an older book file's words read their box's
@@ -257,6 +259,7 @@ pub fn decode_book(bytes: &[u8], path: &Path) -> Result<ImageBook> {
     let layout = WordLayout {
         ocr_box: header.version.has_ink_boxes(),
         unit: header.version.has_word_units(),
+        grown: header.version.has_grown_words(),
     };
     let key = c.string("key")?;
     let vocabulary_terms = bounded(&mut c, "vocabulary of", 1..=MAX_VOCABULARY_TERMS as u32)?;
@@ -313,6 +316,11 @@ fn decode_box(c: &mut Cursor<'_>, on: &StoredPage, what: &str) -> Result<WordBox
     Ok(bbox)
 }
 
+/// True when the boxes share a pixel.
+fn crosses(a: &WordBox, b: &WordBox) -> bool {
+    a.x0.max(b.x0) < a.x1.min(b.x1) && a.y0.max(b.y0) < a.y1.min(b.y1)
+}
+
 /// What a book file's word records hold besides their box, by version.
 #[derive(Clone, Copy)]
 struct WordLayout {
@@ -320,6 +328,9 @@ struct WordLayout {
     ocr_box: bool,
     /// The word's unit after its boxes (format 19 on).
     unit: bool,
+    /// The word's box may reach past its OCR box, which it crosses
+    /// (format 20 on; before, the OCR box held it).
+    grown: bool,
 }
 
 /// One word record of a book file of `layout`.
@@ -339,7 +350,13 @@ fn decode_word(
         true => {
             let ocr_at = c.position();
             let ocr_box = decode_box(c, on, "OCR box")?;
-            if !ocr_box.holds(&bbox) {
+            if layout.grown && !crosses(&ocr_box, &bbox) {
+                return Err(c.error_at(
+                    ocr_at,
+                    format!("OCR box {ocr_box:?} does not cross its word's box {bbox:?}"),
+                ));
+            }
+            if !layout.grown && !ocr_box.holds(&bbox) {
                 return Err(c.error_at(
                     ocr_at,
                     format!("OCR box {ocr_box:?} does not hold its word's box {bbox:?}"),
@@ -682,25 +699,33 @@ mod tests {
         assert!(message.contains("normalisation 7 unknown"), "{message}");
     }
 
-    #[test]
-    fn an_ocr_box_that_does_not_hold_its_word_s_box_is_refused_naming_the_file() {
+    /// The book file of `joined_words_book` of header `version` with the
+    /// second word's OCR box x0 (after the header, key, V, P, the page,
+    /// W, the first word and the second word's page and box) set to `x0`.
+    fn with_second_ocr_box_x0(version: u16, x0: u32) -> Result<ImageBook> {
         let mut bytes = encode_book(&joined_words_book());
-        // The second word's OCR box x0 (after the header, key, V, P, the
-        // page, W, the first word and the second word's page and box).
         let first_word = 4 + 16 + 16 + 4 + (4 + 5) + 2 + 2 + 6;
         let at = HEADER_LEN + (4 + 4) + 4 + 4 + (4 + 10 + 8) + 4 + first_word + 4 + 16;
         assert_eq!(&bytes[at..at + 4], &10u32.to_le_bytes());
-        bytes[at..at + 4].copy_from_slice(&60u32.to_le_bytes());
-        let body = bytes.len() - CHECKSUM_LEN;
-        let sum = checksum(&bytes[..body]);
-        bytes[body..].copy_from_slice(&sum.to_le_bytes());
-        let message = decode_book(&bytes, Path::new("000001.wib"))
-            .unwrap_err()
-            .to_string();
-        assert!(message.contains("000001.wib"), "{message}");
-        assert!(
-            message.contains("does not hold its word's box"),
-            "{message}"
-        );
+        bytes[at..at + 4].copy_from_slice(&x0.to_le_bytes());
+        bytes[8..10].copy_from_slice(&version.to_le_bytes());
+        decode_book(&resummed(bytes), Path::new("000001.wib"))
+    }
+
+    #[test]
+    fn a_word_grown_past_its_ocr_box_must_still_cross_it() {
+        // The second word's box is x 50..88: an OCR box from x 60 holds
+        // part of it, as a box grown along its line leaves it.
+        let grown = with_second_ocr_box_x0(20, 60).unwrap();
+        assert_eq!(grown.words[1].ocr_box, boxed(60, 10, 90, 50));
+        assert_eq!(grown.words[1].bbox, boxed(50, 20, 88, 40));
+        for (version, x0, refusal) in [
+            (20, 88, "does not cross its word's box"),
+            (19, 60, "does not hold its word's box"),
+        ] {
+            let message = with_second_ocr_box_x0(version, x0).unwrap_err().to_string();
+            assert!(message.contains("000001.wib"), "{message}");
+            assert!(message.contains(refusal), "{version}: {message}");
+        }
     }
 }

@@ -24,12 +24,12 @@ use image::GrayImage;
 use stemmata::images::bigrams::search_form;
 use stemmata::images::codebook::Codebook;
 use stemmata::images::descriptor::Normalisation;
-use stemmata::images::ink::ink_words;
 use stemmata::images::learn::{
     quantise_all, sample, word_images, LearnOptions, Learned, WordImage,
 };
 use stemmata::images::model::Learning;
-use stemmata::images::ocr::read_ocr;
+use stemmata::images::ocr::{read_ocr, OcrWord};
+use stemmata::images::pages::found_words;
 use stemmata::images::spot::{Matrix, Query, SpotOptions};
 use stemmata::images::WordBox;
 use stemmata::{Error, Result};
@@ -163,8 +163,11 @@ pub fn read_set(dir: &Path) -> Result<Vec<Page>> {
             let image = image::open(&path)
                 .map_err(|e| Error::InvalidArgument(format!("{}: {e}", path.display())))?
                 .to_luma8();
-            let ocr = read_page_ocr(&path)?;
-            let words = ink_words_of(&image, &ocr);
+            let ocr_words = read_page_ocr(&path)?;
+            let words = (found_words(&image, &ocr_words).into_iter())
+                .map(|found| (found.bbox, found.text))
+                .collect();
+            let ocr = (ocr_words.into_iter()).map(|w| (w.bbox, w.text)).collect();
             let truth = truth.get(&name).cloned().unwrap_or_default();
             Ok(Page {
                 name,
@@ -191,7 +194,7 @@ fn io_error(source: std::io::Error, path: &Path) -> Error {
 }
 
 /// The OCR words of the page image at `path`, from its `.hocr` or `.xml`.
-fn read_page_ocr(path: &Path) -> Result<Vec<(WordBox, String)>> {
+fn read_page_ocr(path: &Path) -> Result<Vec<OcrWord>> {
     let candidates = [path.with_extension("hocr"), path.with_extension("xml")];
     let Some(ocr_path) = candidates.iter().find(|p| p.exists()) else {
         return Err(Error::InvalidArgument(format!(
@@ -201,27 +204,7 @@ fn read_page_ocr(path: &Path) -> Result<Vec<(WordBox, String)>> {
     };
     let bytes = std::fs::read(ocr_path).map_err(|e| io_error(e, ocr_path))?;
     let pages = read_ocr(&bytes, ocr_path)?;
-    Ok(pages
-        .into_iter()
-        .flat_map(|p| p.words)
-        .map(|w| (w.bbox, w.text))
-        .collect())
-}
-
-/// The words in the OCR's boxes of `page`, each box clipped to the page
-/// and its ink found as `images add` finds it.
-fn ink_words_of(page: &GrayImage, ocr: &[(WordBox, String)]) -> Vec<(WordBox, String)> {
-    let (width, height) = page.dimensions();
-    let mut words = Vec::with_capacity(ocr.len());
-    for (bbox, text) in ocr {
-        let clipped = bbox.clipped_to(width, height);
-        if clipped.is_empty() {
-            continue;
-        }
-        let found = ink_words(page, clipped, text);
-        words.extend(found.into_iter().map(|w| (w.bbox, w.text)));
-    }
-    words
+    Ok(pages.into_iter().flat_map(|p| p.words).collect())
 }
 
 /// `truth.tsv`: words by page name, in file order.
