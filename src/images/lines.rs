@@ -46,6 +46,12 @@ pub const CROSSING: f32 = 0.25;
 /// How far a line's ink reaches beyond its band, in x-heights: above it
 /// (ascenders), below it (descenders) and past its first and last word.
 pub const REACH: f32 = 1.5;
+/// Share of a box's area inside a word found along its line, for a box
+/// of the line that neither lies in the word nor holds it, at or above
+/// which the OCR and the ink part the line differently there.
+pub const CROSSING_SHARE: f32 = 0.05;
+/// Share of a box's area inside a word for it to lie in the word.
+pub const LIES_IN: f32 = 0.8;
 
 /// The boxes of `words` that grow along their lines to the whole word
 /// (see the module docs): each box's number in `words` with its new box,
@@ -86,18 +92,14 @@ fn grown_box(boxes: &[(u32, WordBox)], line: u32, whole: &WordBox) -> Option<usi
     });
     let mut inside = (0..boxes.len()).filter(|&i| lies_in(&boxes[i].1, whole));
     match (inside.next(), inside.next()) {
-        (Some(word), None) if !crossing && 2 * area(&boxes[word].1) < area(whole) => Some(word),
+        (Some(word), None)
+            if boxes[word].0 == line && !crossing && 2 * area(&boxes[word].1) < area(whole) =>
+        {
+            Some(word)
+        }
         _ => None,
     }
 }
-
-/// Share of a box's area inside a word found along its line, for a box
-/// of the line that neither lies in the word nor holds it, at or above
-/// which the OCR and the ink part the line differently there.
-pub const CROSSING_SHARE: f32 = 0.05;
-
-/// Share of a box's area inside a word for it to lie in the word.
-pub const LIES_IN: f32 = 0.8;
 
 /// True when at least [`LIES_IN`] of `part`'s area is inside `whole`.
 fn lies_in(part: &WordBox, whole: &WordBox) -> bool {
