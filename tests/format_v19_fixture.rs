@@ -84,60 +84,11 @@ fn the_version_19_fixtures_book_file_keeps_the_ocr_s_box_of_the_words_it_split()
 
 #[test]
 fn the_version_19_fixtures_words_are_described_by_their_x_height() {
-    use stemmata::images::descriptor::Normalisation;
-    let path = fixture().join("index/images/000001.wiv");
-    let bytes = std::fs::read(&path).unwrap();
-    let vocabulary = stemmata::storage::word_images::decode_vocabulary(&bytes, &path).unwrap();
-    assert_eq!(vocabulary.normalisation(), Normalisation::XHeight);
-    let index = Index::open_read_only(fixture().join("index")).unwrap();
-    assert_eq!(
-        index.word_image_normalisation().unwrap(),
-        Normalisation::XHeight
-    );
-    let path = fixture().join("index/images/000002.wib");
-    let bytes = std::fs::read(&path).unwrap();
-    let book = stemmata::storage::word_images::decode_book(&bytes, &path).unwrap();
-    // Units within half to twice each box's height: a word of small
-    // letters alone gets more than its box, one with an ascender or a
-    // descender less.
-    assert!(book.words.iter().all(|w| {
-        let h = w.bbox.height();
-        (h.div_ceil(2)..=2 * h).contains(&w.unit)
-    }));
-    let taller = book
-        .words
-        .iter()
-        .filter(|w| w.unit > w.bbox.height())
-        .count();
-    assert!(taller > 0 && taller < book.words.len(), "{taller}");
+    common::assert_fixture_words_described_by_x_height(&fixture());
 }
 
 #[test]
 fn pages_read_otherwise_than_the_vocabulary_describes_are_refused_leaving_the_word_images() {
-    use stemmata::images::descriptor::Normalisation;
-    use stemmata::images::pages::{read_pages, PageFiles};
     let dir = common::upgraded_fixture("v19");
-    let images = dir.path().join("images");
-    let before = common::snapshot_files(&images);
-    let page = fixture().join("pages/scan-0001.png");
-    let files = [PageFiles::beside(&page).unwrap()];
-    let read = read_pages(&files, Normalisation::BoxHeight, &|_| {}).unwrap();
-    let index = Index::open(dir.path()).unwrap();
-    let options = stemmata::images::learn::LearnOptions::default();
-    let refused = index
-        .add_read_word_images("again", read, &options, &|_| {})
-        .unwrap_err()
-        .to_string();
-    assert!(
-        refused.contains("scan-0001.png")
-            && refused.contains("described by the box's height")
-            && refused.contains("described by 1.6 x-heights"),
-        "{refused}"
-    );
-    assert_eq!(index.image_books().unwrap().len(), 2);
-    drop(index);
-    assert!(
-        common::snapshot_files(&images) == before,
-        "a refused add wrote"
-    );
+    common::assert_refuses_pages_described_otherwise(dir.path(), &fixture());
 }

@@ -682,3 +682,63 @@ pub fn assert_takes_a_book_and_relearns(index: &Index, fixture: &Path, images: u
     assert!(index.image_books().unwrap().iter().all(|b| b.model_book));
     assert_eq!(index.verify().unwrap().image_books, 3);
 }
+
+/// The fixture index of `fixture` describes its words by 1.6 x-heights:
+/// its vocabulary says so, and each word's unit lies within half to twice
+/// its box's height, more than it for some words and less for others.
+pub fn assert_fixture_words_described_by_x_height(fixture: &Path) {
+    use stemmata::images::descriptor::Normalisation;
+    let path = fixture.join("index/images/000001.wiv");
+    let bytes = std::fs::read(&path).unwrap();
+    let vocabulary = stemmata::storage::word_images::decode_vocabulary(&bytes, &path).unwrap();
+    assert_eq!(vocabulary.normalisation(), Normalisation::XHeight);
+    let index = Index::open_read_only(fixture.join("index")).unwrap();
+    assert_eq!(
+        index.word_image_normalisation().unwrap(),
+        Normalisation::XHeight
+    );
+    let path = fixture.join("index/images/000002.wib");
+    let bytes = std::fs::read(&path).unwrap();
+    let book = stemmata::storage::word_images::decode_book(&bytes, &path).unwrap();
+    // Units within half to twice each box's height: a word of small
+    // letters alone gets more than its box, one with an ascender or a
+    // descender less.
+    assert!(book.words.iter().all(|w| {
+        let h = w.bbox.height();
+        (h.div_ceil(2)..=2 * h).contains(&w.unit)
+    }));
+    let taller = book
+        .words
+        .iter()
+        .filter(|w| w.unit > w.bbox.height())
+        .count();
+    assert!(taller > 0 && taller < book.words.len(), "{taller}");
+}
+
+/// The index in `dir`, a writable copy of `fixture`'s whose words are
+/// described by 1.6 x-heights, refuses the fixture's page read by its
+/// box's height, naming the page, and leaves its word images as they were.
+pub fn assert_refuses_pages_described_otherwise(dir: &Path, fixture: &Path) {
+    use stemmata::images::descriptor::Normalisation;
+    use stemmata::images::pages::{read_pages, PageFiles};
+    let images = dir.join("images");
+    let before = snapshot_files(&images);
+    let page = fixture.join("pages/scan-0001.png");
+    let files = [PageFiles::beside(&page).unwrap()];
+    let read = read_pages(&files, Normalisation::BoxHeight, &|_| {}).unwrap();
+    let index = Index::open(dir).unwrap();
+    let options = stemmata::images::learn::LearnOptions::default();
+    let refused = index
+        .add_read_word_images("again", read, &options, &|_| {})
+        .unwrap_err()
+        .to_string();
+    assert!(
+        refused.contains("scan-0001.png")
+            && refused.contains("described by the box's height")
+            && refused.contains("described by 1.6 x-heights"),
+        "{refused}"
+    );
+    assert_eq!(index.image_books().unwrap().len(), 2);
+    drop(index);
+    assert!(snapshot_files(&images) == before, "a refused add wrote");
+}
