@@ -81,19 +81,19 @@ pub fn grown_words(page: &GrayImage, words: &[(u32, WordBox)]) -> Vec<(usize, Wo
 /// The box of `boxes` that the word `whole` found along `line` grows,
 /// if one does (see the module docs).
 fn grown_box(boxes: &[(u32, WordBox)], line: u32, whole: &WordBox) -> Option<usize> {
-    if (boxes.iter()).any(|(_, bbox)| overlap(bbox, whole) >= SAME_WORD_OVERLAP) {
+    if (boxes.iter()).any(|(_, bbox)| bbox.overlap(whole) >= f64::from(SAME_WORD_OVERLAP)) {
         return None;
     }
     let crossing = (boxes.iter()).any(|&(other_line, bbox)| {
         other_line == line
             && !lies_in(&bbox, whole)
             && !lies_in(whole, &bbox)
-            && intersection(&bbox, whole) as f32 >= CROSSING_SHARE * area(&bbox) as f32
+            && bbox.intersection(whole) as f32 >= CROSSING_SHARE * bbox.area() as f32
     });
     let mut inside = (0..boxes.len()).filter(|&i| lies_in(&boxes[i].1, whole));
     match (inside.next(), inside.next()) {
         (Some(word), None)
-            if boxes[word].0 == line && !crossing && 2 * area(&boxes[word].1) < area(whole) =>
+            if boxes[word].0 == line && !crossing && 2 * boxes[word].1.area() < whole.area() =>
         {
             Some(word)
         }
@@ -103,28 +103,7 @@ fn grown_box(boxes: &[(u32, WordBox)], line: u32, whole: &WordBox) -> Option<usi
 
 /// True when at least [`LIES_IN`] of `part`'s area is inside `whole`.
 fn lies_in(part: &WordBox, whole: &WordBox) -> bool {
-    intersection(part, whole) as f32 >= LIES_IN * area(part) as f32 && !part.is_empty()
-}
-
-fn area(bbox: &WordBox) -> u64 {
-    u64::from(bbox.width()) * u64::from(bbox.height())
-}
-
-fn intersection(a: &WordBox, b: &WordBox) -> u64 {
-    let width = a.x1.min(b.x1).saturating_sub(a.x0.max(b.x0));
-    let height = a.y1.min(b.y1).saturating_sub(a.y0.max(b.y0));
-    u64::from(width) * u64::from(height)
-}
-
-/// Intersection over union of two boxes (0 for two empty ones).
-pub fn overlap(a: &WordBox, b: &WordBox) -> f32 {
-    let inter = intersection(a, b);
-    let union = area(a) + area(b) - inter;
-    if union == 0 {
-        0.0
-    } else {
-        inter as f32 / union as f32
-    }
+    part.intersection(whole) as f32 >= LIES_IN * part.area() as f32 && !part.is_empty()
 }
 
 /// A line's x-height band and how far its words run.

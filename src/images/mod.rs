@@ -52,6 +52,27 @@ impl WordBox {
         }
     }
 
+    /// Its area in pixels.
+    pub fn area(&self) -> u64 {
+        u64::from(self.width()) * u64::from(self.height())
+    }
+
+    /// Pixels it shares with `other`.
+    pub fn intersection(&self, other: &WordBox) -> u64 {
+        let width = self.x1.min(other.x1).saturating_sub(self.x0.max(other.x0));
+        let height = self.y1.min(other.y1).saturating_sub(self.y0.max(other.y0));
+        u64::from(width) * u64::from(height)
+    }
+
+    /// Intersection over union with `other` (0 for two empty boxes).
+    pub fn overlap(&self, other: &WordBox) -> f64 {
+        let inter = self.intersection(other);
+        match self.area() + other.area() - inter {
+            0 => 0.0,
+            union => inter as f64 / union as f64,
+        }
+    }
+
     /// True when `inner` lies within the box.
     pub fn holds(&self, inner: &WordBox) -> bool {
         self.x0 <= inner.x0 && self.y0 <= inner.y0 && inner.x1 <= self.x1 && inner.y1 <= self.y1

@@ -316,11 +316,6 @@ fn decode_box(c: &mut Cursor<'_>, on: &StoredPage, what: &str) -> Result<WordBox
     Ok(bbox)
 }
 
-/// True when the boxes share a pixel.
-fn crosses(a: &WordBox, b: &WordBox) -> bool {
-    a.x0.max(b.x0) < a.x1.min(b.x1) && a.y0.max(b.y0) < a.y1.min(b.y1)
-}
-
 /// What a book file's word records hold besides their box, by version.
 #[derive(Clone, Copy)]
 struct WordLayout {
@@ -350,7 +345,7 @@ fn decode_word(
         true => {
             let ocr_at = c.position();
             let ocr_box = decode_box(c, on, "OCR box")?;
-            if layout.grown && !crosses(&ocr_box, &bbox) {
+            if layout.grown && ocr_box.intersection(&bbox) == 0 {
                 return Err(c.error_at(
                     ocr_at,
                     format!("OCR box {ocr_box:?} does not cross its word's box {bbox:?}"),

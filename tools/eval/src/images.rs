@@ -238,19 +238,6 @@ fn read_truth(path: &Path) -> Result<HashMap<String, Vec<(WordBox, String)>>> {
     Ok(pages)
 }
 
-/// Intersection over union of two boxes.
-fn overlap(a: &WordBox, b: &WordBox) -> f64 {
-    let w = a.x1.min(b.x1).saturating_sub(a.x0.max(b.x0)) as f64;
-    let h = a.y1.min(b.y1).saturating_sub(a.y0.max(b.y0)) as f64;
-    let inter = w * h;
-    let union = (a.width() * a.height() + b.width() * b.height()) as f64 - inter;
-    if union <= 0.0 {
-        0.0
-    } else {
-        inter / union
-    }
-}
-
 /// Least intersection over union for two boxes to hold one word.
 const MATCH_OVERLAP: f64 = 0.5;
 
@@ -259,7 +246,7 @@ const MATCH_OVERLAP: f64 = 0.5;
 fn word_over<'a>(bbox: &WordBox, words: &'a [(WordBox, String)]) -> Option<&'a str> {
     words
         .iter()
-        .map(|(other, word)| (overlap(bbox, other), word))
+        .map(|(other, word)| (bbox.overlap(other), word))
         .filter(|(o, _)| *o >= MATCH_OVERLAP)
         .max_by(|a, b| a.0.total_cmp(&b.0))
         .map(|(_, word)| word.as_str())
@@ -303,7 +290,7 @@ fn share_of_truth_words<'a>(
 /// reaches.
 fn recall_ceiling<'a>(pages: &[&'a Page], boxes: impl Fn(&'a Page) -> &'a [WordBox]) -> f64 {
     share_of_truth_words(pages, |page, bbox, _| {
-        (boxes(page).iter()).any(|other| overlap(bbox, other) >= MATCH_OVERLAP)
+        (boxes(page).iter()).any(|other| bbox.overlap(other) >= MATCH_OVERLAP)
     })
 }
 
