@@ -10,7 +10,9 @@
 //!
 //! Each child runs as `stemmata bench-scale-peak --peak-file FILE -- ARGS`:
 //! the same binary and code path as `stemmata ARGS`, which then writes its
-//! own peak RSS (see [`run_child`]); the wrapper adds one argument parse.
+//! own peak RSS and the peak of its anonymous memory (see [`run_child`]);
+//! the wrapper adds one argument parse and a thread that samples the
+//! anonymous memory.
 //! The operating system's page cache is not dropped: "first query" means the
 //! first in a fresh process, on files the cache may hold.
 
@@ -217,12 +219,17 @@ pub fn probe(args: ProbeArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// A child process run to its end: its output, wall time and peak RSS.
+/// A child process run to its end: its output, wall time and peak memory.
 pub struct Finished {
     pub stdout: Vec<u8>,
     pub wall: Duration,
-    /// The child's own peak RSS (`VmHWM` at its end), in MiB.
+    /// The child's own peak RSS (`VmHWM` at its end), in MiB. It counts the
+    /// pages of the index's memory maps the child touched, which the kernel
+    /// may drop and read again under memory pressure.
     pub peak_rss_mib: f64,
+    /// The largest anonymous RSS (`RssAnon`: heap and stacks) sampled
+    /// every [`ANON_SAMPLE_INTERVAL`], in MiB: the memory the child needs.
+    pub peak_anon_mib: f64,
 }
 
 /// Runs `stemmata ARGS` as a child process, through the hidden
@@ -267,21 +274,30 @@ pub fn run_child(args: &[OsString], what: &str, keep_stdout: bool) -> Result<Fin
         path: peak_file.clone(),
         source,
     })?;
-    let peak_kib: f64 = peak.trim().parse().map_err(|e| {
-        Error::corrupted_at(peak_file.clone(), 0, format!("peak RSS {peak:?}: {e}"))
+    let [peak_kib, anon_kib] = parse_peaks(&peak).ok_or_else(|| {
+        Error::corrupted_at(peak_file.clone(), 0, format!("peak memory {peak:?}"))
     })?;
     Ok(Finished {
         stdout: output.stdout,
         wall,
         peak_rss_mib: peak_kib / 1024.0,
+        peak_anon_mib: anon_kib / 1024.0,
     })
+}
+
+/// The peak RSS and the peak anonymous RSS, in KiB, from a peak file's
+/// `PEAK_KIB ANON_KIB` line.
+fn parse_peaks(text: &str) -> Option<[f64; 2]> {
+    let mut fields = text.split_whitespace().map(|f| f.parse::<f64>().ok());
+    let peaks = [fields.next()??, fields.next()??];
+    fields.next().is_none().then_some(peaks)
 }
 
 /// Arguments of the hidden `stemmata bench-scale-peak`.
 #[derive(Args)]
 pub struct PeakArgs {
-    /// Where to write this process's peak RSS (`VmHWM`, KiB) once the
-    /// command has run.
+    /// Where to write this process's peak RSS (`VmHWM`) and peak anonymous
+    /// RSS, in KiB, once the command has run.
     #[arg(long, value_name = "FILE")]
     pub peak_file: PathBuf,
     /// The stemmata command and its arguments.
@@ -289,10 +305,51 @@ pub struct PeakArgs {
     pub command: Vec<OsString>,
 }
 
-/// Writes this process's peak RSS in KiB (`VmHWM`; 0 off Linux) to `path`.
-pub fn write_peak(path: &Path) -> Result<()> {
+/// How often [`AnonPeak`] samples the anonymous memory.
+pub const ANON_SAMPLE_INTERVAL: Duration = Duration::from_millis(20);
+
+/// A thread sampling this process's anonymous RSS (`RssAnon`) until it is
+/// stopped: the kernel keeps the peak of the whole RSS (`VmHWM`), which
+/// counts the file-backed pages of memory maps, but not of the anonymous
+/// part alone.
+pub struct AnonPeak {
+    stop: std::sync::mpsc::Sender<()>,
+    sampler: std::thread::JoinHandle<f64>,
+}
+
+impl AnonPeak {
+    /// Starts sampling.
+    pub fn start() -> AnonPeak {
+        let (stop, stopped) = std::sync::mpsc::channel::<()>();
+        let sampler = std::thread::spawn(move || {
+            let mut peak: f64 = 0.0;
+            loop {
+                peak = peak.max(Memory::now().rss_anon_mib.unwrap_or(0.0));
+                match stopped.recv_timeout(ANON_SAMPLE_INTERVAL) {
+                    Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+                    _ => return peak,
+                }
+            }
+        });
+        AnonPeak { stop, sampler }
+    }
+
+    /// Stops sampling; the largest anonymous RSS seen, in MiB, the last
+    /// sample taken now.
+    pub fn stop(self) -> f64 {
+        let last = Memory::now().rss_anon_mib.unwrap_or(0.0);
+        // A sampler that ended early has its peak to give all the same.
+        let _ = self.stop.send(());
+        self.sampler.join().unwrap_or(0.0).max(last)
+    }
+}
+
+/// Writes this process's peak RSS (`VmHWM`) and `anon_peak_mib`, in KiB
+/// (0 off Linux), to `path` as one `PEAK_KIB ANON_KIB` line.
+pub fn write_peak(path: &Path, anon_peak_mib: f64) -> Result<()> {
     let kib = Memory::now().peak_rss_mib.map_or(0.0, |mib| mib * 1024.0);
-    std::fs::write(path, format!("{kib:.0}\n")).map_err(|source| Error::Io {
+    let anon_kib = anon_peak_mib * 1024.0;
+    std::fs::write(path, format!("{kib:.0} {anon_kib:.0}\n")).map_err(|source| Error::Io {
         path: path.to_path_buf(),
         source,
     })
@@ -375,4 +432,33 @@ pub fn fresh_queries(
         max_ms: times.last().copied().unwrap_or(0.0),
         peak_rss_mib,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_peak_file_holds_the_peak_and_the_anonymous_peak() {
+        assert_eq!(parse_peaks("5120 2048\n"), Some([5120.0, 2048.0]));
+        assert_eq!(parse_peaks("5120\n"), None);
+        assert_eq!(parse_peaks("5120 2048 1\n"), None);
+        assert_eq!(parse_peaks("5120 many"), None);
+    }
+
+    #[test]
+    fn the_anonymous_peak_sees_memory_freed_before_the_stop() {
+        let sampler = AnonPeak::start();
+        let before = Memory::now().rss_anon_mib;
+        let block = vec![1u8; 64 << 20];
+        std::thread::sleep(ANON_SAMPLE_INTERVAL * 5);
+        drop(std::hint::black_box(block));
+        let peak = sampler.stop();
+        if let Some(before) = before {
+            assert!(
+                peak >= before + 60.0,
+                "peak {peak} MiB, before {before} MiB"
+            );
+        }
+    }
 }

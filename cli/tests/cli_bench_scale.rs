@@ -55,10 +55,16 @@ fn exact_mode_reports_every_figure_and_finds_the_generated_pairs() {
         ["collection", "text_mb_per_book"],
         ["self_join", "wall_s"],
         ["self_join", "peak_rss_mib"],
+        ["self_join", "peak_anon_mib"],
         ["reader", "open_ms"],
     ] {
         assert!(number(&figures, &path) > 0.0, "{path:?}");
     }
+    // The join's heap and stacks are part of its RSS.
+    assert!(
+        number(&figures, &["self_join", "peak_anon_mib"])
+            <= number(&figures, &["self_join", "peak_rss_mib"])
+    );
     for path in [
         ["queries", "exact", "median_ms"],
         ["queries", "exact", "p95_ms"],
@@ -312,7 +318,7 @@ fn an_existing_index_is_measured_without_loading_it_again() {
 }
 
 #[test]
-fn bench_scale_peak_reports_the_peak_rss_of_the_command_it_runs() {
+fn bench_scale_peak_reports_the_peak_rss_and_anonymous_peak_of_the_command_it_runs() {
     let dir = tempfile::tempdir().unwrap();
     let index = dir.path().join("index");
     let peak = dir.path().join("peak");
@@ -329,10 +335,14 @@ fn bench_scale_peak_reports_the_peak_rss_of_the_command_it_runs() {
     assert!(output.status.success(), "{}", common::stderr(&output));
     let stats: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(stats["books"], 0);
-    let kib: u64 = std::fs::read_to_string(&peak)
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
-    assert!(kib > 0);
+    let text = std::fs::read_to_string(&peak).unwrap();
+    let kib: Vec<u64> = text
+        .split_whitespace()
+        .map(|field| field.parse().unwrap())
+        .collect();
+    // The whole RSS's peak, then the anonymous part's, which it holds.
+    assert!(
+        matches!(kib[..], [rss, anon] if rss > 0 && anon > 0 && anon <= rss),
+        "{text:?}"
+    );
 }
