@@ -223,7 +223,7 @@ fn run(command: Command) -> stemmata::Result<ExitCode> {
             let program = std::iter::once("stemmata".into());
             let cli = Cli::try_parse_from(program.chain(args.command))
                 .map_err(|e| stemmata::Error::InvalidArgument(e.to_string()))?;
-            let anon = scale_probe::AnonPeak::start();
+            let anon = scale_probe::anon_peak();
             let code = run(cli.command)?;
             scale_probe::write_peak(&args.peak_file, anon.stop())?;
             Ok(code)

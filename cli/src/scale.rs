@@ -22,8 +22,8 @@ use stemmata_synth::{stream, GroundTruth, StreamOptions, SynthRelation};
 
 use crate::output::{bar, new_index, print_json, temp_dir};
 use crate::scale_probe::{
-    fresh_queries, run_child, run_probe, FreshQueries, ModeArg, Probe, TARGET_FRESH_QUERY_MS,
-    TARGET_OPEN_MS, TARGET_QUERY_P95_MS,
+    fresh_queries, run_child, run_probe, FreshQueries, ModeArg, PeakSampler, Probe,
+    TARGET_FRESH_QUERY_MS, TARGET_OPEN_MS, TARGET_QUERY_P95_MS,
 };
 
 /// Targets the figures are printed next to.
@@ -45,7 +45,9 @@ from --seed) and bulk-loads them into a new index, then:
 CPU-second (user + system) of this process: excluding generation (the \
 generator thread's CPU time subtracted) and including it; target >= 80 \
 books/s/core at 100K words, excluding generation
-  index      bytes on disk per book, next to text bytes per book
+  index      bytes on disk per book, next to text bytes per book, and the \
+index's largest size during the load (sampled every second: a merge writes \
+beside the segments it replaces)
   self-join  `stemmata pairs --mode MODE` run as a child process: wall time, \
 peak RSS and peak anonymous RSS (heap and stacks; the rest is the index's \
 memory-mapped pages, which the kernel drops and reads again under memory \
@@ -192,6 +194,10 @@ struct Ingest {
     mb_per_s_per_core_incl_generation: f64,
     generator_books_per_s_per_core: f64,
     skipped: usize,
+    /// The index directory's largest size during the load, sampled every
+    /// [`DISK_SAMPLE_INTERVAL`]: its last compaction writes each merged
+    /// group beside the segments it replaces.
+    peak_index_bytes: u64,
     /// What the load warned of: a compaction at its end that failed (the
     /// books are committed, but the index keeps its batch segments).
     warnings: Vec<String>,
@@ -329,7 +335,7 @@ pub fn run(args: ScaleArgs) -> Result<ExitCode> {
             let (index, dir, temp) = new_index(args.dir.as_deref())?;
             _index_temp = temp;
             note(&format!("generating and loading {} books", options.books));
-            let (ingest, truth, text_bytes) = ingest(index, &options, threads, args.json)?;
+            let (ingest, truth, text_bytes) = ingest(index, &dir, &options, threads, args.json)?;
             let books = ingest.books;
             (dir, Some(ingest), Some(((truth, text_bytes), books)))
         }
@@ -528,15 +534,25 @@ fn generate_into(options: StreamOptions, tx: Sender<Document>) -> Result<Generat
     })
 }
 
-/// Loads the streamed books into `index`, generating them on a thread of
-/// their own; returns the figures, the ground truth and the text bytes loaded.
+/// How often a load's index directory is measured for its peak size.
+const DISK_SAMPLE_INTERVAL: Duration = Duration::from_secs(1);
+
+/// Loads the streamed books into `index`, in `dir`, generating them on a
+/// thread of their own; returns the figures, the ground truth and the text
+/// bytes loaded.
 fn ingest(
     index: Index,
+    dir: &Path,
     options: &StreamOptions,
     threads: usize,
     quiet: bool,
 ) -> Result<(Ingest, GroundTruth, u64)> {
     let (tx, rx) = bounded::<Document>(threads * 2);
+    let measured = dir.to_path_buf();
+    // A file removed while the directory is walked fails that sample only.
+    let disk = PeakSampler::start(DISK_SAMPLE_INTERVAL, move || {
+        dir_bytes(&measured).ok().map(|bytes| bytes as f64)
+    });
     let cpu_before = process_cpu()?;
     let started = Instant::now();
     let producer = {
@@ -554,6 +570,7 @@ fn ingest(
     loader.extend(rx.into_iter().map(Ok))?;
     let stats = loader.finish()?;
     let wall = started.elapsed();
+    let peak_index_bytes = disk.stop() as u64;
     for warning in &stats.warnings {
         eprintln!("warning: {warning}");
     }
@@ -562,11 +579,17 @@ fn ingest(
         .map_err(|_| Error::InvalidArgument("the generator thread panicked".into()))??;
     let cpu = process_cpu()? - cpu_before;
     progress.finish_and_clear();
-    let figures = ingest_figures(&stats, wall, cpu, generated.cpu);
+    let figures = ingest_figures(&stats, wall, cpu, generated.cpu, peak_index_bytes);
     Ok((figures, generated.truth, stats.bytes))
 }
 
-fn ingest_figures(stats: &LoadStats, wall: Duration, cpu: Duration, gen: Duration) -> Ingest {
+fn ingest_figures(
+    stats: &LoadStats,
+    wall: Duration,
+    cpu: Duration,
+    gen: Duration,
+    peak_index_bytes: u64,
+) -> Ingest {
     let (books, mb) = (stats.books as f64, stats.bytes as f64 / 1e6);
     let (wall, cpu, gen) = (secs(wall), secs(cpu), secs(gen));
     let loader_cpu = (cpu - gen).max(1e-9);
@@ -583,6 +606,7 @@ fn ingest_figures(stats: &LoadStats, wall: Duration, cpu: Duration, gen: Duratio
         mb_per_s_per_core_incl_generation: mb / cpu,
         generator_books_per_s_per_core: books / gen,
         skipped: stats.skipped.len(),
+        peak_index_bytes,
         warnings: stats.warnings.clone(),
         target_books_per_s_per_core_at_100k_words: TARGET_INGEST_BOOKS_PER_CORE,
     }
@@ -838,6 +862,10 @@ fn print_ingest(i: &Ingest, threads: usize) -> stemmata::Result<()> {
         i.books_per_s_per_core_incl_generation,
         i.mb_per_s_per_core_incl_generation,
         i.generator_books_per_s_per_core
+    )?;
+    outln!(
+        "  index on disk at its largest during the load: {:.1} MB (a merge writes beside its inputs)",
+        i.peak_index_bytes as f64 / 1e6
     )?;
     Ok(())
 }

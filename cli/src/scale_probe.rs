@@ -12,7 +12,7 @@
 //! the same binary and code path as `stemmata ARGS`, which then writes its
 //! own peak RSS and the peak of its anonymous memory (see [`run_child`]);
 //! the wrapper adds one argument parse and a thread that samples the
-//! anonymous memory.
+//! anonymous memory ([`anon_peak`]).
 //! The operating system's page cache is not dropped: "first query" means the
 //! first in a fresh process, on files the cache may hold.
 
@@ -228,7 +228,8 @@ pub struct Finished {
     /// may drop and read again under memory pressure.
     pub peak_rss_mib: f64,
     /// The largest anonymous RSS (`RssAnon`: heap and stacks) sampled
-    /// every [`ANON_SAMPLE_INTERVAL`], in MiB: the memory the child needs.
+    /// every [`ANON_SAMPLE_INTERVAL`], in MiB: the memory the child needs
+    /// beside the page cache.
     pub peak_anon_mib: f64,
 }
 
@@ -305,43 +306,51 @@ pub struct PeakArgs {
     pub command: Vec<OsString>,
 }
 
-/// How often [`AnonPeak`] samples the anonymous memory.
+/// How often [`anon_peak`] samples the anonymous memory.
 pub const ANON_SAMPLE_INTERVAL: Duration = Duration::from_millis(20);
 
-/// A thread sampling this process's anonymous RSS (`RssAnon`) until it is
-/// stopped: the kernel keeps the peak of the whole RSS (`VmHWM`), which
-/// counts the file-backed pages of memory maps, but not of the anonymous
-/// part alone.
-pub struct AnonPeak {
+/// A thread taking the largest of the values a sample gives, every
+/// interval, until it is stopped: what the kernel keeps no peak of.
+pub struct PeakSampler {
     stop: std::sync::mpsc::Sender<()>,
     sampler: std::thread::JoinHandle<f64>,
 }
 
-impl AnonPeak {
-    /// Starts sampling.
-    pub fn start() -> AnonPeak {
+impl PeakSampler {
+    /// Starts sampling `sample` every `interval` (a sample of `None` is
+    /// passed over).
+    pub fn start(
+        interval: Duration,
+        sample: impl Fn() -> Option<f64> + Send + 'static,
+    ) -> PeakSampler {
         let (stop, stopped) = std::sync::mpsc::channel::<()>();
         let sampler = std::thread::spawn(move || {
             let mut peak: f64 = 0.0;
             loop {
-                peak = peak.max(Memory::now().rss_anon_mib.unwrap_or(0.0));
-                match stopped.recv_timeout(ANON_SAMPLE_INTERVAL) {
+                peak = peak.max(sample().unwrap_or(0.0));
+                match stopped.recv_timeout(interval) {
                     Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
-                    _ => return peak,
+                    // Stopped: one last sample, now.
+                    _ => return peak.max(sample().unwrap_or(0.0)),
                 }
             }
         });
-        AnonPeak { stop, sampler }
+        PeakSampler { stop, sampler }
     }
 
-    /// Stops sampling; the largest anonymous RSS seen, in MiB, the last
-    /// sample taken now.
+    /// Stops sampling; the largest value seen, a last sample taken now.
     pub fn stop(self) -> f64 {
-        let last = Memory::now().rss_anon_mib.unwrap_or(0.0);
-        // A sampler that ended early has its peak to give all the same.
+        // A sampler whose channel closed has ended with its peak already.
         let _ = self.stop.send(());
-        self.sampler.join().unwrap_or(0.0).max(last)
+        self.sampler.join().unwrap_or(0.0)
     }
+}
+
+/// A sampler of this process's anonymous RSS (`RssAnon`, MiB): the kernel
+/// keeps the peak of the whole RSS (`VmHWM`), which counts the file-backed
+/// pages of memory maps, but not of the anonymous part alone.
+pub fn anon_peak() -> PeakSampler {
+    PeakSampler::start(ANON_SAMPLE_INTERVAL, || Memory::now().rss_anon_mib)
 }
 
 /// Writes this process's peak RSS (`VmHWM`) and `anon_peak_mib`, in KiB
@@ -448,7 +457,7 @@ mod tests {
 
     #[test]
     fn the_anonymous_peak_sees_memory_freed_before_the_stop() {
-        let sampler = AnonPeak::start();
+        let sampler = anon_peak();
         let before = Memory::now().rss_anon_mib;
         let block = vec![1u8; 64 << 20];
         std::thread::sleep(ANON_SAMPLE_INTERVAL * 5);

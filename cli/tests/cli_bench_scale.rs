@@ -60,6 +60,11 @@ fn exact_mode_reports_every_figure_and_finds_the_generated_pairs() {
     ] {
         assert!(number(&figures, &path) > 0.0, "{path:?}");
     }
+    // The index at its largest during the load holds at least its bytes
+    // at the end.
+    assert!(
+        number(&figures, &["ingest", "peak_index_bytes"]) >= number(&figures, &["index", "bytes"])
+    );
     // The join's heap and stacks are part of its RSS.
     assert!(
         number(&figures, &["self_join", "peak_anon_mib"])
