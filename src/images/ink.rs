@@ -10,18 +10,24 @@
 //!
 //! Inside the OCR box, ink is what is darker than the box's Otsu
 //! threshold, less isolated specks (a dark pixel needs two dark
-//! neighbours). The word's rows are the run of ink rows holding the most
-//! ink, joined with the runs within half an x-height of it (an i's dot,
-//! an accent; a speck further off is left out). Its columns are the ink
-//! columns of those rows. A box is split only when its OCR text holds
-//! more than one word (runs of letters and digits parted by other
-//! characters, an apostrophe between letters joining them), at the widest
-//! blank gaps between letters of at least [`WORD_GAP`] x-heights, one cut
-//! fewer than the text's words at most; each cut parts the text at the
-//! word boundary nearest its place. The box found keeps one pixel around
-//! the ink, the strokes' anti-aliased edge, inside the OCR box. A box
-//! without ink contrast, or larger than any word ([`MAX_INK_PIXELS`]), is
-//! kept as it is.
+//! neighbours). A box can span two text lines, where loops and descenders
+//! join them and no blank row parts them (Tesseract on dense or slanted
+//! handwriting): told where the word's OCR line runs ([`LineAt`]), the
+//! box is cut to the text line whose x-height band lies nearest it, the
+//! bands found from the box's own rows (runs of rows with at least 0.4 of
+//! the busiest row's ink, closer than an x-height joined) and parted at
+//! the sparsest row between them. The word's rows are then the run of ink
+//! rows holding the most ink, joined with the runs within half an
+//! x-height of it (an i's dot, an accent; a speck further off is left
+//! out). Its columns are the ink columns of those rows. A box is split
+//! only when its OCR text holds more than one word (runs of letters and
+//! digits parted by other characters, an apostrophe between letters
+//! joining them), at the widest blank gaps between letters of at least
+//! [`WORD_GAP`] x-heights, one cut fewer than the text's words at most;
+//! each cut parts the text at the word boundary nearest its place. The
+//! box found keeps one pixel around the ink, the strokes' anti-aliased
+//! edge, inside the OCR box. A box without ink contrast, or larger than
+//! any word ([`MAX_INK_PIXELS`]), is kept as it is.
 //!
 //! The descriptors read their unit's band from here too ([`x_band`]), and
 //! share the Otsu split of what is ink.
@@ -73,7 +79,12 @@ pub struct InkWord {
 /// OCR: one word with the ink's box, or several where the OCR joined
 /// words (see the module docs); the OCR box itself when it holds no ink
 /// to find. `ocr_box` must lie within the page.
-pub fn ink_words(page: &GrayImage, ocr_box: WordBox, text: &str) -> Vec<InkWord> {
+pub fn ink_words(
+    page: &GrayImage,
+    ocr_box: WordBox,
+    text: &str,
+    line: Option<LineAt>,
+) -> Vec<InkWord> {
     let unchanged = || {
         vec![InkWord {
             bbox: ocr_box,
@@ -84,28 +95,114 @@ pub fn ink_words(page: &GrayImage, ocr_box: WordBox, text: &str) -> Vec<InkWord>
         return unchanged();
     };
     let all_rows = ink.row_counts(0..ink.width);
-    let Some(rows) = body(&all_rows) else {
-        return unchanged();
+    let rows = match line {
+        Some(line) => line_of_the_word(&all_rows, ocr_box.y0, line),
+        None => 0..all_rows.len(),
     };
+    let words = words_in_rows(&ink, &all_rows, rows, text);
+    if words.is_empty() {
+        return unchanged();
+    }
+    words
+}
+
+/// The words of `ink` (whose rows hold `all_rows` dark pixels) within the
+/// rows `line`, read as `text` by the OCR: the word's body among those
+/// rows, parted at its word gaps where the text holds several words.
+fn words_in_rows(ink: &Ink, all_rows: &[u32], line: Range<usize>, text: &str) -> Vec<InkWord> {
+    let Some(body_rows) = body(&all_rows[line.clone()]) else {
+        return Vec::new();
+    };
+    let rows = line.start + body_rows.start..line.start + body_rows.end;
     let x_height = x_height(&all_rows[rows.clone()]) as f32;
     let column_runs = runs(&ink.column_counts(rows.clone()));
     let boundaries = word_starts(text);
-    let cuts = widest_word_gaps(&ink, rows, &column_runs, x_height, boundaries.len() - 1);
+    let cuts = widest_word_gaps(
+        ink,
+        rows.clone(),
+        &column_runs,
+        x_height,
+        boundaries.len() - 1,
+    );
     let pieces = pieces_between(&column_runs, &cuts);
     let texts = split_text(text, &boundaries, &cuts_at(&column_runs, &cuts));
-    let words: Vec<InkWord> = (pieces.into_iter().zip(texts))
+    (pieces.into_iter().zip(texts))
         .filter_map(|(columns, text)| {
-            let rows = body(&ink.row_counts(columns.clone()))?;
+            let part = ink.row_counts(columns.clone());
+            let body_rows = body(&part[line.clone()])?;
+            let rows = line.start + body_rows.start..line.start + body_rows.end;
             Some(InkWord {
                 bbox: ink.page_box(columns, rows),
                 text,
             })
         })
-        .collect();
-    if words.is_empty() {
-        return unchanged();
+        .collect()
+}
+
+/// Where the OCR's line of a word runs at the word: the middle row of its
+/// x-height band there, on the page, and the band's height.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LineAt {
+    /// Page row of the band's middle at the word's middle column.
+    pub middle: f32,
+    /// The band's height in rows.
+    pub x_height: f32,
+}
+
+/// The rows of a box's ink `rows` (dark pixels a row; the box's top at
+/// page row `top`) that hold the word of `line`: all of them when the box
+/// holds one text line, else the text line whose x-height band lies
+/// nearest the line's middle (see [`text_lines`]).
+fn line_of_the_word(rows: &[u32], top: u32, line: LineAt) -> Range<usize> {
+    let lines = text_lines(rows, line.x_height);
+    let distance = |(_, middle): &(Range<usize>, f32)| (top as f32 + middle - line.middle).abs();
+    (lines.into_iter())
+        .min_by(|a, b| distance(a).total_cmp(&distance(b)))
+        .map_or(0..rows.len(), |(rows, _)| rows)
+}
+
+/// The rows of each text line a box's ink `rows` (dark pixels a row)
+/// holds, top to bottom, each with the middle of its x-height band: one
+/// range of all rows for a box of one line. A band is a run of rows
+/// holding at least [`X_HEIGHT_ROW_SHARE`] of the busiest row's ink, runs
+/// closer than `x_height` joined (a serif's rows, a descender's loop), at
+/// least half `x_height` high. Two bands are parted at the sparsest row
+/// between them.
+fn text_lines(rows: &[u32], x_height: f32) -> Vec<(Range<usize>, f32)> {
+    let middle = |band: &Range<usize>| (band.start + band.end) as f32 / 2.0;
+    let whole = vec![(0..rows.len(), middle(&(0..rows.len())))];
+    let busiest = rows.iter().copied().max().unwrap_or(0);
+    let x_height = x_height.round() as usize;
+    if busiest == 0 || x_height == 0 {
+        return whole;
     }
-    words
+    let least = X_HEIGHT_ROW_SHARE * busiest as f32;
+    let dense: Vec<u32> = rows.iter().map(|&n| u32::from(n as f32 >= least)).collect();
+    let cores = runs(&dense);
+    let mut bands: Vec<Range<usize>> = Vec::new();
+    for core in cores.iter().cloned() {
+        match bands.last_mut() {
+            Some(band) if core.start - band.end < x_height => band.end = core.end,
+            _ => bands.push(core),
+        }
+    }
+    bands.retain(|band| 2 * band.len() >= x_height);
+    if bands.len() < 2 {
+        return whole;
+    }
+    let mut lines = Vec::with_capacity(bands.len());
+    let mut start = 0;
+    for pair in bands.windows(2) {
+        let between = pair[0].end..pair[1].start;
+        let cut = between
+            .clone()
+            .min_by_key(|&y| (rows[y], y))
+            .unwrap_or(between.start);
+        lines.push((start..cut, middle(&pair[0])));
+        start = cut;
+    }
+    lines.push((start..rows.len(), middle(&bands[bands.len() - 1])));
+    lines
 }
 
 /// The x-height band of the word whose box is `bbox`: the page row its
@@ -465,7 +562,7 @@ mod tests {
     #[test]
     fn a_box_as_high_as_its_line_is_tightened_to_the_ink() {
         let page = page_with(200, 100, &letters_at(20));
-        let words = ink_words(&page, boxed(10, 20, 70, 80), "run");
+        let words = ink_words(&page, boxed(10, 20, 70, 80), "run", None);
         assert_eq!(
             words,
             [InkWord {
@@ -478,7 +575,7 @@ mod tests {
     #[test]
     fn the_edge_around_the_ink_stays_inside_the_ocr_box() {
         let page = page_with(200, 100, &letters_at(20));
-        let words = ink_words(&page, boxed(20, 40, 50, 54), "run");
+        let words = ink_words(&page, boxed(20, 40, 50, 54), "run", None);
         assert_eq!(words[0].bbox, boxed(20, 40, 50, 54));
     }
 
@@ -488,7 +585,7 @@ mod tests {
         inked.push((30, 22, 33, 25)); // 15 rows above: a speck
         inked.push((44, 36, 47, 38)); // 2 rows above: a dot
         let page = page_with(200, 100, &inked);
-        let words = ink_words(&page, boxed(10, 20, 70, 80), "run");
+        let words = ink_words(&page, boxed(10, 20, 70, 80), "run", None);
         assert_eq!(words[0].bbox, boxed(19, 35, 51, 55));
     }
 
@@ -498,7 +595,7 @@ mod tests {
         inked.extend([(12, 70, 13, 71), (65, 25, 66, 26), (60, 45, 61, 46)]);
         let page = page_with(200, 100, &inked);
         assert_eq!(
-            ink_words(&page, boxed(10, 20, 70, 80), "run")[0].bbox,
+            ink_words(&page, boxed(10, 20, 70, 80), "run", None)[0].bbox,
             boxed(19, 39, 51, 55)
         );
     }
@@ -508,7 +605,7 @@ mod tests {
         let mut inked = letters_at(20);
         inked.extend(letters_at(60)); // a 12-px gap: a word space
         let page = page_with(200, 100, &inked);
-        let words = ink_words(&page, boxed(15, 30, 100, 60), "nami¢.of");
+        let words = ink_words(&page, boxed(15, 30, 100, 60), "nami¢.of", None);
         assert_eq!(
             words,
             [
@@ -523,7 +620,7 @@ mod tests {
             ]
         );
         // One word in the text: never split, whatever the gap.
-        let whole = ink_words(&page, boxed(15, 30, 100, 60), "nameof");
+        let whole = ink_words(&page, boxed(15, 30, 100, 60), "nameof", None);
         assert_eq!(
             whole,
             [InkWord {
@@ -538,9 +635,9 @@ mod tests {
         let mut inked = letters_at(20);
         inked.push((58, 40, 60, 46)); // a quote mark after a wide gap
         let page = page_with(200, 100, &inked);
-        let words = ink_words(&page, boxed(15, 30, 70, 60), "cutters.'");
+        let words = ink_words(&page, boxed(15, 30, 70, 60), "cutters.'", None);
         assert_eq!(words.len(), 1);
-        let words = ink_words(&page, boxed(15, 30, 70, 60), "hedge-cutters.'");
+        let words = ink_words(&page, boxed(15, 30, 70, 60), "hedge-cutters.'", None);
         assert_eq!(words.len(), 1, "a quote mark is no word of its own");
         assert_eq!(word_starts("I'll"), [0]);
         assert_eq!(word_starts("there\u{2019}s"), [0]);
@@ -555,7 +652,7 @@ mod tests {
         let page = page_with(200, 100, &inked);
         // Three words read, one gap seen: it falls half way, so the text
         // parts at the word start nearest half way.
-        let words = ink_words(&page, boxed(15, 30, 100, 60), "ab.cdef.gh");
+        let words = ink_words(&page, boxed(15, 30, 100, 60), "ab.cdef.gh", None);
         let texts: Vec<&str> = words.iter().map(|w| w.text.as_str()).collect();
         assert_eq!(texts, ["ab.", "cdef.gh"]);
         assert_eq!(
@@ -564,19 +661,91 @@ mod tests {
         );
     }
 
+    /// The letters of `letters_at(20)` and the same 40 rows lower, joined
+    /// by a 2-px stroke (an "f"'s loop reaching the next line), so that no
+    /// blank row parts the two lines.
+    fn two_touching_lines() -> GrayImage {
+        let mut inked = letters_at(20);
+        inked.extend((letters_at(20).iter()).map(|&(x0, y0, x1, y1)| (x0, y0 + 40, x1, y1 + 40)));
+        inked.push((30, 54, 32, 80));
+        page_with(200, 120, &inked)
+    }
+
+    #[test]
+    fn a_box_across_two_lines_keeps_the_line_of_its_ocr_line() {
+        let page = two_touching_lines();
+        let ocr_box = boxed(15, 30, 60, 100);
+        let upper = LineAt {
+            middle: 47.0,
+            x_height: 14.0,
+        };
+        assert_eq!(
+            ink_words(&page, ocr_box, "run", Some(upper)),
+            [InkWord {
+                bbox: boxed(19, 39, 51, 55),
+                text: "run".into()
+            }]
+        );
+        // The lower line's word keeps the stroke that reaches up from it.
+        let lower = LineAt {
+            middle: 87.0,
+            ..upper
+        };
+        let words = ink_words(&page, ocr_box, "run", Some(lower));
+        assert_eq!(words.len(), 1);
+        assert_eq!((words[0].bbox.x0, words[0].bbox.y1), (19, 95));
+        assert!((53..80).contains(&words[0].bbox.y0), "{words:?}");
+        // Without its line the box is both lines' ink.
+        assert_eq!(
+            ink_words(&page, ocr_box, "run", None)[0].bbox,
+            boxed(19, 39, 51, 95)
+        );
+    }
+
+    #[test]
+    fn heavy_serifs_are_one_line() {
+        // Letters of bars 3 rows high at the top and bottom of the
+        // x-height band, and 1-px stems: the rows between hold a quarter of
+        // a bar's ink.
+        let inked: Vec<(u32, u32, u32, u32)> = (letters_at(20).iter())
+            .flat_map(|&(x0, y0, x1, y1)| {
+                [
+                    (x0, y0, x1, y0 + 3),
+                    (x0, y1 - 3, x1, y1),
+                    (x0, y0, x0 + 1, y1),
+                    (x1 - 1, y0, x1, y1),
+                ]
+            })
+            .collect();
+        let page = page_with(200, 100, &inked);
+        let line = LineAt {
+            middle: 47.0,
+            x_height: 14.0,
+        };
+        assert_eq!(
+            ink_words(&page, boxed(10, 20, 70, 80), "run", Some(line))[0].bbox,
+            boxed(19, 39, 51, 55)
+        );
+        let rows = [8, 8, 8, 2, 2, 2, 2, 2, 2, 2, 2, 8, 8, 8];
+        assert_eq!(text_lines(&rows, 14.0).len(), 1);
+        // Were the line's x-height a third as high, the bars would be two
+        // lines.
+        assert_eq!(text_lines(&rows, 5.0).len(), 2);
+    }
+
     #[test]
     fn a_flat_or_empty_box_is_kept_as_it_is() {
         let page = GrayImage::from_pixel(50, 50, image::Luma([200]));
         let bbox = boxed(5, 5, 30, 30);
         assert_eq!(
-            ink_words(&page, bbox, "x"),
+            ink_words(&page, bbox, "x", None),
             [InkWord {
                 bbox,
                 text: "x".into()
             }]
         );
         let empty = boxed(5, 5, 5, 30);
-        assert_eq!(ink_words(&page, empty, "x")[0].bbox, empty);
+        assert_eq!(ink_words(&page, empty, "x", None)[0].bbox, empty);
     }
 
     #[test]
@@ -584,9 +753,12 @@ mod tests {
         let page = page_with(2100, 2100, &letters_at(20));
         let whole = boxed(0, 0, 2100, 2100);
         assert!(u64::from(whole.width()) * u64::from(whole.height()) > MAX_INK_PIXELS);
-        assert_eq!(ink_words(&page, whole, "run")[0].bbox, whole);
+        assert_eq!(ink_words(&page, whole, "run", None)[0].bbox, whole);
         let line = boxed(0, 0, 2100, 100);
-        assert_eq!(ink_words(&page, line, "run")[0].bbox, boxed(19, 39, 51, 55));
+        assert_eq!(
+            ink_words(&page, line, "run", None)[0].bbox,
+            boxed(19, 39, 51, 55)
+        );
     }
 
     #[test]
@@ -596,7 +768,7 @@ mod tests {
             image::Luma([if ink { 110 } else { 170 + (x % 7) as u8 }])
         });
         assert_eq!(
-            ink_words(&page, boxed(10, 10, 70, 70), "run")[0].bbox,
+            ink_words(&page, boxed(10, 10, 70, 70), "run", None)[0].bbox,
             boxed(19, 29, 51, 45)
         );
     }

@@ -8,6 +8,8 @@
 //! x-height band, found here from the x-height bands of its words' boxes
 //! ([`x_band`]): the band's height is their median, its middle the
 //! least-squares line through theirs (its slope within ±[`MAX_SLOPE`]).
+//! Where a line's band runs at each of its words ([`lines_at`]) also tells
+//! [`super::ink`] which text line an OCR box spanning two holds.
 //!
 //! The ink around a band ([`REACH`] x-heights above, below and past its
 //! ends: ascenders and descenders) is parted into connected strokes
@@ -32,7 +34,7 @@ use std::collections::BTreeMap;
 
 use image::GrayImage;
 
-use super::ink::{x_band, Ink, EDGE, LETTER_HEIGHT, WORD_GAP};
+use super::ink::{x_band, Ink, LineAt, EDGE, LETTER_HEIGHT, WORD_GAP};
 use super::WordBox;
 
 /// Intersection over union with a box of the page at or above which a
@@ -52,6 +54,28 @@ pub const REACH: f32 = 1.5;
 pub const CROSSING_SHARE: f32 = 0.05;
 /// Share of a box's area inside a word for it to lie in the word.
 pub const LIES_IN: f32 = 0.8;
+
+/// Where the OCR's line of each of `words` (the OCR's boxes, each with
+/// the number of its line, all within `page`) runs at it, in the order of
+/// `words`: `None` for a word whose line shows no ink.
+pub fn lines_at(page: &GrayImage, words: &[(u32, WordBox)]) -> Vec<Option<LineAt>> {
+    let mut by_line: BTreeMap<u32, Vec<WordBox>> = BTreeMap::new();
+    for &(line, bbox) in words {
+        by_line.entry(line).or_default().push(bbox);
+    }
+    let bands: BTreeMap<u32, Band> = (by_line.iter())
+        .filter_map(|(&line, boxes)| Some((line, Band::of(page, boxes)?)))
+        .collect();
+    (words.iter())
+        .map(|(line, bbox)| {
+            let band = bands.get(line)?;
+            Some(LineAt {
+                middle: band.middle_at((bbox.x0 + bbox.x1) as f32 / 2.0),
+                x_height: band.x_height,
+            })
+        })
+        .collect()
+}
 
 /// The boxes of `words` that grow along their lines to the whole word
 /// (see the module docs): each box's number in `words` with its new box,
@@ -161,10 +185,15 @@ impl Band {
         })
     }
 
+    /// Page row of the band's middle at column `x`.
+    fn middle_at(&self, x: f32) -> f32 {
+        self.middle + self.slope * x
+    }
+
     /// Rows of `bbox`, at its middle column, inside the band (0 when it
     /// misses the band).
     fn rows_over(&self, bbox: &WordBox) -> f32 {
-        let middle = self.middle + self.slope * (bbox.x0 + bbox.x1) as f32 / 2.0;
+        let middle = self.middle_at((bbox.x0 + bbox.x1) as f32 / 2.0);
         let (top, bottom) = (middle - self.x_height / 2.0, middle + self.x_height / 2.0);
         (bottom.min(bbox.y1 as f32) - top.max(bbox.y0 as f32)).max(0.0)
     }
@@ -411,6 +440,32 @@ mod tests {
             (1, boxed(99, 79, 109, 95)),
         ];
         assert!(grown_words(&page, &words).is_empty());
+    }
+
+    #[test]
+    fn each_word_is_told_where_its_line_runs() {
+        // Two level lines of x-height 14, the first at rows 40..54, the
+        // second at 80..94; the OCR's box of the first line's second word
+        // reaches into the second.
+        let mut inked = word_at(20);
+        inked.extend(word_at(160));
+        inked.extend([(100, 40, 130, 54), (100, 80, 108, 94)]);
+        let page = page_with(&inked);
+        let words = [
+            (0, boxed(19, 39, 51, 55)),
+            (0, boxed(99, 39, 131, 95)),
+            (0, boxed(159, 39, 191, 55)),
+            (1, boxed(99, 79, 109, 95)),
+            (7, boxed(200, 0, 210, 10)),
+        ];
+        let lines = lines_at(&page, &words);
+        assert_eq!(lines.len(), words.len());
+        let first = lines[1].expect("the first line shows ink");
+        assert_eq!(first.x_height, 14.0);
+        assert!((first.middle - 47.0).abs() < 1.5, "{first:?}");
+        let second = lines[3].expect("the second line shows ink");
+        assert_eq!(second.middle, 87.0);
+        assert_eq!(lines[4], None, "a line of blank paper");
     }
 
     #[test]

@@ -20,7 +20,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::descriptor::{describe, Keypoint, Normalisation};
 use super::ink::ink_words;
-use super::lines::grown_words;
+use super::lines::{grown_words, lines_at};
 use super::ocr::{read_ocr, OcrWord, MAX_COORDINATE};
 use super::WordBox;
 use crate::error::{Error, IoContext, Result};
@@ -248,19 +248,25 @@ pub struct FoundWord {
 }
 
 /// The words of the page image `page` whose OCR words are `ocr`, in the
-/// OCR's order: the ink of each OCR box ([`ink_words`]), a box grown along
-/// its line where it holds part of a word ([`grown_words`]). A box is
+/// OCR's order: the ink of each OCR box on its OCR line's text line
+/// ([`lines_at`], [`ink_words`]), a box grown along its line where it
+/// holds part of a word ([`grown_words`]). A box is
 /// clipped to the page, and one that holds no pixel is left out.
 pub fn found_words(page: &GrayImage, ocr: &[OcrWord]) -> Vec<FoundWord> {
     let (width, height) = page.dimensions();
     let mut words = Vec::with_capacity(ocr.len());
     let mut lined = Vec::with_capacity(ocr.len());
-    for word in ocr {
+    let ocr_lined: Vec<(u32, WordBox)> = (ocr.iter())
+        .map(|word| (word.line, word.bbox.clipped_to(width, height)))
+        .filter(|(_, bbox)| !bbox.is_empty())
+        .collect();
+    let lines = lines_at(page, &ocr_lined);
+    for (word, line) in (ocr.iter())
+        .filter(|word| !word.bbox.clipped_to(width, height).is_empty())
+        .zip(lines)
+    {
         let ocr_box = word.bbox.clipped_to(width, height);
-        if ocr_box.is_empty() {
-            continue;
-        }
-        for found in ink_words(page, ocr_box, &word.text) {
+        for found in ink_words(page, ocr_box, &word.text, line) {
             lined.push((word.line, found.bbox));
             words.push(FoundWord {
                 bbox: found.bbox,
@@ -416,6 +422,49 @@ mod tests {
             message.contains("scan-0001.hocr: the pages of one book hold more than 250000 words"),
             "{message}"
         );
+    }
+
+    #[test]
+    fn a_box_across_two_lines_is_cut_to_the_line_the_ocr_read_it_in() {
+        // Two lines of words of three 8×14 letters; the second word of the
+        // first line reaches the one below it by a stroke, and the OCR
+        // boxed it with both.
+        let letters = |x: u32, y: u32| (0..3).map(move |i| (x + i * 11, y, x + i * 11 + 8, y + 14));
+        let mut inked: Vec<(u32, u32, u32, u32)> = (letters(20, 40).chain(letters(100, 40)))
+            .chain(letters(160, 40))
+            .chain(letters(20, 80).chain(letters(100, 80)))
+            .collect();
+        inked.push((110, 54, 112, 80));
+        let page = GrayImage::from_fn(240, 120, |x, y| {
+            let dark = (inked.iter())
+                .any(|&(x0, y0, x1, y1)| (x0..x1).contains(&x) && (y0..y1).contains(&y));
+            image::Luma([if dark { 0 } else { 255 }])
+        });
+        let word = |text: &str, line: u32, (x0, y0, x1, y1): (u32, u32, u32, u32)| OcrWord {
+            text: text.into(),
+            bbox: WordBox { x0, y0, x1, y1 },
+            confidence: None,
+            line,
+        };
+        let ocr = [
+            word("one", 0, (19, 39, 51, 55)),
+            word("two", 0, (95, 30, 140, 100)),
+            word("three", 0, (159, 39, 191, 55)),
+            word("six", 1, (19, 79, 51, 95)),
+            word("ten", 1, (99, 79, 131, 95)),
+        ];
+        let found = found_words(&page, &ocr);
+        let two = found.iter().find(|w| w.text == "two").unwrap();
+        // Its box starts at its own letters and ends before the letters of
+        // the line below (rows 80 to 94): the stroke's rows above them may
+        // stay, as a descender would.
+        assert_eq!(
+            (two.bbox.x0, two.bbox.y0, two.bbox.x1),
+            (99, 39, 131),
+            "{found:?}"
+        );
+        assert!(two.bbox.y1 <= 80, "{found:?}");
+        assert_eq!(two.ocr_box, ocr[1].bbox);
     }
 
     #[test]
