@@ -250,22 +250,20 @@ pub struct FoundWord {
 /// The words of the page image `page` whose OCR words are `ocr`, in the
 /// OCR's order: the ink of each OCR box on its OCR line's text line
 /// ([`lines_at`], [`ink_words`]), a box grown along its line where it
-/// holds part of a word ([`grown_words`]). A box is
-/// clipped to the page, and one that holds no pixel is left out.
+/// holds part of a word ([`grown_words`]). A box is clipped to the page,
+/// and one that holds no pixel is left out.
 pub fn found_words(page: &GrayImage, ocr: &[OcrWord]) -> Vec<FoundWord> {
     let (width, height) = page.dimensions();
-    let mut words = Vec::with_capacity(ocr.len());
-    let mut lined = Vec::with_capacity(ocr.len());
-    let ocr_lined: Vec<(u32, WordBox)> = (ocr.iter())
-        .map(|word| (word.line, word.bbox.clipped_to(width, height)))
-        .filter(|(_, bbox)| !bbox.is_empty())
+    let boxed: Vec<(&OcrWord, WordBox)> = (ocr.iter())
+        .map(|word| (word, word.bbox.clipped_to(width, height)))
+        .filter(|(_, ocr_box)| !ocr_box.is_empty())
         .collect();
-    let lines = lines_at(page, &ocr_lined);
-    for (word, line) in (ocr.iter())
-        .filter(|word| !word.bbox.clipped_to(width, height).is_empty())
-        .zip(lines)
-    {
-        let ocr_box = word.bbox.clipped_to(width, height);
+    let ocr_lined: Vec<(u32, WordBox)> = (boxed.iter())
+        .map(|(word, ocr_box)| (word.line, *ocr_box))
+        .collect();
+    let mut words = Vec::with_capacity(boxed.len());
+    let mut lined = Vec::with_capacity(boxed.len());
+    for ((word, ocr_box), line) in boxed.into_iter().zip(lines_at(page, &ocr_lined)) {
         for found in ink_words(page, ocr_box, &word.text, line) {
             lined.push((word.line, found.bbox));
             words.push(FoundWord {
