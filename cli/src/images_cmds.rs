@@ -23,11 +23,13 @@ Each page is an image (PNG, TIFF or JPEG) with its OCR beside it: the same
 name with .hocr or .html (hOCR, as `tesseract page.png page hocr` writes) or
 .xml / .alto.xml (ALTO). Every OCR word box becomes a word image. Its box is
 found from the ink inside the OCR's: tightened to the ink's rows and columns,
-and split where the OCR read two words as one and the ink shows the gap (the
-OCR's box is kept beside it). Its visual terms (dense SIFT-like descriptors
-quantised by a vocabulary learned from the index's first book), its OCR word
-and a small crop are stored in the index (images/); the page images
-themselves are not needed afterwards.
+on the text line its OCR line runs along where the box reaches into the next,
+grown along that line where the OCR boxed part of a word, and split where the
+OCR read two words as one and the ink shows the gap (the OCR's box is kept
+beside it). Its visual terms (dense SIFT-like descriptors quantised by a
+vocabulary learned from the index's first book), its OCR word and a small
+crop are stored in the index (images/); the page images themselves are not
+needed afterwards.
 
 The letter-bigram model that turns a word image's visual terms into
 likelihoods of letter pairs is learned from the index's own word images and
