@@ -113,7 +113,7 @@ fn words_in_rows(ink: &Ink, all_rows: &[u32], line: Range<usize>, text: &str) ->
     let Some(body_rows) = body(&all_rows[line.clone()]) else {
         return Vec::new();
     };
-    let rows = line.start + body_rows.start..line.start + body_rows.end;
+    let rows = shifted(body_rows, line.start);
     let x_height = x_height(&all_rows[rows.clone()]) as f32;
     let column_runs = runs(&ink.column_counts(rows.clone()));
     let boundaries = word_starts(text);
@@ -129,14 +129,19 @@ fn words_in_rows(ink: &Ink, all_rows: &[u32], line: Range<usize>, text: &str) ->
     (pieces.into_iter().zip(texts))
         .filter_map(|(columns, text)| {
             let part = ink.row_counts(columns.clone());
-            let body_rows = body(&part[line.clone()])?;
-            let rows = line.start + body_rows.start..line.start + body_rows.end;
+            let rows = shifted(body(&part[line.clone()])?, line.start);
             Some(InkWord {
                 bbox: ink.page_box(columns, rows),
                 text,
             })
         })
         .collect()
+}
+
+/// `rows` moved `by` rows down: a range within a slice starting at `by`,
+/// as a range of the whole.
+fn shifted(rows: Range<usize>, by: usize) -> Range<usize> {
+    rows.start + by..rows.end + by
 }
 
 /// Where the OCR's line of a word runs at the word: the middle row of its
@@ -178,9 +183,8 @@ fn text_lines(rows: &[u32], x_height: f32) -> Vec<(Range<usize>, f32)> {
     }
     let least = X_HEIGHT_ROW_SHARE * busiest as f32;
     let dense: Vec<u32> = rows.iter().map(|&n| u32::from(n as f32 >= least)).collect();
-    let cores = runs(&dense);
     let mut bands: Vec<Range<usize>> = Vec::new();
-    for core in cores.iter().cloned() {
+    for core in runs(&dense) {
         match bands.last_mut() {
             Some(band) if core.start - band.end < x_height => band.end = core.end,
             _ => bands.push(core),

@@ -59,13 +59,7 @@ pub const LIES_IN: f32 = 0.8;
 /// the number of its line, all within `page`) runs at it, in the order of
 /// `words`: `None` for a word whose line shows no ink.
 pub fn lines_at(page: &GrayImage, words: &[(u32, WordBox)]) -> Vec<Option<LineAt>> {
-    let mut by_line: BTreeMap<u32, Vec<WordBox>> = BTreeMap::new();
-    for &(line, bbox) in words {
-        by_line.entry(line).or_default().push(bbox);
-    }
-    let bands: BTreeMap<u32, Band> = (by_line.iter())
-        .filter_map(|(&line, boxes)| Some((line, Band::of(page, boxes)?)))
-        .collect();
+    let bands = line_bands(page, words);
     (words.iter())
         .map(|(line, bbox)| {
             let band = bands.get(line)?;
@@ -82,13 +76,7 @@ pub fn lines_at(page: &GrayImage, words: &[(u32, WordBox)]) -> Vec<Option<LineAt
 /// in line order and left to right. `words` are the page's word boxes,
 /// each with the number of its OCR line, all within `page`.
 pub fn grown_words(page: &GrayImage, words: &[(u32, WordBox)]) -> Vec<(usize, WordBox)> {
-    let mut by_line: BTreeMap<u32, Vec<WordBox>> = BTreeMap::new();
-    for &(line, bbox) in words {
-        by_line.entry(line).or_default().push(bbox);
-    }
-    let (lines, bands): (Vec<u32>, Vec<Band>) = (by_line.iter())
-        .filter_map(|(&line, boxes)| Some((line, Band::of(page, boxes)?)))
-        .unzip();
+    let (lines, bands): (Vec<u32>, Vec<Band>) = line_bands(page, words).into_iter().unzip();
     let mut boxes: Vec<(u32, WordBox)> = words.to_vec();
     let mut grown = Vec::new();
     for (band, &line) in lines.iter().enumerate() {
@@ -100,6 +88,18 @@ pub fn grown_words(page: &GrayImage, words: &[(u32, WordBox)]) -> Vec<(usize, Wo
         }
     }
     grown
+}
+
+/// The band of each line of `words` (boxes on `page`, each with the number
+/// of its line) that shows ink, by line number.
+fn line_bands(page: &GrayImage, words: &[(u32, WordBox)]) -> BTreeMap<u32, Band> {
+    let mut by_line: BTreeMap<u32, Vec<WordBox>> = BTreeMap::new();
+    for &(line, bbox) in words {
+        by_line.entry(line).or_default().push(bbox);
+    }
+    (by_line.iter())
+        .filter_map(|(&line, boxes)| Some((line, Band::of(page, boxes)?)))
+        .collect()
 }
 
 /// The box of `boxes` that the word `whole` found along `line` grows,
