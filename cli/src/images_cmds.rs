@@ -132,11 +132,15 @@ Rank the index's word images for a text word (word spotting): each image is
 scored by the letter bigrams of the word — how likely each is somewhere in the
 image, and whether they come in the word's order (read from the likelihood
 rows the index stores) — mixed with how alike the image's OCR word and the
-query are (normalised letter-bigram overlap). --ocr-weight 0 ranks by the
-images alone, 1 by the OCR words alone. Punctuation is ignored; case matters
-unless --ignore-case: then `fanny` finds `Fanny` too (each image is scored as
-the word as typed, in small letters and capitalised, keeping the best, and OCR
-words are compared in small letters, so an OCR word `FANNY` matches as well).
+query are (normalised letter-bigram overlap). An image whose OCR word reads
+the query exactly gains the OCR weight once more, so at the default weight the
+OCR's exact readings come first, ordered by their images, and the images rank
+the rest, where the OCR misread; the score then runs from 0 to 1.5.
+--ocr-weight 0 ranks by the images alone, 1 by the OCR words alone.
+Punctuation is ignored; case matters unless --ignore-case: then `fanny` finds
+`Fanny` too (each image is scored as the word as typed, in small letters and
+capitalised, keeping the best, and OCR words are compared in small letters,
+so an OCR word `FANNY` matches as well).
 
 Each hit names the book, page (number and image file), the word's box on the
 page (x0,y0,x1,y1 pixels, found from the ink) and its OCR word. --html writes

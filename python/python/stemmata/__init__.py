@@ -456,7 +456,9 @@ class WordImages:
         """The ``k`` word images that best match the text ``word`` (all
         when ``k`` is 0), best first. ``ocr_weight`` (0 to 1, default 0.5)
         is the share of the OCR word's similarity in the score, the rest
-        the images'; 0 searches the images alone. With ``ignore_case``,
+        the images'; 0 searches the images alone. An image whose OCR word
+        reads ``word`` exactly gains ``ocr_weight`` once more, so at the
+        default the OCR's exact readings come first. With ``ignore_case``,
         ``word`` matches whatever the case of its letters (``"fanny"``
         finds ``Fanny``). :class:`InvalidInputError` for a word without a
         letter or digit."""
