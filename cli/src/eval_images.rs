@@ -34,7 +34,8 @@ both case modes:
                              whose ocr wa is under --degraded-below (0.93); where Tesseract
                              reads more (book faces, clean or with dust, bleed or uneven
                              light: ocr wa 0.95-1.00) its MAP is 0.99 or more and leaves
-                             nothing to gain, so those sets are not held to it
+                             nothing to gain, so those sets are held to combined MAP >=
+                             OCR-alone MAP: the images must not take from it
   --gate-ignore-case-margin M
                              the same margin with case ignored, where it differs: the OCR
                              alone finds more then, and leaves the images less to add
