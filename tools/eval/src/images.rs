@@ -546,22 +546,19 @@ impl Gates {
                 false => self.ignore_case_margin.or(self.combined_margin),
             };
             if let Some(margin) = margin {
-                if eval.ocr_word_accuracy < self.degraded_below {
-                    gate(
-                        format!(
-                            "combined >= ocr + {margin} (ocr wa < {})",
-                            self.degraded_below
-                        ),
-                        maps.combined_intersection,
+                let below = self.degraded_below;
+                let (required, needed) = match eval.ocr_word_accuracy < below {
+                    true => (
+                        format!("ocr + {margin} (ocr wa < {below})"),
                         maps.ocr + margin,
-                    );
-                } else {
-                    gate(
-                        format!("combined >= ocr (ocr wa >= {})", self.degraded_below),
-                        maps.combined_intersection,
-                        maps.ocr,
-                    );
-                }
+                    ),
+                    false => (format!("ocr (ocr wa >= {below})"), maps.ocr),
+                };
+                gate(
+                    format!("combined >= {required}"),
+                    maps.combined_intersection,
+                    needed,
+                );
             }
             if let Some(least) = self.images.filter(|_| mode.is_empty()) {
                 if eval.ocr_word_accuracy < self.images_below {
