@@ -6,14 +6,18 @@
 //! A set is a directory with `pages/*.png`, each with its OCR beside it
 //! (`.hocr` or `.xml` ALTO, same stem), and `truth.tsv` (`page x0 y0 x1 y1
 //! word`, page = image file name): the words as rendered. The word images
-//! are the OCR's boxes; each takes the truth word of the box it overlaps
-//! most (intersection over union at least ½), or none. The first
+//! are those `images add` finds ([`Page::words`]); each takes the truth
+//! word of the box it overlaps most (intersection over union at least ½),
+//! or none. The first
 //! [`EvalOptions::train_share`] of the pages (by name) train the vocabulary
 //! and the model, labelled by their OCR words only; the rest are searched.
 //! Queries are every truth word (punctuation dropped, case kept) that
 //! occurs at least [`EvalOptions::min_occurrences`] times in the searched
 //! pages; an image is relevant to a query when its truth word is the
-//! query. Every figure is measured twice: with case kept, and with case
+//! query. MAP is measured over the relevant images, and over every
+//! occurrence of the query in the searched pages ([`EveryOccurrence`]),
+//! where an occurrence no word image holds counts as never found: the
+//! first rewards boxes that leave the hard words out, the second does not. Every figure is measured twice: with case kept, and with case
 //! ignored (queries and truth words in small letters, searched with
 //! [`SpotOptions::ignore_case`]), where "fanny" asks for every "Fanny".
 
@@ -70,9 +74,10 @@ pub struct Page {
     pub image: GrayImage,
     /// The OCR's words with their boxes.
     pub ocr: Vec<(WordBox, String)>,
-    /// The word images: the OCR's words in the boxes found from the ink
-    /// inside the OCR's (`stemmata::images::ink`), as `images add` stores
-    /// them.
+    /// The word images as `images add` stores them
+    /// (`stemmata::images::pages::found_words`): the OCR's words in the
+    /// boxes found from the ink, and the words found along the page's
+    /// text lines, without OCR word.
     pub words: Vec<(WordBox, String)>,
     /// The rendered words with their boxes.
     pub truth: Vec<(WordBox, String)>,
@@ -93,6 +98,22 @@ pub struct Maps {
     pub combined_union: f64,
     /// MAP of images and OCR combined, intersection model.
     pub combined_intersection: f64,
+    /// MAP over every occurrence of the query in the searched pages, the
+    /// intersection model's: the relevant images found, ranked, against
+    /// all the query's truth words, so that an occurrence no word image
+    /// holds counts as never found.
+    pub every_occurrence: EveryOccurrence,
+}
+
+/// MAP over every occurrence of each query in the searched pages.
+#[derive(Debug, Clone, Copy, Default, serde::Serialize)]
+pub struct EveryOccurrence {
+    /// Ranking by the OCR words alone.
+    pub ocr: f64,
+    /// By the images alone.
+    pub images: f64,
+    /// By both.
+    pub combined: f64,
 }
 
 /// The figures of one set.
@@ -363,14 +384,16 @@ pub fn evaluate(pages: &[Page], options: &EvalOptions) -> ImageEval {
         for ignore_case in CASE_MODES {
             let (queries, truth) =
                 queries_and_truth(test, &truth, options.min_occurrences, ignore_case);
-            let map = |image_weight: f64| {
+            let occurrences = occurrences(test, ignore_case);
+            let maps_at = |image_weight: f64| {
                 let spot = SpotOptions {
                     image_weight,
                     ignore_case,
                     ..options.spot
                 };
-                mean_average_precision(&matrix, &learned, &queries, &truth, &spot)
+                mean_average_precision(&matrix, &learned, &queries, &truth, &occurrences, &spot)
             };
+            let map = |image_weight: f64| maps_at(image_weight).0;
             let maps = match ignore_case {
                 true => &mut eval.ignore_case,
                 false => &mut eval.as_typed,
@@ -383,8 +406,18 @@ pub fn evaluate(pages: &[Page], options: &EvalOptions) -> ImageEval {
                     maps.ocr = map(0.0);
                 }
                 Learning::Intersection => {
-                    maps.intersection = map(1.0);
-                    maps.combined_intersection = map(options.spot.image_weight);
+                    let (images, combined, ocr) = (
+                        maps_at(1.0),
+                        maps_at(options.spot.image_weight),
+                        maps_at(0.0),
+                    );
+                    maps.intersection = images.0;
+                    maps.combined_intersection = combined.0;
+                    maps.every_occurrence = EveryOccurrence {
+                        ocr: ocr.1,
+                        images: images.1,
+                        combined: combined.1,
+                    };
                 }
             }
         }
@@ -395,6 +428,15 @@ pub fn evaluate(pages: &[Page], options: &EvalOptions) -> ImageEval {
 /// Every truth word occurring at least `min` times in `pages` (in small
 /// letters when case is ignored), sorted.
 fn queries(pages: &[Page], min: usize, ignore_case: bool) -> Vec<String> {
+    (occurrences(pages, ignore_case).into_iter())
+        .filter(|&(_, n)| n >= min.max(1))
+        .map(|(w, _)| w)
+        .collect()
+}
+
+/// How often each truth word (its search form, in small letters when case
+/// is ignored) occurs in `pages`.
+fn occurrences(pages: &[Page], ignore_case: bool) -> BTreeMap<String, usize> {
     let mut counts: BTreeMap<String, usize> = BTreeMap::new();
     for page in pages {
         for (_, word) in &page.truth {
@@ -405,50 +447,73 @@ fn queries(pages: &[Page], min: usize, ignore_case: bool) -> Vec<String> {
         }
     }
     counts
-        .into_iter()
-        .filter(|&(_, n)| n >= min.max(1))
-        .map(|(w, _)| w)
-        .collect()
 }
 
-/// MAP over `queries`: each query's average precision over the images
-/// whose truth word it is, ranking all images.
+/// MAP over `queries`, two ways: each query's average precision over the
+/// images whose truth word it is, ranking all images; and over its
+/// `occurrences` in the searched pages, where an occurrence no image holds
+/// counts as never found (a query no image holds has 0). A query the model
+/// cannot form counts in neither.
 fn mean_average_precision(
     matrix: &Matrix,
     learned: &Learned,
     queries: &[String],
     truth: &[Option<String>],
+    occurrences: &BTreeMap<String, usize>,
     spot: &SpotOptions,
-) -> f64 {
-    let mut total = 0.0;
-    let mut counted = 0usize;
+) -> (f64, f64) {
+    let (mut over_images, mut over_occurrences) = (0.0, 0.0);
+    let (mut counted, mut formed) = (0usize, 0usize);
     for word in queries {
         let relevant = truth.iter().filter(|t| t.as_deref() == Some(word)).count();
         let Some(query) = Query::new(word, &learned.model, spot.ignore_case) else {
             continue;
         };
+        formed += 1;
         if relevant == 0 {
             continue;
         }
+        let occurring = occurrences.get(word).copied().unwrap_or(0);
         let ranked = matrix.top(&query, spot, 0);
-        let (mut found, mut sum) = (0usize, 0.0);
-        for (rank, (image, _)) in ranked.iter().enumerate() {
-            if truth[*image as usize].as_deref() == Some(word) {
-                found += 1;
-                sum += found as f64 / (rank + 1) as f64;
-                if found == relevant {
-                    break;
-                }
-            }
-        }
-        total += sum / relevant as f64;
+        let hits = ranked
+            .iter()
+            .map(|(image, _)| truth[*image as usize].as_deref() == Some(word));
+        let (over_relevant, over_occurring) = average_precisions(hits, relevant, occurring);
+        over_images += over_relevant;
+        over_occurrences += over_occurring;
         counted += 1;
     }
-    if counted == 0 {
-        0.0
-    } else {
-        total / counted as f64
+    let mean = |sum: f64, n: usize| if n == 0 { 0.0 } else { sum / n as f64 };
+    (mean(over_images, counted), mean(over_occurrences, formed))
+}
+
+/// The average precision of a ranking whose images are relevant where
+/// `hits` says, two ways: over its `relevant` images, and over the
+/// query's `occurring` truth words, where only the first `occurring`
+/// relevant images count (two boxes over one word are one occurrence
+/// found) and an occurrence no image holds counts as never found.
+fn average_precisions(
+    hits: impl Iterator<Item = bool>,
+    relevant: usize,
+    occurring: usize,
+) -> (f64, f64) {
+    let (mut found, mut sum, mut sum_occurring) = (0usize, 0.0, 0.0);
+    for (rank, hit) in hits.enumerate() {
+        if !hit {
+            continue;
+        }
+        found += 1;
+        let precision = found as f64 / (rank + 1) as f64;
+        sum += precision;
+        if found <= occurring {
+            sum_occurring += precision;
+        }
+        if found == relevant {
+            break;
+        }
     }
+    let share = |sum: f64, n: usize| if n == 0 { 0.0 } else { sum / n as f64 };
+    (share(sum, relevant), share(sum_occurring, occurring))
 }
 
 /// The quality gates of `stemmata eval-images`, checked on each set. The
@@ -599,6 +664,7 @@ mod tests {
             intersection,
             combined_union: 0.0,
             combined_intersection: combined,
+            every_occurrence: EveryOccurrence::default(),
         };
         ImageEval {
             pages: (32, 8),
@@ -692,6 +758,29 @@ mod tests {
         assert_eq!((checks[0].figure, checks[0].passed), (0.94, false));
         low.ceiling = 0.95;
         assert!(gates.check(&low)[0].passed);
+    }
+
+    #[test]
+    fn an_occurrence_no_image_holds_counts_as_never_found() {
+        let ranking = [true, false, true, false];
+        // Two relevant images at ranks 1 and 3: 1 and 2/3.
+        let (relevant, occurring) = average_precisions(ranking.into_iter(), 2, 4);
+        assert!(
+            (relevant - (1.0 + 2.0 / 3.0) / 2.0).abs() < 1e-12,
+            "{relevant}"
+        );
+        assert!(
+            (occurring - (1.0 + 2.0 / 3.0) / 4.0).abs() < 1e-12,
+            "{occurring}"
+        );
+        // Two boxes over one occurrence: the second finds nothing more.
+        let (relevant, occurring) = average_precisions(ranking.into_iter(), 2, 1);
+        assert!(
+            (relevant - (1.0 + 2.0 / 3.0) / 2.0).abs() < 1e-12,
+            "{relevant}"
+        );
+        assert_eq!(occurring, 1.0);
+        assert_eq!(average_precisions(ranking.into_iter(), 0, 0), (0.0, 0.0));
     }
 
     #[test]
