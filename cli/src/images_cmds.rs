@@ -26,7 +26,10 @@ found from the ink inside the OCR's: tightened to the ink's rows and columns,
 on the text line its OCR line runs along where the box reaches into the next,
 grown along that line where the OCR boxed part of a word, and split where the
 OCR read two words as one and the ink shows the gap (the OCR's box is kept
-beside it). Its visual terms (dense SIFT-like descriptors quantised by a
+beside it). The page's own text lines are then found from its ink, and a word
+along them that no box is already, and no box of one line holds, becomes a
+word image too, with no OCR word: slanted handwriting's OCR can give one line
+to two, and one box to a word of each. Its visual terms (dense SIFT-like descriptors quantised by a
 vocabulary learned from the index's first book), its OCR word and a small
 crop are stored in the index (images/); the page images themselves are not
 needed afterwards.

@@ -102,7 +102,8 @@ impl NativeWordImages {
 impl NativeWordImages {
     /// The `k` word images that best match the text `word` (all when `k`
     /// is 0), best first, as dicts: book key, page, page file, box, OCR
-    /// word and scores. `ocr_weight` (0 to 1) is the share of the OCR
+    /// word (empty for a word found from the ink alone, where the OCR
+    /// boxed none) and scores. `ocr_weight` (0 to 1) is the share of the OCR
     /// word's similarity in the score; the rest is the images'. With
     /// `ignore_case`, the word matches whatever the case of its letters.
     #[pyo3(signature = (word, *, k = 20, ocr_weight = None, ignore_case = false))]

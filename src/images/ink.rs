@@ -347,7 +347,7 @@ pub(super) fn otsu_split(histogram: &[u64]) -> Option<usize> {
 
 /// `raw` less the dark pixels with fewer than [`INK_NEIGHBOURHOOD`] dark
 /// pixels in their 3×3 neighbourhood.
-fn despeckled(raw: &[bool], width: usize, height: usize) -> Vec<bool> {
+pub(super) fn despeckled(raw: &[bool], width: usize, height: usize) -> Vec<bool> {
     let at = |x: usize, y: usize| raw[y * width + x];
     let mut out = vec![false; raw.len()];
     for y in 0..height {

@@ -126,25 +126,25 @@ fn grown_box(boxes: &[(u32, WordBox)], line: u32, whole: &WordBox) -> Option<usi
 }
 
 /// True when at least [`LIES_IN`] of `part`'s area is inside `whole`.
-fn lies_in(part: &WordBox, whole: &WordBox) -> bool {
+pub(super) fn lies_in(part: &WordBox, whole: &WordBox) -> bool {
     part.intersection(whole) as f32 >= LIES_IN * part.area() as f32 && !part.is_empty()
 }
 
 /// A line's x-height band and how far its words run.
 #[derive(Debug, Clone, PartialEq)]
-struct Band {
+pub(super) struct Band {
     /// Middle row of the band at column 0.
-    middle: f32,
+    pub(super) middle: f32,
     /// Rows the middle moves a column.
-    slope: f32,
+    pub(super) slope: f32,
     /// Its height.
-    x_height: f32,
+    pub(super) x_height: f32,
     /// Least blank columns between two words of the line.
-    word_gap: f32,
+    pub(super) word_gap: f32,
     /// Left edge of its first word.
-    x0: u32,
+    pub(super) x0: u32,
     /// Right edge of its last word.
-    x1: u32,
+    pub(super) x1: u32,
 }
 
 impl Band {
@@ -192,7 +192,7 @@ impl Band {
 
     /// Rows of `bbox`, at its middle column, inside the band (0 when it
     /// misses the band).
-    fn rows_over(&self, bbox: &WordBox) -> f32 {
+    pub(super) fn rows_over(&self, bbox: &WordBox) -> f32 {
         let middle = self.middle_at((bbox.x0 + bbox.x1) as f32 / 2.0);
         let (top, bottom) = (middle - self.x_height / 2.0, middle + self.x_height / 2.0);
         (bottom.min(bbox.y1 as f32) - top.max(bbox.y0 as f32)).max(0.0)
@@ -215,15 +215,25 @@ impl Band {
     }
 }
 
-/// The words along band `line` of `bands`, left to right: its strokes
-/// grouped across gaps narrower than a word's (see the module docs),
-/// measured inside the band, where a slanted letter's ascender or
-/// descender does not reach over its neighbour.
+/// The words along band `line` of `bands`, left to right: its letters
+/// ([`letters_along`]) grouped across gaps narrower than its word gap.
 fn words_along(page: &GrayImage, bands: &[Band], line: usize) -> Vec<WordBox> {
+    let band = &bands[line];
+    let (letters, reach) = letters_along(page, bands, line);
+    words_of(letters, band, band.word_gap, &reach)
+}
+
+/// The letters of band `line` of `bands` (see the module docs), left to
+/// right, with the part of the page they were looked for in.
+pub(super) fn letters_along(
+    page: &GrayImage,
+    bands: &[Band],
+    line: usize,
+) -> (Vec<Stroke>, WordBox) {
     let band = &bands[line];
     let reach = band.reach(page.width(), page.height());
     let Some(ink) = Ink::of(page, reach) else {
-        return Vec::new();
+        return (Vec::new(), reach);
     };
     let mut letters: Vec<Stroke> = (strokes(&ink, band).into_iter())
         .filter(|stroke| {
@@ -234,10 +244,24 @@ fn words_along(page: &GrayImage, bands: &[Band], line: usize) -> Vec<WordBox> {
         })
         .collect();
     letters.sort_by_key(|stroke| (stroke.core, stroke.bbox.y0));
+    (letters, reach)
+}
+
+/// The words `letters` (of `band`, left to right, found inside `reach`)
+/// make: letters whose columns inside the band stand less than
+/// `word_gap` apart are one word, measured inside the band, where a
+/// slanted letter's ascender or descender does not reach over its
+/// neighbour. A word lower than [`LETTER_HEIGHT`] x-heights is left out.
+pub(super) fn words_of(
+    letters: Vec<Stroke>,
+    band: &Band,
+    word_gap: f32,
+    reach: &WordBox,
+) -> Vec<WordBox> {
     let mut words: Vec<Stroke> = Vec::new();
     for letter in letters {
         match words.last_mut() {
-            Some(word) if (letter.core.0 as f32) - (word.core.1 as f32) < band.word_gap => {
+            Some(word) if (letter.core.0 as f32) - (word.core.1 as f32) < word_gap => {
                 word.bbox = union(&word.bbox, &letter.bbox);
                 word.core.1 = word.core.1.max(letter.core.1);
             }
@@ -282,12 +306,12 @@ fn union(a: &WordBox, b: &WordBox) -> WordBox {
 
 /// A connected stroke of ink.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Stroke {
+pub(super) struct Stroke {
     /// Its page box.
-    bbox: WordBox,
+    pub(super) bbox: WordBox,
     /// The page columns its pixels inside a band span, `(first, last + 1)`
     /// (its box's columns when none is inside).
-    core: (u32, u32),
+    pub(super) core: (u32, u32),
 }
 
 /// The 8-connected runs of `ink`'s dark pixels, in the order of their

@@ -87,5 +87,6 @@ pub mod learn;
 pub mod likelihood;
 pub mod lines;
 pub mod model;
+pub mod page_lines;
 pub mod pages;
 pub mod spot;

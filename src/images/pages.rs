@@ -2,7 +2,9 @@
 //! (hOCR or ALTO, the file beside it), checked against each other, into
 //! the word images search needs: each word's box (the ink's, found inside
 //! the OCR's box, [`super::ink`], and grown along its OCR line where the
-//! box held part of the word, [`super::lines`]), word, descriptors (under the
+//! box held part of the word, [`super::lines`]; the words the OCR boxed
+//! otherwise or not at all found along the page's own text lines,
+//! [`super::page_lines`]), word, descriptors (under the
 //! [`Normalisation`] of the vocabulary they will be quantised by) and a
 //! small crop for showing it.
 //!
@@ -22,6 +24,7 @@ use super::descriptor::{describe, Keypoint, Normalisation};
 use super::ink::ink_words;
 use super::lines::{grown_words, lines_at};
 use super::ocr::{read_ocr, OcrWord, MAX_COORDINATE};
+use super::page_lines::words_left_out;
 use super::WordBox;
 use crate::error::{Error, IoContext, Result};
 
@@ -137,10 +140,11 @@ pub struct PageWord {
     pub bbox: WordBox,
     /// The OCR's box it was found from (clipped to the page), for
     /// reference: several words share it where the OCR joined them, and a
-    /// box grown along its line reaches past it.
+    /// box grown along its line reaches past it; a word found from the
+    /// ink alone has its own box here.
     pub ocr_box: WordBox,
     /// The word the OCR read (its share of the OCR's text when the OCR
-    /// joined words).
+    /// joined words); empty for a word found from the ink alone.
     pub ocr: String,
     /// Its descriptors, positions in units.
     pub keypoints: Vec<Keypoint>,
@@ -241,17 +245,21 @@ fn read_counted_page(
 pub struct FoundWord {
     /// Its box: the ink's.
     pub bbox: WordBox,
-    /// The OCR's box it was found from, clipped to the page.
+    /// The OCR's box it was found from, clipped to the page; its own box
+    /// for a word found from the ink alone.
     pub ocr_box: WordBox,
-    /// Its share of what the OCR read in that box.
+    /// Its share of what the OCR read in that box; empty for a word found
+    /// from the ink alone.
     pub text: String,
 }
 
 /// The words of the page image `page` whose OCR words are `ocr`, in the
 /// OCR's order: the ink of each OCR box on its OCR line's text line
 /// ([`lines_at`], [`ink_words`]), a box grown along its line where it
-/// holds part of a word ([`grown_words`]). A box is clipped to the page,
-/// and one that holds no pixel is left out.
+/// holds part of a word ([`grown_words`]); then the words found along the
+/// page's own text lines that no box holds ([`words_left_out`]), without
+/// text. A box is clipped to the page, and one that holds no pixel is
+/// left out.
 pub fn found_words(page: &GrayImage, ocr: &[OcrWord]) -> Vec<FoundWord> {
     let (width, height) = page.dimensions();
     let boxed: Vec<(&OcrWord, WordBox)> = (ocr.iter())
@@ -276,6 +284,14 @@ pub fn found_words(page: &GrayImage, ocr: &[OcrWord]) -> Vec<FoundWord> {
     for (word, bbox) in grown_words(page, &lined) {
         words[word].bbox = bbox;
     }
+    let boxes: Vec<WordBox> = words.iter().map(|word| word.bbox).collect();
+    words.extend(
+        (words_left_out(page, &boxes).into_iter()).map(|bbox| FoundWord {
+            bbox,
+            ocr_box: bbox,
+            text: String::new(),
+        }),
+    );
     words
 }
 

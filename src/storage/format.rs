@@ -172,6 +172,13 @@ impl FormatVersion {
     pub fn has_grown_words(self) -> bool {
         self.0 >= 20
     }
+
+    /// A word image may hold no OCR word: a word found along the page's
+    /// text lines from the ink, where the OCR boxed it otherwise or not at
+    /// all (from format 21; before, every word image held the OCR's text).
+    pub fn has_unread_words(self) -> bool {
+        self.0 >= 21
+    }
 }
 
 impl std::fmt::Display for FormatVersion {

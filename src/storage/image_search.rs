@@ -324,7 +324,7 @@ impl SearchFile {
         let vocabulary_terms = c.u32()?;
         let classes = classes(&mut c)?;
         let books = books(&mut c, header.version.has_model_books())?;
-        let ocr_words = ocr_words(&mut c)?;
+        let ocr_words = ocr_words(&mut c, header.version.has_unread_words())?;
         let image_count = c.u32()? as usize;
         let images_at = c.skip(image_count, IMAGE_RECORD, "image records")?;
         let expected: u64 = books.iter().map(|b| b.images as u64).sum();
@@ -743,17 +743,19 @@ fn books(c: &mut Cursor<'_>, flagged: bool) -> Result<Vec<SearchBook>> {
     Ok(out)
 }
 
-fn ocr_words(c: &mut Cursor<'_>) -> Result<Vec<String>> {
+/// The distinct OCR words; one may be empty where `unread_words` (format
+/// 21 on: the word images found from the ink alone).
+fn ocr_words(c: &mut Cursor<'_>, unread_words: bool) -> Result<Vec<String>> {
     let at = c.position();
     let n = c.u32()? as usize;
-    if n > c.remaining() / 5 {
+    if n > c.remaining() / 4 {
         return Err(c.error_at(at, format!("{n} OCR words run past the end")));
     }
     let mut out = Vec::with_capacity(n);
     for _ in 0..n {
         let word_at = c.position();
         let word = c.string("OCR word")?;
-        if word.is_empty() || word.len() > MAX_WORD_BYTES {
+        if (word.is_empty() && !unread_words) || word.len() > MAX_WORD_BYTES {
             return Err(c.error_at(word_at, format!("OCR word of {} bytes", word.len())));
         }
         out.push(word);
@@ -928,6 +930,26 @@ mod tests {
             with.remove_book(&format!("k{at}"));
             prop_assert_eq!(with, without);
         }
+    }
+
+    #[test]
+    fn an_image_found_from_the_ink_alone_has_the_empty_ocr_word_from_format_21() {
+        let classes: Vec<Bigram> = (0..2).map(|c| c * 300 + 7).collect();
+        let rows = stored_rows(&vec![(5, Default::default()); 2]);
+        let ocr = ["", "the"].map(String::from);
+        let bytes = encode(&contents(&classes, &rows, &ocr));
+        let file = SearchFile::decode(bytes.clone(), Path::new("x.wis")).unwrap();
+        assert_eq!(file.ocr_word(file.image(0).unwrap().ocr), Some(""));
+        let mut older = bytes;
+        older[8..10].copy_from_slice(&20u16.to_le_bytes());
+        let body = older.len() - CHECKSUM_LEN;
+        let sum = checksum(&older[..body]);
+        older[body..].copy_from_slice(&sum.to_le_bytes());
+        let Err(error) = SearchFile::decode(older, Path::new("x.wis")) else {
+            panic!("an empty OCR word before format 21 was read");
+        };
+        let message = error.to_string();
+        assert!(message.contains("OCR word of 0 bytes"), "{message}");
     }
 
     /// A file of three images whose column 0 lists `entries`, read for

@@ -48,13 +48,15 @@ pub struct StoredWord {
     pub bbox: WordBox,
     /// The box the OCR gave, which `bbox` crosses (stored from format 18,
     /// where it holds `bbox` up to format 19; an older book file's words
-    /// read their one box as both).
+    /// read their one box as both); `bbox` itself for a word found from
+    /// the ink alone.
     pub ocr_box: WordBox,
     /// Its unit in pixels, the height its descriptors were scaled to
     /// (stored from format 19; an older book file's words read their box's
     /// height).
     pub unit: u32,
-    /// The word the OCR read in it.
+    /// The word the OCR read in it; empty for a word found along the
+    /// page's text lines from the ink alone (from format 21).
     pub ocr: String,
     /// Its visual terms with their positions in units.
     pub terms: Vec<PlacedTerm>,
@@ -260,6 +262,7 @@ pub fn decode_book(bytes: &[u8], path: &Path) -> Result<ImageBook> {
         ocr_box: header.version.has_ink_boxes(),
         unit: header.version.has_word_units(),
         grown: header.version.has_grown_words(),
+        unread: header.version.has_unread_words(),
     };
     let key = c.string("key")?;
     let vocabulary_terms = bounded(&mut c, "vocabulary of", 1..=MAX_VOCABULARY_TERMS as u32)?;
@@ -326,6 +329,9 @@ struct WordLayout {
     /// The word's box may reach past its OCR box, which it crosses
     /// (format 20 on; before, the OCR box held it).
     grown: bool,
+    /// The OCR word may be empty: a word found from the ink alone (format
+    /// 21 on).
+    unread: bool,
 }
 
 /// One word record of a book file of `layout`.
@@ -367,7 +373,7 @@ fn decode_word(
     };
     let ocr_at = c.position();
     let ocr = c.string("OCR word")?;
-    if ocr.is_empty() || ocr.len() > MAX_WORD_BYTES {
+    if (ocr.is_empty() && !layout.unread) || ocr.len() > MAX_WORD_BYTES {
         return Err(c.error_at(ocr_at, format!("OCR word of {} bytes", ocr.len())));
     }
     let crop_at = c.position();
@@ -705,6 +711,21 @@ mod tests {
         bytes[at..at + 4].copy_from_slice(&x0.to_le_bytes());
         bytes[8..10].copy_from_slice(&version.to_le_bytes());
         decode_book(&resummed(bytes), Path::new("000001.wib"))
+    }
+
+    #[test]
+    fn a_word_found_from_the_ink_alone_holds_no_ocr_word_from_format_21() {
+        let mut book = joined_words_book();
+        book.words[1].ocr = String::new();
+        book.words[1].ocr_box = book.words[1].bbox;
+        let bytes = encode_book(&book);
+        let path = Path::new("000001.wib");
+        assert_eq!(decode_book(&bytes, path).unwrap(), book);
+        let mut older = bytes;
+        older[8..10].copy_from_slice(&20u16.to_le_bytes());
+        let message = decode_book(&resummed(older), path).unwrap_err().to_string();
+        assert!(message.contains("000001.wib"), "{message}");
+        assert!(message.contains("OCR word of 0 bytes"), "{message}");
     }
 
     #[test]

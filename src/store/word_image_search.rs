@@ -26,7 +26,8 @@ pub struct SpotHit {
     pub page_name: String,
     /// The word's box on the page, in pixels.
     pub bbox: WordBox,
-    /// The word the OCR read there.
+    /// The word the OCR read there; empty for a word found from the ink
+    /// alone, where the OCR boxed it otherwise or not at all.
     pub ocr: String,
     /// The score and its parts.
     pub scores: Scores,
