@@ -368,7 +368,7 @@ pub(super) fn despeckled(raw: &[bool], width: usize, height: usize) -> Vec<bool>
 }
 
 /// The maximal runs of non-zero counts.
-fn runs(counts: &[u32]) -> Vec<Range<usize>> {
+pub(super) fn runs(counts: &[u32]) -> Vec<Range<usize>> {
     let mut out = Vec::new();
     let mut start = None;
     for (i, &n) in counts.iter().enumerate() {

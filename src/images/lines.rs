@@ -218,9 +218,8 @@ impl Band {
 /// The words along band `line` of `bands`, left to right: its letters
 /// ([`letters_along`]) grouped across gaps narrower than its word gap.
 fn words_along(page: &GrayImage, bands: &[Band], line: usize) -> Vec<WordBox> {
-    let band = &bands[line];
     let (letters, reach) = letters_along(page, bands, line);
-    words_of(letters, band, band.word_gap, &reach)
+    words_of(letters, &bands[line], &reach)
 }
 
 /// The letters of band `line` of `bands` (see the module docs), left to
@@ -248,20 +247,15 @@ pub(super) fn letters_along(
 }
 
 /// The words `letters` (of `band`, left to right, found inside `reach`)
-/// make: letters whose columns inside the band stand less than
-/// `word_gap` apart are one word, measured inside the band, where a
+/// make: letters whose columns inside the band stand less than its word
+/// gap apart are one word, measured inside the band, where a
 /// slanted letter's ascender or descender does not reach over its
 /// neighbour. A word lower than [`LETTER_HEIGHT`] x-heights is left out.
-pub(super) fn words_of(
-    letters: Vec<Stroke>,
-    band: &Band,
-    word_gap: f32,
-    reach: &WordBox,
-) -> Vec<WordBox> {
+pub(super) fn words_of(letters: Vec<Stroke>, band: &Band, reach: &WordBox) -> Vec<WordBox> {
     let mut words: Vec<Stroke> = Vec::new();
     for letter in letters {
         match words.last_mut() {
-            Some(word) if (letter.core.0 as f32) - (word.core.1 as f32) < word_gap => {
+            Some(word) if (letter.core.0 as f32) - (word.core.1 as f32) < band.word_gap => {
                 word.bbox = union(&word.bbox, &letter.bbox);
                 word.core.1 = word.core.1.max(letter.core.1);
             }

@@ -29,14 +29,18 @@
 //! one word, kept when at least 0.7 x-heights high (lower, it is
 //! punctuation or a speck).
 //!
-//! A word so found that no box of the page already is (an intersection
-//! over union of [`SAME_WORD_OVERLAP`] or more) is a word image of its
-//! own, one the OCR boxed otherwise or not at all; the OCR read nothing in
-//! it.
+//! A word so found is a word image of its own, one the OCR boxed
+//! otherwise or not at all, with nothing the OCR read in it, unless a box
+//! of the page is that word already (an intersection over union of
+//! [`SAME_WORD_OVERLAP`] or more) or holds it (0.8 of its area) while
+//! running through the x-height band of one line only: such a box is
+//! that line's word, and the ink's a part of it (a capital's bar above
+//! the band, the digits of a year, a hyphen). A box through two lines'
+//! bands holds a word of each.
 
 use image::GrayImage;
 
-use super::ink::{despeckled, otsu_split, MIN_CONTRAST, WORD_GAP};
+use super::ink::{despeckled, otsu_split, runs, MIN_CONTRAST, WORD_GAP};
 use super::lines::{letters_along, lies_in, words_of, Band, Stroke, SAME_WORD_OVERLAP};
 use super::WordBox;
 
@@ -93,7 +97,7 @@ pub fn words_left_out(page: &GrayImage, boxes: &[WordBox]) -> Vec<WordBox> {
         band.word_gap = word_gap;
     }
     (found.into_iter().zip(&bands))
-        .flat_map(|((letters, reach), band)| words_of(letters, band, band.word_gap, &reach))
+        .flat_map(|((letters, reach), band)| words_of(letters, band, &reach))
         .filter(|word| (boxes.iter()).all(|bbox| !holds_already(bbox, word, &bands)))
         .collect()
 }
@@ -194,26 +198,17 @@ fn text_bands(dark: &[(u32, u32)], slope: f32, (width, height): (u32, u32)) -> V
         return Vec::new();
     };
     let least = ROW_SHARE * busy as f32;
-    let mut runs: Vec<(usize, usize)> = Vec::new();
-    let mut start = None;
-    for (row, &n) in counts.iter().enumerate() {
-        match (n as f32 >= least, start) {
-            (true, None) => start = Some(row),
-            (false, Some(s)) => {
-                runs.push((s, row));
-                start = None;
-            }
-            _ => {}
-        }
-    }
-    if let Some(s) = start {
-        runs.push((s, counts.len()));
-    }
-    let Some(typical) = median_height(&runs) else {
+    let dense: Vec<u32> = (counts.iter())
+        .map(|&n| u32::from(n as f32 >= least))
+        .collect();
+    let dense_runs: Vec<(usize, usize)> = (runs(&dense).into_iter())
+        .map(|run| (run.start, run.end))
+        .collect();
+    let Some(typical) = median_height(&dense_runs) else {
         return Vec::new();
     };
     let mut bands: Vec<(usize, usize)> = Vec::new();
-    for run in runs {
+    for run in dense_runs {
         match bands.last_mut() {
             Some(band) if ((run.0 - band.1) as f32) < JOIN * typical => band.1 = run.1,
             _ => bands.push(run),
@@ -238,16 +233,18 @@ fn text_bands(dark: &[(u32, u32)], slope: f32, (width, height): (u32, u32)) -> V
 
 /// The median height of `boxes` (0 without any).
 fn median_box_height(boxes: &[WordBox]) -> f32 {
-    let mut heights: Vec<u32> = boxes.iter().map(WordBox::height).collect();
-    heights.sort_unstable();
-    heights.get(heights.len() / 2).map_or(0.0, |&h| h as f32)
+    median(boxes.iter().map(|b| b.height() as usize).collect()).unwrap_or(0.0)
 }
 
 /// The median height of runs of rows `(top, bottom)`; `None` without any.
 fn median_height(runs: &[(usize, usize)]) -> Option<f32> {
-    let mut heights: Vec<usize> = runs.iter().map(|&(top, bottom)| bottom - top).collect();
-    heights.sort_unstable();
-    heights.get(heights.len() / 2).map(|&h| h as f32)
+    median(runs.iter().map(|&(top, bottom)| bottom - top).collect())
+}
+
+/// The upper median of `values`; `None` without any.
+fn median(mut values: Vec<usize>) -> Option<f32> {
+    values.sort_unstable();
+    values.get(values.len() / 2).map(|&v| v as f32)
 }
 
 /// The page's word gap, from the letters of each of its lines (left to

@@ -1019,18 +1019,10 @@ pub fn evaluate_index(
             if relevant == 0 {
                 continue;
             }
-            let (mut found, mut sum) = (0usize, 0.0);
             let hits = search.spot(word, &spot, 0)?;
-            for (rank, hit) in hits.iter().filter(|h| h.key == "set").enumerate() {
-                if truth.get(hit.image as usize).and_then(Option::as_deref) == Some(word) {
-                    found += 1;
-                    sum += found as f64 / (rank + 1) as f64;
-                    if found == relevant {
-                        break;
-                    }
-                }
-            }
-            total += sum / relevant as f64;
+            let relevant_at = (hits.iter().filter(|h| h.key == "set"))
+                .map(|hit| truth.get(hit.image as usize).and_then(Option::as_deref) == Some(word));
+            total += average_precisions(relevant_at, relevant, relevant).0;
             counted += 1;
         }
         Ok(if counted == 0 {
