@@ -5,7 +5,10 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use arrow_array::RecordBatch;
-use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
+use parquet::arrow::arrow_reader::{
+    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReader,
+    ParquetRecordBatchReaderBuilder,
+};
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::metadata::KeyValue;
@@ -15,6 +18,7 @@ use stemmata::batch::{BookFeatures, FeatureOptions};
 
 use crate::convert::{check_schema, from_record_batch, schema, to_record_batch};
 use crate::error::{Error, Result};
+use crate::pages::check_pages;
 use crate::{options_json, CHECKSUM_KEY, LAYOUT_VERSION, OPTIONS_KEY, VERSION_KEY};
 
 /// Rows per row group of a written file: a row group is held in memory
@@ -300,8 +304,10 @@ impl FeaturesReader {
     }
 
     fn open_chunks<T: ChunkReader + 'static>(chunks: T, path: &Path) -> Result<Self> {
-        let builder =
-            ParquetRecordBatchReaderBuilder::try_new(chunks).map_err(|e| parquet_error(path, e))?;
+        let metadata = ArrowReaderMetadata::load(&chunks, ArrowReaderOptions::default())
+            .map_err(|e| parquet_error(path, e))?;
+        let pages = check_pages(metadata.metadata(), &chunks);
+        let builder = ParquetRecordBatchReaderBuilder::new_with_metadata(chunks, metadata);
         let metadata = builder.metadata().file_metadata();
         let value = |key: &str| {
             metadata
@@ -365,6 +371,9 @@ impl FeaturesReader {
         };
         let rows = u64::try_from(metadata.num_rows()).unwrap_or(0);
         check_schema(builder.schema(), path)?;
+        // Before the library reads a page, which reserves what its header
+        // declares; after the schema, whose types the check counts on.
+        pages.map_err(|problem| parquet_error(path, format!("the file is damaged: {problem}")))?;
         let batches = builder
             .with_batch_size(ROWS_PER_BATCH)
             .build()

@@ -8,10 +8,12 @@
 //! - [`FeaturesWriter`]: a Parquet file (zstd) with the file metadata
 //!   `stemmata.features` = `1` and `stemmata.options` = the options as
 //!   JSON;
-//! - [`FeaturesReader`]: such a file read back with every check: the
-//!   layout version, the options, each column's presence and type, nulls
-//!   and values out of range, each an [`Error`] naming the file and the
-//!   column or row, never a panic. Whether a row is what a document gives
+//! - [`FeaturesReader`]: such a file read back with every check: what
+//!   its pages declare, before the Parquet library reserves memory by it
+//!   ([`MAX_EXPANSION`] and the limits beside it), the layout version,
+//!   the options, each column's presence and type, nulls and values out of
+//!   range, each an [`Error`] naming the file and the column or row, never
+//!   a panic. Whether a row is what a document gives
 //!   (distinct hashes, keys of its signature, …) is the engine's check,
 //!   [`BookFeatures::check`].
 //!
@@ -24,10 +26,14 @@
 mod convert;
 mod error;
 mod file;
+mod pages;
 
 pub use convert::{from_record_batch, schema, to_record_batch, Kind, COLUMNS, MAX_LIST_VALUES};
 pub use error::{Error, Result};
 pub use file::{FeaturesReader, FeaturesWriter, RowDigest, ROWS_PER_GROUP};
+pub use pages::{
+    decompressed_limit, MAX_EXPANSION, MIN_DECOMPRESSED_LIMIT, MIN_VALUE_BYTES, VALUE_BYTES,
+};
 
 pub use stemmata::batch::{BookFeatures, FeatureOptions};
 

@@ -9,6 +9,7 @@ use arrow_array::{ArrayRef, Int64Array, RecordBatch};
 use arrow_schema::{DataType, Field, Schema};
 use parquet::arrow::arrow_writer::ArrowWriterOptions;
 use parquet::arrow::ArrowWriter;
+use parquet::basic::Compression;
 use parquet::file::metadata::KeyValue;
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use proptest::prelude::*;
@@ -416,11 +417,12 @@ fn damaged_files_are_errors_not_panics() {
     assert!(errors > 5);
 }
 
-/// The fuzz target's seed (`fuzz/seeds/parquet_features/`): one small
+/// The fuzz target's seeds (`fuzz/seeds/parquet_features/`): one small
 /// row, written as an engine without Arrow's schema in its metadata (Spark,
 /// say) writes it, without statistics, so that it fits the fuzz runs'
-/// 4,096-byte input limit: the reader takes it. With
-/// `STEMMATA_WRITE_FUZZ_SEED` set, the test writes it there.
+/// 4,096-byte input limit, once uncompressed and once Snappy-compressed (so
+/// that the fuzzer reaches the decompression): the reader takes both.
+/// With `STEMMATA_WRITE_FUZZ_SEED` set, the test writes them there.
 #[test]
 fn a_file_without_the_arrow_schema_or_statistics_reads_and_fits_the_fuzz_limit() {
     let book = BookFeatures {
@@ -441,36 +443,43 @@ fn a_file_without_the_arrow_schema_or_statistics_reads_and_fits_the_fuzz_limit()
         ..BookFeatures::default()
     };
     let batch = to_record_batch(&[(0, &book)]).unwrap();
-    let properties = WriterProperties::builder()
-        .set_statistics_enabled(EnabledStatistics::None)
-        .set_key_value_metadata(Some(
-            good_metadata()
-                .into_iter()
-                .map(|(k, v)| KeyValue::new(k.to_string(), v))
-                .collect(),
-        ))
-        .build();
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("seed.parquet");
-    let options = ArrowWriterOptions::new()
-        .with_properties(properties)
-        .with_skip_arrow_metadata(true);
-    let file = std::fs::File::create(&path).unwrap();
-    let mut writer = ArrowWriter::try_new_with_options(file, batch.schema(), options).unwrap();
-    writer.write(&batch).unwrap();
-    writer.close().unwrap();
-    let bytes = std::fs::metadata(&path).unwrap().len();
-    assert!(bytes < 4096, "{bytes} bytes");
-    assert_eq!(read(&path).1, vec![(0, book)]);
-    if std::env::var_os("STEMMATA_WRITE_FUZZ_SEED").is_some() {
-        let seeds = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/seeds/parquet_features");
-        std::fs::create_dir_all(&seeds).unwrap();
-        std::fs::copy(&path, seeds.join("one_row.parquet")).unwrap();
+    for (name, compression) in [
+        ("one_row.parquet", Compression::UNCOMPRESSED),
+        ("one_row_snappy.parquet", Compression::SNAPPY),
+    ] {
+        let properties = WriterProperties::builder()
+            .set_compression(compression)
+            .set_statistics_enabled(EnabledStatistics::None)
+            .set_key_value_metadata(Some(
+                good_metadata()
+                    .into_iter()
+                    .map(|(k, v)| KeyValue::new(k.to_string(), v))
+                    .collect(),
+            ))
+            .build();
+        let path = dir.path().join(name);
+        let options = ArrowWriterOptions::new()
+            .with_properties(properties)
+            .with_skip_arrow_metadata(true);
+        let file = std::fs::File::create(&path).unwrap();
+        let mut writer = ArrowWriter::try_new_with_options(file, batch.schema(), options).unwrap();
+        writer.write(&batch).unwrap();
+        writer.close().unwrap();
+        let bytes = std::fs::metadata(&path).unwrap().len();
+        assert!(bytes < 4096, "{name}: {bytes} bytes");
+        assert_eq!(read(&path).1, vec![(0, book.clone())], "{name}");
+        if std::env::var_os("STEMMATA_WRITE_FUZZ_SEED").is_some() {
+            let seeds =
+                Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/seeds/parquet_features");
+            std::fs::create_dir_all(&seeds).unwrap();
+            std::fs::copy(&path, seeds.join(name)).unwrap();
+        }
     }
 }
 
-/// Inputs the fuzz target found that panicked inside the Parquet library:
-/// each is an error naming the file.
+/// Inputs the fuzz target found that panicked inside the Parquet library,
+/// or made it reserve a gigabyte: each is an error naming the file.
 #[test]
 fn files_that_trip_the_parquet_library_are_errors() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/regressions");
@@ -488,4 +497,77 @@ fn files_that_trip_the_parquet_library_are_errors() {
         };
         assert!(error.to_string().contains(&name), "{error}");
     }
+}
+
+/// The position of page header field 2 (the decompressed size, a varint)
+/// in the header at `at`: the header opens with field 1 (the page type)
+/// then field 2, each a one-byte field header and a varint.
+fn decompressed_size_field(bytes: &[u8], at: usize) -> std::ops::Range<usize> {
+    let varint_end =
+        |from: usize| from + bytes[from..].iter().position(|b| b & 0x80 == 0).unwrap() + 1;
+    assert_eq!(bytes[at], 0x15, "field 1, an i32");
+    let field_2 = varint_end(at + 1);
+    assert_eq!(bytes[field_2], 0x15, "field 2, an i32");
+    field_2 + 1..varint_end(field_2 + 1)
+}
+
+/// A varint of exactly `len` bytes holding the zigzag of `value`.
+fn padded_zigzag(value: i32, len: usize) -> Vec<u8> {
+    let mut v = ((value << 1) ^ (value >> 31)) as u32;
+    let mut out = Vec::new();
+    for i in 0..len {
+        let more = if i + 1 < len { 0x80 } else { 0 };
+        out.push((v & 0x7f) as u8 | more);
+        v >>= 7;
+    }
+    assert_eq!(v, 0, "{value} fits in {len} bytes");
+    out
+}
+
+/// A page whose header declares far more bytes decompressed than its
+/// file holds is refused before the Parquet library reserves them; a
+/// page of 3 MiB that compresses to a few kilobytes is read.
+#[test]
+fn a_page_declaring_more_than_it_can_hold_is_refused_before_it_is_read() {
+    let book = BookFeatures {
+        key: "pg1".into(),
+        title: "a".repeat(3 << 20),
+        language: "eng".into(),
+        encoding: "UTF-8".into(),
+        ..BookFeatures::default()
+    };
+    let options = FeatureOptions::default();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("long-title.parquet");
+    let stored = write(&path, &[(0, book.clone())], &options);
+    assert!(stored < 64 << 10, "{stored} bytes");
+    assert_eq!(read(&path).1, vec![(0, book)]);
+
+    let mut bytes = std::fs::read(&path).unwrap();
+    let metadata = parquet::file::metadata::ParquetMetaDataReader::new()
+        .parse_and_finish(&bytes::Bytes::from(bytes.clone()))
+        .unwrap();
+    let title = (metadata.row_group(0).columns().iter())
+        .find(|c| c.column_path().string() == "title")
+        .unwrap();
+    let page = title.dictionary_page_offset().unwrap() as usize;
+    let field = decompressed_size_field(&bytes, page);
+    assert_eq!(field.len(), 4, "3 MiB takes a four-byte varint");
+    let declared = (1 << 27) - 1;
+    bytes.splice(field.clone(), padded_zigzag(declared, field.len()));
+    let bomb = dir.path().join("bomb.parquet");
+    std::fs::write(&bomb, &bytes).unwrap();
+    let error = FeaturesReader::open(&bomb).unwrap_err().to_string();
+    assert!(error.contains("bomb.parquet"), "{error}");
+    assert!(
+        error.contains("page 0: with it, the file's pages declare"),
+        "{error}"
+    );
+    assert!(error.contains("bytes decompressed, more than"), "{error}");
+    // What the fuzz target found: a page whose header declares 1.1 GB,
+    // which the library would reserve.
+    let found = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/regressions/page_declaring_1_gib.parquet");
+    let error = FeaturesReader::open(&found).unwrap_err().to_string();
+    assert!(error.contains("the file's pages declare"), "{error}");
 }
