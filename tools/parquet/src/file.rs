@@ -304,11 +304,9 @@ impl FeaturesReader {
     }
 
     fn open_chunks<T: ChunkReader + 'static>(chunks: T, path: &Path) -> Result<Self> {
-        let metadata = ArrowReaderMetadata::load(&chunks, ArrowReaderOptions::default())
+        let parquet = ArrowReaderMetadata::load(&chunks, ArrowReaderOptions::default())
             .map_err(|e| parquet_error(path, e))?;
-        let pages = check_pages(metadata.metadata(), &chunks);
-        let builder = ParquetRecordBatchReaderBuilder::new_with_metadata(chunks, metadata);
-        let metadata = builder.metadata().file_metadata();
+        let metadata = parquet.metadata().file_metadata();
         let value = |key: &str| {
             metadata
                 .key_value_metadata()
@@ -370,11 +368,12 @@ impl FeaturesReader {
             ),
         };
         let rows = u64::try_from(metadata.num_rows()).unwrap_or(0);
-        check_schema(builder.schema(), path)?;
+        check_schema(parquet.schema(), path)?;
         // Before the library reads a page, which reserves what its header
         // declares; after the schema, whose types the check counts on.
-        pages.map_err(|problem| parquet_error(path, format!("the file is damaged: {problem}")))?;
-        let batches = builder
+        check_pages(parquet.metadata(), &chunks)
+            .map_err(|problem| parquet_error(path, format!("the file is damaged: {problem}")))?;
+        let batches = ParquetRecordBatchReaderBuilder::new_with_metadata(chunks, parquet)
             .with_batch_size(ROWS_PER_BATCH)
             .build()
             .map_err(|e| parquet_error(path, e))?;

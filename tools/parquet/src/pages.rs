@@ -188,7 +188,7 @@ fn check_chunk<R: ChunkReader>(
 }
 
 /// What a page header declares.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq)]
 struct PageHeader {
     /// The header's own length in bytes.
     length: u64,
@@ -537,6 +537,12 @@ mod tests {
         check_chunk(&Bytes::from(bytes), 0, length, &mut Budget::of(length))
     }
 
+    /// Asserts that `check` refuses `bytes` with an error holding `part`.
+    fn assert_refused(bytes: Vec<u8>, part: &str) {
+        let error = check(bytes).unwrap_err();
+        assert!(error.contains(part), "{part:?} not in {error:?}");
+    }
+
     const MIB: i64 = 1 << 20;
 
     #[test]
@@ -568,26 +574,19 @@ mod tests {
     #[test]
     fn pages_declaring_more_bytes_than_the_file_allows_are_refused() {
         let over = MIN_DECOMPRESSED_LIMIT as i64 + 1;
-        let error = check(page(over, 10)).unwrap_err();
-        assert!(
-            error.contains(&format!(
-                "page 0: with it, the file's pages declare {over} bytes decompressed"
-            )),
-            "{error}"
-        );
+        let declared =
+            format!("page 0: with it, the file's pages declare {over} bytes decompressed");
+        assert_refused(page(over, 10), &declared);
         let mut chunk = page(5 * MIB, 10);
         chunk.extend(page(5 * MIB, 10));
-        let error = check(chunk).unwrap_err();
-        assert!(
-            error.contains(&format!(
-                "page 1: with it, the file's pages declare {} bytes",
-                10 * MIB
-            )),
-            "{error}"
+        let summed = format!(
+            "page 1: with it, the file's pages declare {} bytes",
+            10 * MIB
         );
+        assert_refused(chunk, &summed);
         let mut chunk = page(100, 10);
         chunk.extend(page(i64::from(i32::MAX), 20));
-        assert!(check(chunk).unwrap_err().contains("page 1"));
+        assert_refused(chunk, "page 1");
     }
 
     #[test]
@@ -603,75 +602,55 @@ mod tests {
     #[test]
     fn pages_declaring_more_values_than_the_file_allows_are_refused() {
         let too_many = (MIN_DECOMPRESSED_LIMIT / VALUE_BYTES) as i64 + 1;
-        let v1 = header(10, 0, 5, &data_page_fields(too_many, 8));
-        assert!(check(v1)
-            .unwrap_err()
-            .contains(&format!("declare {too_many} values")));
-        let v2 = header(10, 0, 8, &ints(&[too_many, 0, 1, 8, 0, 0]));
-        assert!(check(v2)
-            .unwrap_err()
-            .contains(&format!("declare {too_many} values")));
+        let declared = format!("declare {too_many} values");
+        assert_refused(header(10, 0, 5, &data_page_fields(too_many, 8)), &declared);
+        assert_refused(
+            header(10, 0, 8, &ints(&[too_many, 0, 1, 8, 0, 0])),
+            &declared,
+        );
         let half = too_many / 2 + 1;
         let mut two = header(10, 0, 5, &data_page_fields(half, 8));
         two.extend(header(10, 0, 5, &data_page_fields(half, 8)));
-        let error = check(two).unwrap_err();
-        assert!(
-            error.contains(&format!(
-                "page 1: with it, the file's pages declare {} values",
-                2 * half
-            )),
-            "{error}"
+        let summed = format!(
+            "page 1: with it, the file's pages declare {} values",
+            2 * half
         );
+        assert_refused(two, &summed);
         let dictionary = header(10, 0, 7, &ints(&[3, 0]));
-        let error = check(dictionary).unwrap_err();
-        assert!(
-            error.contains("dictionary declares 3 values in 10 bytes"),
-            "{error}"
-        );
-        let negative = header(10, 0, 7, &ints(&[-1, 0]));
-        assert!(check(negative).unwrap_err().contains("negative count"));
+        assert_refused(dictionary, "dictionary declares 3 values in 10 bytes");
+        assert_refused(header(10, 0, 7, &ints(&[-1, 0])), "negative count");
     }
 
     #[test]
     fn values_encoded_otherwise_than_plainly_or_by_a_dictionary_are_refused() {
         let delta = header(10, 0, 5, &data_page_fields(10, 6));
-        let error = check(delta).unwrap_err();
-        assert!(error.contains("encoded DELTA_LENGTH_BYTE_ARRAY"), "{error}");
+        assert_refused(delta, "encoded DELTA_LENGTH_BYTE_ARRAY");
         let v2 = header(10, 0, 8, &ints(&[10, 0, 1, 7, 0, 0]));
-        assert!(check(v2).unwrap_err().contains("encoded DELTA_BYTE_ARRAY"));
-        let unknown = header(10, 0, 7, &ints(&[1, 42]));
-        assert!(check(unknown).unwrap_err().contains("encoded 42 (unknown)"));
+        assert_refused(v2, "encoded DELTA_BYTE_ARRAY");
+        assert_refused(header(10, 0, 7, &ints(&[1, 42])), "encoded 42 (unknown)");
     }
 
     #[test]
     fn pages_that_do_not_tile_their_chunk_are_refused() {
         let mut chunk = page(20, 20);
         chunk.pop();
-        assert!(check(chunk)
-            .unwrap_err()
-            .contains("run past its column chunk"));
+        assert_refused(chunk, "run past its column chunk");
         let mut chunk = page(20, 20);
         chunk.extend([0x15, 0x00]);
-        assert!(check(chunk).unwrap_err().contains("header runs past"));
+        assert_refused(chunk, "header runs past");
     }
 
     #[test]
     fn damaged_headers_are_refused_not_followed() {
-        let negative = header(-1, 0, 5, &[]);
-        assert!(check(negative).unwrap_err().contains("negative page size"));
-        let missing_size = vec![0x15, 0x00, 0x00];
-        assert!(check(missing_size).unwrap_err().contains("lacks"));
-        let unknown_type = header(1, 0, 5, &[0x1e]);
-        assert!(check(unknown_type).unwrap_err().contains("unknown type 14"));
+        assert_refused(header(-1, 0, 5, &[]), "negative page size");
+        assert_refused(vec![0x15, 0x00, 0x00], "lacks");
+        assert_refused(header(1, 0, 5, &[0x1e]), "unknown type 14");
         let mut deep = vec![0x1c; 20];
         deep.extend([0x00; 20]);
-        assert!(check(header(1, 0, 5, &deep))
-            .unwrap_err()
-            .contains("too deep"));
+        assert_refused(header(1, 0, 5, &deep), "too deep");
         // A list of 2^60 booleans in a few bytes ends at the chunk's end.
         let mut long_list = vec![0x19, 0xf1];
         long_list.extend([0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x0f]);
-        let error = check(header(1, 0, 5, &long_list)).unwrap_err();
-        assert!(error.contains("header runs past"), "{error}");
+        assert_refused(header(1, 0, 5, &long_list), "header runs past");
     }
 }
