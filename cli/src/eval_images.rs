@@ -51,8 +51,8 @@ both case modes:
 Every gate checked is printed after the table with its set and figures; a failed one is also \
 named on stderr, and the command exits 1. Run the command once per group of sets to hold \
 groups to different gates: .ci/run holds its handwriting set (DKG, ocr wa about 0.5) to \
---gate-images 0.70 instead of 0.80, as images alone reach about 0.74 MAP there (benches/README.md, \
-\"Words found from the page's ink\").
+--gate-images 0.78 instead of 0.80, as images alone reach about 0.82 MAP there (benches/README.md, \
+\"Word widths\").
 
 Word images are described as a new index describes them, by 1.6 x-heights; --box-height \
 describes them by their boxes' heights, as indexes of format 18 and before did, to compare.";

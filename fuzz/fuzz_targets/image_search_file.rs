@@ -1,7 +1,8 @@
 //! The word-image search file (`images/NNNNNN.wis`), read in place: on any
 //! bytes, opening it (layout only, as a reader does), checking it whole,
 //! reading its contents back (as an add that keeps the model does), and
-//! running queries in both case modes and reading hits' records on a file
+//! running queries in both case modes (holding images to the file's widths
+//! of letters) and reading hits' records on a file
 //! whose layout was accepted must return results or errors, never panic. Every input is
 //! also tried behind a valid header and with a valid checksum appended.
 #![no_main]
@@ -29,6 +30,7 @@ fuzz_target!(|data: &[u8]| {
             let Some(query) = Query::with_classes(word, file.classes(), ignore_case) else {
                 continue;
             };
+            let query = query.with_widths(file.widths());
             let options = SpotOptions {
                 ignore_case,
                 ..SpotOptions::default()

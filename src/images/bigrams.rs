@@ -16,7 +16,8 @@ pub const SYMBOLS: usize = 64;
 /// Letter-bigram classes: every ordered pair of symbols.
 pub const CLASSES: usize = SYMBOLS * SYMBOLS;
 
-const BOUNDARY: u16 = 0;
+/// The word boundary's symbol.
+pub const BOUNDARY: u16 = 0;
 const OTHER_LETTER: u16 = 63;
 
 /// A letter-bigram class, `first * SYMBOLS + second`.
@@ -71,6 +72,12 @@ pub fn bigram_text(bigram: Bigram) -> String {
 /// dropped, case kept. Empty when nothing is left.
 pub fn search_form(word: &str) -> String {
     word.chars().filter(|&c| symbol(c).is_some()).collect()
+}
+
+/// The symbols of `word`'s letters and digits, in order (punctuation
+/// dropped), boundaries not included.
+pub fn symbols(word: &str) -> impl Iterator<Item = u16> + '_ {
+    word.chars().filter_map(symbol)
 }
 
 /// [`bigrams`] of `word` folded to small letters ([`fold_case`]).

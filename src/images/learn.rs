@@ -10,6 +10,7 @@ use super::codebook::{Codebook, Vector};
 use super::descriptor::{describe, Described, Keypoint, Normalisation};
 use super::likelihood::{Likelihoods, PlacedTerm, StoredRow};
 use super::model::{Example, Model, ModelOptions};
+use super::widths::WordWidths;
 use super::WordBox;
 
 /// How a collection's vocabulary and model are learned.
@@ -95,6 +96,9 @@ pub struct Learned {
     pub model: Model,
     /// The quantisation scale of stored rows.
     pub scale: f32,
+    /// The widths expected of letters, learned from the training images'
+    /// OCR words; none when too few hold one.
+    pub widths: Option<WordWidths>,
 }
 
 /// Training images whose rows set the quantisation scale (evenly taken).
@@ -175,6 +179,7 @@ impl Learned {
             codebook,
             model,
             scale,
+            widths: widths_of(training),
         }
     }
 
@@ -200,6 +205,12 @@ impl Learned {
             .unzip();
         StoredRow::of(&Likelihoods { values, positions }, scale)
     }
+}
+
+/// The widths expected of letters, learned from `images`' OCR words and
+/// widths.
+fn widths_of(images: &[TermImage]) -> Option<WordWidths> {
+    WordWidths::learn(images.iter().map(|i| (i.ocr.as_str(), i.width)))
 }
 
 /// Up to `limit` descriptors taken evenly from the images' keypoints: the

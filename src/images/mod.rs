@@ -90,3 +90,4 @@ pub mod model;
 pub mod page_lines;
 pub mod pages;
 pub mod spot;
+pub mod widths;

@@ -43,6 +43,7 @@ use super::bigrams::{
 };
 use super::likelihood::StoredRow;
 use super::model::Model;
+use super::widths::WordWidths;
 use crate::error::Result;
 use std::ops::Range;
 
@@ -58,6 +59,21 @@ pub struct SpotOptions {
     /// and the OCR side (see the module docs). Off by default.
     #[serde(default)]
     pub ignore_case: bool,
+    /// β: the weight of the width part, which holds an image's width
+    /// against the query's expected width ([`super::widths`]); 0 leaves
+    /// it out. Default [`WIDTH_WEIGHT`].
+    #[serde(default = "default_width_weight")]
+    pub width_weight: f64,
+}
+
+/// The default β. Chosen on CI's rendered sets from 0.1 and 0.03 (0.1
+/// took from the book face's images alone), then checked on eight sets
+/// of other texts, faces and degradations: images-alone MAP rose on all
+/// of them (benches/README.md, "Word widths").
+pub const WIDTH_WEIGHT: f64 = 0.03;
+
+fn default_width_weight() -> f64 {
+    WIDTH_WEIGHT
 }
 
 impl Default for SpotOptions {
@@ -66,6 +82,7 @@ impl Default for SpotOptions {
             likelihood_weight: 0.5,
             image_weight: 0.5,
             ignore_case: false,
+            width_weight: WIDTH_WEIGHT,
         }
     }
 }
@@ -95,6 +112,11 @@ pub struct Query {
     pub forms: Vec<Vec<Option<u16>>>,
     /// Whether case is ignored.
     pub ignore_case: bool,
+    /// Each form's text, in the order of [`Query::forms`].
+    form_words: Vec<String>,
+    /// The widths the images are held to, with each form's expected
+    /// width; none until [`Query::with_widths`].
+    widths: Option<(WordWidths, Vec<f32>)>,
 }
 
 impl Query {
@@ -116,24 +138,46 @@ impl Query {
         if compared.is_empty() {
             return None;
         }
-        let forms = match ignore_case {
-            false => vec![columns(word)],
+        let (forms, form_words) = match ignore_case {
+            false => (vec![columns(word)], vec![word.to_string()]),
             true => {
-                let mut forms: Vec<Vec<Option<u16>>> = Vec::new();
+                let (mut forms, mut words): (Vec<Vec<Option<u16>>>, Vec<String>) =
+                    Default::default();
                 for form in case_forms(word) {
-                    let form = columns(&form);
-                    if !forms.contains(&form) {
-                        forms.push(form);
+                    let columns = columns(&form);
+                    if !forms.contains(&columns) {
+                        forms.push(columns);
+                        words.push(form);
                     }
                 }
-                forms
+                (forms, words)
             }
         };
         Some(Query {
             bigrams: compared,
             forms,
             ignore_case,
+            form_words,
+            widths: None,
         })
+    }
+
+    /// The query with its images held to `widths` (none: no width part).
+    pub fn with_widths(mut self, widths: Option<&WordWidths>) -> Query {
+        self.widths = widths.map(|w| {
+            let expected = self.form_words.iter().map(|f| w.expected(f)).collect();
+            (*w, expected)
+        });
+        self
+    }
+
+    /// The width part's loss, before its weight, of an image of stored
+    /// width `stored` scored as form `form`.
+    fn width_loss(&self, form: usize, stored: u16) -> f64 {
+        match &self.widths {
+            Some((widths, expected)) => expected.get(form).map_or(0.0, |&e| widths.loss(stored, e)),
+            None => 0.0,
+        }
     }
 }
 
@@ -165,7 +209,10 @@ pub struct Scores {
     pub likelihood: f64,
     /// MRF_qq.
     pub order: f64,
-    /// λM·likelihood + (1 − λM)·order.
+    /// What the image's width takes: β·r²/2 ([`super::widths`]), 0
+    /// without widths.
+    pub width: f64,
+    /// λM·likelihood + (1 − λM)·order − width.
     pub image: f64,
     /// S_q of the OCR word (0 without one).
     pub ocr: f64,
@@ -179,7 +226,7 @@ pub struct Scores {
 /// bigram the model does not know), with OCR similarity `ocr`.
 pub fn score(values: &[BigramValue], ocr: f64, options: &SpotOptions) -> Scores {
     let cells: Vec<Cell> = values.iter().map(|v| Cell::of(*v)).collect();
-    score_cells(&cells, ocr, options)
+    score_cells(&cells, ocr, 0.0, options)
 }
 
 /// One image's value for one query bigram, packed: the value, and the
@@ -205,11 +252,19 @@ impl Cell {
     }
 }
 
-fn score_cells(cells: &[Cell], ocr: f64, options: &SpotOptions) -> Scores {
+/// The scores of one form's `cells`, with OCR similarity `ocr` and
+/// width loss `width_loss` (before its weight).
+fn score_cells(cells: &[Cell], ocr: f64, width_loss: f64, options: &SpotOptions) -> Scores {
     if cells.is_empty() {
         return Scores::default();
     }
-    mix(likelihood_of(cells), order_of(cells), ocr, options)
+    mix(
+        likelihood_of(cells),
+        order_of(cells),
+        width_loss,
+        ocr,
+        options,
+    )
 }
 
 /// NMRF_vq of one form's cells: the mean of their values as fractions of
@@ -250,13 +305,16 @@ fn order_of(cells: &[Cell]) -> f64 {
     }
 }
 
-/// The scores of an image whose parts are `likelihood`, `order` and `ocr`.
-fn mix(likelihood: f64, order: f64, ocr: f64, options: &SpotOptions) -> Scores {
+/// The scores of an image whose parts are `likelihood`, `order`, the
+/// width loss `width_loss` and `ocr`.
+fn mix(likelihood: f64, order: f64, width_loss: f64, ocr: f64, options: &SpotOptions) -> Scores {
     let weights = Weights::of(options);
-    let image = weights.image(likelihood, order);
+    let width = options.width_weight.max(0.0) * width_loss;
+    let image = weights.image(likelihood, order) - width;
     Scores {
         likelihood,
         order,
+        width,
         image,
         ocr,
         combined: weights.combined(image, ocr),
@@ -299,9 +357,9 @@ impl Weights {
 /// than the score: each form scored with its order part at 1 when it keeps
 /// two bigrams or more (else the order part is 0, as it is then), and its
 /// likelihood part a product in place of two quotients, raised by far
-/// more than their rounding. Every other step of the score is monotone in
-/// its parts, floating point included, so the bound is never under the
-/// score.
+/// more than their rounding, and no width part (which only takes). Every
+/// other step of the score is monotone in its parts, floating point
+/// included, so the bound is never under the score.
 struct Bound {
     /// Bigrams a form.
     n: usize,
@@ -351,26 +409,36 @@ pub fn row_values(query: &Query, row: &StoredRow) -> Vec<Vec<BigramValue>> {
 
 /// The scores of a stored row for the query, with OCR similarity `ocr`:
 /// the scores of its best case form.
-pub fn row_scores(query: &Query, row: &StoredRow, ocr: f64, options: &SpotOptions) -> Scores {
+/// The scores of a stored row for the query, with OCR similarity `ocr`,
+/// of an image of stored width `width` (0: none): the scores of its best
+/// case form.
+pub fn row_scores(
+    query: &Query,
+    row: &StoredRow,
+    ocr: f64,
+    width: u16,
+    options: &SpotOptions,
+) -> Scores {
     let cells: Vec<Cell> = row_values(query, row)
         .into_iter()
         .flatten()
         .map(Cell::of)
         .collect();
-    best_form(&cells, query.bigrams.len(), ocr, options)
+    best_form(query, &cells, ocr, width, options)
 }
 
-/// The scores of one image whose cells are `cells`, `n` per case form:
-/// the form with the highest image score (the first of equals).
-fn best_form(cells: &[Cell], n: usize, ocr: f64, options: &SpotOptions) -> Scores {
+/// The scores of one image of stored width `width` whose cells are
+/// `cells`, one per bigram of each of `query`'s case forms: the form with
+/// the highest image score (the first of equals).
+fn best_form(query: &Query, cells: &[Cell], ocr: f64, width: u16, options: &SpotOptions) -> Scores {
     let mut best: Option<Scores> = None;
-    for form in cells.chunks(n.max(1)) {
-        let scores = score_cells(form, ocr, options);
+    for (f, form) in cells.chunks(query.bigrams.len().max(1)).enumerate() {
+        let scores = score_cells(form, ocr, query.width_loss(f, width), options);
         if best.is_none_or(|b| scores.image > b.image) {
             best = Some(scores);
         }
     }
-    best.unwrap_or_else(|| score_cells(&[], ocr, options))
+    best.unwrap_or_else(|| score_cells(&[], ocr, 0.0, options))
 }
 
 /// S_q of an OCR word and the query (both folded when the query ignores
@@ -395,6 +463,9 @@ pub trait Rows: Sync {
     }
     /// The floor of image `image`'s row.
     fn floor(&self, image: usize) -> u16;
+    /// Image `image`'s box width in units, as stored
+    /// ([`super::widths::stored_width`]); 0 when not known.
+    fn width(&self, image: usize) -> u16;
     /// The index of image `image`'s OCR word in [`Rows::ocr_words`].
     fn ocr_id(&self, image: usize) -> usize;
     /// The distinct OCR words.
@@ -418,14 +489,14 @@ pub fn scores_of<R: Rows + ?Sized>(
     options: &SpotOptions,
 ) -> Result<Vec<Scores>> {
     let similarity = rows.ocr_index().similarities_of(query);
-    let n = query.bigrams.len();
     let mut block = Block::new(query);
     let mut cells = Vec::new();
     block.fill(rows, 0..rows.len() as u32, &similarity)?;
     Ok((0..rows.len())
         .map(|i| {
             block.cells_into(i, &mut cells);
-            best_form(&cells, n, block.ocr.get(i).copied().unwrap_or(0.0), options)
+            let (ocr, width) = block.image(i);
+            best_form(query, &cells, ocr, width, options)
         })
         .collect())
 }
@@ -444,6 +515,7 @@ struct Block {
     modelled: Vec<u32>,
     floors: Vec<u16>,
     ocr: Vec<f64>,
+    widths: Vec<u16>,
     /// Per image and slot: what its column keeps.
     kept: Vec<Kept>,
     /// Per image and form: its values and kept slots.
@@ -480,6 +552,7 @@ impl Block {
             n,
             floors: Vec::new(),
             ocr: Vec::new(),
+            widths: Vec::new(),
             kept: Vec::new(),
             sums: Vec::new(),
         }
@@ -497,16 +570,24 @@ impl Block {
         self.read_columns(rows, images)
     }
 
-    /// Reads the floors and OCR similarities of `images`, in place of the
-    /// run held before.
+    /// Reads the floors, OCR similarities and widths of `images`, in
+    /// place of the run held before.
     fn read_images<R: Rows + ?Sized>(&mut self, rows: &R, images: Range<u32>, similarity: &[f64]) {
         self.floors.clear();
         self.ocr.clear();
+        self.widths.clear();
         for image in images {
             self.floors.push(rows.floor(image as usize));
             let ocr = similarity.get(rows.ocr_id(image as usize));
             self.ocr.push(ocr.copied().unwrap_or(0.0));
+            self.widths.push(rows.width(image as usize));
         }
+    }
+
+    /// The run's `i`-th image's OCR similarity and stored width.
+    fn image(&self, i: usize) -> (f64, u16) {
+        let ocr = self.ocr.get(i).copied().unwrap_or(0.0);
+        (ocr, self.widths.get(i).copied().unwrap_or(0))
     }
 
     /// Reads the columns of `images`, whose floors are read.
@@ -783,7 +864,6 @@ impl<'a, R: Rows + ?Sized> Ranking<'a, R> {
 
     /// The best `k` of `images`, a block at a time.
     fn best_in(&self, images: Range<u32>) -> Result<Vec<Ranked>> {
-        let n = self.query.bigrams.len();
         let mut best = Best::new(self.k);
         let mut block = Block::new(self.query);
         let (mut bounds, mut cells) = (Vec::new(), Vec::new());
@@ -797,8 +877,11 @@ impl<'a, R: Rows + ?Sized> Ranking<'a, R> {
                     continue;
                 }
                 block.cells_into(i, &mut cells);
-                let ocr = block.ocr.get(i).copied().unwrap_or(0.0);
-                best.offer(image, best_form(&cells, n, ocr, self.options));
+                let (ocr, width) = block.image(i);
+                best.offer(
+                    image,
+                    best_form(self.query, &cells, ocr, width, self.options),
+                );
             }
             start = end;
         }
@@ -887,6 +970,8 @@ const MIN_IMAGES_PER_THREAD: usize = 16_384;
 #[derive(Debug, Clone)]
 pub struct Matrix {
     floors: Vec<u16>,
+    /// Stored widths by image; none held: no image's width is known.
+    widths: Vec<u16>,
     ocr_ids: Vec<usize>,
     ocr_words: Vec<String>,
     ocr_index: OcrIndex,
@@ -919,11 +1004,19 @@ impl Matrix {
             .collect();
         Matrix {
             floors: rows.iter().map(|r| r.floor).collect(),
+            widths: Vec::new(),
             ocr_ids,
             ocr_index: OcrIndex::new(&ocr_words),
             ocr_words,
             columns: by_column,
         }
+    }
+
+    /// The matrix with its images' stored widths (image i =
+    /// `widths[i]`, [`super::widths::stored_width`]).
+    pub fn with_widths(mut self, widths: Vec<u16>) -> Matrix {
+        self.widths = widths;
+        self
     }
 
     /// The matrix's columns: per modelled class, (image, value, position)
@@ -950,6 +1043,10 @@ impl Rows for Matrix {
 
     fn floor(&self, image: usize) -> u16 {
         self.floors.get(image).copied().unwrap_or(0)
+    }
+
+    fn width(&self, image: usize) -> u16 {
+        self.widths.get(image).copied().unwrap_or(0)
     }
 
     fn ocr_id(&self, image: usize) -> usize {
@@ -1126,10 +1223,10 @@ mod tests {
             kept: vec![(column_of("Fa").unwrap(), 900, 0)],
         };
         let options = SpotOptions::with_ocr_weight(0.0).unwrap();
-        let best = row_scores(&folded, &row, 0.0, &options);
+        let best = row_scores(&folded, &row, 0.0, 0, &options);
         let as_capitalised = score(&row_values(&folded, &row)[2], 0.0, &options);
         assert_eq!(best, as_capitalised);
-        assert!(best.image > row_scores(&sensitive, &row, 0.0, &options).image);
+        assert!(best.image > row_scores(&sensitive, &row, 0.0, 0, &options).image);
         // A word without letters has one form.
         assert_eq!(
             Query::with_classes("1847", &classes, true)
@@ -1138,6 +1235,46 @@ mod tests {
                 .len(),
             1
         );
+    }
+
+    /// Widths of 0.3 units for a word's ends and 0.5 a letter, spread ¼.
+    fn word_widths() -> WordWidths {
+        let mut symbols = [0.5; crate::images::bigrams::SYMBOLS];
+        symbols[0] = 0.3;
+        WordWidths::from_parts(symbols, 0.25).unwrap()
+    }
+
+    #[test]
+    fn an_image_as_wide_as_the_query_outranks_an_equal_one_twice_as_wide() {
+        let model = model();
+        let row = StoredRow {
+            floor: 100,
+            kept: Vec::new(),
+        };
+        let as_wide = crate::images::widths::stored_width(1.8);
+        let matrix = Matrix::new(&[row.clone(), row], vec![String::new(); 2], 1)
+            .with_widths(vec![2 * as_wide, as_wide]);
+        let options = SpotOptions::with_ocr_weight(0.0).unwrap();
+        let query = Query::new("the", &model, false).unwrap();
+        let held = query.clone().with_widths(Some(&word_widths()));
+        let ranked = matrix.top(&held, &options, 0);
+        assert_eq!(ranked[0].0, 1, "{ranked:?}");
+        assert!(
+            ranked[0].1.width < 1e-6,
+            "as wide as expected: nothing taken"
+        );
+        let r = 2f64.ln() / 0.25;
+        assert!((ranked[1].1.width - options.width_weight * r * r / 2.0).abs() < 1e-3);
+        assert_eq!(
+            matrix.top(&query, &options, 0)[0].0,
+            0,
+            "without widths a tie"
+        );
+        let unweighted = SpotOptions {
+            width_weight: 0.0,
+            ..options
+        };
+        assert_eq!(matrix.top(&held, &unweighted, 0)[0].0, 0, "β = 0: a tie");
     }
 
     fn model() -> Model {
@@ -1203,7 +1340,7 @@ mod tests {
                 prop::collection::vec((0u32..97, 0f32..6.0), 0..40), 1..40),
             copies in 1usize..4,
             query in "[a-zA-Z]{1,6}",
-            weights in (0f64..=1.0, 0f64..=1.0),
+            weights in (0f64..=1.0, 0f64..=1.0, 0f64..=1.0),
             ignore_case in any::<bool>(),
             k in 0usize..12,
             block in 1u32..9,
@@ -1220,9 +1357,10 @@ mod tests {
             // Copies of the rows tie: the first image of equals ranks first.
             let rows: Vec<StoredRow> = (0..copies).flat_map(|_| rows.iter().cloned()).collect();
             let ocr: Vec<String> = (0..rows.len()).map(|i| ["the", "Then", "xyz", "hat"][i % 4].to_string()).collect();
-            let matrix = Matrix::new(&rows, ocr, model.classes().len());
-            let options = SpotOptions { likelihood_weight: weights.0, image_weight: weights.1, ignore_case };
-            let q = Query::new(&query, &model, ignore_case).unwrap();
+            let widths = (0..rows.len()).map(|i| (i as u16 * 997) % 6000).collect();
+            let matrix = Matrix::new(&rows, ocr, model.classes().len()).with_widths(widths);
+            let options = SpotOptions { likelihood_weight: weights.0, image_weight: weights.1, ignore_case, width_weight: weights.2 };
+            let q = Query::new(&query, &model, ignore_case).unwrap().with_widths(Some(&word_widths()));
             let mut every: Vec<Ranked> = (matrix.scores(&q, &options).into_iter().enumerate())
                 .map(|(image, scores)| Ranked { image: image as u32, scores })
                 .collect();
@@ -1243,7 +1381,7 @@ mod tests {
             images in prop::collection::vec(
                 prop::collection::vec((0u32..97, 0f32..6.0), 0..40), 1..12),
             query in "[a-zA-Z]{1,6}",
-            weights in (0f64..=1.0, 0f64..=1.0),
+            weights in (0f64..=1.0, 0f64..=1.0, 0f64..=1.0),
             ignore_case in any::<bool>(),
         ) {
             let model = model();
@@ -1256,12 +1394,13 @@ mod tests {
                 })
                 .collect();
             let ocr: Vec<String> = (0..rows.len()).map(|i| ["the", "Then", "xyz"][i % 3].to_string()).collect();
-            let matrix = Matrix::new(&rows, ocr.clone(), model.classes().len());
-            let options = SpotOptions { likelihood_weight: weights.0, image_weight: weights.1, ignore_case };
-            let q = Query::new(&query, &model, ignore_case).unwrap();
+            let widths: Vec<u16> = (0..rows.len()).map(|i| (i as u16 * 997) % 6000).collect();
+            let matrix = Matrix::new(&rows, ocr.clone(), model.classes().len()).with_widths(widths.clone());
+            let options = SpotOptions { likelihood_weight: weights.0, image_weight: weights.1, ignore_case, width_weight: weights.2 };
+            let q = Query::new(&query, &model, ignore_case).unwrap().with_widths(Some(&word_widths()));
             let from_matrix = matrix.scores(&q, &options);
             for (i, row) in rows.iter().enumerate() {
-                let direct = row_scores(&q, row, ocr_similarity(&q, &ocr[i]), &options);
+                let direct = row_scores(&q, row, ocr_similarity(&q, &ocr[i]), widths[i], &options);
                 prop_assert_eq!(direct, from_matrix[i]);
             }
         }

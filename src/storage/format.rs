@@ -179,6 +179,13 @@ impl FormatVersion {
     pub fn has_unread_words(self) -> bool {
         self.0 >= 21
     }
+
+    /// A word-image search file stores the widths its model expects of a
+    /// word's letters and each image's width in units (from format 22;
+    /// before, a query held no image to a width).
+    pub fn has_word_widths(self) -> bool {
+        self.0 >= 22
+    }
 }
 
 impl std::fmt::Display for FormatVersion {

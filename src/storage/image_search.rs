@@ -3,7 +3,9 @@
 //! out to be read in place. The model's options and scale, its modelled
 //! bigram classes, the books (keys, files, page names, and from format
 //! 16 whether the model was learned from each) and their images'
-//! pages, boxes, OCR words and floors, and the stored matrix by column:
+//! pages, boxes, OCR words and floors (and from format 22 the widths the
+//! model expects of letters, and each image's width in units), and the
+//! stored matrix by column:
 //! per modelled class, the images that keep it with their value and
 //! position (layout in storage-format.md, section 6.8).
 //!
@@ -24,15 +26,19 @@ use super::codec::{put_str, put_u16, put_u32, put_u64, Cursor, Encode};
 use super::format::{checked_body, checksum, FileHeader, FileKind, CHECKSUM_LEN, HEADER_LEN};
 use super::mapped::MappedBytes;
 use crate::error::{Error, Result};
-use crate::images::bigrams::{Bigram, CLASSES};
+use crate::images::bigrams::{Bigram, CLASSES, SYMBOLS};
 use crate::images::likelihood::StoredRow;
 use crate::images::model::{Learning, ModelOptions};
 use crate::images::ocr::{MAX_COORDINATE, MAX_WORD_BYTES};
 use crate::images::spot::{OcrIndex, Rows};
+use crate::images::widths::WordWidths;
 use crate::images::WordBox;
 
-/// Bytes of an image's record: page, box, OCR word, floor.
-const IMAGE_RECORD: usize = 4 + 16 + 4 + 2;
+/// Bytes of an image's record: page, box, OCR word, floor; from format 22
+/// its width too ([`IMAGE_RECORD`]).
+const IMAGE_RECORD_BEFORE_WIDTHS: usize = 4 + 16 + 4 + 2;
+/// Bytes of an image's record: page, box, OCR word, floor, width.
+const IMAGE_RECORD: usize = IMAGE_RECORD_BEFORE_WIDTHS + 2;
 /// Bytes of a column entry: image, value, position.
 const ENTRY: usize = 4 + 2 + 1;
 /// Book flag bit: the model was learned from its word images.
@@ -70,6 +76,10 @@ pub struct SearchImage {
     pub ocr: u32,
     /// The value of every modelled class its row does not keep.
     pub floor: u16,
+    /// Its box's width in units, as stored
+    /// ([`crate::images::widths::stored_width`]); 0 when not known (files
+    /// before format 22).
+    pub width: u16,
 }
 
 /// What a search file holds, for writing.
@@ -79,6 +89,9 @@ pub struct SearchContents {
     pub model: ModelOptions,
     /// The scale stored values are fractions of.
     pub scale: f32,
+    /// The widths the model expects of letters, learned from the model
+    /// books; none when they hold too few read words.
+    pub widths: Option<WordWidths>,
     /// Terms of the vocabulary.
     pub vocabulary_terms: u32,
     /// The modelled classes, ascending.
@@ -118,12 +131,13 @@ impl SearchContents {
     }
 
     /// Inserts `book` in key order (no book of its key may be there), its
-    /// images `words` (page, box, OCR word) with their `rows`, numbered
-    /// from where it stands: later images are numbered up.
+    /// images `words` (page, box, OCR word, stored width) with their
+    /// `rows`, numbered from where it stands: later images are numbered
+    /// up.
     pub fn insert_book(
         &mut self,
         mut book: SearchBook,
-        words: &[(u32, WordBox, &str)],
+        words: &[(u32, WordBox, &str, u16)],
         rows: &[StoredRow],
     ) {
         let at = self.books.partition_point(|b| b.key < book.key);
@@ -148,6 +162,7 @@ impl SearchContents {
                 bbox: w.1,
                 ocr,
                 floor: rows.get(k).map_or(0, |r| r.floor),
+                width: w.3,
             });
         self.images.splice(
             first as usize..first as usize,
@@ -196,6 +211,13 @@ impl SearchContents {
 
 /// The bytes of the search file holding `contents`.
 pub fn encode(contents: &SearchContents) -> Vec<u8> {
+    encode_as(contents, FileHeader::new(FileKind::ImageSearch))
+}
+
+/// The bytes of the search file holding `contents`, under `header`: the
+/// widths written only from format 22, as that format lays them out.
+fn encode_as(contents: &SearchContents, header: FileHeader) -> Vec<u8> {
+    let with_widths = header.version.has_word_widths();
     let entries: usize = contents.columns.iter().map(Vec::len).sum();
     let mut out = Vec::with_capacity(
         HEADER_LEN
@@ -204,7 +226,7 @@ pub fn encode(contents: &SearchContents) -> Vec<u8> {
             + entries * ENTRY
             + (contents.columns.len() + 1) * 8,
     );
-    FileHeader::new(FileKind::ImageSearch).encode_into(&mut out);
+    header.encode_into(&mut out);
     out.push(match contents.model.learning {
         Learning::Union => 0,
         Learning::Intersection => 1,
@@ -212,6 +234,9 @@ pub fn encode(contents: &SearchContents) -> Vec<u8> {
     put_u64(&mut out, contents.model.smoothing.to_bits());
     put_u32(&mut out, contents.model.min_examples);
     put_u32(&mut out, contents.scale.to_bits());
+    if with_widths {
+        put_widths(&mut out, contents.widths.as_ref());
+    }
     put_u32(&mut out, contents.vocabulary_terms);
     put_u32(&mut out, contents.classes.len() as u32);
     for &class in &contents.classes {
@@ -241,6 +266,9 @@ pub fn encode(contents: &SearchContents) -> Vec<u8> {
         }
         put_u32(&mut out, image.ocr);
         put_u16(&mut out, image.floor);
+        if with_widths {
+            put_u16(&mut out, image.width);
+        }
     }
     let mut start = 0u64;
     put_u64(&mut out, start);
@@ -267,6 +295,7 @@ pub struct SearchFile {
     bytes: MappedBytes,
     model: ModelOptions,
     scale: f32,
+    widths: Option<WordWidths>,
     vocabulary_terms: u32,
     classes: Vec<Bigram>,
     books: Vec<SearchBook>,
@@ -274,6 +303,8 @@ pub struct SearchFile {
     ocr_index: OcrIndex,
     image_count: usize,
     images_at: usize,
+    /// Bytes of an image's record in this file's version.
+    image_record: usize,
     starts_at: usize,
     entries_at: usize,
     entry_count: usize,
@@ -321,12 +352,18 @@ impl SearchFile {
         if !(scale.is_finite() && scale > 0.0) {
             return Err(c.error(format!("scale {scale}")));
         }
+        let with_widths = header.version.has_word_widths();
+        let widths = if with_widths { widths(&mut c)? } else { None };
+        let image_record = match with_widths {
+            true => IMAGE_RECORD,
+            false => IMAGE_RECORD_BEFORE_WIDTHS,
+        };
         let vocabulary_terms = c.u32()?;
         let classes = classes(&mut c)?;
         let books = books(&mut c, header.version.has_model_books())?;
         let ocr_words = ocr_words(&mut c, header.version.has_unread_words())?;
         let image_count = c.u32()? as usize;
-        let images_at = c.skip(image_count, IMAGE_RECORD, "image records")?;
+        let images_at = c.skip(image_count, image_record, "image records")?;
         let expected: u64 = books.iter().map(|b| b.images as u64).sum();
         if expected != image_count as u64 {
             return Err(c.error_at(
@@ -356,6 +393,7 @@ impl SearchFile {
             bytes,
             model,
             scale,
+            widths,
             vocabulary_terms,
             classes,
             books,
@@ -363,6 +401,7 @@ impl SearchFile {
             ocr_words,
             image_count,
             images_at: HEADER_LEN + images_at,
+            image_record,
             starts_at: HEADER_LEN + starts_at,
             entries_at: HEADER_LEN + entries_at,
             entry_count,
@@ -429,6 +468,7 @@ impl SearchFile {
         Ok(SearchContents {
             model: self.model,
             scale: self.scale,
+            widths: self.widths,
             vocabulary_terms: self.vocabulary_terms,
             classes: self.classes.clone(),
             books: self.books.clone(),
@@ -441,6 +481,12 @@ impl SearchFile {
     /// The scale stored values are fractions of.
     pub fn scale(&self) -> f32 {
         self.scale
+    }
+
+    /// The widths the model expects of letters; none in a file before
+    /// format 22, or when the model books held too few read words.
+    pub fn widths(&self) -> Option<&WordWidths> {
+        self.widths.as_ref()
     }
 
     /// Terms of the vocabulary the rows were computed with.
@@ -510,6 +556,7 @@ impl SearchFile {
             bbox,
             ocr,
             floor: self.floor_at(i),
+            width: self.width_at(i),
         })
     }
 
@@ -520,25 +567,37 @@ impl SearchFile {
                 format!("image {i} of {}", self.image_count),
             ));
         }
-        let at = self.images_at + i * IMAGE_RECORD;
-        Ok(self.bytes.get(at..at + IMAGE_RECORD).unwrap_or_default())
+        let at = self.images_at + i * self.image_record;
+        Ok(self
+            .bytes
+            .get(at..at + self.image_record)
+            .unwrap_or_default())
     }
 
     fn image_error(&self, i: usize, what: String) -> Error {
         Error::corrupted_at(
             &self.path,
-            (self.images_at + i * IMAGE_RECORD) as u64,
+            (self.images_at + i * self.image_record) as u64,
             format!("image {i}: {what}"),
         )
     }
 
     fn floor_at(&self, i: usize) -> u16 {
-        let at = self.images_at + i * IMAGE_RECORD + IMAGE_RECORD - 2;
+        let at = self.images_at + i * self.image_record + IMAGE_RECORD_BEFORE_WIDTHS - 2;
+        self.bytes.get(at..at + 2).map_or(0, LittleEndian::read_u16)
+    }
+
+    /// Image `i`'s stored width: 0 in a file before format 22.
+    fn width_at(&self, i: usize) -> u16 {
+        if self.image_record < IMAGE_RECORD {
+            return 0;
+        }
+        let at = self.images_at + i * self.image_record + IMAGE_RECORD_BEFORE_WIDTHS;
         self.bytes.get(at..at + 2).map_or(0, LittleEndian::read_u16)
     }
 
     fn ocr_at(&self, i: usize) -> u32 {
-        let at = self.images_at + i * IMAGE_RECORD + 20;
+        let at = self.images_at + i * self.image_record + 20;
         self.bytes.get(at..at + 4).map_or(0, LittleEndian::read_u32)
     }
 
@@ -604,6 +663,10 @@ impl Rows for SearchFile {
         self.floor_at(image)
     }
 
+    fn width(&self, image: usize) -> u16 {
+        self.width_at(image)
+    }
+
     fn ocr_id(&self, image: usize) -> usize {
         (self.ocr_at(image) as usize).min(self.ocr_words.len().saturating_sub(1))
     }
@@ -666,6 +729,37 @@ fn model_options(c: &mut Cursor<'_>) -> Result<ModelOptions> {
         smoothing,
         min_examples: c.u32()?,
     })
+}
+
+/// Writes `widths`: the spread (0 for none), then every symbol's width,
+/// each an `f32`'s bits.
+fn put_widths(out: &mut Vec<u8>, widths: Option<&WordWidths>) {
+    let spread = widths.map_or(0.0, WordWidths::spread);
+    put_u32(out, spread.to_bits());
+    let symbols = widths.map_or([0.0; SYMBOLS], |w| *w.symbols());
+    for width in symbols {
+        put_u32(out, width.to_bits());
+    }
+}
+
+/// The widths [`put_widths`] wrote: none for a spread of 0.
+fn widths(c: &mut Cursor<'_>) -> Result<Option<WordWidths>> {
+    let at = c.position();
+    let spread = f32::from_bits(c.u32()?);
+    let mut symbols = [0f32; SYMBOLS];
+    for width in symbols.iter_mut() {
+        *width = f32::from_bits(c.u32()?);
+    }
+    if spread == 0.0 && symbols.iter().all(|&w| w == 0.0) {
+        return Ok(None);
+    }
+    match WordWidths::from_parts(symbols, spread) {
+        Some(widths) => Ok(Some(widths)),
+        None => Err(c.error_at(
+            at,
+            format!("widths of spread {spread}, not finite or not positive"),
+        )),
+    }
 }
 
 fn classes(c: &mut Cursor<'_>) -> Result<Vec<Bigram>> {
@@ -770,6 +864,7 @@ mod tests {
     use crate::images::spot::{
         ocr_similarity, rank, row_scores, scores_of, Query, Ranking, Scores, SpotOptions,
     };
+    use crate::storage::format::FormatVersion;
     use proptest::prelude::*;
 
     /// A search file of `rows` (one book), with OCR words `ocr`.
@@ -786,6 +881,7 @@ mod tests {
         SearchContents {
             model: ModelOptions::default(),
             scale: 0.5,
+            widths: WordWidths::from_parts([0.4; SYMBOLS], 0.2),
             vocabulary_terms: 16,
             classes: classes.to_vec(),
             books: vec![SearchBook {
@@ -796,10 +892,8 @@ mod tests {
                 pages: vec!["p.png".into()],
                 model_book: true,
             }],
-            images: rows
-                .iter()
-                .zip(ocr)
-                .map(|(row, word)| SearchImage {
+            images: (rows.iter().zip(ocr).enumerate())
+                .map(|(i, (row, word))| SearchImage {
                     page: 0,
                     bbox: WordBox {
                         x0: 1,
@@ -809,6 +903,7 @@ mod tests {
                     },
                     ocr: words.binary_search(word).unwrap() as u32,
                     floor: row.floor,
+                    width: 512 + (i as u16 * 701) % 4096,
                 })
                 .collect(),
             ocr_words: words,
@@ -844,7 +939,7 @@ mod tests {
             kept in generated_rows(1..20),
             ocr in prop::collection::vec("(the|then|tea|xyz|The|THEN)", 20),
             query in "[ehtaxEH]{1,6}",
-            weights in (0f64..=1.0, 0f64..=1.0),
+            weights in (0f64..=1.0, 0f64..=1.0, 0f64..=1.0),
             ignore_case in any::<bool>(),
         ) {
             let classes: Vec<Bigram> = (0..12).map(|c| c * 300 + 7).collect();
@@ -852,11 +947,12 @@ mod tests {
             let ocr = &ocr[..rows.len()];
             let bytes = encode(&contents(&classes, &rows, ocr));
             let file = SearchFile::decode(bytes, Path::new("x.wis")).unwrap();
-            let options = SpotOptions { likelihood_weight: weights.0, image_weight: weights.1, ignore_case };
-            let q = Query::with_classes(&query, &classes, ignore_case).unwrap();
+            let options = SpotOptions { likelihood_weight: weights.0, image_weight: weights.1, ignore_case, width_weight: weights.2 };
+            let q = Query::with_classes(&query, &classes, ignore_case).unwrap().with_widths(file.widths());
             let stored = scores_of(&file, &q, &options).unwrap();
             for (i, row) in rows.iter().enumerate() {
-                let direct = row_scores(&q, row, ocr_similarity(&q, &ocr[i]), &options);
+                let width = file.image(i).unwrap().width;
+                let direct = row_scores(&q, row, ocr_similarity(&q, &ocr[i]), width, &options);
                 prop_assert_eq!(direct, stored[i]);
             }
         }
@@ -877,7 +973,7 @@ mod tests {
             let bytes = encode(&contents(&classes, &rows, &ocr[..rows.len()]));
             let file = SearchFile::decode(bytes, Path::new("x.wis")).unwrap();
             let options = SpotOptions { ignore_case, ..SpotOptions::default() };
-            let q = Query::with_classes(&query, &classes, ignore_case).unwrap();
+            let q = Query::with_classes(&query, &classes, ignore_case).unwrap().with_widths(file.widths());
             let mut every: Vec<(u32, Scores)> = (scores_of(&file, &q, &options).unwrap().into_iter().enumerate())
                 .map(|(image, scores)| (image as u32, scores))
                 .collect();
@@ -911,7 +1007,7 @@ mod tests {
             for (b, &size) in sizes.iter().enumerate() {
                 let book = SearchBook { key: format!("k{b}"), file: b as u32 + 1, first_image: 0, images: 0, pages: vec!["p.png".into()], model_book: b != at };
                 let bbox = WordBox { x0: 1, y0: 1, x1: 9, y1: 5 };
-                let words: Vec<(u32, WordBox, &str)> = ocr[next..next + size].iter().map(|w| (0, bbox, w.as_str())).collect();
+                let words: Vec<(u32, WordBox, &str, u16)> = ocr[next..next + size].iter().map(|w| (0, bbox, w.as_str(), 1024)).collect();
                 let own = &rows[next..next + size];
                 next += size;
                 whole.insert_book(book.clone(), &words, own);
@@ -940,16 +1036,62 @@ mod tests {
         let bytes = encode(&contents(&classes, &rows, &ocr));
         let file = SearchFile::decode(bytes.clone(), Path::new("x.wis")).unwrap();
         assert_eq!(file.ocr_word(file.image(0).unwrap().ocr), Some(""));
-        let mut older = bytes;
-        older[8..10].copy_from_slice(&20u16.to_le_bytes());
-        let body = older.len() - CHECKSUM_LEN;
-        let sum = checksum(&older[..body]);
-        older[body..].copy_from_slice(&sum.to_le_bytes());
+        let older = encode_as(&contents(&classes, &rows, &ocr), header_of(20));
         let Err(error) = SearchFile::decode(older, Path::new("x.wis")) else {
             panic!("an empty OCR word before format 21 was read");
         };
         let message = error.to_string();
         assert!(message.contains("OCR word of 0 bytes"), "{message}");
+    }
+
+    /// A search file's header of format `version`.
+    fn header_of(version: u16) -> FileHeader {
+        FileHeader {
+            version: FormatVersion::checked(version, Path::new("x.wis")).unwrap(),
+            ..FileHeader::new(FileKind::ImageSearch)
+        }
+    }
+
+    #[test]
+    fn widths_are_stored_from_format_22_and_a_file_before_holds_none() {
+        let classes: Vec<Bigram> = (0..2).map(|c| c * 300 + 7).collect();
+        let rows = stored_rows(&vec![(5, Default::default()); 3]);
+        let ocr = ["the", "tea", "xyz"].map(String::from);
+        let written = contents(&classes, &rows, &ocr);
+        let file = SearchFile::decode(encode(&written), Path::new("x.wis")).unwrap();
+        assert_eq!(file.widths(), written.widths.as_ref());
+        assert_eq!(file.contents().unwrap(), written);
+        assert_eq!(file.width(2), written.images[2].width);
+        let older = encode_as(&written, header_of(21));
+        assert_eq!(older.len(), encode(&written).len() - 4 - 64 * 4 - 3 * 2);
+        let file = SearchFile::decode(older, Path::new("x.wis")).unwrap();
+        assert_eq!(file.widths(), None);
+        assert_eq!((0..3).map(|i| file.width(i)).collect::<Vec<_>>(), [0, 0, 0]);
+        assert_eq!(file.image(1).unwrap().floor, 5, "records of 26 bytes");
+        let without = SearchContents {
+            widths: None,
+            ..written.clone()
+        };
+        let read = SearchFile::decode(encode(&without), Path::new("x.wis")).unwrap();
+        assert_eq!(read.widths(), None);
+    }
+
+    #[test]
+    fn widths_not_finite_or_of_no_spread_are_corrupt() {
+        let classes: Vec<Bigram> = (0..2).map(|c| c * 300 + 7).collect();
+        let rows = stored_rows(&vec![(5, Default::default()); 1]);
+        let mut bytes = encode(&contents(&classes, &rows, &["the".to_string()]));
+        let spread_at = HEADER_LEN + 1 + 8 + 4 + 4;
+        for spread in [0f32, -1.0, f32::NAN] {
+            bytes[spread_at..spread_at + 4].copy_from_slice(&spread.to_bits().to_le_bytes());
+            let body = bytes.len() - CHECKSUM_LEN;
+            let sum = checksum(&bytes[..body]);
+            bytes[body..].copy_from_slice(&sum.to_le_bytes());
+            let Err(error) = SearchFile::decode(bytes.clone(), Path::new("x.wis")) else {
+                panic!("a spread of {spread} was read");
+            };
+            assert!(error.to_string().contains("widths of spread"), "{error}");
+        }
     }
 
     /// A file of three images whose column 0 lists `entries`, read for

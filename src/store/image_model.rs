@@ -8,7 +8,10 @@
 //! add replaces one of them; otherwise it keeps the model: the old file's
 //! rows are carried over, and only the new book's are computed, by the
 //! model learned from the model books' files and the new book (see
-//! [`with_book`]). An add thus costs in proportion to the model books and
+//! [`with_book`]). The widths a query expects of a word's letters
+//! ([`crate::images::widths`]) are learned with the model, from the model
+//! books, and kept with it: a search file written before format 22 has
+//! none until the model is learned again. An add thus costs in proportion to the model books and
 //! the new book once the model is learned, not to the collection. A
 //! relearn ([`relearned`] of every book) makes every book a model book
 //! again.
@@ -20,6 +23,7 @@ use std::collections::BTreeMap;
 use crate::images::codebook::Codebook;
 use crate::images::learn::{par_map, Learned, TermImage};
 use crate::images::model::ModelOptions;
+use crate::images::widths::stored_width;
 use crate::storage::image_search::{SearchBook, SearchContents, SearchFile, SearchImage};
 use crate::storage::word_images::ImageBook;
 
@@ -102,7 +106,14 @@ pub(crate) fn with_book(
     let mut contents = old.contents()?;
     contents.remove_book(key);
     let words = (book.words.iter())
-        .map(|w| (w.page, w.bbox, w.ocr.as_str()))
+        .map(|w| {
+            (
+                w.page,
+                w.bbox,
+                w.ocr.as_str(),
+                stored_width(w.width_in_units()),
+            )
+        })
         .collect::<Vec<_>>();
     contents.insert_book(search_book(key, file, book, false), &words, &rows);
     Ok(contents)
@@ -147,12 +158,14 @@ pub(crate) fn relearned(
                 bbox: word.bbox,
                 ocr: ocr_ids.get(word.ocr.as_str()).copied().unwrap_or(0),
                 floor: rows.get(images.len()).map_or(0, |r| r.floor),
+                width: stored_width(word.width_in_units()),
             });
         }
     }
     SearchContents {
         model: options,
         scale: learned.scale,
+        widths: learned.widths,
         vocabulary_terms,
         classes,
         books: search_books,

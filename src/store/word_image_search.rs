@@ -119,7 +119,8 @@ impl WordImageSearch {
                 Error::InvalidArgument(format!(
                     "{word:?} has no letter or digit: nothing to search for"
                 ))
-            })?;
+            })?
+            .with_widths(self.file.widths());
         rank(&self.file, &query, options, k)?
             .into_iter()
             .map(|(image, scores)| self.hit(image, scores))

@@ -136,6 +136,7 @@ pub fn run_repeated(
         let Some(query) = Query::with_classes(word, file.classes(), false) else {
             continue;
         };
+        let query = query.with_widths(file.widths());
         let started = Instant::now();
         let hits = rank(&file, &query, &options, k)?;
         times_ms.push(started.elapsed().as_secs_f64() * 1e3);
@@ -263,6 +264,7 @@ mod tests {
         let mut contents = SearchContents {
             model: Default::default(),
             scale: 0.5,
+            widths: None,
             vocabulary_terms: 16,
             classes: vec![7, 300, 900],
             books: Vec::new(),
@@ -285,7 +287,8 @@ mod tests {
                 pages: vec!["p.png".into()],
                 model_book: key == "a",
             };
-            let placed: Vec<(u32, WordBox, &str)> = words.iter().map(|w| (0, bbox, *w)).collect();
+            let placed: Vec<(u32, WordBox, &str, u16)> =
+                words.iter().map(|w| (0, bbox, *w, 2048)).collect();
             let rows: Vec<StoredRow> = (0..words.len() as u16)
                 .map(|i| StoredRow {
                     floor: i,

@@ -35,6 +35,7 @@ use stemmata::images::model::Learning;
 use stemmata::images::ocr::{read_ocr, OcrWord};
 use stemmata::images::pages::found_words;
 use stemmata::images::spot::{Matrix, Query, SpotOptions};
+use stemmata::images::widths::stored_width;
 use stemmata::images::WordBox;
 use stemmata::{Error, Result};
 
@@ -377,7 +378,8 @@ pub fn evaluate(pages: &[Page], options: &EvalOptions) -> ImageEval {
         let learned = Learned::from_terms(codebook.clone(), &training, model);
         let rows: Vec<_> = searched.iter().map(|image| learned.row(image)).collect();
         let ocr: Vec<String> = searched.iter().map(|image| image.ocr.clone()).collect();
-        let matrix = Matrix::new(&rows, ocr, learned.model.classes().len());
+        let widths = searched.iter().map(|i| stored_width(i.width)).collect();
+        let matrix = Matrix::new(&rows, ocr, learned.model.classes().len()).with_widths(widths);
         if learning == Learning::Intersection {
             eval.classes = learned.model.classes().len();
         }
@@ -469,6 +471,7 @@ fn mean_average_precision(
         let Some(query) = Query::new(word, &learned.model, spot.ignore_case) else {
             continue;
         };
+        let query = query.with_widths(learned.widths.as_ref());
         formed += 1;
         if relevant == 0 {
             continue;
