@@ -9,10 +9,13 @@
 //!   pairs of query bigrams whose best positions are in the query's order
 //!   (a pair with a bigram not kept by the image is out of order),
 //!
-//! mixed as λM·NMRF_vq + (1 − λM)·MRF_qq (eq. 7.10); and, when the image
-//! has an OCR word, combined with the OCR side, the normalised q-gram
-//! similarity S_q of the OCR word and the query (eq. 7.29), as
-//! λC·image + (1 − λC)·(S_q + R) (eq. 7.30 with R added).
+//! mixed as λM·NMRF_vq + (1 − λM)·MRF_qq (eq. 7.10), less the width part
+//! β·r²/2, r the log ratio of the image's width to the width the model
+//! expects of the query word, in spreads ([`super::widths`]; not the
+//! thesis's); and, when the image has an OCR word, combined with the OCR
+//! side, the normalised q-gram similarity S_q of the OCR word and the
+//! query (eq. 7.29), as λC·image + (1 − λC)·(S_q + R) (eq. 7.30 with R
+//! added).
 //!
 //! **An exact reading.** R is 1 when the OCR word reads the query (S_q =
 //! 1: the same bigrams, word ends included), else 0. Eq. 7.30 alone lets
