@@ -147,7 +147,7 @@ def test_pages_are_added_listed_and_searched(tmp_path: Path) -> None:
         # The box is the ink's, found inside the OCR's: six letters, the
         # spacing after the last left out, and one pixel of edge.
         assert hit.bbox["x1"] - hit.bbox["x0"] == 5 * LETTER_W + 5 * SCALE + 1
-        assert set(hit.scores) == {"likelihood", "order", "image", "ocr", "combined"}
+        assert set(hit.scores) == {"likelihood", "order", "width", "image", "ocr", "combined"}
 
         # By the OCR alone, the second book's gardens (read "gardcn") rank
         # below every garden read right; by the images alone, drawn the

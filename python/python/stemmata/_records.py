@@ -231,7 +231,8 @@ class WordImageHit(Record):
     --json``): the book's ``key``, the ``page`` (from 1) and its file
     ``page_name``, the word's ``bbox`` on the page (pixels ``x0``, ``y0``,
     ``x1``, ``y1``, right and bottom excluded), the ``ocr`` word read
-    there, and ``scores`` (``likelihood``, ``order``, ``image``, ``ocr``,
+    there, and ``scores`` (``likelihood``, ``order``, ``width`` (what the
+    image's width takes against the word's), ``image``, ``ocr``,
     ``combined``)."""
 
     key: str
