@@ -96,9 +96,6 @@ pub struct Learned {
     pub model: Model,
     /// The quantisation scale of stored rows.
     pub scale: f32,
-    /// The widths expected of letters, learned from the training images'
-    /// OCR words; none when too few hold one.
-    pub widths: Option<WordWidths>,
 }
 
 /// Training images whose rows set the quantisation scale (evenly taken).
@@ -179,7 +176,6 @@ impl Learned {
             codebook,
             model,
             scale,
-            widths: widths_of(training),
         }
     }
 
@@ -208,8 +204,10 @@ impl Learned {
 }
 
 /// The widths expected of letters, learned from `images`' OCR words and
-/// widths.
-fn widths_of(images: &[TermImage]) -> Option<WordWidths> {
+/// widths; none when too few hold a word. Learned with the model when it
+/// is relearned, not by [`Learned::from_terms`]: an add that keeps the
+/// model keeps its widths too.
+pub fn widths_of(images: &[TermImage]) -> Option<WordWidths> {
     WordWidths::learn(images.iter().map(|i| (i.ocr.as_str(), i.width)))
 }
 

@@ -410,8 +410,6 @@ pub fn row_values(query: &Query, row: &StoredRow) -> Vec<Vec<BigramValue>> {
         .collect()
 }
 
-/// The scores of a stored row for the query, with OCR similarity `ocr`:
-/// the scores of its best case form.
 /// The scores of a stored row for the query, with OCR similarity `ocr`,
 /// of an image of stored width `width` (0: none): the scores of its best
 /// case form.

@@ -21,7 +21,7 @@
 use std::collections::BTreeMap;
 
 use crate::images::codebook::Codebook;
-use crate::images::learn::{par_map, Learned, TermImage};
+use crate::images::learn::{par_map, widths_of, Learned, TermImage};
 use crate::images::model::ModelOptions;
 use crate::images::widths::stored_width;
 use crate::storage::image_search::{SearchBook, SearchContents, SearchFile, SearchImage};
@@ -165,7 +165,7 @@ pub(crate) fn relearned(
     SearchContents {
         model: options,
         scale: learned.scale,
-        widths: learned.widths,
+        widths: widths_of(&terms),
         vocabulary_terms,
         classes,
         books: search_books,

@@ -29,13 +29,13 @@ use stemmata::images::bigrams::search_form;
 use stemmata::images::codebook::Codebook;
 use stemmata::images::descriptor::Normalisation;
 use stemmata::images::learn::{
-    quantise_all, sample, word_images, LearnOptions, Learned, WordImage,
+    quantise_all, sample, widths_of, word_images, LearnOptions, Learned, WordImage,
 };
-use stemmata::images::model::Learning;
+use stemmata::images::model::{Learning, Model};
 use stemmata::images::ocr::{read_ocr, OcrWord};
 use stemmata::images::pages::found_words;
 use stemmata::images::spot::{Matrix, Query, SpotOptions};
-use stemmata::images::widths::stored_width;
+use stemmata::images::widths::{stored_width, WordWidths};
 use stemmata::images::WordBox;
 use stemmata::{Error, Result};
 
@@ -372,6 +372,7 @@ pub fn evaluate(pages: &[Page], options: &EvalOptions) -> ImageEval {
     );
     let training = quantise_all(&codebook, &training);
     let searched = quantise_all(&codebook, &searched);
+    let letter_widths = widths_of(&training);
     for learning in [Learning::Union, Learning::Intersection] {
         let mut model = options.learn.model;
         model.learning = learning;
@@ -393,7 +394,8 @@ pub fn evaluate(pages: &[Page], options: &EvalOptions) -> ImageEval {
                     ignore_case,
                     ..options.spot
                 };
-                mean_average_precision(&matrix, &learned, &queries, &truth, &occurrences, &spot)
+                let scorer = (&learned.model, letter_widths.as_ref());
+                mean_average_precision(&matrix, scorer, &queries, &truth, &occurrences, &spot)
             };
             let map = |image_weight: f64| maps_at(image_weight).0;
             let maps = match ignore_case {
@@ -451,14 +453,15 @@ fn occurrences(pages: &[Page], ignore_case: bool) -> BTreeMap<String, usize> {
     counts
 }
 
-/// MAP over `queries`, two ways: each query's average precision over the
+/// MAP over `queries`, each formed under `model` and its images held to
+/// `widths`, two ways: each query's average precision over the
 /// images whose truth word it is, ranking all images; and over its
 /// `occurrences` in the searched pages, where an occurrence no image holds
 /// counts as never found (a query no image holds has 0). A query the model
 /// cannot form counts in neither.
 fn mean_average_precision(
     matrix: &Matrix,
-    learned: &Learned,
+    (model, widths): (&Model, Option<&WordWidths>),
     queries: &[String],
     truth: &[Option<String>],
     occurrences: &BTreeMap<String, usize>,
@@ -468,10 +471,10 @@ fn mean_average_precision(
     let (mut counted, mut formed) = (0usize, 0usize);
     for word in queries {
         let relevant = truth.iter().filter(|t| t.as_deref() == Some(word)).count();
-        let Some(query) = Query::new(word, &learned.model, spot.ignore_case) else {
+        let Some(query) = Query::new(word, model, spot.ignore_case) else {
             continue;
         };
-        let query = query.with_widths(learned.widths.as_ref());
+        let query = query.with_widths(widths);
         formed += 1;
         if relevant == 0 {
             continue;
