@@ -107,6 +107,10 @@ pub struct EvalImagesArgs {
     /// at an intersection over union of 1/2) reaches this on every set.
     #[arg(long, value_name = "SHARE")]
     pub gate_ceiling: Option<f64>,
+    /// Fail (exit 1) unless combined MAP reaches images-alone MAP
+    /// (intersection model) on every set, in both case modes.
+    #[arg(long)]
+    pub gate_combined_over_images: bool,
     /// Sets evaluated at once (the vocabulary's k-means runs on one core;
     /// each set in flight holds its pages and descriptors in memory, some
     /// 300-600 MB for 30-40 pages).
@@ -186,6 +190,7 @@ pub fn run(args: EvalImagesArgs) -> Result<ExitCode> {
         images_below: args.images_below,
         intersection: args.gate_intersection,
         ceiling: args.gate_ceiling,
+        combined_over_images: args.gate_combined_over_images,
     };
     if !args.json {
         outln!(

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use stemmata::images::learn::LearnOptions;
 use stemmata::images::model::Learning;
 use stemmata::images::pages::{read_pages, PageFiles};
-use stemmata::images::spot::SpotOptions;
+use stemmata::images::spot::{SpotOptions, OCR_WEIGHT, WIDTH_WEIGHT};
 use stemmata::{Error, ImageBookInfo, ImageModel, ImagesProgress, Index, Result, SpotHit};
 
 use crate::messages::{count, no_index};
@@ -135,11 +135,17 @@ Rank the index's word images for a text word (word spotting): each image is
 scored by the letter bigrams of the word — how likely each is somewhere in the
 image, and whether they come in the word's order (read from the likelihood
 rows the index stores) — mixed with how alike the image's OCR word and the
-query are (normalised letter-bigram overlap). An image whose OCR word reads
-the query exactly gains the OCR weight once more, so at the default weight the
-OCR's exact readings come first, ordered by their images, and the images rank
-the rest, where the OCR misread; the score then runs from 0 to 1.5.
---ocr-weight 0 ranks by the images alone, 1 by the OCR words alone.
+query are (normalised letter-bigram overlap), the OCR's by --ocr-weight. An
+image whose OCR word reads the query exactly gains 1, so the OCR's exact
+readings come first, ordered by their images, and the rest follow, where the
+OCR misread or boxed no word: at the default weight ranked mostly by their
+images, which know more than the OCR's near readings wherever it misreads
+much. The score runs up to 2. --ocr-weight 0 ranks by the images alone, 1 by
+the OCR words alone.
+An image's score also loses --width-weight times half the square of how far
+its width lies from the width the model expects of the word (in the spreads
+of the widths it learned), so `the` ranks an image of `the` above one of
+`there`; 0 leaves widths out.
 Punctuation is ignored; case matters unless --ignore-case: then `fanny` finds
 `Fanny` too (each image is scored as the word as typed, in small letters and
 capitalised, keeping the best, and OCR words are compared in small letters,
@@ -159,8 +165,11 @@ pub struct SpotArgs {
     #[arg(short, long, default_value_t = 20)]
     pub k: usize,
     /// Weight of the OCR words' similarity against the images' score, 0 to 1.
-    #[arg(long, default_value_t = 1.0 - SpotOptions::default().image_weight)]
+    #[arg(long, default_value_t = OCR_WEIGHT)]
     pub ocr_weight: f64,
+    /// Weight of the width part (0 or more; 0 leaves widths out).
+    #[arg(long, default_value_t = WIDTH_WEIGHT)]
+    pub width_weight: f64,
     /// Match the word whatever the case of its letters. Off by default:
     /// the two cases look different on the page, and a query typed with a
     /// capital usually means one (a name, a sentence's first word).
@@ -295,6 +304,13 @@ fn list(args: ListArgs) -> Result<ExitCode> {
         for book in &books {
             outln!("{}", describe(book))?;
         }
+        let search = index.word_images()?;
+        if search.is_some_and(|s| !s.has_word_widths()) {
+            outln!(
+                "no word widths: the model was learned from too few read words, or \
+                 before format 22; `stemmata images relearn` learns them"
+            )?;
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -302,9 +318,17 @@ fn list(args: ListArgs) -> Result<ExitCode> {
 pub fn spot(args: SpotArgs) -> Result<ExitCode> {
     let options = SpotOptions {
         ignore_case: args.ignore_case,
-        ..SpotOptions::with_ocr_weight(args.ocr_weight).ok_or_else(|| {
-            Error::InvalidArgument(format!("--ocr-weight {} outside 0..=1", args.ocr_weight))
-        })?
+        ..SpotOptions::with_ocr_weight(args.ocr_weight)
+            .ok_or_else(|| {
+                Error::InvalidArgument(format!("--ocr-weight {} outside 0..=1", args.ocr_weight))
+            })?
+            .with_width_weight(args.width_weight)
+            .ok_or_else(|| {
+                Error::InvalidArgument(format!(
+                    "--width-weight {} is not a number of 0 or more",
+                    args.width_weight
+                ))
+            })?
     };
     if let Some(html) = &args.html {
         refuse_inside_index(html, &args.index)?;

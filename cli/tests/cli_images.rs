@@ -239,3 +239,51 @@ fn an_add_past_learn_from_keeps_the_model_and_relearn_learns_it_from_every_book(
     assert_eq!(model["books"], 2);
     run_ok(&["verify", "idx"], dir.path());
 }
+
+#[test]
+fn list_says_when_the_model_has_no_word_widths_until_a_relearn_learns_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("idx");
+    common::copy_dir(
+        &common::repo_root().join("tests/fixtures/v21/index"),
+        &index,
+    );
+    let note = "no word widths";
+    let before = run_ok(&["images", "list", "idx"], dir.path());
+    assert!(before.contains(note), "{before}");
+    let json = run_ok(&["images", "list", "idx", "--json"], dir.path());
+    assert!(
+        serde_json::from_str::<Value>(&json).unwrap().is_array(),
+        "{json}"
+    );
+    run_ok(&["upgrade", "idx"], dir.path());
+    let upgraded = run_ok(&["images", "list", "idx"], dir.path());
+    assert!(upgraded.contains(note), "{upgraded}");
+    run_ok(&["images", "relearn", "idx", "--quiet"], dir.path());
+    let after = run_ok(&["images", "list", "idx"], dir.path());
+    assert!(!after.contains(note), "{after}");
+    let spotted = |weight: &str| {
+        let args = [
+            "spot",
+            "idx",
+            "garden",
+            "-k",
+            "0",
+            "--json",
+            "--width-weight",
+        ];
+        let json = run_ok(&[&args[..], &[weight]].concat(), dir.path());
+        let widths: Vec<f64> = (json.lines())
+            .map(|l| {
+                serde_json::from_str::<Value>(l).unwrap()["scores"]["width"]
+                    .as_f64()
+                    .unwrap()
+            })
+            .collect();
+        widths
+    };
+    assert!(spotted("0").iter().all(|&w| w == 0.0));
+    assert!(spotted("0.5").iter().any(|&w| w > 0.0));
+    let refused = run_err(&["spot", "idx", "garden", "--width-weight=-1"], dir.path());
+    assert!(refused.contains("--width-weight -1"), "{refused}");
+}

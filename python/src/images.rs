@@ -104,22 +104,32 @@ impl NativeWordImages {
     /// is 0), best first, as dicts: book key, page, page file, box, OCR
     /// word (empty for a word found from the ink alone, where the OCR
     /// boxed none) and scores. `ocr_weight` (0 to 1) is the share of the OCR
-    /// word's similarity in the score; the rest is the images'. With
-    /// `ignore_case`, the word matches whatever the case of its letters.
-    #[pyo3(signature = (word, *, k = 20, ocr_weight = None, ignore_case = false))]
+    /// word's similarity in the score; the rest is the images'.
+    /// `width_weight` (0 or more) weighs how far an image's width lies
+    /// from the word's expected width. With `ignore_case`, the word
+    /// matches whatever the case of its letters.
+    #[pyo3(signature = (word, *, k = 20, ocr_weight = None, width_weight = None, ignore_case = false))]
     fn spot<'py>(
         &self,
         py: Python<'py>,
         word: String,
         k: usize,
         ocr_weight: Option<f64>,
+        width_weight: Option<f64>,
         ignore_case: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
+        let invalid = |error: String| PyErr::from(Failure::from(Error::InvalidArgument(error)));
         let options = match ocr_weight {
             None => SpotOptions::default(),
-            Some(weight) => SpotOptions::with_ocr_weight(weight).ok_or_else(|| {
-                let error = Error::InvalidArgument(format!("ocr_weight {weight} outside 0..=1"));
-                PyErr::from(Failure::from(error))
+            Some(weight) => SpotOptions::with_ocr_weight(weight)
+                .ok_or_else(|| invalid(format!("ocr_weight {weight} outside 0..=1")))?,
+        };
+        let options = match width_weight {
+            None => options,
+            Some(weight) => options.with_width_weight(weight).ok_or_else(|| {
+                invalid(format!(
+                    "width_weight {weight} is not a number of 0 or more"
+                ))
             })?,
         };
         let options = SpotOptions {

@@ -191,6 +191,8 @@ def test_bad_pages_are_refused_and_leave_the_index_as_it_was(tmp_path: Path) -> 
         assert images is not None
         with pytest.raises(stemmata.InvalidInputError, match="ocr_weight"):
             images.spot("house", ocr_weight=2.0)
+        with pytest.raises(stemmata.InvalidInputError, match="width_weight"):
+            images.spot("house", width_weight=-1.0)
         with pytest.raises(stemmata.InvalidInputError, match="no letter or digit"):
             images.spot("--")
 

@@ -79,6 +79,14 @@ impl WordImageSearch {
         self.file.books().len()
     }
 
+    /// Whether the model holds the widths expected of letters, which a
+    /// query holds each image's width against: not when too few images
+    /// had a read word, nor in an index upgraded from format 21 until
+    /// its model is relearned.
+    pub fn has_word_widths(&self) -> bool {
+        self.file.widths().is_some()
+    }
+
     /// Letter-bigram classes the model knows.
     pub fn classes(&self) -> usize {
         self.file.classes().len()

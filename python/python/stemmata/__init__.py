@@ -451,18 +451,25 @@ class WordImages:
         *,
         k: int = 20,
         ocr_weight: float | None = None,
+        width_weight: float | None = None,
         ignore_case: bool = False,
     ) -> list[WordImageHit]:
         """The ``k`` word images that best match the text ``word`` (all
-        when ``k`` is 0), best first. ``ocr_weight`` (0 to 1, default 0.5)
+        when ``k`` is 0), best first. ``ocr_weight`` (0 to 1, default 0.1)
         is the share of the OCR word's similarity in the score, the rest
         the images'; 0 searches the images alone. An image whose OCR word
-        reads ``word`` exactly gains ``ocr_weight`` once more, so at the
-        default the OCR's exact readings come first. With ``ignore_case``,
+        reads ``word`` exactly gains 1 (unless ``ocr_weight`` is 0), so the
+        OCR's exact readings come first; the default ranks the rest mostly
+        by their images. ``width_weight`` (0
+        or more, default 0.03) weighs how far an image's width lies from
+        the width the model expects of ``word``; 0 leaves widths out.
+        With ``ignore_case``,
         ``word`` matches whatever the case of its letters (``"fanny"``
         finds ``Fanny``). :class:`InvalidInputError` for a word without a
         letter or digit."""
-        hits = self._native.spot(word, k=k, ocr_weight=ocr_weight, ignore_case=ignore_case)
+        hits = self._native.spot(
+            word, k=k, ocr_weight=ocr_weight, width_weight=width_weight, ignore_case=ignore_case
+        )
         return [WordImageHit(hit) for hit in hits]
 
     @property

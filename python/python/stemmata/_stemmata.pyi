@@ -92,6 +92,7 @@ class NativeWordImages:
         *,
         k: int = 20,
         ocr_weight: Optional[float] = None,
+        width_weight: Optional[float] = None,
         ignore_case: bool = False,
     ) -> list[dict[str, Any]]: ...
     def __len__(self) -> int: ...

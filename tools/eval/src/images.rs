@@ -552,6 +552,10 @@ pub struct Gates {
     /// The word images' boxes must reach this recall ceiling
     /// ([`ImageEval::ceiling`]) on every set.
     pub ceiling: Option<f64>,
+    /// Combined MAP must reach images-alone MAP (intersection model) on
+    /// every set, in both case modes: the OCR's readings must not take
+    /// from the images, whatever the OCR reads.
+    pub combined_over_images: bool,
 }
 
 impl Default for Gates {
@@ -568,6 +572,7 @@ impl Default for Gates {
             images_below: 0.90,
             intersection: false,
             ceiling: None,
+            combined_over_images: false,
         }
     }
 }
@@ -645,6 +650,13 @@ impl Gates {
                     "intersection >= union".to_string(),
                     maps.intersection,
                     maps.union,
+                );
+            }
+            if self.combined_over_images {
+                gate(
+                    "combined >= images".to_string(),
+                    maps.combined_intersection,
+                    maps.intersection,
                 );
             }
         }
@@ -888,6 +900,23 @@ mod tests {
             .collect();
         assert_eq!(images.len(), 1);
         assert_eq!((images[0].figure, images[0].passed), (0.850, true));
+    }
+
+    #[test]
+    fn the_combination_must_reach_the_images_alone_on_every_set() {
+        let gates = Gates {
+            combined_over_images: true,
+            ..Gates::default()
+        };
+        // A book face: the combination far above the images.
+        let checks = as_typed(gates.check(&eval(0.99, 0.990, 0.80, 0.850, 0.995)));
+        assert_eq!(checks.len(), 1);
+        assert_eq!((checks[0].figure, checks[0].needed), (0.995, 0.850));
+        assert!(failed(&checks).is_empty());
+        // Handwriting: the OCR's near readings pulling the images down.
+        let checks = as_typed(gates.check(&eval(0.46, 0.680, 0.75, 0.822, 0.800)));
+        assert_eq!(failed(&checks), ["combined"]);
+        assert_eq!(checks[0].gate, "combined >= images");
     }
 
     #[test]
