@@ -386,15 +386,21 @@ impl Weights {
 }
 
 /// A bound on the combined score [`best_form`] gives an image, cheaper
-/// than the score: each form scored with its order part at 1 when it keeps
-/// two bigrams or more (else the order part is 0, as it is then), and its
-/// likelihood part a product in place of two quotients, raised by far
-/// more than their rounding, and no width part (which only takes). Every
-/// other step of the score is monotone in its parts, floating point
-/// included, so the bound is never under the score.
+/// than the score: each form scored with its order part as if every pair
+/// of its kept bigrams were in order (a pair with a bigram not kept never
+/// is: k kept of n bigrams bound it by k(k−1)/2 of the n(n−1)/2 pairs,
+/// divided as the score divides), its likelihood part a product in place
+/// of two quotients, raised by far more than their rounding, and no width
+/// part (which only takes). Every other step of the score is monotone in
+/// its parts, floating point included, so the bound is never under the
+/// score. Where the images weigh most (λC near 1), the order part's
+/// slack is most of the bound's: taking it as 1 whenever two bigrams were
+/// kept let through to full scoring every image that kept two.
 struct Bound {
     /// Bigrams a form.
     n: usize,
+    /// The form's pairs of bigrams, n(n−1)/2, as [`order_of`] counts them.
+    pairs: usize,
     /// Over 1/(u16::MAX·n).
     per_value: f64,
     weights: Weights,
@@ -404,6 +410,7 @@ impl Bound {
     fn new(n: usize, options: &SpotOptions) -> Bound {
         Bound {
             n,
+            pairs: n * n.saturating_sub(1) / 2,
             per_value: 1.0 / (u16::MAX as f64 * n.max(1) as f64) * (1.0 + 1e-9),
             weights: Weights::of(options),
         }
@@ -417,7 +424,11 @@ impl Bound {
             return f64::INFINITY;
         }
         let form_image = |sum: &FormSum| {
-            let order = if sum.kept >= 2 { 1.0 } else { 0.0 };
+            let kept = sum.kept as usize;
+            let order = match self.pairs {
+                0 => 0.0,
+                pairs => (kept * kept.saturating_sub(1) / 2) as f64 / pairs as f64,
+            };
             self.weights.image(sum.total as f64 * self.per_value, order)
         };
         let mut forms = sums.iter().map(form_image);
@@ -1372,6 +1383,30 @@ mod tests {
                 prop_assert_eq!(s, ocr_similarity(&q, word), "{}", word);
                 prop_assert_eq!(s, ocr_similarity(&q, &word.to_lowercase()), "{}", word);
             }
+        }
+
+        /// The bound is never under the score, whichever bigrams an image
+        /// keeps and in whatever order.
+        #[test]
+        fn the_bound_is_never_under_the_score(
+            cells in prop::collection::vec((any::<u16>(), any::<bool>(), 0u8..8, any::<bool>()), 1..9),
+            ocr in prop_oneof![Just(1.0), 0f64..1.0],
+            weights in (0f64..=1.0, 0f64..=1.0),
+        ) {
+            let options = SpotOptions { likelihood_weight: weights.0, image_weight: weights.1, ..SpotOptions::default() };
+            let cells: Vec<Cell> = (cells.iter())
+                .map(|&(value, kept, position, modelled)| match modelled {
+                    true => Cell { value, position: if kept { u16::from(position) + 1 } else { 0 }, modelled },
+                    false => Cell::default(),
+                })
+                .collect();
+            let sum = FormSum {
+                total: cells.iter().filter(|c| c.modelled).map(|c| u32::from(c.value)).sum(),
+                kept: cells.iter().filter(|c| c.position != 0).count() as u32,
+            };
+            let bound = Bound::new(cells.len(), &options).of(&[sum], ocr);
+            let scores = score_cells(&cells, ocr, 0.0, &options);
+            prop_assert!(bound >= scores.combined, "{bound} < {scores:?}");
         }
 
         /// A ranking, in blocks of any size on any number of cores, is the
