@@ -76,9 +76,9 @@ pub struct SpotOptions {
     pub width_weight: f64,
 }
 
-/// The OCR similarity's default weight, 1 − λC. Under 1 the OCR's
-/// exact readings come first whatever the weight; it weighs the OCR's
-/// near readings against the images in what follows. Chosen on CI's
+/// The OCR similarity's default weight, 1 − λC. At any weight above 0
+/// the OCR's exact readings come first; the weight sets how much the
+/// OCR's near readings count against the images in what follows. Chosen on CI's
 /// rendered sets from 0.5, 0.4, 0.3, 0.2, 0.1 and 0.05, and checked on
 /// fifteen sets of other texts, faces and degradations
 /// (benches/README.md, "The rest ranked by the images").

@@ -460,12 +460,11 @@ class WordImages:
         the images'; 0 searches the images alone. An image whose OCR word
         reads ``word`` exactly gains 1 (unless ``ocr_weight`` is 0), so the
         OCR's exact readings come first; the default ranks the rest mostly
-        by their images. ``width_weight`` (0
-        or more, default 0.03) weighs how far an image's width lies from
-        the width the model expects of ``word``; 0 leaves widths out.
-        With ``ignore_case``,
-        ``word`` matches whatever the case of its letters (``"fanny"``
-        finds ``Fanny``). :class:`InvalidInputError` for a word without a
+        by their images. ``width_weight`` (0 or more, default 0.03) weighs
+        how far an image's width lies from the width the model expects of
+        ``word``; 0 leaves widths out. With ``ignore_case``, ``word``
+        matches whatever the case of its letters (``"fanny"`` finds
+        ``Fanny``). :class:`InvalidInputError` for a word without a
         letter or digit."""
         hits = self._native.spot(
             word, k=k, ocr_weight=ocr_weight, width_weight=width_weight, ignore_case=ignore_case
