@@ -273,14 +273,13 @@ fn list_says_when_the_model_has_no_word_widths_until_a_relearn_learns_them() {
             "--width-weight",
         ];
         let json = run_ok(&[&args[..], &[weight]].concat(), dir.path());
-        let widths: Vec<f64> = (json.lines())
+        (json.lines())
             .map(|l| {
                 serde_json::from_str::<Value>(l).unwrap()["scores"]["width"]
                     .as_f64()
                     .unwrap()
             })
-            .collect();
-        widths
+            .collect::<Vec<f64>>()
     };
     assert!(spotted("0").iter().all(|&w| w == 0.0));
     assert!(spotted("0.5").iter().any(|&w| w > 0.0));
