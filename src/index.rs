@@ -568,9 +568,9 @@ impl Index {
     }
 
     /// Learns the letter-bigram model again from every book of word images
-    /// of the index and recomputes every row: after books of another face
-    /// or hand were added to a model learned without them. Takes the
-    /// writer role; `InvalidArgument` when the index has no word images.
+    /// of the index and recomputes every row, a book of at least
+    /// [`LearnOptions::default`]'s `learn_alone` word images by a model
+    /// learned from its own alone. Takes the writer role; `InvalidArgument` when the index has no word images.
     /// Returns the model and what could not be removed after the commit.
     pub fn relearn_word_images(
         &self,

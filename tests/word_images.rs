@@ -420,10 +420,14 @@ fn add_past(
 type Ranked = std::collections::BTreeMap<(String, String, u32, [u32; 4]), [u64; 2]>;
 
 fn ranked(index: &Index) -> Ranked {
+    ranked_by(index, &SpotOptions::default())
+}
+
+fn ranked_by(index: &Index, options: &SpotOptions) -> Ranked {
     let search = index.word_images().unwrap().unwrap();
     let mut out = Ranked::new();
     for word in ["the", "garden", "window", "houses"] {
-        for hit in search.spot(word, &SpotOptions::default(), 0).unwrap() {
+        for hit in search.spot(word, options, 0).unwrap() {
             let b = hit.bbox;
             out.insert(
                 (
@@ -511,6 +515,81 @@ fn an_add_past_learn_from_keeps_the_model_and_every_row_before_it() {
         .unwrap()
         .count();
     assert_eq!(names, 5, "three books, the vocabulary and one search file");
+}
+
+fn learning(learn_from: u64, learn_alone: u64) -> LearnOptions {
+    LearnOptions {
+        learn_from,
+        learn_alone,
+        ..small()
+    }
+}
+
+#[test]
+fn a_book_of_learn_alone_images_is_scored_by_its_own_model_whatever_the_other_books() {
+    let dir = tempfile::tempdir().unwrap();
+    let pages =
+        |name: &str, n: usize, offset: usize| write_pages(&dir.path().join(name), n, offset);
+    // b and d 120 word images each, a 80: b, the first book, sets the vocabulary.
+    let (b, d, a) = (pages("b", 3, 0), pages("d", 3, 3), pages("a", 2, 5));
+    let rows_alone = SpotOptions::default().with_width_weight(0.0).unwrap();
+    let index_of = |name: &str, order: &[(&str, &[PathBuf])], options: LearnOptions| {
+        let index = Index::create(dir.path().join(name)).unwrap();
+        for (key, pages) in order {
+            (index.add_word_images(key, &files(pages), &options, &|_| {})).unwrap();
+        }
+        // The widths a query expects are learned with the index's model.
+        ranked_by(&index, &rows_alone)
+    };
+    // Kept adds of a: under b's model, and under the model of b and d.
+    let kept = |name: &str, model_books: &[(&str, &[PathBuf])], learn_from, learn_alone| {
+        let mut order = model_books.to_vec();
+        order.push(("a", &a));
+        of_book(
+            &index_of(name, &order, learning(learn_from, learn_alone)),
+            "a",
+        )
+    };
+    let alone_under_b = kept("alone-b", &[("b", &b)], 100, 80);
+    let alone_under_bd = kept("alone-bd", &[("b", &b), ("d", &d)], 200, 80);
+    assert!(!alone_under_b.is_empty());
+    assert_eq!(alone_under_b, alone_under_bd, "a's rows by its own model");
+    let with_b = kept("with-b", &[("b", &b)], 100, 81);
+    let with_bd = kept("with-bd", &[("b", &b), ("d", &d)], 200, 81);
+    assert_ne!(
+        with_b, with_bd,
+        "a's rows by the model learned with the model books"
+    );
+    assert_ne!(with_b, alone_under_b);
+
+    // Adds that learn the model again: each book of 80 or more by its own.
+    let both = index_of(
+        "relearning",
+        &[("b", &b), ("a", &a)],
+        learning(u64::MAX, 80),
+    );
+    assert_eq!(of_book(&both, "a"), alone_under_b);
+    let only_b = index_of("only-b", &[("b", &b)], learning(u64::MAX, 80));
+    assert_eq!(of_book(&both, "b"), only_b);
+    let joint = index_of("joint", &[("b", &b), ("a", &a)], learning(u64::MAX, 121));
+    assert_ne!(
+        of_book(&joint, "b"),
+        only_b,
+        "b's rows by the model of both"
+    );
+
+    // An add says whether its book was scored alone; the list does not.
+    let index = Index::create(dir.path().join("told")).unwrap();
+    let add = |key: &str, pages: &[PathBuf]| {
+        let info = index.add_word_images(key, &files(pages), &learning(100, 80), &|_| {});
+        info.unwrap().own_model
+    };
+    assert_eq!((add("b", &b), add("a", &a)), (Some(false), Some(true)));
+    assert!(index
+        .image_books()
+        .unwrap()
+        .iter()
+        .all(|b| b.own_model.is_none()));
 }
 
 #[test]

@@ -138,6 +138,12 @@ pub struct EvalImagesArgs {
     #[arg(long, value_name = "IMAGES", requires = "through_index",
           default_value_t = stemmata::images::learn::LearnOptions::default().learn_from)]
     pub learn_from: u64,
+    /// With --through-index: a book of at least this many word images is
+    /// scored by a model learned from its own word images alone (`images
+    /// add --learn-alone`).
+    #[arg(long, value_name = "IMAGES", requires = "through_index",
+          default_value_t = stemmata::images::learn::LearnOptions::default().learn_alone)]
+    pub learn_alone: u64,
     /// Describe word images by their box's height, as indexes of format
     /// 18 and before did, instead of by 1.6 x-heights: to compare
     /// the two (in memory only; an index describes its pages as its
@@ -171,6 +177,7 @@ pub fn run(args: EvalImagesArgs) -> Result<ExitCode> {
     }
     options.learn.branching = args.branching;
     options.learn.learn_from = args.learn_from;
+    options.learn.learn_alone = args.learn_alone;
     let defaults = ModelOptions::default();
     options.learn.model.smoothing = args.smoothing.unwrap_or(defaults.smoothing);
     let spot = SpotOptions::default();

@@ -41,9 +41,12 @@ images (20,000 by default, about two books of 30 pages), each add learns it
 again from every book and recomputes every row. After that an add keeps the
 model and every row, and computes only the new book's rows, by the model
 learned from the books the model was learned from and the new one: adding a
-book costs the same however large the collection. `stemmata images relearn`
-learns the model from every book (`images list` marks the books it was
-learned from).
+book costs the same however large the collection. A book of at least
+--learn-alone word images (5,000 by default, about 15 pages) is scored by a
+model learned from its own word images alone, at an add or a relearn: a
+model learned mostly from other faces or hands tells its words apart
+poorly. `stemmata images relearn` learns the model from every book (`images
+list` marks the books it was learned from).
 
 A bad or mismatched file (an image that does not decode, OCR of another page
 size, no OCR file) stops the command with nothing written.";
@@ -63,8 +66,8 @@ pub enum ImagesCommand {
     /// whether the model was learned from it.
     List(ListArgs),
     /// Learn the letter-bigram model again from every book of word images
-    /// and recompute every row (after books of another face or hand were
-    /// added to a model learned without them).
+    /// and recompute every row (a book of at least 5,000 word images by a
+    /// model learned from its own alone).
     Relearn(RelearnArgs),
 }
 
@@ -100,6 +103,11 @@ pub struct AddArgs {
     /// it was learned from and this one).
     #[arg(long, default_value_t = LearnOptions::default().learn_from, value_name = "IMAGES")]
     pub learn_from: u64,
+    /// Score this book by a model learned from its own word images alone
+    /// when it holds at least this many (over the index's classes); a
+    /// smaller book by the model learned with the other books.
+    #[arg(long, default_value_t = LearnOptions::default().learn_alone, value_name = "IMAGES")]
+    pub learn_alone: u64,
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
@@ -221,6 +229,7 @@ fn add(args: AddArgs) -> Result<ExitCode> {
     let mut options = LearnOptions {
         branching: args.branching,
         learn_from: args.learn_from,
+        learn_alone: args.learn_alone,
         ..LearnOptions::default()
     };
     options.model.learning = match args.learning {
@@ -265,6 +274,9 @@ fn add(args: AddArgs) -> Result<ExitCode> {
         outln!("added {}", describe(&info))?;
         if let Some(model) = &info.model {
             outln!("{}", describe_model(model))?;
+        }
+        if info.own_model == Some(true) {
+            outln!("its rows by a model learned from its own word images alone")?;
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -238,6 +238,21 @@ fn an_add_past_learn_from_keeps_the_model_and_relearn_learns_it_from_every_book(
     let model: Value = serde_json::from_str(&json).unwrap();
     assert_eq!(model["books"], 2);
     run_ok(&["verify", "idx"], dir.path());
+
+    // A book of --learn-alone word images or more is scored by its own model.
+    let own = "its rows by a model learned from its own word images alone";
+    let add = |learn_alone: &str| {
+        let args = ["images", "add", "idx", "--key", "third", "--learn-alone"];
+        run_ok(
+            &[&args[..], &[learn_alone, "pages", "--quiet"]].concat(),
+            dir.path(),
+        )
+    };
+    let (alone, with_others) = (add("33"), add("34"));
+    assert!(
+        alone.contains(own) && !with_others.contains(own),
+        "{alone}{with_others}"
+    );
 }
 
 #[test]

@@ -26,6 +26,9 @@ pub struct Learn<'a> {
     /// The add learns the model again while it was learned from fewer word
     /// images; `None` for the default.
     pub learn_from: Option<u64>,
+    /// A book of at least this many word images is scored by a model
+    /// learned from its own alone; `None` for the default.
+    pub learn_alone: Option<u64>,
 }
 
 /// Adds the pages `paths` (page images, or directories of them, each with
@@ -45,6 +48,9 @@ pub fn add(
     }
     if let Some(learn_from) = learn.learn_from {
         options.learn_from = learn_from;
+    }
+    if let Some(learn_alone) = learn.learn_alone {
+        options.learn_alone = learn_alone;
     }
     options.model.learning = match learn.learning {
         "union" => Learning::Union,

@@ -198,9 +198,10 @@ impl NativeIndex {
     /// Adds a scanned book's pages under `key` (page images, or
     /// directories of them, each with its hOCR or ALTO beside it); the
     /// word-image model is learned again while it was learned from fewer
-    /// than `learn_from` word images, else kept. Returns the book's entry
-    /// as a dict.
-    #[pyo3(signature = (key, pages, *, learning = "intersection", branching = None, learn_from = None, progress = None))]
+    /// than `learn_from` word images, else kept; a book of at least
+    /// `learn_alone` word images is scored by a model learned from its own
+    /// alone. Returns the book's entry as a dict.
+    #[pyo3(signature = (key, pages, *, learning = "intersection", branching = None, learn_from = None, learn_alone = None, progress = None))]
     #[allow(clippy::too_many_arguments)]
     fn add_word_images<'py>(
         &self,
@@ -210,6 +211,7 @@ impl NativeIndex {
         learning: &str,
         branching: Option<usize>,
         learn_from: Option<u64>,
+        learn_alone: Option<u64>,
         progress: Option<Py<PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let index = self.index(py)?;
@@ -218,6 +220,7 @@ impl NativeIndex {
             learning,
             branching,
             learn_from,
+            learn_alone,
         };
         let info = detached(py, || images::add(&index, &key, &pages, &learn, reporter))?;
         to_python(py, &info)

@@ -216,3 +216,27 @@ def test_a_kept_model_is_reported_and_a_relearn_learns_from_every_book(tmp_path:
         assert isinstance(model, stemmata.ImageModel)
         assert (model.relearned, model.books, model.images) == (True, 2, 200)
         assert all(b.model_book for b in index.image_books())
+
+
+def test_a_book_of_learn_alone_word_images_is_scored_by_its_own_model(tmp_path: Path) -> None:
+    first = write_book(tmp_path / "first", 3, {})
+    second = write_book(tmp_path / "second", 2, {"garden": "gardcn"})
+    scores = {}
+    for learn_alone in (1, 10**9):
+        with stemmata.Index.create(tmp_path / f"idx-{learn_alone}") as index:
+            index.add_word_images("first", [first], branching=8, learn_from=100)
+            book = index.add_word_images(
+                "second", [second], learn_from=100, learn_alone=learn_alone
+            )
+            assert book.own_model == (learn_alone == 1)
+            assert index.image_books()[1].own_model is None
+            images = index.word_images()
+            assert images is not None
+            hits = images.spot("garden", k=0, ocr_weight=0.0, width_weight=0.0)
+            scores[learn_alone] = sorted(
+                (hit.page, tuple(hit.bbox.values()), hit.scores["image"])
+                for hit in hits
+                if hit.key == "second"
+            )
+    assert scores[1] and len(scores[1]) == len(scores[10**9])
+    assert scores[1] != scores[10**9], "the second book's rows by its own model, or with the first's"

@@ -37,10 +37,22 @@ pub struct LearnOptions {
     /// two books of 30 pages.
     #[serde(default = "default_learn_from")]
     pub learn_from: u64,
+    /// A book of at least this many word images is scored by a model
+    /// learned from its own word images alone, over the index's classes;
+    /// a smaller one by the model learned with the other books (see
+    /// storage-format.md 6.8). A model learned mostly from other
+    /// faces or hands describes a book poorly. Default 5,000, about 15
+    /// pages.
+    #[serde(default = "default_learn_alone")]
+    pub learn_alone: u64,
 }
 
 fn default_learn_from() -> u64 {
     LearnOptions::default().learn_from
+}
+
+fn default_learn_alone() -> u64 {
+    LearnOptions::default().learn_alone
 }
 
 impl Default for LearnOptions {
@@ -50,6 +62,7 @@ impl Default for LearnOptions {
             sample: 150_000,
             model: ModelOptions::default(),
             learn_from: 20_000,
+            learn_alone: 5_000,
         }
     }
 }

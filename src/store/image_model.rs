@@ -1,27 +1,41 @@
-//! Which letter-bigram model a search file's rows are computed by, and the
+//! Which letter-bigram models a search file's rows are computed by, and the
 //! search file an add or a relearn writes.
 //!
-//! The model is learned from the word images of the search file's *model
-//! books*. An add learns it again from every book, the new one included
-//! (every book then a model book, every row recomputed), while the model
-//! books hold fewer word images than [`LearnOptions::learn_from`] or the
-//! add replaces one of them; otherwise it keeps the model: the old file's
-//! rows are carried over, and only the new book's are computed, by the
-//! model learned from the model books' files and the new book (see
-//! [`with_book`]). The widths a query expects of a word's letters
-//! ([`crate::images::widths`]) are learned with the model, from the model
-//! books, and kept with it: a search file written before format 22 has
-//! none until the model is learned again. An add thus costs in proportion to the model books and
-//! the new book once the model is learned, not to the collection. A
-//! relearn ([`relearned`] of every book) makes every book a model book
-//! again.
+//! The index's model is learned from the word images of the search file's
+//! *model books*: it sets the classes (the columns), the scale rows are
+//! quantised against, and the widths a query expects of a word's letters
+//! ([`crate::images::widths`]). An add learns it again from every book,
+//! the new one included (every book then a model book, every row
+//! recomputed), while the model books hold fewer word images than
+//! [`LearnOptions::learn_from`] or the add replaces one of them; otherwise
+//! it keeps the model: the old file's rows are carried over, and only the
+//! new book's are computed (see [`with_book`]). The widths are learned with
+//! the model and kept with it: a search file written before format 22 has
+//! none until the model is learned again. A relearn ([`relearned`] of
+//! every book) makes every book a model book again.
+//!
+//! A book's own rows are computed by a model that has seen its face or
+//! hand: a book of at least [`LearnOptions::learn_alone`] word images by
+//! the model learned from its own word images alone, a smaller one by the
+//! index's model (or, at a kept add, by the model learned from the model
+//! books and the book). Either model's rows are taken over the index's
+//! classes; the book's own model quantises them against its own scale. A
+//! model learned mostly from other faces tells a book's words apart
+//! poorly: in a library of three roman-type books, a handwritten book's
+//! images alone scored 0.24 by such a model and 0.61 by its own
+//! (benches/README.md, "A book scored by its own model"). An add thus
+//! costs in proportion to the model books and the new book at most, not
+//! to the collection.
 //!
 //! [`LearnOptions::learn_from`]: crate::images::learn::LearnOptions::learn_from
+//! [`LearnOptions::learn_alone`]: crate::images::learn::LearnOptions::learn_alone
 
 use std::collections::BTreeMap;
 
+use crate::images::bigrams::Bigram;
 use crate::images::codebook::Codebook;
 use crate::images::learn::{par_map, widths_of, Learned, TermImage};
+use crate::images::likelihood::StoredRow;
 use crate::images::model::ModelOptions;
 use crate::images::widths::stored_width;
 use crate::storage::image_search::{SearchBook, SearchContents, SearchFile, SearchImage};
@@ -79,30 +93,54 @@ fn term_images<'a>(books: impl IntoIterator<Item = &'a ImageBook>) -> Vec<TermIm
         .collect()
 }
 
+/// Whether `book`'s rows are computed by a model learned from its own
+/// word images alone: it holds at least `learn_alone`.
+pub(crate) fn learns_alone(book: &ImageBook, learn_alone: u64) -> bool {
+    book.words.len() as u64 >= learn_alone
+}
+
+/// The rows of `own`, one book's word images, by the model learned from
+/// them alone, over `classes`, quantised against that model's scale.
+fn rows_alone(
+    codebook: &Codebook,
+    own: &[TermImage],
+    classes: &[Bigram],
+    options: ModelOptions,
+) -> Vec<StoredRow> {
+    let learned = Learned::from_terms(codebook.clone(), own, options);
+    par_map(own, |image| learned.row_over(image, classes, learned.scale))
+}
+
 /// `old` with the book `key` (its book file numbered `file`) added, or put
 /// in place of the book of that key, not a model book: its rows computed
-/// by the model learned from `model_books` (`old`'s model books, in key
-/// order) and the book itself, over `old`'s classes and quantised against
-/// its scale. So a book of a face or hand the model books lack is scored
-/// by a model that has seen it, as an add that learned the model from
-/// every book would score it, and each such book's rows depend on the
-/// model books and itself alone, whatever the order of the adds.
+/// over `old`'s classes by its own model when it [`learns_alone`] with
+/// `learn_alone` (`model_books` are then not needed, and may be empty),
+/// else by the model learned from `model_books` (`old`'s model books, in
+/// key order) and the book itself, quantised against `old`'s scale. So a
+/// book of a face or hand the model books lack is scored by a model that
+/// has seen it, and each such book's rows depend on the model books and
+/// itself alone, whatever the order of the adds.
 pub(crate) fn with_book(
     codebook: Codebook,
     old: &SearchFile,
     model_books: &[ImageBook],
+    learn_alone: u64,
     key: &str,
     file: u32,
     book: &ImageBook,
 ) -> crate::Result<SearchContents> {
     let own = term_images([book]);
-    let mut training = term_images(model_books);
-    training.extend(own.iter().cloned());
-    let learned = Learned::from_terms(codebook, &training, old.model());
-    drop(training);
-    let rows = par_map(&own, |image| {
-        learned.row_over(image, old.classes(), old.scale())
-    });
+    let rows = if learns_alone(book, learn_alone) {
+        rows_alone(&codebook, &own, old.classes(), old.model())
+    } else {
+        let mut training = term_images(model_books);
+        training.extend(own.iter().cloned());
+        let learned = Learned::from_terms(codebook, &training, old.model());
+        drop(training);
+        par_map(&own, |image| {
+            learned.row_over(image, old.classes(), old.scale())
+        })
+    };
     let mut contents = old.contents()?;
     contents.remove_book(key);
     let words = (book.words.iter())
@@ -121,17 +159,30 @@ pub(crate) fn with_book(
 
 /// The search file of `books` (by key, each with its book file's number):
 /// the model learned from all their word images with `options`, every
-/// image's stored row, and the columns; every book a model book.
+/// image's stored row (by its book's own model where the book
+/// [`learns_alone`] with `learn_alone` and is not the only one), and the
+/// columns; every book a model book.
 pub(crate) fn relearned(
     codebook: Codebook,
     books: &BTreeMap<String, (u32, ImageBook)>,
     options: ModelOptions,
+    learn_alone: u64,
 ) -> SearchContents {
     let terms = term_images(books.values().map(|(_, b)| b));
     let vocabulary_terms = codebook.terms() as u32;
     let learned = Learned::from_terms(codebook, &terms, options);
-    let rows = par_map(&terms, |image| learned.row(image));
     let classes = learned.model.classes().to_vec();
+    let mut rows = Vec::with_capacity(terms.len());
+    let mut rest = terms.as_slice();
+    for (_, book) in books.values() {
+        let (own, after) = rest.split_at(book.words.len().min(rest.len()));
+        rest = after;
+        if books.len() > 1 && learns_alone(book, learn_alone) {
+            rows.extend(rows_alone(&learned.codebook, own, &classes, options));
+        } else {
+            rows.extend(par_map(own, |image| learned.row(image)));
+        }
+    }
     let mut columns = vec![Vec::new(); classes.len()];
     for (image, row) in rows.iter().enumerate() {
         for &(c, value, position) in &row.kept {

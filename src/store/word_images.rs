@@ -57,6 +57,12 @@ pub struct ImageBookInfo {
     /// The model after an add: learned again, or kept.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model: Option<ImageModel>,
+    /// After an add: whether its rows were computed by a model learned
+    /// from its own word images alone (it holds at least the add's
+    /// `learn_alone`, and the index another book; see
+    /// storage-format.md 6.8).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub own_model: Option<bool>,
     /// What went wrong after the add was committed (a replaced file not
     /// removed); empty but after an add.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -218,6 +224,8 @@ pub(crate) fn add_read(
         }
     };
     let book = describe_book(key, &codebook, read)?;
+    let own_model = listed.iter().any(|(other, _)| other != key)
+        && image_model::learns_alone(&book, options.learn_alone);
     let book_bytes = files::encode_book(&book);
     let book_file = numbers.write(store, "wib", &book_bytes)?;
     let entry = ImageBookEntry {
@@ -236,7 +244,10 @@ pub(crate) fn add_read(
     let kept = match (&old, &listed_files) {
         (Some(old), Some(f)) if image_model::keeps_model(old, key, options.learn_from) => {
             let old = read_search(store, &f.search)?;
-            let model_books = read_model_books(store, &listed, &old)?;
+            let model_books = match image_model::learns_alone(&book, options.learn_alone) {
+                true => Vec::new(),
+                false => read_model_books(store, &listed, &old)?,
+            };
             progress(ImagesProgress::Model {
                 images: (model_books.iter().chain([&book]))
                     .map(|b| b.words.len())
@@ -247,6 +258,7 @@ pub(crate) fn add_read(
                 codebook,
                 &old,
                 &model_books,
+                options.learn_alone,
                 key,
                 entry.file,
                 &book,
@@ -264,7 +276,7 @@ pub(crate) fn add_read(
             progress(ImagesProgress::Model {
                 images: books.values().map(|(_, b)| b.words.len()).sum(),
             });
-            image_model::relearned(codebook, &books, model)
+            image_model::relearned(codebook, &books, model, options.learn_alone)
         }
     };
     drop(old);
@@ -292,6 +304,7 @@ pub(crate) fn add_read(
         bytes: entry.bytes,
         model_book: (contents.books.iter()).any(|b| b.key == key && b.model_book),
         model: Some(ImageModel::of(&contents, relearned)),
+        own_model: Some(own_model),
         warnings: crate::store::unlisted::remove_after_commit(replaced),
     })
 }
@@ -472,7 +485,8 @@ pub(crate) fn relearn(
     progress(ImagesProgress::Model {
         images: books.values().map(|(_, b)| b.words.len()).sum(),
     });
-    let contents = image_model::relearned(codebook, &books, model);
+    let learn_alone = LearnOptions::default().learn_alone;
+    let contents = image_model::relearned(codebook, &books, model, learn_alone);
     progress(ImagesProgress::Writing);
     let search = numbers.write(store, "wis", &image_search::encode(&contents))?;
     fs::sync_dir(&dir)?;
@@ -591,6 +605,7 @@ pub(crate) fn list(store: &Store) -> Result<Vec<ImageBookInfo>> {
         .map(|(key, e)| ImageBookInfo {
             model_book: model_books.contains(&key),
             model: None,
+            own_model: None,
             warnings: Vec::new(),
             key,
             pages: e.pages,

@@ -229,6 +229,7 @@ class Index:
         learning: Literal["intersection", "union"] = "intersection",
         branching: int | None = None,
         learn_from: int | None = None,
+        learn_alone: int | None = None,
         progress: Any = None,
     ) -> WordImageBook:
         """Adds a scanned book under ``key``: its page images (PNG, TIFF,
@@ -245,7 +246,10 @@ class Index:
         computes only this book's rows (by the model learnt from the books
         it was learnt from and this one), so that an add costs the same
         however large the collection. :meth:`relearn_word_images` learns it
-        from every book.
+        from every book. A book of at least ``learn_alone`` word images
+        (default 5,000, about 15 pages) is scored by a model learnt from its
+        own word images alone: a model learnt mostly from other faces or
+        hands tells its words apart poorly.
 
         ``learning`` (the model) and ``branching`` (the visual vocabulary
         has ``branching``² terms, default 96) are set by the index's first
@@ -260,14 +264,15 @@ class Index:
             learning=learning,
             branching=branching,
             learn_from=learn_from,
+            learn_alone=learn_alone,
             progress=_progress.callback(progress),
         )
         return WordImageBook(info)
 
     def relearn_word_images(self) -> ImageModel:
         """Learns the word-image model again from every book and
-        recomputes every row: after books of another face or hand were
-        added to a model learnt without them. Raises
+        recomputes every row, a book of at least 5,000 word images by a
+        model learnt from its own alone. Raises
         :class:`InvalidInputError` when the index has no word images."""
         return ImageModel(self._native.relearn_word_images())
 

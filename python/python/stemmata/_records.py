@@ -206,7 +206,9 @@ class WordImageBook(Record):
     """A scanned book's word images in an index (``stemmata images list
     --json``): ``model_book`` tells whether the word-image model was learnt
     from it; after an add, ``model`` is the model (:class:`ImageModel`
-    fields: ``relearned``, ``books``, ``images``)."""
+    fields: ``relearned``, ``books``, ``images``) and ``own_model`` whether
+    the book's rows were computed by a model learnt from its own word
+    images alone (``learn_alone``)."""
 
     key: str
     pages: int
@@ -214,6 +216,7 @@ class WordImageBook(Record):
     bytes: int
     model_book: bool
     model: dict[str, Any] | None
+    own_model: bool | None
 
 
 class ImageModel(Record):

@@ -73,6 +73,7 @@ class NativeIndex:
         learning: str = "intersection",
         branching: Optional[int] = None,
         learn_from: Optional[int] = None,
+        learn_alone: Optional[int] = None,
         progress: _Progress = None,
     ) -> dict[str, Any]: ...
     def relearn_word_images(self) -> dict[str, Any]: ...
