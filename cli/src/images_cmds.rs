@@ -42,7 +42,7 @@ again from every book and recomputes every row. After that an add keeps the
 model and every row, and computes only the new book's rows, by the model
 learned from the books the model was learned from and the new one: adding a
 book costs the same however large the collection. A book of at least
---learn-alone word images (5,000 by default, about 15 pages) is scored by a
+--learn-alone word images (1,000 by default, about 3 pages) is scored by a
 model learned from its own word images alone, at an add or a relearn: a
 model learned mostly from other faces or hands tells its words apart
 poorly. `stemmata images relearn` learns the model from every book (`images
@@ -66,7 +66,7 @@ pub enum ImagesCommand {
     /// whether the model was learned from it.
     List(ListArgs),
     /// Learn the letter-bigram model again from every book of word images
-    /// and recompute every row (a book of at least 5,000 word images by a
+    /// and recompute every row (a book of at least 1,000 word images by a
     /// model learned from its own alone).
     Relearn(RelearnArgs),
 }

@@ -41,8 +41,11 @@ pub struct LearnOptions {
     /// learned from its own word images alone, over the index's classes;
     /// a smaller one by the model learned with the other books (see
     /// storage-format.md 6.8). A model learned mostly from other
-    /// faces or hands describes a book poorly. Default 5,000, about 15
-    /// pages.
+    /// faces or hands describes a book poorly. Default 1,000, about 3
+    /// pages: measured through the index, every book of 1,588 word images
+    /// or more scored better by its own model; at 598 to 757 a handwritten
+    /// one still did by far, a roman-type one after roman-type books about
+    /// as well (benches/README.md, "A book scored by its own model").
     #[serde(default = "default_learn_alone")]
     pub learn_alone: u64,
 }
@@ -62,7 +65,7 @@ impl Default for LearnOptions {
             sample: 150_000,
             model: ModelOptions::default(),
             learn_from: 20_000,
-            learn_alone: 5_000,
+            learn_alone: 1_000,
         }
     }
 }

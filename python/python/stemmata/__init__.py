@@ -247,7 +247,7 @@ class Index:
         it was learnt from and this one), so that an add costs the same
         however large the collection. :meth:`relearn_word_images` learns it
         from every book. A book of at least ``learn_alone`` word images
-        (default 5,000, about 15 pages) is scored by a model learnt from its
+        (default 1,000, about 3 pages) is scored by a model learnt from its
         own word images alone: a model learnt mostly from other faces or
         hands tells its words apart poorly.
 
@@ -271,7 +271,7 @@ class Index:
 
     def relearn_word_images(self) -> ImageModel:
         """Learns the word-image model again from every book and
-        recomputes every row, a book of at least 5,000 word images by a
+        recomputes every row, a book of at least 1,000 word images by a
         model learnt from its own alone. Raises
         :class:`InvalidInputError` when the index has no word images."""
         return ImageModel(self._native.relearn_word_images())
