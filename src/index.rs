@@ -570,8 +570,9 @@ impl Index {
     /// Learns the letter-bigram model again from every book of word images
     /// of the index and recomputes every row, a book of at least
     /// [`LearnOptions::default`]'s `learn_alone` word images by a model
-    /// learned from its own alone. Takes the writer role; `InvalidArgument` when the index has no word images.
-    /// Returns the model and what could not be removed after the commit.
+    /// learned from its own alone. Takes the writer role; `InvalidArgument`
+    /// when the index has no word images. Returns the model and what could
+    /// not be removed after the commit.
     pub fn relearn_word_images(
         &self,
         progress: &(dyn Fn(ImagesProgress) + Sync),

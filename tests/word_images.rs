@@ -399,8 +399,13 @@ fn a_read_only_index_refuses_adds_and_spots_without_writing() {
 }
 
 fn learning_from(images: u64) -> LearnOptions {
+    learning(images, LearnOptions::default().learn_alone)
+}
+
+fn learning(learn_from: u64, learn_alone: u64) -> LearnOptions {
     LearnOptions {
-        learn_from: images,
+        learn_from,
+        learn_alone,
         ..small()
     }
 }
@@ -515,14 +520,6 @@ fn an_add_past_learn_from_keeps_the_model_and_every_row_before_it() {
         .unwrap()
         .count();
     assert_eq!(names, 5, "three books, the vocabulary and one search file");
-}
-
-fn learning(learn_from: u64, learn_alone: u64) -> LearnOptions {
-    LearnOptions {
-        learn_from,
-        learn_alone,
-        ..small()
-    }
 }
 
 #[test]
