@@ -523,6 +523,12 @@ impl Index {
     /// images, and the add rewrites every row; after that an add keeps it
     /// and computes only the new book's rows, so that it costs the same
     /// however large the collection (see [`Index::relearn_word_images`]).
+    /// A book of at least `options.learn_alone` word images, added to an
+    /// index that holds another, is described by a vocabulary learned from
+    /// its own pages (of the index's branching) and scored by a model
+    /// learned from its own word images alone; its add always keeps the
+    /// model, which cannot learn from its terms (see
+    /// [`crate::store::image_model`]).
     /// The model's options are those of the first add. Every page is read and checked
     /// before anything is written: a bad or mismatched file leaves the
     /// index as it was. A book of that key is replaced. Takes the writer
@@ -568,8 +574,9 @@ impl Index {
     }
 
     /// Learns the letter-bigram model again from every book of word images
-    /// of the index and recomputes every row, a book of at least
-    /// [`LearnOptions::default`]'s `learn_alone` word images by a model
+    /// of the index's vocabulary (every book when none is) and recomputes
+    /// every row, a book of its own vocabulary, or of at least
+    /// [`LearnOptions::default`]'s `learn_alone` word images, by a model
     /// learned from its own alone. Takes the writer role; `InvalidArgument`
     /// when the index has no word images. Returns the model and what could
     /// not be removed after the commit.

@@ -23,7 +23,7 @@
 //! format: this build reads it but cannot load into it (its sketches or
 //! page signatures would need the texts).
 //!
-//! A format-10 to format-21 index is upgraded by one catalog transaction:
+//! A format-10 to format-22 index is upgraded by one catalog transaction:
 //! its sketch options (before format 17 40 bytes, without the shingle
 //! hash: its shingles stay joined words, so the books loaded after the
 //! upgrade are sketched as its older ones), its segments (from format 14 the current layout; format 13: keys
@@ -37,8 +37,9 @@
 //! before format 20 every word's box within its OCR box; before format 21
 //! every word one the OCR boxed; before format 22 a search file without
 //! widths of letters or of images, whose kept model holds none until it is
-//! learned again) are read as they are, and a merge rewrites the segments
-//! in the current layout.
+//! learned again; before format 23 every book's terms from the index's
+//! vocabulary, and no book's own widths) are read as they are, and a merge
+//! rewrites the segments in the current layout.
 //!
 //! A format-5 to format-9 index (redb's file format 3 already) is upgraded
 //! by writing one segment that holds every live book's book sections in

@@ -4,7 +4,7 @@
 //! (`storage::format::FormatVersion`).
 
 /// The format version this build writes.
-pub(crate) const CURRENT_FORMAT: u16 = 22;
+pub(crate) const CURRENT_FORMAT: u16 = 23;
 
 /// The oldest format version this build reads.
 pub(crate) const OLDEST_FORMAT: u16 = 1;

@@ -8,15 +8,16 @@
 //! inside the volume, holds each book's passage and finds every book under
 //! each of its keys. Its book files keep each word's box, found from the
 //! ink, the OCR's box it was found in, one of which the ink split in two,
-//! and each word's unit, 1.6 x-heights, as its vocabulary says. Its
-//! second book of word images, the same page added under the
-//! model kept from the first, is what this build adds again; a copy takes
-//! another book and learns the model again from every book. Its search file
-//! holds the widths the model expects of letters, and every image's width
-//! in units, by which a query holds an image's width against the word's.
-//! A later format
-//! must keep reading it or upgrade it; either way this test says so before
-//! a release does.
+//! and each word's unit, 1.6 x-heights, as its vocabulary says. Its search
+//! file holds the widths the model expects of letters, and every image's
+//! width in units, by which a query holds an image's width against the
+//! word's. A copy refuses an add until upgraded; upgraded, its second book
+//! of word images, the same page added under the model kept from the
+//! first, is what this build adds again, it refuses pages described
+//! otherwise than its vocabulary says, and it takes another book and
+//! learns the model again from every book. A later format must keep
+//! reading it or upgrade it; either way this test says so before a
+//! release does.
 
 mod common;
 
@@ -44,15 +45,16 @@ fn the_version_22_fixture_opens_read_only_verifies_and_writes_nothing() {
 }
 
 #[test]
-fn this_build_adds_the_book_under_the_kept_model_as_the_fixture_holds_it() {
-    let dir = common::fixture_copy("v22");
+fn an_upgraded_copy_adds_the_book_under_the_kept_model_as_the_fixture_holds_it() {
+    let dir = common::upgraded_fixture("v22");
     let index = Index::open(dir.path()).unwrap();
     common::assert_adds_the_book_under_the_kept_model_as_held(&index, &fixture());
 }
 
 #[test]
-fn a_copy_of_the_version_22_fixture_takes_another_book_and_relearns() {
-    let dir = common::fixture_copy("v22");
+fn a_copy_of_the_version_22_fixture_upgrades_takes_another_book_and_relearns() {
+    common::assert_upgrade_keeps_segments_and_takes_a_page("v22", 22, &fixture());
+    let dir = common::upgraded_fixture("v22");
     let index = Index::open(dir.path()).unwrap();
     let images = 3 * common::FIXTURE_PAGE_WORDS as u64;
     common::assert_takes_a_book_and_relearns(&index, &fixture(), images);
@@ -90,7 +92,7 @@ fn the_version_22_fixtures_words_are_described_by_their_x_height() {
 
 #[test]
 fn pages_read_otherwise_than_the_vocabulary_describes_are_refused_leaving_the_word_images() {
-    let dir = common::fixture_copy("v22");
+    let dir = common::upgraded_fixture("v22");
     common::assert_refuses_pages_described_otherwise(dir.path(), &fixture());
 }
 

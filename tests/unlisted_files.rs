@@ -11,7 +11,7 @@ use stemmata::Index;
 /// The current format's fixture: books, a dictionary and a book of word
 /// images.
 fn fixture() -> tempfile::TempDir {
-    common::fixture_copy("v22")
+    common::fixture_copy("v23")
 }
 
 const PLANTED: [&str; 7] = [

@@ -559,15 +559,26 @@ fn a_book_of_learn_alone_images_is_scored_by_its_own_model_whatever_the_other_bo
     );
     assert_ne!(with_b, alone_under_b);
 
-    // Adds that learn the model again: each book of 80 or more by its own.
-    let both = index_of(
-        "relearning",
-        &[("b", &b), ("a", &a)],
-        learning(u64::MAX, 80),
-    );
-    assert_eq!(of_book(&both, "a"), alone_under_b);
+    // a, described by its own vocabulary, adds nothing the model could
+    // learn from: its add keeps the model whatever learn_from, and a
+    // relearn learns it from b alone and scores a by its own model again.
+    let index = Index::create(dir.path().join("relearning")).unwrap();
+    for (key, pages) in [("b", &b), ("a", &a)] {
+        let info = index.add_word_images(key, &files(pages), &learning(u64::MAX, 80), &|_| {});
+        assert_eq!(info.unwrap().model.unwrap().relearned, key == "b");
+    }
     let only_b = index_of("only-b", &[("b", &b)], learning(u64::MAX, 80));
-    assert_eq!(of_book(&both, "b"), only_b);
+    for relearn in [false, true] {
+        if relearn {
+            let (model, _) = index.relearn_word_images(&|_| {}).unwrap();
+            assert_eq!((model.books, model.images), (1, 120));
+        }
+        let both = ranked_by(&index, &rows_alone);
+        assert_eq!(of_book(&both, "a"), alone_under_b, "relearned: {relearn}");
+        assert_eq!(of_book(&both, "b"), only_b, "relearned: {relearn}");
+    }
+    // Under 121, a shares b's vocabulary, and a model learned again
+    // learns from both.
     let joint = index_of("joint", &[("b", &b), ("a", &a)], learning(u64::MAX, 121));
     assert_ne!(
         of_book(&joint, "b"),

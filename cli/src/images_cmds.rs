@@ -42,11 +42,13 @@ again from every book and recomputes every row. After that an add keeps the
 model and every row, and computes only the new book's rows, by the model
 learned from the books the model was learned from and the new one: adding a
 book costs the same however large the collection. A book of at least
---learn-alone word images (1,000 by default, about 3 pages) is scored by a
-model learned from its own word images alone, at an add or a relearn: a
-model learned mostly from other faces or hands tells its words apart
-poorly. `stemmata images relearn` learns the model from every book (`images
-list` marks the books it was learned from).
+--learn-alone word images (1,000 by default, about 3 pages), added to an
+index that holds another book, is described by a visual vocabulary learned
+from its own pages and scored by a model learned from its own word images
+alone, its words held to that model's widths of letters: a vocabulary and a
+model learned mostly from other faces or hands tell its words apart poorly.
+`stemmata images relearn` learns the model again from every book of the
+index's vocabulary (`images list` marks the books it was learned from).
 
 A bad or mismatched file (an image that does not decode, OCR of another page
 size, no OCR file) stops the command with nothing written.";
@@ -103,9 +105,11 @@ pub struct AddArgs {
     /// it was learned from and this one).
     #[arg(long, default_value_t = LearnOptions::default().learn_from, value_name = "IMAGES")]
     pub learn_from: u64,
-    /// Score this book by a model learned from its own word images alone
-    /// when it holds at least this many (over the index's classes); a
-    /// smaller book by the model learned with the other books.
+    /// Describe this book by a vocabulary learned from its own pages and
+    /// score it by a model learned from its own word images alone when it
+    /// holds at least this many and the index another book (over the
+    /// index's classes); a smaller book by the index's vocabulary and the
+    /// model learned with the other books.
     #[arg(long, default_value_t = LearnOptions::default().learn_alone, value_name = "IMAGES")]
     pub learn_alone: u64,
     /// No progress bar.
@@ -276,7 +280,7 @@ fn add(args: AddArgs) -> Result<ExitCode> {
             outln!("{}", describe_model(model))?;
         }
         if info.own_model == Some(true) {
-            outln!("its rows by a model learned from its own word images alone")?;
+            outln!("its terms by a vocabulary of its own, its rows by a model learned from its own word images alone")?;
         }
     }
     Ok(ExitCode::SUCCESS)

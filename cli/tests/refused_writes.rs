@@ -8,7 +8,7 @@ mod common;
 use std::path::Path;
 
 fn fixture(dir: &Path) {
-    common::copy_dir(&common::repo_root().join("tests/fixtures/v22"), dir);
+    common::copy_dir(&common::repo_root().join("tests/fixtures/v23"), dir);
     std::fs::write(dir.join("bad.index"), "x\n").unwrap();
     std::fs::write(dir.join("bad.dict.dz"), "junk").unwrap();
     std::fs::create_dir(dir.join("badpages")).unwrap();

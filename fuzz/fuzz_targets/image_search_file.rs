@@ -2,9 +2,10 @@
 //! bytes, opening it (layout only, as a reader does), checking it whole,
 //! reading its contents back (as an add that keeps the model does), and
 //! running queries in both case modes (holding images to the file's widths
-//! of letters) and reading hits' records on a file
-//! whose layout was accepted must return results or errors, never panic. Every input is
-//! also tried behind a valid header and with a valid checksum appended.
+//! of letters, and each book's own where it has some) and reading hits'
+//! records on a file whose layout was accepted must return results or
+//! errors, never panic. Every input is also tried behind a valid header and
+//! with a valid checksum appended.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -30,7 +31,8 @@ fuzz_target!(|data: &[u8]| {
             let Some(query) = Query::with_classes(word, file.classes(), ignore_case) else {
                 continue;
             };
-            let query = query.with_widths(file.widths());
+            let query = (query.with_widths(file.widths()))
+                .with_book_widths(file.books().iter().map(|b| b.widths.as_ref()));
             let options = SpotOptions {
                 ignore_case,
                 ..SpotOptions::default()

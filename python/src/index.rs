@@ -199,7 +199,8 @@ impl NativeIndex {
     /// directories of them, each with its hOCR or ALTO beside it); the
     /// word-image model is learned again while it was learned from fewer
     /// than `learn_from` word images, else kept; a book of at least
-    /// `learn_alone` word images is scored by a model learned from its own
+    /// `learn_alone` word images, added beside another, is described by a
+    /// vocabulary of its own and scored by a model learned from its own
     /// alone. Returns the book's entry as a dict.
     #[pyo3(signature = (key, pages, *, learning = "intersection", branching = None, learn_from = None, learn_alone = None, progress = None))]
     #[allow(clippy::too_many_arguments)]

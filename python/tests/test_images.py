@@ -230,6 +230,11 @@ def test_a_book_of_learn_alone_word_images_is_scored_by_its_own_model(tmp_path: 
             )
             assert book.own_model == (learn_alone == 1)
             assert index.image_books()[1].own_model is None
+            if learn_alone == 1:
+                # Its terms are of its own vocabulary: no model learns from them.
+                model = index.relearn_word_images()
+                assert (model.books, model.images) == (1, index.image_books()[0].words)
+                assert [b.model_book for b in index.image_books()] == [True, False]
             images = index.word_images()
             assert images is not None
             hits = images.spot("garden", k=0, ocr_weight=0.0, width_weight=0.0)

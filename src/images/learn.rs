@@ -37,15 +37,18 @@ pub struct LearnOptions {
     /// two books of 30 pages.
     #[serde(default = "default_learn_from")]
     pub learn_from: u64,
-    /// A book of at least this many word images is scored by a model
-    /// learned from its own word images alone, over the index's classes;
-    /// a smaller one by the model learned with the other books (see
-    /// storage-format.md 6.8). A model learned mostly from other
-    /// faces or hands describes a book poorly. Default 1,000, about 3
-    /// pages: measured through the index, every book of 1,588 word images
-    /// or more scored better by its own model; at 598 to 757 a handwritten
-    /// one still did by far, a roman-type one after roman-type books about
-    /// as well (benches/README.md, "A book scored by its own model").
+    /// A book of at least this many word images, added to an index that
+    /// holds another, is described by a vocabulary learned from its own
+    /// pages and scored by a model learned from its own word images alone,
+    /// over the index's classes, its images held to that model's widths;
+    /// a smaller one by the index's vocabulary and the model learned with
+    /// the other books (see storage-format.md 6.8). A vocabulary and a
+    /// model learned mostly from other faces or hands describe a book
+    /// poorly. Default 1,000, about 3 pages: measured through the index,
+    /// every book of 1,588 word images or more scored better by its own
+    /// model; at 598 to 757 a handwritten one still did by far, a
+    /// roman-type one after roman-type books about as well
+    /// (benches/README.md, "A book scored by its own model").
     #[serde(default = "default_learn_alone")]
     pub learn_alone: u64,
 }

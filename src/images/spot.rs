@@ -141,9 +141,11 @@ pub struct Query {
     pub ignore_case: bool,
     /// Each form's text, in the order of [`Query::forms`].
     form_words: Vec<String>,
-    /// The widths the images are held to, with each form's expected
-    /// width; none until [`Query::with_widths`].
-    widths: Option<(WordWidths, Vec<f32>)>,
+    /// The widths the images are held to, each with each form's expected
+    /// width: first the collection's ([`Query::with_widths`]), then each
+    /// book's own ([`Query::with_book_widths`]), as [`Rows::width_set`]
+    /// numbers them; none held: no width part.
+    widths: Vec<Option<(WordWidths, Vec<f32>)>>,
 }
 
 impl Query {
@@ -185,25 +187,49 @@ impl Query {
             forms,
             ignore_case,
             form_words,
-            widths: None,
+            widths: Vec::new(),
         })
     }
 
-    /// The query with its images held to `widths` (none: no width part).
+    /// The query with its images held to `widths`, the collection's
+    /// (none: no width part), in place of any held before.
     pub fn with_widths(mut self, widths: Option<&WordWidths>) -> Query {
-        self.widths = widths.map(|w| {
-            let expected = self.form_words.iter().map(|f| w.expected(f)).collect();
-            (*w, expected)
-        });
+        self.widths = vec![self.expecting(widths)];
         self
     }
 
+    /// The query with the images of book `b` held to `books`' `b`-th
+    /// widths where it has some (width set `b + 1`, [`Rows::width_set`]),
+    /// after the collection's ([`Query::with_widths`], none if not given).
+    pub fn with_book_widths<'a>(
+        mut self,
+        books: impl IntoIterator<Item = Option<&'a WordWidths>>,
+    ) -> Query {
+        self.widths.truncate(1);
+        self.widths.resize(1, None);
+        for widths in books {
+            let expecting = self.expecting(widths);
+            self.widths.push(expecting);
+        }
+        self
+    }
+
+    /// `widths` with each form's expected width under them.
+    fn expecting(&self, widths: Option<&WordWidths>) -> Option<(WordWidths, Vec<f32>)> {
+        widths.map(|w| {
+            let expected = self.form_words.iter().map(|f| w.expected(f)).collect();
+            (*w, expected)
+        })
+    }
+
     /// The width part's loss, before its weight, of an image of stored
-    /// width `stored` scored as form `form`.
-    fn width_loss(&self, form: usize, stored: u16) -> f64 {
-        match &self.widths {
-            Some((widths, expected)) => expected.get(form).map_or(0.0, |&e| widths.loss(stored, e)),
-            None => 0.0,
+    /// width `stored` held to width set `set`, scored as form `form`.
+    fn width_loss(&self, form: usize, (stored, set): ImageWidth) -> f64 {
+        match self.widths.get(set) {
+            Some(Some((widths, expected))) => {
+                expected.get(form).map_or(0.0, |&e| widths.loss(stored, e))
+            }
+            _ => 0.0,
         }
     }
 }
@@ -450,9 +476,13 @@ pub fn row_values(query: &Query, row: &StoredRow) -> Vec<Vec<BigramValue>> {
         .collect()
 }
 
+/// An image's stored width ([`Rows::width`], 0: none) and the widths it
+/// is held to ([`Rows::width_set`]).
+type ImageWidth = (u16, usize);
+
 /// The scores of a stored row for the query, with OCR similarity `ocr`,
-/// of an image of stored width `width` (0: none): the scores of its best
-/// case form.
+/// of an image of stored width `width` (0: none) held to the collection's
+/// widths: the scores of its best case form.
 pub fn row_scores(
     query: &Query,
     row: &StoredRow,
@@ -465,13 +495,19 @@ pub fn row_scores(
         .flatten()
         .map(Cell::of)
         .collect();
-    best_form(query, &cells, ocr, width, options)
+    best_form(query, &cells, ocr, (width, 0), options)
 }
 
-/// The scores of one image of stored width `width` whose cells are
+/// The scores of one image of stored width and width set `width` whose cells are
 /// `cells`, one per bigram of each of `query`'s case forms: the form with
 /// the highest image score (the first of equals).
-fn best_form(query: &Query, cells: &[Cell], ocr: f64, width: u16, options: &SpotOptions) -> Scores {
+fn best_form(
+    query: &Query,
+    cells: &[Cell],
+    ocr: f64,
+    width: ImageWidth,
+    options: &SpotOptions,
+) -> Scores {
     let mut best: Option<Scores> = None;
     for (f, form) in cells.chunks(query.bigrams.len().max(1)).enumerate() {
         let scores = score_cells(form, ocr, query.width_loss(f, width), options);
@@ -507,6 +543,13 @@ pub trait Rows: Sync {
     /// Image `image`'s box width in units, as stored
     /// ([`super::widths::stored_width`]); 0 when not known.
     fn width(&self, image: usize) -> u16;
+    /// The widths image `image` is held to, as [`Query`] numbers them: 0
+    /// the collection's, `b + 1` its book `b`'s own
+    /// ([`Query::with_book_widths`]). 0 unless overridden.
+    fn width_set(&self, image: usize) -> usize {
+        let _ = image;
+        0
+    }
     /// The index of image `image`'s OCR word in [`Rows::ocr_words`].
     fn ocr_id(&self, image: usize) -> usize;
     /// The distinct OCR words.
@@ -537,7 +580,7 @@ pub fn scores_of<R: Rows + ?Sized>(
         .map(|i| {
             block.cells_into(i, &mut cells);
             let (ocr, width) = block.image(i);
-            best_form(query, &cells, ocr, width, options)
+            best_form(query, &cells, ocr, (width, rows.width_set(i)), options)
         })
         .collect())
 }
@@ -919,6 +962,7 @@ impl<'a, R: Rows + ?Sized> Ranking<'a, R> {
                 }
                 block.cells_into(i, &mut cells);
                 let (ocr, width) = block.image(i);
+                let width = (width, self.rows.width_set(image as usize));
                 best.offer(
                     image,
                     best_form(self.query, &cells, ocr, width, self.options),
@@ -1329,6 +1373,31 @@ mod tests {
             ..options
         };
         assert_eq!(matrix.top(&held, &unweighted, 0)[0].0, 0, "β = 0: a tie");
+    }
+
+    #[test]
+    fn an_image_of_a_book_of_its_own_widths_is_held_to_them() {
+        let model = model();
+        let own = WordWidths::from_parts([0.25; crate::images::bigrams::SYMBOLS], 0.25).unwrap();
+        // Book 0 holds no widths of its own, book 1 does.
+        let query = (Query::new("the", &model, false).unwrap())
+            .with_widths(Some(&word_widths()))
+            .with_book_widths([None, Some(&own)]);
+        // "the": 0.3 + 3 × 0.5 units by the collection's widths, 4 × 0.25
+        // by book 1's.
+        let (collection_s, own_s) = {
+            use crate::images::widths::stored_width;
+            (stored_width(1.8), stored_width(1.0))
+        };
+        assert!(query.width_loss(0, (collection_s, 0)) < 1e-6);
+        assert!(query.width_loss(0, (own_s, 2)) < 1e-6);
+        let r = 1.8f64.ln() / 0.25;
+        assert!((query.width_loss(0, (collection_s, 2)) - r * r / 2.0).abs() < 1e-2);
+        assert!(query.width_loss(0, (own_s, 0)) > 1.0);
+        assert_eq!(query.width_loss(0, (own_s, 1)), 0.0, "no widths, no loss");
+        // The collection's widths set again: no book's are held any more.
+        let again = query.with_widths(Some(&word_widths()));
+        assert_eq!(again.width_loss(0, (own_s, 2)), 0.0);
     }
 
     fn model() -> Model {

@@ -186,6 +186,14 @@ impl FormatVersion {
     pub fn has_word_widths(self) -> bool {
         self.0 >= 22
     }
+
+    /// A word-image book file says whether its terms come from a
+    /// vocabulary of its own, and a search file's book may hold widths of
+    /// its own (from format 23; before, every book's terms came from the
+    /// index's vocabulary, and every image was held to the file's widths).
+    pub fn has_own_vocabularies(self) -> bool {
+        self.0 >= 23
+    }
 }
 
 impl std::fmt::Display for FormatVersion {

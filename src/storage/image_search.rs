@@ -23,7 +23,9 @@ use std::path::{Path, PathBuf};
 use byteorder::{ByteOrder, LittleEndian};
 
 use super::codec::{put_str, put_u16, put_u32, put_u64, Cursor, Encode};
-use super::format::{checked_body, checksum, FileHeader, FileKind, CHECKSUM_LEN, HEADER_LEN};
+use super::format::{
+    checked_body, checksum, FileHeader, FileKind, FormatVersion, CHECKSUM_LEN, HEADER_LEN,
+};
 use super::mapped::MappedBytes;
 use crate::error::{Error, Result};
 use crate::images::bigrams::{Bigram, CLASSES, SYMBOLS};
@@ -43,11 +45,13 @@ const IMAGE_RECORD: usize = IMAGE_RECORD_BEFORE_WIDTHS + 2;
 const ENTRY: usize = 4 + 2 + 1;
 /// Book flag bit: the model was learned from its word images.
 const MODEL_BOOK: u8 = 1;
+/// Book flag bit (format 23 on): its own widths follow the flags.
+const OWN_WIDTHS: u8 = 2;
 /// Search files shorter than this are read rather than mapped.
 const MAP_AT_LEAST: u64 = 64 * 1024;
 
 /// One book of the search file.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SearchBook {
     /// Its key.
     pub key: String,
@@ -63,6 +67,10 @@ pub struct SearchBook {
     /// another book's rows were computed by the model learned from the
     /// model books and that book.
     pub model_book: bool,
+    /// The widths its images are held to, when its rows were computed by
+    /// a model learned from its own word images alone (learned with that
+    /// model, format 23 on); else the file's ([`SearchContents::widths`]).
+    pub widths: Option<WordWidths>,
 }
 
 /// One word image as the search file records it.
@@ -218,6 +226,7 @@ pub fn encode(contents: &SearchContents) -> Vec<u8> {
 /// widths written only from format 22, as that format lays them out.
 fn encode_as(contents: &SearchContents, header: FileHeader) -> Vec<u8> {
     let with_widths = header.version.has_word_widths();
+    let with_own_widths = header.version.has_own_vocabularies();
     let entries: usize = contents.columns.iter().map(Vec::len).sum();
     let mut out = Vec::with_capacity(
         HEADER_LEN
@@ -248,7 +257,12 @@ fn encode_as(contents: &SearchContents, header: FileHeader) -> Vec<u8> {
         put_u32(&mut out, book.file);
         put_u32(&mut out, book.first_image);
         put_u32(&mut out, book.images);
-        out.push(u8::from(book.model_book) * MODEL_BOOK);
+        let own_widths = book.widths.as_ref().filter(|_| with_own_widths);
+        let flag = |set: bool, bit: u8| if set { bit } else { 0 };
+        out.push(flag(book.model_book, MODEL_BOOK) | flag(own_widths.is_some(), OWN_WIDTHS));
+        if own_widths.is_some() {
+            put_widths(&mut out, own_widths);
+        }
         put_u32(&mut out, book.pages.len() as u32);
         for page in &book.pages {
             put_str(&mut out, page);
@@ -299,6 +313,8 @@ pub struct SearchFile {
     vocabulary_terms: u32,
     classes: Vec<Bigram>,
     books: Vec<SearchBook>,
+    /// Some book holds widths of its own.
+    books_with_widths: bool,
     ocr_words: Vec<String>,
     ocr_index: OcrIndex,
     image_count: usize,
@@ -360,7 +376,7 @@ impl SearchFile {
         };
         let vocabulary_terms = c.u32()?;
         let classes = classes(&mut c)?;
-        let books = books(&mut c, header.version.has_model_books())?;
+        let books = books(&mut c, header.version)?;
         let ocr_words = ocr_words(&mut c, header.version.has_unread_words())?;
         let image_count = c.u32()? as usize;
         let images_at = c.skip(image_count, image_record, "image records")?;
@@ -396,6 +412,7 @@ impl SearchFile {
             widths,
             vocabulary_terms,
             classes,
+            books_with_widths: books.iter().any(|b| b.widths.is_some()),
             books,
             ocr_index: OcrIndex::new(&ocr_words),
             ocr_words,
@@ -667,6 +684,17 @@ impl Rows for SearchFile {
         self.width_at(image)
     }
 
+    fn width_set(&self, image: usize) -> usize {
+        if !self.books_with_widths {
+            return 0;
+        }
+        let b = (self.books).partition_point(|b| (b.first_image + b.images) as usize <= image);
+        match self.books.get(b) {
+            Some(book) if book.widths.is_some() => b + 1,
+            _ => 0,
+        }
+    }
+
     fn ocr_id(&self, image: usize) -> usize {
         (self.ocr_at(image) as usize).min(self.ocr_words.len().saturating_sub(1))
     }
@@ -782,7 +810,14 @@ fn classes(c: &mut Cursor<'_>) -> Result<Vec<Bigram>> {
 
 /// The books; `flagged`: each says whether it is a model book (format
 /// 16), else every one is.
-fn books(c: &mut Cursor<'_>, flagged: bool) -> Result<Vec<SearchBook>> {
+/// The books, their flags read from format 16 on and their own widths
+/// from format 23 on.
+fn books(c: &mut Cursor<'_>, version: FormatVersion) -> Result<Vec<SearchBook>> {
+    let flagged = version.has_model_books();
+    let known_flags = match version.has_own_vocabularies() {
+        true => MODEL_BOOK | OWN_WIDTHS,
+        false => MODEL_BOOK,
+    };
     let at = c.position();
     let n = c.u32()? as usize;
     if n > c.remaining() / 20 {
@@ -803,16 +838,16 @@ fn books(c: &mut Cursor<'_>, flagged: bool) -> Result<Vec<SearchBook>> {
             ));
         }
         next_image += u64::from(images);
-        let model_book = if flagged {
-            match c.u8()? {
-                0 => false,
-                MODEL_BOOK => true,
-                flags => {
-                    return Err(c.error_at(book_at, format!("book {key:?}: unknown flags {flags}")))
-                }
-            }
-        } else {
-            true
+        let flags = if flagged { c.u8()? } else { MODEL_BOOK };
+        if flags & !known_flags != 0 {
+            return Err(c.error_at(book_at, format!("book {key:?}: unknown flags {flags}")));
+        }
+        let model_book = flags & MODEL_BOOK != 0;
+        let widths = match flags & OWN_WIDTHS != 0 {
+            true => Some(widths(c)?.ok_or_else(|| {
+                c.error_at(book_at, format!("book {key:?}: own widths of spread 0"))
+            })?),
+            false => None,
         };
         let page_count = c.u32()? as usize;
         if page_count > c.remaining() / 4 {
@@ -829,6 +864,7 @@ fn books(c: &mut Cursor<'_>, flagged: bool) -> Result<Vec<SearchBook>> {
             images,
             pages,
             model_book,
+            widths,
         });
     }
     if next_image > u64::from(u32::MAX) {
@@ -864,7 +900,6 @@ mod tests {
     use crate::images::spot::{
         ocr_similarity, rank, row_scores, scores_of, Query, Ranking, Scores, SpotOptions,
     };
-    use crate::storage::format::FormatVersion;
     use proptest::prelude::*;
 
     /// A search file of `rows` (one book), with OCR words `ocr`.
@@ -891,6 +926,7 @@ mod tests {
                 images: rows.len() as u32,
                 pages: vec!["p.png".into()],
                 model_book: true,
+                widths: None,
             }],
             images: (rows.iter().zip(ocr).enumerate())
                 .map(|(i, (row, word))| SearchImage {
@@ -1005,7 +1041,7 @@ mod tests {
             let mut next = 0;
             let mut inserted = None;
             for (b, &size) in sizes.iter().enumerate() {
-                let book = SearchBook { key: format!("k{b}"), file: b as u32 + 1, first_image: 0, images: 0, pages: vec!["p.png".into()], model_book: b != at };
+                let book = SearchBook { key: format!("k{b}"), file: b as u32 + 1, first_image: 0, images: 0, pages: vec!["p.png".into()], model_book: b != at, widths: None };
                 let bbox = WordBox { x0: 1, y0: 1, x1: 9, y1: 5 };
                 let words: Vec<(u32, WordBox, &str, u16)> = ocr[next..next + size].iter().map(|w| (0, bbox, w.as_str(), 1024)).collect();
                 let own = &rows[next..next + size];
@@ -1074,6 +1110,60 @@ mod tests {
         };
         let read = SearchFile::decode(encode(&without), Path::new("x.wis")).unwrap();
         assert_eq!(read.widths(), None);
+    }
+
+    #[test]
+    fn a_book_s_own_widths_are_stored_from_format_23_and_hold_its_images() {
+        let classes: Vec<Bigram> = (0..2).map(|c| c * 300 + 7).collect();
+        let rows = stored_rows(&vec![(5, Default::default()); 4]);
+        let ocr = ["the", "tea", "xyz", "sea"].map(String::from);
+        let mut written = contents(&classes, &rows, &ocr);
+        let own = WordWidths::from_parts([0.7; SYMBOLS], 0.3);
+        let book = written.books[0].clone();
+        written.books = vec![
+            SearchBook {
+                key: "k".into(),
+                images: 2,
+                widths: own,
+                ..book.clone()
+            },
+            SearchBook {
+                key: "l".into(),
+                first_image: 2,
+                images: 2,
+                model_book: false,
+                ..book
+            },
+        ];
+        let path = Path::new("x.wis");
+        let file = SearchFile::decode(encode(&written), path).unwrap();
+        assert_eq!(file.contents().unwrap(), written);
+        assert_eq!(
+            (0..4).map(|i| file.width_set(i)).collect::<Vec<_>>(),
+            [1, 1, 0, 0]
+        );
+        // Format 22: no own widths; every image held to the file's.
+        let older = encode_as(&written, header_of(22));
+        assert_eq!(older.len(), encode(&written).len() - 4 - 64 * 4);
+        let file = SearchFile::decode(older.clone(), path).unwrap();
+        assert!(file.books().iter().all(|b| b.widths.is_none()));
+        assert_eq!(
+            (0..4).map(|i| file.width_set(i)).collect::<Vec<_>>(),
+            [0; 4]
+        );
+        // Book k's flags, after the model, scale, widths, terms, classes,
+        // the book count, its key, file, first image and images.
+        let flags_at = HEADER_LEN + 13 + 4 + 4 + 64 * 4 + 4 + (4 + 2 * 2) + 4 + (4 + 1) + 12;
+        let mut unknown = older;
+        assert_eq!(unknown[flags_at], MODEL_BOOK);
+        unknown[flags_at] = MODEL_BOOK | OWN_WIDTHS;
+        let body = unknown.len() - CHECKSUM_LEN;
+        let sum = checksum(&unknown[..body]);
+        unknown[body..].copy_from_slice(&sum.to_le_bytes());
+        let Err(error) = SearchFile::decode(unknown, path) else {
+            panic!("own widths read from a version-22 file");
+        };
+        assert!(error.to_string().contains("unknown flags 3"), "{error}");
     }
 
     #[test]

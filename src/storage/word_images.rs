@@ -78,6 +78,10 @@ pub struct ImageBook {
     pub key: String,
     /// Terms of the vocabulary its terms come from.
     pub vocabulary_terms: u32,
+    /// Its terms come from a vocabulary of its own, learned from its own
+    /// descriptors when it was added and not kept (files from format 23;
+    /// before, and otherwise, from the index's vocabulary).
+    pub own_vocabulary: bool,
     /// Its pages, in the order given.
     pub pages: Vec<StoredPage>,
     /// Its word images, by page, then in the OCR's order.
@@ -89,10 +93,11 @@ pub struct ImageBook {
 
 impl ImageBook {
     /// A book of `pages` whose words are `words` with their crops (by
-    /// page, in order): the crops are compressed per page.
+    /// page, in order), their terms of a vocabulary of `vocabulary_terms`
+    /// (its own when `own_vocabulary`): the crops are compressed per page.
     pub fn new(
         key: String,
-        vocabulary_terms: u32,
+        (vocabulary_terms, own_vocabulary): (u32, bool),
         pages: Vec<StoredPage>,
         words: Vec<(StoredWord, GrayImage)>,
     ) -> Result<ImageBook> {
@@ -115,6 +120,7 @@ impl ImageBook {
         Ok(ImageBook {
             key,
             vocabulary_terms,
+            own_vocabulary,
             pages,
             words: stored,
             crops,
@@ -171,6 +177,7 @@ pub fn encode_book(book: &ImageBook) -> Vec<u8> {
     FileHeader::new(FileKind::ImageBook).encode_into(&mut out);
     put_str(&mut out, &book.key);
     put_u32(&mut out, book.vocabulary_terms);
+    out.push(u8::from(book.own_vocabulary));
     put_u32(&mut out, book.pages.len() as u32);
     for page in &book.pages {
         put_str(&mut out, &page.name);
@@ -266,6 +273,17 @@ pub fn decode_book(bytes: &[u8], path: &Path) -> Result<ImageBook> {
     };
     let key = c.string("key")?;
     let vocabulary_terms = bounded(&mut c, "vocabulary of", 1..=MAX_VOCABULARY_TERMS as u32)?;
+    let own_vocabulary = match header.version.has_own_vocabularies() {
+        true => {
+            let at = c.position();
+            match c.u8()? {
+                0 => false,
+                1 => true,
+                flag => return Err(c.error_at(at, format!("vocabulary flag {flag}, not 0 or 1"))),
+            }
+        }
+        false => false,
+    };
     let page_count = count(&mut c, "pages", 12)?;
     let mut pages = Vec::with_capacity(page_count);
     for _ in 0..page_count {
@@ -292,6 +310,7 @@ pub fn decode_book(bytes: &[u8], path: &Path) -> Result<ImageBook> {
     Ok(ImageBook {
         key,
         vocabulary_terms,
+        own_vocabulary,
         pages,
         words,
         crops,
@@ -621,7 +640,7 @@ mod tests {
             (word(boxed(12, 20, 40, 40), "nami."), crop.clone()),
             (word(boxed(50, 20, 88, 40), "of"), crop),
         ];
-        ImageBook::new("book".into(), 16, vec![page], words).unwrap()
+        ImageBook::new("book".into(), (16, false), vec![page], words).unwrap()
     }
 
     #[test]
@@ -649,7 +668,7 @@ mod tests {
         assert_eq!(back.words[0].unit, 39);
         assert_eq!(back.words[0].width_in_units(), 28.0 / 39.0);
         // The first word's unit, after its page and two boxes.
-        let at = HEADER_LEN + (4 + 4) + 4 + 4 + (4 + 10 + 8) + 4 + 4 + 32;
+        let at = HEADER_LEN + (4 + 4) + 4 + 1 + 4 + (4 + 10 + 8) + 4 + 4 + 32;
         for (unit, refused) in [(40u32, false), (41, true), (0, true)] {
             let mut bytes = encode_book(&book);
             assert_eq!(&bytes[at..at + 4], &39u32.to_le_bytes());
@@ -700,17 +719,54 @@ mod tests {
         assert!(message.contains("normalisation 7 unknown"), "{message}");
     }
 
+    /// Where a book file's vocabulary flag (format 23 on) lies: after the
+    /// header, the key "book" and V.
+    const VOCABULARY_FLAG_AT: usize = HEADER_LEN + (4 + 4) + 4;
+
+    /// The book file `bytes` as format `version` lays it out (before
+    /// format 23 without the vocabulary flag), its checksum written again.
+    fn as_version(mut bytes: Vec<u8>, version: u16) -> Vec<u8> {
+        if version < 23 {
+            bytes.remove(VOCABULARY_FLAG_AT);
+        }
+        bytes[8..10].copy_from_slice(&version.to_le_bytes());
+        resummed(bytes)
+    }
+
     /// The book file of `joined_words_book` of header `version` with the
-    /// second word's OCR box x0 (after the header, key, V, P, the page,
-    /// W, the first word and the second word's page and box) set to `x0`.
+    /// second word's OCR box x0 (after the header, key, V, the vocabulary
+    /// flag, P, the page, W, the first word and the second word's page and
+    /// box) set to `x0`.
     fn with_second_ocr_box_x0(version: u16, x0: u32) -> Result<ImageBook> {
         let mut bytes = encode_book(&joined_words_book());
         let first_word = 4 + 16 + 16 + 4 + (4 + 5) + 2 + 2 + 6;
-        let at = HEADER_LEN + (4 + 4) + 4 + 4 + (4 + 10 + 8) + 4 + first_word + 4 + 16;
+        let at = VOCABULARY_FLAG_AT + 1 + 4 + (4 + 10 + 8) + 4 + first_word + 4 + 16;
         assert_eq!(&bytes[at..at + 4], &10u32.to_le_bytes());
         bytes[at..at + 4].copy_from_slice(&x0.to_le_bytes());
-        bytes[8..10].copy_from_slice(&version.to_le_bytes());
-        decode_book(&resummed(bytes), Path::new("000001.wib"))
+        decode_book(&as_version(bytes, version), Path::new("000001.wib"))
+    }
+
+    #[test]
+    fn a_book_file_says_whether_its_terms_come_from_its_own_vocabulary_from_format_23() {
+        let path = Path::new("000001.wib");
+        let mut book = joined_words_book();
+        for own in [false, true] {
+            book.own_vocabulary = own;
+            let bytes = encode_book(&book);
+            assert_eq!(bytes[VOCABULARY_FLAG_AT], u8::from(own));
+            assert_eq!(decode_book(&bytes, path).unwrap(), book);
+        }
+        // Format 22: no flag; its terms came from the index's vocabulary.
+        let older = decode_book(&as_version(encode_book(&book), 22), path).unwrap();
+        assert!(!older.own_vocabulary);
+        assert_eq!(older.words, book.words);
+        let mut unknown = encode_book(&book);
+        unknown[VOCABULARY_FLAG_AT] = 2;
+        let message = decode_book(&resummed(unknown), path)
+            .unwrap_err()
+            .to_string();
+        assert!(message.contains("000001.wib"), "{message}");
+        assert!(message.contains("vocabulary flag 2"), "{message}");
     }
 
     #[test]
@@ -721,9 +777,9 @@ mod tests {
         let bytes = encode_book(&book);
         let path = Path::new("000001.wib");
         assert_eq!(decode_book(&bytes, path).unwrap(), book);
-        let mut older = bytes;
-        older[8..10].copy_from_slice(&20u16.to_le_bytes());
-        let message = decode_book(&resummed(older), path).unwrap_err().to_string();
+        let message = decode_book(&as_version(bytes, 20), path)
+            .unwrap_err()
+            .to_string();
         assert!(message.contains("000001.wib"), "{message}");
         assert!(message.contains("OCR word of 0 bytes"), "{message}");
     }

@@ -2,11 +2,39 @@
 //! search file an add or a relearn writes.
 //!
 //! The index's model is learned from the word images of the search file's
-//! *model books*: it sets the classes (the columns), the scale rows are
-//! quantised against, and the widths a query expects of a word's letters
-//! ([`crate::images::widths`]). An add learns it again from every book,
-//! the new one included (every book then a model book, every row
-//! recomputed), while the model books hold fewer word images than
+//! *model books*, the books whose terms come from the index's vocabulary:
+//! it sets the classes (the columns), the scale rows are quantised
+//! against, and the widths a query expects of a word's letters
+//! ([`crate::images::widths`]). An add learns it again from those books,
+//! the new one included (each then a model book, every row recomputed),
+//! while the model books hold fewer word images than
+//! [`LearnOptions::learn_from`] or the add replaces one of them; otherwise
+//! it keeps the model: the old file's rows are carried over, and only the
+//! new book's are computed (see [`with_book`]). The widths are learned with
+//! the model and kept with it: a search file written before format 22 has
+//! none until the model is learned again. A relearn ([`relearned`]) makes
+//! every book of the index's vocabulary a model book again.
+//!
+//! A book is scored by a model that has seen its face or hand. A book of
+//! at least [`LearnOptions::learn_alone`] word images added to an index
+//! that holds another is described by a vocabulary learned from its own
+//! pages (`store::word_images`; its book file says so, format 23 on), and
+//! its rows are computed by the model learned from its own word images
+//! alone, over the index's classes, quantised against that model's own
+//! scale; the search file holds that model's widths for its images. Such
+//! a book is never a model book (its terms mean nothing under the index's
+//! vocabulary), so its add keeps the model whatever `learn_from`. A book
+//! of the index's vocabulary that holds `learn_alone` word images beside
+//! another book is scored alone too at a relearn. A smaller book is scored
+//! by the index's model (or, at a kept add, by the model learned from the
+//! model books and the book). In a library of three roman-type books, a
+//! handwritten book's images alone scored 0.24 by the roman books' model,
+//! 0.61 by its own under the first book's vocabulary and widths, and 0.83
+//! by its own vocabulary, model and widths, against 0.84 in an index of
+//! its own (benches/README.md, "A book scored by its own model"). An add
+//! thus costs in proportion to the model books and the new book at most,
+//! not to the collection.
+//!
 //! [`LearnOptions::learn_from`] or the add replaces one of them; otherwise
 //! it keeps the model: the old file's rows are carried over, and only the
 //! new book's are computed (see [`with_book`]). The widths are learned with
@@ -37,7 +65,7 @@ use crate::images::codebook::Codebook;
 use crate::images::learn::{par_map, widths_of, Learned, TermImage};
 use crate::images::likelihood::StoredRow;
 use crate::images::model::ModelOptions;
-use crate::images::widths::stored_width;
+use crate::images::widths::{stored_width, WordWidths};
 use crate::storage::image_search::{SearchBook, SearchContents, SearchFile, SearchImage};
 use crate::storage::word_images::ImageBook;
 
@@ -65,11 +93,18 @@ impl ImageModel {
     }
 }
 
-/// Whether an add of the book `key` keeps the model of `old`: its model
-/// books hold at least `learn_from` word images, none of them under `key`.
-pub(crate) fn keeps_model(old: &SearchFile, key: &str, learn_from: u64) -> bool {
+/// Whether an add of the book `key` keeps the model of `old`: it
+/// replaces no model book, and the book's terms come from a vocabulary of
+/// its own (the model could not learn from them) or the model books hold
+/// at least `learn_from` word images.
+pub(crate) fn keeps_model(
+    old: &SearchFile,
+    key: &str,
+    learn_from: u64,
+    own_vocabulary: bool,
+) -> bool {
     let replaces_a_model_book = (old.books().iter()).any(|b| b.model_book && b.key == key);
-    model_images(old.books()) >= learn_from && !replaces_a_model_book
+    !replaces_a_model_book && (own_vocabulary || model_images(old.books()) >= learn_from)
 }
 
 /// The word images of the model books among `books`.
@@ -93,33 +128,47 @@ fn term_images<'a>(books: impl IntoIterator<Item = &'a ImageBook>) -> Vec<TermIm
         .collect()
 }
 
+/// Whether a book holds enough word images to be scored alone: at least
+/// `learn_alone`. Such a book, added to an index that holds another, is
+/// described by a vocabulary of its own.
+pub(crate) fn learns_alone(book_images: usize, learn_alone: u64) -> bool {
+    book_images as u64 >= learn_alone
+}
+
 /// Whether `book`'s rows are computed by a model learned from its own
-/// word images alone: it holds at least `learn_alone`.
-pub(crate) fn learns_alone(book: &ImageBook, learn_alone: u64) -> bool {
-    book.words.len() as u64 >= learn_alone
+/// word images alone: its terms come from a vocabulary of its own, or
+/// `beside_others` (the search file holds other books) and it
+/// [`learns_alone`] with `learn_alone`.
+fn scored_alone(book: &ImageBook, beside_others: bool, learn_alone: u64) -> bool {
+    book.own_vocabulary || (beside_others && learns_alone(book.words.len(), learn_alone))
 }
 
 /// The rows of `own`, one book's word images, by the model learned from
-/// them alone, over `classes`, quantised against that model's scale.
-fn rows_alone(
-    codebook: &Codebook,
+/// them alone, over `classes`, quantised against that model's scale; and
+/// the widths learned with it. `vocabulary` is one of as many terms as
+/// the book's (the index's, or one learned like it).
+fn scored_by_own_model(
+    vocabulary: &Codebook,
     own: &[TermImage],
     classes: &[Bigram],
     options: ModelOptions,
-) -> Vec<StoredRow> {
-    let learned = Learned::from_terms(codebook.clone(), own, options);
-    par_map(own, |image| learned.row_over(image, classes, learned.scale))
+) -> (Vec<StoredRow>, Option<WordWidths>) {
+    let learned = Learned::from_terms(vocabulary.clone(), own, options);
+    let rows = par_map(own, |image| learned.row_over(image, classes, learned.scale));
+    (rows, widths_of(own))
 }
 
 /// `old` with the book `key` (its book file numbered `file`) added, or put
 /// in place of the book of that key, not a model book: its rows computed
-/// over `old`'s classes by its own model when it [`learns_alone`] with
-/// `learn_alone` (`model_books` are then not needed, and may be empty),
-/// else by the model learned from `model_books` (`old`'s model books, in
-/// key order) and the book itself, quantised against `old`'s scale. So a
-/// book of a face or hand the model books lack is scored by a model that
-/// has seen it, and each such book's rows depend on the model books and
-/// itself alone, whatever the order of the adds.
+/// over `old`'s classes by its own model, its images held to that model's
+/// widths, when its terms come from its own vocabulary or it
+/// [`learns_alone`] with `learn_alone` (`model_books` are then not
+/// needed, and may be empty); else by the model learned from
+/// `model_books` (`old`'s model books, in key order) and the book itself,
+/// quantised against `old`'s scale. So a book of a face or hand the model
+/// books lack is scored by a model that has seen it, and each such book's
+/// rows depend on the model books and itself alone, whatever the order of
+/// the adds.
 pub(crate) fn with_book(
     codebook: Codebook,
     old: &SearchFile,
@@ -130,16 +179,17 @@ pub(crate) fn with_book(
     book: &ImageBook,
 ) -> crate::Result<SearchContents> {
     let own = term_images([book]);
-    let rows = if learns_alone(book, learn_alone) {
-        rows_alone(&codebook, &own, old.classes(), old.model())
+    let (rows, widths) = if scored_alone(book, true, learn_alone) {
+        scored_by_own_model(&codebook, &own, old.classes(), old.model())
     } else {
         let mut training = term_images(model_books);
         training.extend(own.iter().cloned());
         let learned = Learned::from_terms(codebook, &training, old.model());
         drop(training);
-        par_map(&own, |image| {
+        let rows = par_map(&own, |image| {
             learned.row_over(image, old.classes(), old.scale())
-        })
+        });
+        (rows, None)
     };
     let mut contents = old.contents()?;
     contents.remove_book(key);
@@ -153,35 +203,51 @@ pub(crate) fn with_book(
             )
         })
         .collect::<Vec<_>>();
-    contents.insert_book(search_book(key, file, book, false), &words, &rows);
+    let in_search = SearchBook {
+        widths,
+        ..search_book(key, file, book, false)
+    };
+    contents.insert_book(in_search, &words, &rows);
     Ok(contents)
 }
 
 /// The search file of `books` (by key, each with its book file's number):
-/// the model learned from all their word images with `options`, every
-/// image's stored row (by its book's own model where the book
-/// [`learns_alone`] with `learn_alone` and is not the only one), and the
-/// columns; every book a model book.
+/// the model learned with `options` from the word images of the books
+/// whose terms come from the index's vocabulary (every book when none
+/// does), its widths, and every image's stored row, by the model of its
+/// book when the book is scored alone (its terms come from its own
+/// vocabulary, or it [`learns_alone`] with `learn_alone` and is not the
+/// only book), its images then held to that model's widths; the model
+/// books are those the model was learned from.
 pub(crate) fn relearned(
     codebook: Codebook,
     books: &BTreeMap<String, (u32, ImageBook)>,
     options: ModelOptions,
     learn_alone: u64,
 ) -> SearchContents {
-    let terms = term_images(books.values().map(|(_, b)| b));
+    let in_index_vocabulary = books.values().any(|(_, b)| !b.own_vocabulary);
+    let model_book = |book: &ImageBook| !book.own_vocabulary || !in_index_vocabulary;
+    let training = term_images(books.values().map(|(_, b)| b).filter(|b| model_book(b)));
     let vocabulary_terms = codebook.terms() as u32;
-    let learned = Learned::from_terms(codebook, &terms, options);
+    let widths = widths_of(&training);
+    let learned = Learned::from_terms(codebook, &training, options);
+    drop(training);
     let classes = learned.model.classes().to_vec();
-    let mut rows = Vec::with_capacity(terms.len());
-    let mut rest = terms.as_slice();
-    for (_, book) in books.values() {
-        let (own, after) = rest.split_at(book.words.len().min(rest.len()));
-        rest = after;
-        if books.len() > 1 && learns_alone(book, learn_alone) {
-            rows.extend(rows_alone(&learned.codebook, own, &classes, options));
-        } else {
-            rows.extend(par_map(own, |image| learned.row(image)));
-        }
+    let mut rows = Vec::new();
+    let mut search_books = Vec::with_capacity(books.len());
+    for (key, (file, book)) in books {
+        let own = term_images([book]);
+        let (book_rows, own_widths) = match scored_alone(book, books.len() > 1, learn_alone) {
+            true => scored_by_own_model(&learned.codebook, &own, &classes, options),
+            false => (par_map(&own, |image| learned.row(image)), None),
+        };
+        search_books.push(SearchBook {
+            first_image: rows.len() as u32,
+            images: book.words.len() as u32,
+            widths: own_widths,
+            ..search_book(key, *file, book, model_book(book))
+        });
+        rows.extend(book_rows);
     }
     let mut columns = vec![Vec::new(); classes.len()];
     for (image, row) in rows.iter().enumerate() {
@@ -191,32 +257,24 @@ pub(crate) fn relearned(
             }
         }
     }
-    let mut ocr_ids: BTreeMap<&str, u32> = terms.iter().map(|i| (i.ocr.as_str(), 0)).collect();
+    let words = || books.values().flat_map(|(_, b)| &b.words);
+    let mut ocr_ids: BTreeMap<&str, u32> = words().map(|w| (w.ocr.as_str(), 0)).collect();
     for (i, id) in ocr_ids.values_mut().enumerate() {
         *id = i as u32;
     }
-    let mut search_books = Vec::with_capacity(books.len());
-    let mut images = Vec::with_capacity(terms.len());
-    for (key, (file, book)) in books {
-        search_books.push(SearchBook {
-            first_image: images.len() as u32,
-            images: book.words.len() as u32,
-            ..search_book(key, *file, book, true)
-        });
-        for word in &book.words {
-            images.push(SearchImage {
-                page: word.page,
-                bbox: word.bbox,
-                ocr: ocr_ids.get(word.ocr.as_str()).copied().unwrap_or(0),
-                floor: rows.get(images.len()).map_or(0, |r| r.floor),
-                width: stored_width(word.width_in_units()),
-            });
-        }
-    }
+    let images = (words().zip(&rows))
+        .map(|(word, row)| SearchImage {
+            page: word.page,
+            bbox: word.bbox,
+            ocr: ocr_ids.get(word.ocr.as_str()).copied().unwrap_or(0),
+            floor: row.floor,
+            width: stored_width(word.width_in_units()),
+        })
+        .collect();
     SearchContents {
         model: options,
         scale: learned.scale,
-        widths: widths_of(&terms),
+        widths,
         vocabulary_terms,
         classes,
         books: search_books,
@@ -236,5 +294,6 @@ fn search_book(key: &str, file: u32, book: &ImageBook, model_book: bool) -> Sear
         images: 0,
         pages: book.pages.iter().map(|p| p.name.clone()).collect(),
         model_book,
+        widths: None,
     }
 }

@@ -128,7 +128,8 @@ impl WordImageSearch {
                     "{word:?} has no letter or digit: nothing to search for"
                 ))
             })?
-            .with_widths(self.file.widths());
+            .with_widths(self.file.widths())
+            .with_book_widths(self.file.books().iter().map(|b| b.widths.as_ref()));
         rank(&self.file, &query, options, k)?
             .into_iter()
             .map(|(image, scores)| self.hit(image, scores))

@@ -8,9 +8,12 @@
 //! then writes, in `images/`, numbered above every listed and present
 //! file: the vocabulary file when the index has none
 //! yet (learned from this book's descriptors; later books are quantised
-//! by it), the book's file, and a new search file: learned again from
-//! every book, or the old one with this book's rows added under the kept
-//! model, as [`crate::store::image_model`] decides. Each file is synced,
+//! by it, but for a book scored alone, quantised by a vocabulary learned
+//! from its own descriptors with the index's branching and not kept:
+//! only its terms are needed again), the book's file, and a new search
+//! file: learned again from the books of the index's vocabulary, or the
+//! old one with this book's rows added under the kept model, as
+//! [`crate::store::image_model`] decides. Each file is synced,
 //! then one catalog transaction lists the book under its key and the
 //! vocabulary and search files in `meta`: that transaction is the moment
 //! the index changes. The book file and search file it replaces are
@@ -57,9 +60,10 @@ pub struct ImageBookInfo {
     /// The model after an add: learned again, or kept.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model: Option<ImageModel>,
-    /// After an add: whether its rows were computed by a model learned
-    /// from its own word images alone (it holds at least the add's
-    /// `learn_alone`, and the index another book; see
+    /// After an add: whether it was described by a vocabulary of its own
+    /// and its rows computed by a model learned from its own word images
+    /// alone, its images held to that model's widths (it holds at least
+    /// the add's `learn_alone`, and the index another book; see
     /// storage-format.md 6.8).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub own_model: Option<bool>,
@@ -80,7 +84,8 @@ pub enum ImagesProgress {
         /// Given.
         total: usize,
     },
-    /// Learning the visual vocabulary (the index's first book).
+    /// Learning a visual vocabulary: the index's (its first book), or
+    /// the book's own (a book scored alone).
     Vocabulary,
     /// Learning the model: from every book's word images, or, when the
     /// add keeps the model, from the model books' and the new book's.
@@ -223,9 +228,21 @@ pub(crate) fn add_read(
             (codebook, listed)
         }
     };
-    let book = describe_book(key, &codebook, read)?;
-    let own_model = listed.iter().any(|(other, _)| other != key)
-        && image_model::learns_alone(&book, options.learn_alone);
+    let own_model = listed_files.is_some()
+        && listed.iter().any(|(other, _)| other != key)
+        && image_model::learns_alone(word_count, options.learn_alone);
+    let book = match own_model {
+        true => {
+            progress(ImagesProgress::Vocabulary);
+            let like_the_index = LearnOptions {
+                branching: codebook.branching(),
+                ..*options
+            };
+            let own = learn_vocabulary(&read, &like_the_index)?;
+            describe_book(key, (&own, true), read)?
+        }
+        false => describe_book(key, (&codebook, false), read)?,
+    };
     let book_bytes = files::encode_book(&book);
     let book_file = numbers.write(store, "wib", &book_bytes)?;
     let entry = ImageBookEntry {
@@ -242,9 +259,11 @@ pub(crate) fn add_read(
         None => None,
     };
     let kept = match (&old, &listed_files) {
-        (Some(old), Some(f)) if image_model::keeps_model(old, key, options.learn_from) => {
+        (Some(old), Some(f))
+            if image_model::keeps_model(old, key, options.learn_from, own_model) =>
+        {
             let old = read_search(store, &f.search)?;
-            let model_books = match image_model::learns_alone(&book, options.learn_alone) {
+            let model_books = match own_model {
                 true => Vec::new(),
                 false => read_model_books(store, &listed, &old)?,
             };
@@ -542,8 +561,13 @@ fn learn_vocabulary(pages: &[Page], options: &LearnOptions) -> Result<Codebook> 
     Ok(Codebook::train(&sample, options.branching, normalisation))
 }
 
-/// The book of `pages`, its words quantised by `codebook` on every core.
-fn describe_book(key: &str, codebook: &Codebook, pages: Vec<Page>) -> Result<ImageBook> {
+/// The book of `pages`, its words quantised by `codebook` (its own
+/// vocabulary, learned from these pages, when `own`) on every core.
+fn describe_book(
+    key: &str,
+    (codebook, own): (&Codebook, bool),
+    pages: Vec<Page>,
+) -> Result<ImageBook> {
     let stored_pages = pages
         .iter()
         .map(|p| StoredPage {
@@ -582,7 +606,7 @@ fn describe_book(key: &str, codebook: &Codebook, pages: Vec<Page>) -> Result<Ima
     });
     ImageBook::new(
         key.to_string(),
-        codebook.terms() as u32,
+        (codebook.terms() as u32, own),
         stored_pages,
         stored,
     )

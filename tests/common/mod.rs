@@ -649,22 +649,38 @@ fn spot_scores(index: &Index, word: &str) -> Vec<(String, [u32; 4], [u64; 2])> {
 /// Adds the fixture's page as `scan-again` to `index` (a writable copy of
 /// the fixture without that book, or with it) under the model kept from
 /// `scan`, and asserts that every image scores as the fixture's index
-/// holds them.
+/// holds them (two books).
 pub fn assert_adds_the_book_under_the_kept_model_as_held(index: &Index, fixture: &Path) {
-    let fixture_index = Index::open_read_only(fixture.join("index")).unwrap();
-    let page = fixture.join("pages/scan-0001.png");
-    let files = [stemmata::images::pages::PageFiles::beside(&page).unwrap()];
     let options = stemmata::images::learn::LearnOptions {
         learn_from: 1,
         ..Default::default()
     };
+    assert_adds_the_book_as_held(index, fixture, "scan-again", &options, 2);
+    let info = index.image_books().unwrap();
+    assert!(info.iter().any(|b| b.key == "scan-again" && !b.model_book));
+}
+
+/// Adds the fixture's page as `key` to `index` (a writable copy of the
+/// fixture) with `options`, the model kept, and asserts that every image
+/// of its `books` books of word images scores as the fixture's index holds
+/// them.
+pub fn assert_adds_the_book_as_held(
+    index: &Index,
+    fixture: &Path,
+    key: &str,
+    options: &stemmata::images::learn::LearnOptions,
+    books: usize,
+) {
+    let fixture_index = Index::open_read_only(fixture.join("index")).unwrap();
+    let page = fixture.join("pages/scan-0001.png");
+    let files = [stemmata::images::pages::PageFiles::beside(&page).unwrap()];
     let info = index
-        .add_word_images("scan-again", &files, &options, &|_| {})
+        .add_word_images(key, &files, options, &|_| {})
         .unwrap();
     assert!(!info.model_book && !info.model.unwrap().relearned);
     for word in ["garden", "the"] {
         let (held, made) = (spot_scores(&fixture_index, word), spot_scores(index, word));
-        assert_eq!(held.len(), 2 * FIXTURE_PAGE_WORDS);
+        assert_eq!(held.len(), books * FIXTURE_PAGE_WORDS);
         assert_eq!(held, made, "{word}");
     }
 }
@@ -727,6 +743,7 @@ pub fn assert_refuses_pages_described_otherwise(dir: &Path, fixture: &Path) {
     let files = [PageFiles::beside(&page).unwrap()];
     let read = read_pages(&files, Normalisation::BoxHeight, &|_| {}).unwrap();
     let index = Index::open(dir).unwrap();
+    let books = index.image_books().unwrap().len();
     let options = stemmata::images::learn::LearnOptions::default();
     let refused = index
         .add_read_word_images("again", read, &options, &|_| {})
@@ -738,7 +755,7 @@ pub fn assert_refuses_pages_described_otherwise(dir: &Path, fixture: &Path) {
             && refused.contains("described by 1.6 x-heights"),
         "{refused}"
     );
-    assert_eq!(index.image_books().unwrap().len(), 2);
+    assert_eq!(index.image_books().unwrap().len(), books);
     drop(index);
     assert!(snapshot_files(&images) == before, "a refused add wrote");
 }

@@ -246,10 +246,13 @@ class Index:
         computes only this book's rows (by the model learnt from the books
         it was learnt from and this one), so that an add costs the same
         however large the collection. :meth:`relearn_word_images` learns it
-        from every book. A book of at least ``learn_alone`` word images
-        (default 1,000, about 3 pages) is scored by a model learnt from its
-        own word images alone: a model learnt mostly from other faces or
-        hands tells its words apart poorly.
+        from the books of the index's vocabulary. A book of at least
+        ``learn_alone`` word images (default 1,000, about 3 pages), added to
+        an index that holds another, is described by a visual vocabulary
+        learnt from its own pages and scored by a model learnt from its own
+        word images alone, its words held to that model's widths of
+        letters: a vocabulary and a model learnt mostly from other faces or
+        hands tell its words apart poorly.
 
         ``learning`` (the model) and ``branching`` (the visual vocabulary
         has ``branching``² terms, default 96) are set by the index's first

@@ -207,8 +207,9 @@ class WordImageBook(Record):
     --json``): ``model_book`` tells whether the word-image model was learnt
     from it; after an add, ``model`` is the model (:class:`ImageModel`
     fields: ``relearned``, ``books``, ``images``) and ``own_model`` whether
-    the book's rows were computed by a model learnt from its own word
-    images alone (``learn_alone``)."""
+    the book was described by a vocabulary of its own and its rows
+    computed by a model learnt from its own word images alone
+    (``learn_alone``)."""
 
     key: str
     pages: int

@@ -136,7 +136,8 @@ pub fn run_repeated(
         let Some(query) = Query::with_classes(word, file.classes(), false) else {
             continue;
         };
-        let query = query.with_widths(file.widths());
+        let query = (query.with_widths(file.widths()))
+            .with_book_widths(file.books().iter().map(|b| b.widths.as_ref()));
         let started = Instant::now();
         let hits = rank(&file, &query, &options, k)?;
         times_ms.push(started.elapsed().as_secs_f64() * 1e3);
@@ -286,6 +287,7 @@ mod tests {
                 images: 0,
                 pages: vec!["p.png".into()],
                 model_book: key == "a",
+                widths: None,
             };
             let placed: Vec<(u32, WordBox, &str, u16)> =
                 words.iter().map(|w| (0, bbox, *w, 2048)).collect();
