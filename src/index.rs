@@ -527,8 +527,8 @@ impl Index {
     /// index that holds another, is described by a vocabulary learned from
     /// its own pages (of the index's branching) and scored by a model
     /// learned from its own word images alone; its add always keeps the
-    /// model, which cannot learn from its terms (see
-    /// [`crate::store::image_model`]).
+    /// model, which cannot learn from its terms (storage-format.md,
+    /// section 6.8).
     /// The model's options are those of the first add. Every page is read and checked
     /// before anything is written: a bad or mismatched file leaves the
     /// index as it was. A book of that key is replaced. Takes the writer
