@@ -10,9 +10,12 @@
 //!
 //! Training is deterministic: centres start from k-means++ seeding driven
 //! by a fixed-seed generator over the sample, and Lloyd iterations run a
-//! fixed number of times.
+//! fixed number of times. It runs on every core (the first level's
+//! assignments, then the second level's trees one per root), each result
+//! the one a single core computes.
 
 use super::descriptor::{Normalisation, DIMENSIONS};
+use super::parallel::par_map;
 
 /// A descriptor as the tree sees it.
 pub type Vector = [u8; DIMENSIONS];
@@ -42,12 +45,11 @@ impl Codebook {
         let branching = branching.clamp(1, 256);
         let points: Vec<[f32; DIMENSIONS]> = sample.iter().map(to_floats).collect();
         let all: Vec<usize> = (0..points.len()).collect();
-        let (roots, members) = kmeans(&points, &all, branching, 0x5eed);
-        let leaves = members
-            .iter()
-            .enumerate()
-            .map(|(i, ids)| kmeans(&points, ids, branching, 0x5eed + i as u64 + 1).0)
-            .collect();
+        let (roots, members) = kmeans(&points, &all, branching, 0x5eed, Assign::OnEveryCore);
+        let numbered: Vec<(u64, &Vec<usize>)> = (0..).zip(&members).collect();
+        let leaves = par_map(&numbered, |&(i, ids)| {
+            kmeans(&points, ids, branching, 0x5eed + i + 1, Assign::OnOneCore).0
+        });
         Codebook {
             branching,
             roots,
@@ -150,23 +152,26 @@ impl Seeder {
 }
 
 /// k-means of the points `ids` into at most `k` clusters: the centres, and
-/// the ids of each centre's members. Fewer distinct points than `k` give
-/// one centre per distinct point.
+/// the ids of each centre's members, its points assigned as `assign` says
+/// (the same either way). Fewer distinct points than `k` give one centre
+/// per distinct point.
 fn kmeans(
     points: &[[f32; DIMENSIONS]],
     ids: &[usize],
     k: usize,
     seed: u64,
+    assign: Assign,
 ) -> (Vec<[f32; DIMENSIONS]>, Vec<Vec<usize>>) {
     if ids.is_empty() {
         return (vec![[0f32; DIMENSIONS]], vec![Vec::new()]);
     }
     let mut centres = seed_centres(points, ids, k, seed);
-    let mut assignment = vec![0usize; ids.len()];
     for _ in 0..ITERATIONS {
-        for (slot, &id) in assignment.iter_mut().zip(ids) {
-            *slot = nearest(&centres, &points[id]);
-        }
+        let nearest_of = |&id: &usize| nearest(&centres, &points[id]);
+        let assignment = match assign {
+            Assign::OnEveryCore => par_map(ids, nearest_of),
+            Assign::OnOneCore => ids.iter().map(nearest_of).collect(),
+        };
         update_centres(points, ids, &assignment, &mut centres);
     }
     let mut members = vec![Vec::new(); centres.len()];
@@ -174,6 +179,15 @@ fn kmeans(
         members[nearest(&centres, &points[id])].push(id);
     }
     (centres, members)
+}
+
+/// Where a k-means assigns its points to their nearest centres.
+#[derive(Debug, Clone, Copy)]
+enum Assign {
+    /// On every core: one k-means at a time.
+    OnEveryCore,
+    /// On this thread: k-means run side by side.
+    OnOneCore,
 }
 
 /// k-means++ seeding: each next centre drawn with probability in

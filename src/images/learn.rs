@@ -10,6 +10,7 @@ use super::codebook::{Codebook, Vector};
 use super::descriptor::{describe, Described, Keypoint, Normalisation};
 use super::likelihood::{Likelihoods, PlacedTerm, StoredRow};
 use super::model::{Example, Model, ModelOptions};
+use super::parallel::par_map;
 use super::widths::WordWidths;
 use super::WordBox;
 
@@ -145,27 +146,6 @@ pub fn quantise_all(codebook: &Codebook, images: &[WordImage]) -> Vec<TermImage>
             .collect(),
         width: image.width,
         ocr: image.ocr.clone(),
-    })
-}
-
-/// `f` of every item, in order, computed on every core in contiguous
-/// chunks; a panic in `f` is passed on.
-pub fn par_map<T: Sync, U: Send>(items: &[T], f: impl Fn(&T) -> U + Sync) -> Vec<U> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let chunk = items.len().div_ceil(threads).max(1);
-    let f = &f;
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = items
-            .chunks(chunk)
-            .map(|part| scope.spawn(move || part.iter().map(f).collect::<Vec<_>>()))
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| {
-                h.join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            })
-            .collect()
     })
 }
 

@@ -89,5 +89,6 @@ pub mod lines;
 pub mod model;
 pub mod page_lines;
 pub mod pages;
+pub mod parallel;
 pub mod spot;
 pub mod widths;

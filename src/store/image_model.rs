@@ -62,9 +62,10 @@ use std::collections::BTreeMap;
 
 use crate::images::bigrams::Bigram;
 use crate::images::codebook::Codebook;
-use crate::images::learn::{par_map, widths_of, Learned, TermImage};
+use crate::images::learn::{widths_of, Learned, TermImage};
 use crate::images::likelihood::StoredRow;
 use crate::images::model::ModelOptions;
+use crate::images::parallel::par_map;
 use crate::images::widths::{stored_width, WordWidths};
 use crate::storage::image_search::{SearchBook, SearchContents, SearchFile, SearchImage};
 use crate::storage::word_images::ImageBook;
