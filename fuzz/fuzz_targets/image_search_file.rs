@@ -32,7 +32,7 @@ fuzz_target!(|data: &[u8]| {
                 continue;
             };
             let query = (query.with_widths(file.widths()))
-                .with_book_widths(file.books().iter().map(|b| b.widths.as_ref()));
+                .with_book_widths(file.own_widths());
             let options = SpotOptions {
                 ignore_case,
                 ..SpotOptions::default()

@@ -198,17 +198,16 @@ impl Query {
         self
     }
 
-    /// The query with the images of book `b` held to `books`' `b`-th
-    /// widths where it has some (width set `b + 1`, [`Rows::width_set`]),
-    /// after the collection's ([`Query::with_widths`], none if not given).
-    pub fn with_book_widths<'a>(
-        mut self,
-        books: impl IntoIterator<Item = Option<&'a WordWidths>>,
-    ) -> Query {
+    /// The query with the images of width set `n` ([`Rows::width_set`])
+    /// held to the `n`-th of `own`, the widths of the books that have
+    /// widths of their own, after the collection's ([`Query::with_widths`],
+    /// none if not given). A query computes its expected widths once for
+    /// each book that has some, not for every book of the collection.
+    pub fn with_book_widths<'a>(mut self, own: impl IntoIterator<Item = &'a WordWidths>) -> Query {
         self.widths.truncate(1);
         self.widths.resize(1, None);
-        for widths in books {
-            let expecting = self.expecting(widths);
+        for widths in own {
+            let expecting = self.expecting(Some(widths));
             self.widths.push(expecting);
         }
         self
@@ -544,7 +543,7 @@ pub trait Rows: Sync {
     /// ([`super::widths::stored_width`]); 0 when not known.
     fn width(&self, image: usize) -> u16;
     /// The widths image `image` is held to, as [`Query`] numbers them: 0
-    /// the collection's, `b + 1` its book `b`'s own
+    /// the collection's, `n` the `n`-th widths of books' own
     /// ([`Query::with_book_widths`]). 0 unless overridden.
     fn width_set(&self, image: usize) -> usize {
         let _ = image;
@@ -1379,25 +1378,25 @@ mod tests {
     fn an_image_of_a_book_of_its_own_widths_is_held_to_them() {
         let model = model();
         let own = WordWidths::from_parts([0.25; crate::images::bigrams::SYMBOLS], 0.25).unwrap();
-        // Book 0 holds no widths of its own, book 1 does.
+        // Width set 1: the first book with widths of its own.
         let query = (Query::new("the", &model, false).unwrap())
             .with_widths(Some(&word_widths()))
-            .with_book_widths([None, Some(&own)]);
+            .with_book_widths([&own]);
         // "the": 0.3 + 3 × 0.5 units by the collection's widths, 4 × 0.25
-        // by book 1's.
+        // by width set 1's.
         let (collection_s, own_s) = {
             use crate::images::widths::stored_width;
             (stored_width(1.8), stored_width(1.0))
         };
         assert!(query.width_loss(0, (collection_s, 0)) < 1e-6);
-        assert!(query.width_loss(0, (own_s, 2)) < 1e-6);
+        assert!(query.width_loss(0, (own_s, 1)) < 1e-6);
         let r = 1.8f64.ln() / 0.25;
-        assert!((query.width_loss(0, (collection_s, 2)) - r * r / 2.0).abs() < 1e-2);
+        assert!((query.width_loss(0, (collection_s, 1)) - r * r / 2.0).abs() < 1e-2);
         assert!(query.width_loss(0, (own_s, 0)) > 1.0);
-        assert_eq!(query.width_loss(0, (own_s, 1)), 0.0, "no widths, no loss");
+        assert_eq!(query.width_loss(0, (own_s, 2)), 0.0, "no such set, no loss");
         // The collection's widths set again: no book's are held any more.
         let again = query.with_widths(Some(&word_widths()));
-        assert_eq!(again.width_loss(0, (own_s, 2)), 0.0);
+        assert_eq!(again.width_loss(0, (own_s, 1)), 0.0);
     }
 
     fn model() -> Model {

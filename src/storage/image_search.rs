@@ -313,8 +313,10 @@ pub struct SearchFile {
     vocabulary_terms: u32,
     classes: Vec<Bigram>,
     books: Vec<SearchBook>,
-    /// Some book holds widths of its own.
-    books_with_widths: bool,
+    /// Per book, the width set its images are held to: 0 the file's
+    /// widths, `n` the `n`-th book's own widths among the books that have
+    /// some ([`SearchFile::own_widths`]). Empty when no book has any.
+    width_sets: Vec<u32>,
     ocr_words: Vec<String>,
     ocr_index: OcrIndex,
     image_count: usize,
@@ -324,6 +326,25 @@ pub struct SearchFile {
     starts_at: usize,
     entries_at: usize,
     entry_count: usize,
+}
+
+/// Each book's width set: the books with widths of their own numbered
+/// from 1 in book order, the others 0; empty when no book has widths of
+/// its own.
+fn width_sets(books: &[SearchBook]) -> Vec<u32> {
+    if books.iter().all(|b| b.widths.is_none()) {
+        return Vec::new();
+    }
+    let mut next = 0;
+    (books.iter())
+        .map(|b| match b.widths {
+            Some(_) => {
+                next += 1;
+                next
+            }
+            None => 0,
+        })
+        .collect()
 }
 
 impl SearchFile {
@@ -412,7 +433,7 @@ impl SearchFile {
             widths,
             vocabulary_terms,
             classes,
-            books_with_widths: books.iter().any(|b| b.widths.is_some()),
+            width_sets: width_sets(&books),
             books,
             ocr_index: OcrIndex::new(&ocr_words),
             ocr_words,
@@ -544,11 +565,24 @@ impl SearchFile {
     /// The book holding image `image` (by number) and the image's number
     /// within it.
     pub fn book_of(&self, image: u32) -> Option<(&SearchBook, u32)> {
-        let i = self
-            .books
-            .partition_point(|b| b.first_image + b.images <= image);
+        let book = self.books.get(self.book_index(image)?)?;
+        Some((book, image - book.first_image))
+    }
+
+    /// The index in [`SearchFile::books`] of the book holding image
+    /// `image`.
+    fn book_index(&self, image: u32) -> Option<usize> {
+        let i = (self.books).partition_point(|b| b.first_image + b.images <= image);
         let book = self.books.get(i)?;
-        (image >= book.first_image).then(|| (book, image - book.first_image))
+        (image >= book.first_image).then_some(i)
+    }
+
+    /// The widths of the books that have widths of their own, in book
+    /// order: width sets 1, 2, … of [`Rows::width_set`], as
+    /// [`Query::with_book_widths`](crate::images::spot::Query::with_book_widths)
+    /// takes them.
+    pub fn own_widths(&self) -> impl Iterator<Item = &WordWidths> {
+        self.books.iter().filter_map(|b| b.widths.as_ref())
     }
 
     /// Image `i`'s record.
@@ -685,14 +719,12 @@ impl Rows for SearchFile {
     }
 
     fn width_set(&self, image: usize) -> usize {
-        if !self.books_with_widths {
+        if self.width_sets.is_empty() {
             return 0;
         }
-        let b = (self.books).partition_point(|b| (b.first_image + b.images) as usize <= image);
-        match self.books.get(b) {
-            Some(book) if book.widths.is_some() => b + 1,
-            _ => 0,
-        }
+        let book = u32::try_from(image).ok().and_then(|i| self.book_index(i));
+        let set = book.and_then(|b| self.width_sets.get(b));
+        set.map_or(0, |&set| set as usize)
     }
 
     fn ocr_id(&self, image: usize) -> usize {
@@ -1142,6 +1174,15 @@ mod tests {
             (0..4).map(|i| file.width_set(i)).collect::<Vec<_>>(),
             [1, 1, 0, 0]
         );
+        // Width sets number only the books with widths of their own.
+        let mut second_only = written.clone();
+        second_only.books[1].widths = second_only.books[0].widths.take();
+        let file = SearchFile::decode(encode(&second_only), path).unwrap();
+        assert_eq!(
+            (0..5).map(|i| file.width_set(i)).collect::<Vec<_>>(),
+            [0, 0, 1, 1, 0]
+        );
+        assert_eq!(file.own_widths().collect::<Vec<_>>(), [&own.unwrap()]);
         // Format 22: no own widths; every image held to the file's.
         let older = encode_as(&written, header_of(22));
         assert_eq!(older.len(), encode(&written).len() - 4 - 64 * 4);

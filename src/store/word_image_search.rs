@@ -129,7 +129,7 @@ impl WordImageSearch {
                 ))
             })?
             .with_widths(self.file.widths())
-            .with_book_widths(self.file.books().iter().map(|b| b.widths.as_ref()));
+            .with_book_widths(self.file.own_widths());
         rank(&self.file, &query, options, k)?
             .into_iter()
             .map(|(image, scores)| self.hit(image, scores))

@@ -136,8 +136,7 @@ pub fn run_repeated(
         let Some(query) = Query::with_classes(word, file.classes(), false) else {
             continue;
         };
-        let query = (query.with_widths(file.widths()))
-            .with_book_widths(file.books().iter().map(|b| b.widths.as_ref()));
+        let query = (query.with_widths(file.widths())).with_book_widths(file.own_widths());
         let started = Instant::now();
         let hits = rank(&file, &query, &options, k)?;
         times_ms.push(started.elapsed().as_secs_f64() * 1e3);
