@@ -576,15 +576,17 @@ impl Index {
     /// Learns the letter-bigram model again from every book of word images
     /// of the index's vocabulary (every book when none is) and recomputes
     /// every row, a book of its own vocabulary, or of at least
-    /// [`LearnOptions::default`]'s `learn_alone` word images, by a model
-    /// learned from its own alone. Takes the writer role; `InvalidArgument`
-    /// when the index has no word images. Returns the model and what could
-    /// not be removed after the commit.
+    /// `learn_alone` word images beside another book, by a model learned
+    /// from its own alone (pass the `learn_alone` the books were added with,
+    /// [`LearnOptions::default`]'s unless told otherwise). Takes the writer
+    /// role; `InvalidArgument` when the index has no word images. Returns
+    /// the model and what could not be removed after the commit.
     pub fn relearn_word_images(
         &self,
+        learn_alone: u64,
         progress: &(dyn Fn(ImagesProgress) + Sync),
     ) -> Result<(ImageModel, Vec<String>)> {
-        crate::store::word_images::relearn(&self.store, progress)
+        crate::store::word_images::relearn(&self.store, learn_alone, progress)
     }
 
     /// The index's books of word images, in key order (none before

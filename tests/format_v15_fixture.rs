@@ -72,7 +72,10 @@ fn a_copy_of_the_version_15_fixture_refuses_a_relearn_until_upgraded() {
     let dir = common::fixture_copy("v15");
     let before = common::snapshot_files(dir.path());
     let index = Index::open(dir.path()).unwrap();
-    let refused = index.relearn_word_images(&|_| {});
+    let refused = index.relearn_word_images(
+        stemmata::images::learn::LearnOptions::default().learn_alone,
+        &|_| {},
+    );
     assert!(
         matches!(refused, Err(stemmata::Error::OldFormat { found: 15, .. })),
         "{refused:?}"

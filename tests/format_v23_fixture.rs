@@ -69,7 +69,12 @@ fn a_copy_of_the_version_23_fixture_takes_another_book_and_relearns_from_the_ind
     let dir = common::fixture_copy("v23");
     let index = Index::open(dir.path()).unwrap();
     common::assert_takes_fixture_page_again(&index, &fixture());
-    let (model, _) = index.relearn_word_images(&|_| {}).unwrap();
+    let (model, _) = index
+        .relearn_word_images(
+            stemmata::images::learn::LearnOptions::default().learn_alone,
+            &|_| {},
+        )
+        .unwrap();
     let words = common::FIXTURE_PAGE_WORDS as u64;
     // Every book but scan-alone, whose terms come from its own vocabulary.
     assert_eq!(

@@ -502,7 +502,9 @@ fn an_add_past_learn_from_keeps_the_model_and_every_row_before_it() {
 
     // A relearn learns the model from every book: what adds that always
     // relearn give.
-    let (model, warnings) = index.relearn_word_images(&|_| {}).unwrap();
+    let (model, warnings) = index
+        .relearn_word_images(LearnOptions::default().learn_alone, &|_| {})
+        .unwrap();
     assert!(warnings.is_empty(), "{warnings:?}");
     assert_eq!((model.relearned, model.books, model.images), (true, 3, 280));
     let (always, models) = adds(&[("b", &b), ("a", &a), ("c", &c)], u64::MAX);
@@ -570,7 +572,9 @@ fn a_book_of_learn_alone_images_is_scored_by_its_own_model_whatever_the_other_bo
     let only_b = index_of("only-b", &[("b", &b)], learning(u64::MAX, 80));
     for relearn in [false, true] {
         if relearn {
-            let (model, _) = index.relearn_word_images(&|_| {}).unwrap();
+            let (model, _) = index
+                .relearn_word_images(LearnOptions::default().learn_alone, &|_| {})
+                .unwrap();
             assert_eq!((model.books, model.images), (1, 120));
         }
         let both = ranked_by(&index, &rows_alone);
@@ -585,6 +589,27 @@ fn a_book_of_learn_alone_images_is_scored_by_its_own_model_whatever_the_other_bo
         only_b,
         "b's rows by the model of both"
     );
+    // A relearn scores a book of the index's vocabulary alone from its
+    // learn_alone on: at 80 both books, at 121 neither.
+    let index = Index::create(dir.path().join("relearned-alone")).unwrap();
+    for (key, pages) in [("b", &b), ("a", &a)] {
+        let options = learning(u64::MAX, 121);
+        index
+            .add_word_images(key, &files(pages), &options, &|_| {})
+            .unwrap();
+    }
+    assert_eq!(ranked_by(&index, &rows_alone), joint);
+    index.relearn_word_images(80, &|_| {}).unwrap();
+    let relearned_alone = ranked_by(&index, &rows_alone);
+    for key in ["a", "b"] {
+        assert_ne!(
+            of_book(&relearned_alone, key),
+            of_book(&joint, key),
+            "{key}"
+        );
+    }
+    index.relearn_word_images(121, &|_| {}).unwrap();
+    assert_eq!(ranked_by(&index, &rows_alone), joint);
 
     // An add says whether its book was scored alone; the list does not.
     let index = Index::create(dir.path().join("told")).unwrap();
@@ -635,7 +660,7 @@ fn a_relearn_of_an_index_without_word_images_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let index = Index::create(dir.path().join("index")).unwrap();
     let before = snapshot(&dir.path().join("index"));
-    let refused = index.relearn_word_images(&|_| {});
+    let refused = index.relearn_word_images(LearnOptions::default().learn_alone, &|_| {});
     assert!(
         matches!(refused, Err(Error::InvalidArgument(_))),
         "{refused:?}"
@@ -674,7 +699,9 @@ fn an_add_that_keeps_the_model_refuses_a_damaged_search_file_and_a_relearn_repla
         .map(|b| b.key)
         .collect();
     assert_eq!(keys, ["b"]);
-    let (model, _) = index.relearn_word_images(&|_| {}).unwrap();
+    let (model, _) = index
+        .relearn_word_images(LearnOptions::default().learn_alone, &|_| {})
+        .unwrap();
     assert_eq!((model.books, model.images), (1, 120));
     assert!(!add("a", &a).unwrap().model.unwrap().relearned);
     assert_eq!(index.verify().unwrap().image_books, 2);

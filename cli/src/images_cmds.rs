@@ -48,7 +48,9 @@ from its own pages and scored by a model learned from its own word images
 alone, its words held to that model's widths of letters: a vocabulary and a
 model learned mostly from other faces or hands tell its words apart poorly.
 `stemmata images relearn` learns the model again from every book of the
-index's vocabulary (`images list` marks the books it was learned from).
+index's vocabulary (`images list` marks the books it was learned from), and
+scores alone each book of at least its --learn-alone word images (give the
+one the books were added with) and each book of a vocabulary of its own.
 
 A bad or mismatched file (an image that does not decode, OCR of another page
 size, no OCR file) stops the command with nothing written.";
@@ -68,8 +70,8 @@ pub enum ImagesCommand {
     /// whether the model was learned from it.
     List(ListArgs),
     /// Learn the letter-bigram model again from every book of word images
-    /// and recompute every row (a book of at least 1,000 word images by a
-    /// model learned from its own alone).
+    /// and recompute every row (a book of at least --learn-alone word
+    /// images by a model learned from its own alone).
     Relearn(RelearnArgs),
 }
 
@@ -124,6 +126,12 @@ pub struct AddArgs {
 pub struct RelearnArgs {
     /// The index directory.
     pub index: PathBuf,
+    /// A book described by the index's vocabulary and of at least this many
+    /// word images, beside another book, is scored by a model learned from
+    /// its own word images alone (a book of a vocabulary of its own always
+    /// is). Give the --learn-alone its books were added with.
+    #[arg(long, default_value_t = LearnOptions::default().learn_alone, value_name = "IMAGES")]
+    pub learn_alone: u64,
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
@@ -289,7 +297,7 @@ fn add(args: AddArgs) -> Result<ExitCode> {
 fn relearn(args: RelearnArgs) -> Result<ExitCode> {
     let index = Index::open(&args.index).map_err(|e| no_index(e, &args.index, false))?;
     let progress = bar(0, "model", args.quiet || args.json);
-    let outcome = index.relearn_word_images(&|event| match event {
+    let outcome = index.relearn_word_images(args.learn_alone, &|event| match event {
         ImagesProgress::Model { images } => {
             progress.set_message(format!("model of {images} word images"))
         }

@@ -253,6 +253,22 @@ fn an_add_past_learn_from_keeps_the_model_and_relearn_learns_it_from_every_book(
         alone.contains(own) && !with_others.contains(own),
         "{alone}{with_others}"
     );
+
+    // A relearn scores the books of the index's vocabulary alone from its
+    // --learn-alone on; by default (1,000) none of these 33-image books.
+    let spotted = || {
+        let args = ["spot", "idx", "garden", "-k", "0", "--ocr-weight", "0"];
+        run_ok(&[&args[..], &["--json"]].concat(), dir.path())
+    };
+    run_ok(&["images", "relearn", "idx", "--quiet"], dir.path());
+    let shared = spotted();
+    run_ok(
+        &["images", "relearn", "idx", "--quiet", "--learn-alone", "33"],
+        dir.path(),
+    );
+    assert_ne!(spotted(), shared);
+    run_ok(&["images", "relearn", "idx", "--quiet"], dir.path());
+    assert_eq!(spotted(), shared);
 }
 
 #[test]

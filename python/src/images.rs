@@ -84,9 +84,12 @@ pub fn add(
 }
 
 /// Learns the index's word-image model again from every book and
-/// recomputes every row; returns the model as JSON.
-pub fn relearn(index: &Index) -> Outcome<serde_json::Value> {
-    let (model, _warnings) = index.relearn_word_images(&|_| {})?;
+/// recomputes every row, a book of at least `learn_alone` word images (an
+/// add's default when `None`) by a model of its own; returns the model as
+/// JSON.
+pub fn relearn(index: &Index, learn_alone: Option<u64>) -> Outcome<serde_json::Value> {
+    let learn_alone = learn_alone.unwrap_or(LearnOptions::default().learn_alone);
+    let (model, _warnings) = index.relearn_word_images(learn_alone, &|_| {})?;
     Ok(json(&model)?)
 }
 

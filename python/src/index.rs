@@ -228,10 +228,17 @@ impl NativeIndex {
     }
 
     /// Learns the word-image model again from every book and recomputes
-    /// every row; returns the model as a dict.
-    fn relearn_word_images<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+    /// every row, a book of at least `learn_alone` word images (the add's
+    /// default when `None`) by a model of its own; returns the model as a
+    /// dict.
+    #[pyo3(signature = (*, learn_alone = None))]
+    fn relearn_word_images<'py>(
+        &self,
+        py: Python<'py>,
+        learn_alone: Option<u64>,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let index = self.index(py)?;
-        let model = detached(py, || images::relearn(&index))?;
+        let model = detached(py, || images::relearn(&index, learn_alone))?;
         to_python(py, &model)
     }
 

@@ -245,3 +245,28 @@ def test_a_book_of_learn_alone_word_images_is_scored_by_its_own_model(tmp_path: 
             )
     assert scores[1] and len(scores[1]) == len(scores[10**9])
     assert scores[1] != scores[10**9], "the second book's rows by its own model, or with the first's"
+
+
+def test_a_relearn_scores_a_book_alone_from_its_learn_alone_on(tmp_path: Path) -> None:
+    first = write_book(tmp_path / "first", 3, {})
+    second = write_book(tmp_path / "second", 2, {"garden": "gardcn"})
+
+    def scores(index: stemmata.Index) -> list:
+        images = index.word_images()
+        assert images is not None
+        hits = images.spot("garden", k=0, ocr_weight=0.0, width_weight=0.0)
+        return sorted((hit.key, hit.page, tuple(hit.bbox.values()), hit.scores["image"]) for hit in hits)
+
+    with stemmata.Index.create(tmp_path / "idx") as index:
+        index.add_word_images("first", [first], branching=8, learn_from=10**9)
+        # Both books of the index's vocabulary, the model learned from both.
+        index.add_word_images("second", [second], learn_from=10**9, learn_alone=10**9)
+        joint = scores(index)
+        assert index.relearn_word_images(learn_alone=10**9).books == 2
+        assert scores(index) == joint
+        # From 1 on, each book beside the other is scored by its own model.
+        index.relearn_word_images(learn_alone=1)
+        assert scores(index) != joint
+        # The default (1,000) is above both books' word images.
+        assert index.relearn_word_images().books == 2
+        assert scores(index) == joint

@@ -478,11 +478,14 @@ fn read_model_books(
 }
 
 /// Learns the model again from every book of word images of the index and
-/// writes the search file of their rows (see [`image_model`]), listed by
-/// one catalog transaction; the replaced search file is removed after it.
+/// writes the search file of their rows (see [`image_model`]; a book of
+/// the index's vocabulary of at least `learn_alone` word images scored
+/// alone beside others), listed by one catalog transaction; the replaced
+/// search file is removed after it.
 /// `InvalidArgument` when the index has no word images.
 pub(crate) fn relearn(
     store: &Arc<Store>,
+    learn_alone: u64,
     progress: &(dyn Fn(ImagesProgress) + Sync),
 ) -> Result<(ImageModel, Vec<String>)> {
     let _writer = store.lock_writer()?;
@@ -505,7 +508,6 @@ pub(crate) fn relearn(
     progress(ImagesProgress::Model {
         images: books.values().map(|(_, b)| b.words.len()).sum(),
     });
-    let learn_alone = LearnOptions::default().learn_alone;
     let contents = image_model::relearned(codebook, &books, model, learn_alone);
     progress(ImagesProgress::Writing);
     let search = numbers.write(store, "wis", &image_search::encode(&contents))?;

@@ -690,7 +690,12 @@ pub fn assert_adds_the_book_as_held(
 /// books, `images` word images in all.
 pub fn assert_takes_a_book_and_relearns(index: &Index, fixture: &Path, images: u64) {
     assert_takes_fixture_page_again(index, fixture);
-    let (model, _) = index.relearn_word_images(&|_| {}).unwrap();
+    let (model, _) = index
+        .relearn_word_images(
+            stemmata::images::learn::LearnOptions::default().learn_alone,
+            &|_| {},
+        )
+        .unwrap();
     assert_eq!(
         (model.relearned, model.books, model.images),
         (true, 3, images)

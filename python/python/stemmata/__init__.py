@@ -272,12 +272,19 @@ class Index:
         )
         return WordImageBook(info)
 
-    def relearn_word_images(self) -> ImageModel:
+    def relearn_word_images(
+        self, *, learn_alone: Optional[int] = None
+    ) -> ImageModel:
         """Learns the word-image model again from every book and
-        recomputes every row, a book of at least 1,000 word images by a
-        model learnt from its own alone. Raises
+        recomputes every row. A book of the index's vocabulary and of at
+        least ``learn_alone`` word images (1,000 by default; give the
+        ``learn_alone`` the books were added with), beside another book,
+        is scored by a model learnt from its own word images alone, as is
+        every book described by a vocabulary of its own. Raises
         :class:`InvalidInputError` when the index has no word images."""
-        return ImageModel(self._native.relearn_word_images())
+        return ImageModel(
+            self._native.relearn_word_images(learn_alone=learn_alone)
+        )
 
     def image_books(self) -> list[WordImageBook]:
         """The books of word images, in key order."""
