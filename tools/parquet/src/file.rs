@@ -18,7 +18,7 @@ use stemmata::batch::{BookFeatures, FeatureOptions};
 
 use crate::convert::{check_schema, from_record_batch, schema, to_record_batch};
 use crate::error::{Error, Result};
-use crate::pages::check_pages;
+use crate::pages::{check_footer_schema, check_pages};
 use crate::{options_json, CHECKSUM_KEY, LAYOUT_VERSION, OPTIONS_KEY, VERSION_KEY};
 
 /// Rows per row group of a written file: a row group is held in memory
@@ -304,6 +304,8 @@ impl FeaturesReader {
     }
 
     fn open_chunks<T: ChunkReader + 'static>(chunks: T, path: &Path) -> Result<Self> {
+        check_footer_schema(&chunks)
+            .map_err(|problem| parquet_error(path, format!("the file is damaged: {problem}")))?;
         let parquet = ArrowReaderMetadata::load(&chunks, ArrowReaderOptions::default())
             .map_err(|e| parquet_error(path, e))?;
         let metadata = parquet.metadata().file_metadata();

@@ -1,5 +1,10 @@
-//! What a file's pages declare, checked before the Parquet library reads
-//! a page.
+//! What a file's pages and its footer's schema declare, checked before the
+//! Parquet library reads them.
+//!
+//! The footer's schema is a list of elements, a group giving how many of
+//! the elements after it are its children; the library reserves room for
+//! that many before it reads them, so [`check_footer_schema`] refuses a
+//! group of as many children as the schema has elements or more.
 //!
 //! Each page of a column chunk starts with a header (Thrift's compact
 //! protocol) that gives its stored and decompressed sizes, how many values
@@ -81,6 +86,72 @@ const MAX_DEPTH: u32 = 8;
 /// decompressed, all together.
 pub fn decompressed_limit(length: u64) -> u64 {
     MIN_DECOMPRESSED_LIMIT.max(length.saturating_mul(MAX_EXPANSION))
+}
+
+/// Checks that no group of the footer's schema claims as many children as
+/// the schema has elements, or more (see the module docs). A footer that
+/// is not plain Thrift, or that ends early, is left to the library to
+/// refuse.
+pub fn check_footer_schema<R: ChunkReader>(file: &R) -> Result<(), String> {
+    let length = file.len();
+    let Some(metadata_end) = length.checked_sub(8) else {
+        return Ok(());
+    };
+    let tail = file.get_bytes(metadata_end, 8).map_err(|e| e.to_string())?;
+    let (Some(size), Some(b"PAR1")) = (tail.get(..4), tail.get(4..)) else {
+        return Ok(());
+    };
+    let size = u64::from(u32::from_le_bytes([size[0], size[1], size[2], size[3]]));
+    let (Some(start), Ok(size)) = (metadata_end.checked_sub(size), usize::try_from(size)) else {
+        return Ok(());
+    };
+    let metadata = file.get_bytes(start, size).map_err(|e| e.to_string())?;
+    let mut input = Compact {
+        bytes: &metadata,
+        at: 0,
+    };
+    schema_children(&mut input).unwrap_or(Ok(()))
+}
+
+/// Reads the file metadata's fields up to its schema (field 2, a list of
+/// structures) and checks each element's count of children (its field 5).
+fn schema_children(input: &mut Compact) -> Step<Result<(), String>> {
+    let mut field = 0i16;
+    while let Some((id, kind)) = input.field_header(&mut field)? {
+        if (id, kind) != (2, LIST) {
+            match input.skip(kind, 0)? {
+                Ok(()) => continue,
+                Err(problem) => return Ok(Err(problem)),
+            }
+        }
+        let head = input.byte()?;
+        let elements = match head >> 4 {
+            15 => input.varint()?,
+            n => u64::from(n),
+        };
+        if head & 0x0f != STRUCT {
+            return Ok(Ok(()));
+        }
+        for _ in 0..elements {
+            let mut field = 0i16;
+            while let Some((id, kind)) = input.field_header(&mut field)? {
+                if (id, kind) != (5, I32) {
+                    match input.skip(kind, 1)? {
+                        Ok(()) => continue,
+                        Err(problem) => return Ok(Err(problem)),
+                    }
+                }
+                let children = input.zigzag()?;
+                if children >= 0 && children as u64 >= elements {
+                    return Ok(Err(format!(
+                        "its schema gives a group {children} children, of {elements} elements"
+                    )));
+                }
+            }
+        }
+        return Ok(Ok(()));
+    }
+    Ok(Ok(()))
 }
 
 /// Checks every page header of `file`, which `metadata` describes (see

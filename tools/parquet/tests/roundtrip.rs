@@ -499,6 +499,21 @@ fn files_that_trip_the_parquet_library_are_errors() {
     }
 }
 
+/// A group of the footer's schema that claims more children than the
+/// schema has elements (here 457 million, for which the library would
+/// reserve 3.6 GB) is refused before the library reads the schema.
+#[test]
+fn a_schema_group_of_more_children_than_elements_is_refused() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/regressions/schema_group_of_457m_children.parquet");
+    let error = FeaturesReader::open(&path).expect_err("refused");
+    let text = error.to_string();
+    assert!(
+        text.contains("children, of") && text.contains("schema_group"),
+        "{text}"
+    );
+}
+
 /// The position of page header field 2 (the decompressed size, a varint)
 /// in the header at `at`: the header opens with field 1 (the page type)
 /// then field 2, each a one-byte field header and a varint.
